@@ -1,0 +1,11 @@
+//! Throughput Lab's simulation core: a deterministic discrete-event simulator of
+//! LLM inference serving under load.
+//!
+//! Architecture invariants (see `ARCHITECTURE.md`): no I/O, no clock, no global
+//! random state; simulated time is integer nanoseconds; the same scenario and
+//! seed give bit-identical results natively and in WebAssembly.
+
+#![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
+
+pub mod rng;
+pub mod single_server;

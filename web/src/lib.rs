@@ -1,0 +1,9 @@
+//! Throughput Lab's browser front end: Leptos components over `sim-core`.
+//!
+//! Components only render and wire events; the simulation runs in `sim-core`,
+//! and chart drawing is generic over the plotters backend (see [`chart`]).
+
+mod app;
+pub mod chart;
+
+pub use app::App;
