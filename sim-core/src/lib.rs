@@ -7,5 +7,17 @@
 
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 
+pub mod dist;
+pub mod engine;
+pub mod event;
+pub mod metrics;
+pub mod physics;
+pub mod presets;
+pub mod report;
 pub mod rng;
+pub mod scenario;
 pub mod single_server;
+
+pub use engine::{Simulation, run};
+pub use report::{Report, Snapshot};
+pub use scenario::{Scenario, ScenarioError};

@@ -22,6 +22,8 @@ impl StreamId {
     pub const LENGTHS: StreamId = StreamId(2);
     /// Service-time jitter and other small perturbations.
     pub const JITTER: StreamId = StreamId(3);
+    /// Think times of closed-loop users.
+    pub const THINK: StreamId = StreamId(4);
 }
 
 /// One deterministic stream of uniform and derived random numbers.

@@ -4,25 +4,32 @@ use crate::chart;
 use leptos::prelude::*;
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
-use sim_core::single_server::{SingleServer, simulate};
+use sim_core::Report;
+use sim_core::scenario::{Arrival, Scenario};
 
-/// Fixed part of the foundation scenario: one server taking 100 ms per request.
-const SERVICE_TIME_MS: f64 = 100.0;
-const DURATION_S: f64 = 600.0;
-const SEED: u64 = 1;
+/// Format a latency for a card: ms below 10 s, seconds above.
+fn fmt_ms(v: Option<f64>) -> String {
+    match v {
+        None => "–".to_owned(),
+        Some(x) if x >= 10_000.0 => format!("{:.1} s", x / 1000.0),
+        Some(x) if x >= 100.0 => format!("{x:.0} ms"),
+        Some(x) => format!("{x:.1} ms"),
+    }
+}
+
+/// The default scenario with the arrival rate set by the slider.
+fn scenario_at(rate_per_s: f64) -> Scenario {
+    let mut s = sim_core::presets::chatbot_h100();
+    s.workload.arrival = Arrival::Poisson { rate_per_s };
+    s
+}
 
 /// The whole application.
 #[component]
 pub fn App() -> impl IntoView {
-    let (rate, set_rate) = signal(6.0_f64);
-    let report = Memo::new(move |_| {
-        simulate(&SingleServer {
-            arrival_rate_per_s: rate.get(),
-            service_time_ms: SERVICE_TIME_MS,
-            duration_s: DURATION_S,
-            seed: SEED,
-        })
-    });
+    let (rate, set_rate) = signal(8.0_f64);
+    let report =
+        Memo::new(move |_| sim_core::run(&scenario_at(rate.get())).map_err(|e| e.to_string()));
     let canvas = NodeRef::<leptos::html::Canvas>::new();
     Effect::new(move |_| {
         let (Some(canvas), Ok(r)) = (canvas.get(), report.get()) else {
@@ -30,18 +37,24 @@ pub fn App() -> impl IntoView {
         };
         if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
             // A failed draw leaves the previous frame; there is nothing better to show.
-            let _ =
-                chart::draw_queue_depth(backend.into_drawing_area(), &r.queue_depth, DURATION_S);
+            let _ = chart::draw_queue_depth(backend.into_drawing_area(), &r.series);
         }
     });
 
-    let mean_wait = move || match report.get() {
-        Ok(r) => format!("{:.1} ms", r.mean_wait_ms),
-        Err(e) => e.to_string(),
-    };
-    let utilisation = move || match report.get() {
-        Ok(r) => format!("{:.0} %", r.utilisation * 100.0),
-        Err(_) => "–".to_owned(),
+    let card = move |label: &'static str, id: &'static str, value: fn(&Report) -> (String, f64)| {
+        let shown = move || report.get().map(|r| value(&r));
+        view! {
+            <div class="card">
+                <span class="card-label">{label}</span>
+                <span
+                    class="card-value"
+                    data-testid=id
+                    data-value=move || shown().map(|(_, v)| v.to_string()).unwrap_or_default()
+                >
+                    {move || shown().map(|(s, _)| s).unwrap_or_else(|e| e)}
+                </span>
+            </div>
+        }
     };
 
     view! {
@@ -58,8 +71,8 @@ pub fn App() -> impl IntoView {
                         data-testid="arrival-rate"
                         type="range"
                         min="1"
-                        max="12"
-                        step="0.1"
+                        max="40"
+                        step="0.5"
                         prop:value=move || rate.get().to_string()
                         on:input=move |ev| {
                             if let Ok(v) = event_target_value(&ev).parse::<f64>() {
@@ -72,26 +85,35 @@ pub fn App() -> impl IntoView {
                     </output>
                 </div>
                 <p class="hint">
-                    "One server, 100 ms per request: past 10 req/s it cannot keep up."
+                    "A chat assistant on Llama-3.1-8B and one H100 with continuous batching. "
+                    "Push the rate past what the GPU can serve and watch the queue build."
                 </p>
             </section>
             <section class="results" aria-label="Results">
                 <div class="cards">
-                    <div class="card">
-                        <span class="card-label">"Mean queue wait"</span>
-                        <span class="card-value" data-testid="mean-wait">{mean_wait}</span>
-                    </div>
-                    <div class="card">
-                        <span class="card-label">"Server busy"</span>
-                        <span class="card-value" data-testid="utilisation">{utilisation}</span>
-                    </div>
+                    {card("p99 time to first token", "ttft-p99", |r| {
+                        let v = r.overall.ttft.p99_ms;
+                        (fmt_ms(v), v.unwrap_or(0.0))
+                    })}
+                    {card("p50 time per output token", "tpot-p50", |r| {
+                        let v = r.overall.tpot.p50_ms;
+                        (fmt_ms(v), v.unwrap_or(0.0))
+                    })}
+                    {card("Output throughput", "throughput", |r| {
+                        let v = r.throughput.output_tokens_per_s;
+                        (format!("{v:.0} tok/s"), v)
+                    })}
+                    {card("Cost per million output tokens", "usd-per-mtok", |r| {
+                        let v = r.cost.usd_per_mtok_output.unwrap_or(0.0);
+                        (format!("${v:.2}"), v)
+                    })}
                 </div>
                 <canvas
                     node_ref=canvas
                     data-testid="queue-chart"
                     width="720"
                     height="320"
-                    aria-label="Queue depth over simulated time"
+                    aria-label="Requests waiting over simulated time"
                 ></canvas>
             </section>
         </main>

@@ -13,11 +13,19 @@ export class LabPage {
   /** Open the page and wait until the WebAssembly app has rendered its numbers. */
   async open(hash = '') {
     await this.page.goto(this.baseUrl + hash);
-    await this.byTestId('mean-wait').waitFor({ state: 'visible', timeout: 20_000 });
+    await this.byTestId('ttft-p99').waitFor({ state: 'visible', timeout: 20_000 });
   }
 
   async text(id) {
     return (await this.byTestId(id).textContent())?.trim() ?? '';
+  }
+
+  /** The raw number behind a card (its data-value attribute). */
+  async value(id) {
+    const v = await this.byTestId(id).getAttribute('data-value');
+    const n = Number(v);
+    if (v === null || v === '' || !Number.isFinite(n)) throw new Error(`${id} has no numeric data-value: ${v}`);
+    return n;
   }
 
   /** The pixels of a canvas, as a data URL. */

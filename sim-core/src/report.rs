@@ -1,0 +1,228 @@
+//! The report of a run: serialisable, versioned, documented field by field.
+//!
+//! Times are in milliseconds and rates per second unless a field's name says
+//! otherwise; a statistic over no samples is `null` in JSON.
+
+use serde::{Deserialize, Serialize};
+
+/// The report format this build writes.
+pub const REPORT_VERSION: u32 = 1;
+
+/// Everything a run measured.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// Format version ([`REPORT_VERSION`]).
+    pub version: u32,
+    /// Problems worth a user's attention (a limit was hit, nothing completed…).
+    pub warnings: Vec<String>,
+    /// False when a limit stopped the run before all work drained.
+    pub complete: bool,
+    /// Simulated time from 0 to the last event, seconds.
+    pub sim_time_s: f64,
+    /// Events processed.
+    pub events: u64,
+    /// Request counts (one agent-chain call is one request).
+    pub requests: Counts,
+    /// Statistics over every request.
+    pub overall: ClassReport,
+    /// Statistics per request class, in scenario order.
+    pub per_class: Vec<ClassReport>,
+    /// Rates over the whole run.
+    pub throughput: Throughput,
+    /// How busy the fleet was.
+    pub utilisation: Utilisation,
+    /// Windowed time series (at most [`crate::metrics::MAX_WINDOWS`] windows).
+    pub series: Series,
+    /// What the run cost.
+    pub cost: Cost,
+}
+
+/// Request accounting: `arrived = completed + rejected + in_flight`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    /// Requests created (task arrivals and later calls of agent chains).
+    pub arrived: u64,
+    /// Requests that produced all their tokens.
+    pub completed: u64,
+    /// Requests refused: a full queue, or a prompt larger than the KV cache.
+    pub rejected: u64,
+    /// Requests waiting or running when the run stopped.
+    pub in_flight: u64,
+    /// Tasks (user-visible units: a single request or a whole agent chain) completed.
+    pub tasks_completed: u64,
+}
+
+/// Summary statistics of a latency, milliseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LatencyStats {
+    /// Samples.
+    pub count: u64,
+    /// Exact mean.
+    pub mean_ms: Option<f64>,
+    /// Median.
+    pub p50_ms: Option<f64>,
+    /// 90th percentile.
+    pub p90_ms: Option<f64>,
+    /// 95th percentile.
+    pub p95_ms: Option<f64>,
+    /// 99th percentile.
+    pub p99_ms: Option<f64>,
+    /// Exact maximum.
+    pub max_ms: Option<f64>,
+}
+
+/// Statistics of one request class (or of all of them).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ClassReport {
+    /// Class name (`"all"` for the overall report).
+    pub name: String,
+    /// Requests completed.
+    pub completed: u64,
+    /// Requests rejected.
+    pub rejected: u64,
+    /// Time to first token: arrival to the first generated token.
+    pub ttft: LatencyStats,
+    /// Time per output token after the first: (e2e − ttft) / (output tokens − 1),
+    /// over requests with at least two output tokens.
+    pub tpot: LatencyStats,
+    /// End-to-end latency of one request: arrival to last token.
+    pub e2e: LatencyStats,
+    /// Queue wait: arrival to first admission into a batch.
+    pub queue_wait: LatencyStats,
+    /// Latency of whole tasks (agent chains: first call's arrival to last call's
+    /// end); equal to `e2e` when each task is one call.
+    pub task_latency: LatencyStats,
+    /// Share of completed requests that met the SLO (TTFT and TPOT limits).
+    pub slo_met_fraction: Option<f64>,
+}
+
+/// Rates over the whole simulated time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Throughput {
+    /// Prompt tokens of completed requests per second.
+    pub input_tokens_per_s: f64,
+    /// Generated tokens of completed requests per second.
+    pub output_tokens_per_s: f64,
+    /// Completed requests per second.
+    pub requests_per_s: f64,
+    /// Completed requests that met the SLO, per second.
+    pub goodput_requests_per_s: f64,
+    /// Share of arrived requests that completed within the SLO (rejections count as misses).
+    pub goodput_fraction: Option<f64>,
+}
+
+/// How busy the hardware was.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Utilisation {
+    /// Fraction of replica-time spent in forward passes.
+    pub gpu_busy_fraction: f64,
+    /// Mean sequences per forward pass, weighted by pass duration.
+    pub mean_batch_size: f64,
+    /// Mean fraction of KV-cache blocks in use, over busy time.
+    pub kv_use_mean: f64,
+    /// Highest fraction of KV-cache blocks in use.
+    pub kv_use_peak: f64,
+    /// Sequences evicted from the KV cache and recomputed later.
+    pub preemptions: u64,
+    /// Forward passes run, all replicas.
+    pub forward_passes: u64,
+    /// Achieved FLOP/s over busy time as a fraction of peak (model FLOPs utilisation).
+    pub mfu: f64,
+    /// Achieved HBM bytes/s over busy time as a fraction of peak.
+    pub bandwidth_utilisation: f64,
+    /// KV-cache capacity of one replica, tokens.
+    pub kv_capacity_tokens: u64,
+}
+
+/// Windowed time series; every vector has one entry per window.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Series {
+    /// Width of each window, seconds.
+    pub window_s: f64,
+    /// End time of each window, seconds.
+    pub t_s: Vec<f64>,
+    /// Requests arriving per second.
+    pub arrivals_per_s: Vec<f64>,
+    /// Mean requests waiting for admission.
+    pub queue_depth: Vec<f64>,
+    /// Mean requests waiting or running.
+    pub in_flight: Vec<f64>,
+    /// Mean sequences per forward pass (over busy time).
+    pub batch_size: Vec<f64>,
+    /// Mean fraction of KV-cache blocks in use.
+    pub kv_use: Vec<f64>,
+    /// Tokens generated per second, all replicas.
+    pub output_tokens_per_s: Vec<f64>,
+    /// Median TTFT of requests completing in the window, ms.
+    pub ttft_p50_ms: Vec<Option<f64>>,
+    /// 99th-percentile TTFT of requests completing in the window, ms.
+    pub ttft_p99_ms: Vec<Option<f64>>,
+    /// Median end-to-end latency of requests completing in the window, ms.
+    pub e2e_p50_ms: Vec<Option<f64>>,
+    /// 99th-percentile end-to-end latency of requests completing in the window, ms.
+    pub e2e_p99_ms: Vec<Option<f64>>,
+}
+
+/// Cost of the self-hosted fleet: it is paid by the hour, busy or idle.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Cost {
+    /// GPUs in the fleet (replicas × GPUs per replica).
+    pub gpus: u32,
+    /// Price of one GPU-hour.
+    pub usd_per_gpu_hour: f64,
+    /// Fleet cost over the simulated time.
+    pub total_usd: f64,
+    /// Dollars per million generated tokens.
+    pub usd_per_mtok_output: Option<f64>,
+    /// Dollars per million tokens, prompt and generated together.
+    pub usd_per_mtok_total: Option<f64>,
+    /// Dollars per completed request.
+    pub usd_per_request: Option<f64>,
+    /// Fleet cost for a month (730 hours) at this size.
+    pub usd_per_month: f64,
+}
+
+/// Hours in the month used for monthly costs (8,760 / 12).
+pub const HOURS_PER_MONTH: f64 = 730.0;
+
+/// Dollars per million tokens for a server costing `usd_per_hour` that sustains
+/// `tokens_per_s`: ($/h) / (tok/s · 3600) · 10⁶ (reference §3).
+pub fn usd_per_mtok(usd_per_hour: f64, tokens_per_s: f64) -> Option<f64> {
+    (tokens_per_s > 0.0).then(|| usd_per_hour / (tokens_per_s * 3600.0) * 1e6)
+}
+
+/// A cheap view of a run in progress, for live playback.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Snapshot {
+    /// Simulated time, seconds.
+    pub now_s: f64,
+    /// Events processed so far.
+    pub events: u64,
+    /// Requests created so far.
+    pub arrived: u64,
+    /// Requests completed so far.
+    pub completed: u64,
+    /// Requests rejected so far.
+    pub rejected: u64,
+    /// Requests waiting for admission, counted from the queues.
+    pub waiting: u64,
+    /// Requests admitted and not finished, counted from the replicas.
+    pub running: u64,
+    /// True when no work is left or a limit stopped the run.
+    pub finished: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_seeds_cost_example_to_the_cent() {
+        // "A $12/hour server at 1,500 output tok/s costs ≈ $2.22 per million tokens;
+        // at 4,000 tok/s ≈ $0.83" (reference §4).
+        let cents = |v: Option<f64>| (v.expect("positive rate") * 100.0).round() as i64;
+        assert_eq!(cents(usd_per_mtok(12.0, 1500.0)), 222);
+        assert_eq!(cents(usd_per_mtok(12.0, 4000.0)), 83);
+        assert_eq!(usd_per_mtok(12.0, 0.0), None);
+    }
+}

@@ -1,0 +1,85 @@
+//! Integration tests of sim-core, one binary: features through the public API.
+
+mod behaviour;
+mod determinism;
+mod queueing;
+mod validation;
+
+use sim_core::dist::Dist;
+use sim_core::physics::{Gpu, Model, Precision};
+use sim_core::scenario::{
+    Arrival, Batching, Limits, RequestClass, Router, SCENARIO_VERSION, Scenario, ServiceModel,
+    Serving, Slo, Workload,
+};
+
+/// A one-class workload with fixed token lengths.
+pub fn fixed_class(input: u32, output: u32) -> RequestClass {
+    RequestClass {
+        name: "fixed".into(),
+        share: 1.0,
+        input_tokens: Dist::Fixed {
+            value: f64::from(input),
+        },
+        output_tokens: Dist::Fixed {
+            value: f64::from(output),
+        },
+        max_tokens: output,
+        calls_per_task: 1,
+    }
+}
+
+/// A textbook queue: Poisson arrivals at `rate`, `servers` replicas behind `router`,
+/// the abstract service model with the given service-time distribution.
+pub fn textbook(
+    rate: f64,
+    servers: u32,
+    router: Router,
+    batching: Batching,
+    time_s: Dist,
+    requests: f64,
+) -> Scenario {
+    Scenario {
+        version: SCENARIO_VERSION,
+        name: "textbook".into(),
+        seed: 2024,
+        duration_s: requests / rate,
+        workload: Workload {
+            arrival: Arrival::Poisson { rate_per_s: rate },
+            classes: vec![fixed_class(1, 1)],
+        },
+        serving: Serving {
+            replicas: servers,
+            router,
+            gpu: Gpu::H100,
+            gpus_per_replica: 1,
+            model: Model::Llama31_8b,
+            weights: Precision::Bf16,
+            kv_cache: Precision::Bf16,
+            gpu_memory_utilisation: 0.9,
+            batching,
+            max_queue_per_replica: 10_000_000,
+            usd_per_gpu_hour: None,
+            service: ServiceModel::Abstract {
+                time_s,
+                join_in_progress: false,
+            },
+        },
+        slo: Slo::default(),
+        limits: Limits {
+            max_events: 200_000_000,
+            max_sim_time_s: 6_000_000.0,
+        },
+    }
+}
+
+/// Relative error helper with a readable failure.
+#[track_caller]
+pub fn assert_close(what: &str, got: f64, want: f64, rel: f64) {
+    let err = (got - want).abs() / want.abs();
+    assert!(
+        err <= rel,
+        "{what}: got {got:.4}, expected {want:.4} (error {:.2} % > {:.2} %)",
+        err * 100.0,
+        rel * 100.0
+    );
+}
