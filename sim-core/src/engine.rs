@@ -14,8 +14,8 @@ use crate::event::EventQueue;
 use crate::metrics::{LatencyRecorder, Windows};
 use crate::physics::{BatchShape, Efficiency, KV_BLOCK_TOKENS, StepModel};
 use crate::report::{
-    ClassReport, Cost, Counts, HOURS_PER_MONTH, REPORT_VERSION, Report, Snapshot, Throughput,
-    Utilisation,
+    ClassReport, Cost, Counts, HOURS_PER_MONTH, PhysicalLimit, REPORT_VERSION, Report, Snapshot,
+    Throughput, Utilisation,
 };
 use crate::rng::{Stream, StreamId};
 use crate::scenario::{Arrival, Batching, Router, Scenario, ScenarioError, ServiceModel};
@@ -39,8 +39,9 @@ enum Event {
     UsersChange { step: u32 },
     /// A replica's forward pass (or abstract service period) ends.
     PassDone { replica: u32 },
-    /// A static batch's maximum wait expires on a replica.
-    BatchTimer { replica: u32 },
+    /// A static batch's maximum wait expires on a replica (ignored if `epoch`
+    /// is no longer the replica's: the batch it was armed for already left).
+    BatchTimer { replica: u32, epoch: u32 },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -154,6 +155,7 @@ struct Replica {
     prefilling: VecDeque<u32>,
     kv_used: u64,
     timer_armed: bool,
+    timer_epoch: u32,
     static_batch: Option<StaticBatch>,
     abstract_members: Vec<u32>,
     /// Requests routed here and not finished (for the router).
@@ -333,6 +335,8 @@ pub struct Simulation {
     last_event_ns: u64,
     rejected_too_long: u64,
     trace: Option<TraceLog>,
+    /// Per-replica roofline bound: (batch, context, output tokens/s).
+    limit: Option<(u32, u32, f64)>,
 }
 
 fn secs_to_ns(s: f64) -> u64 {
@@ -360,6 +364,14 @@ pub fn run(scenario: &Scenario) -> Result<Report, ScenarioError> {
 impl Simulation {
     /// Validate the scenario and set up a run at time 0.
     pub fn new(scenario: &Scenario) -> Result<Simulation, ScenarioError> {
+        Self::with_efficiency(scenario, Efficiency::CALIBRATED)
+    }
+
+    /// As [`Self::new`], with other hardware efficiencies (for calibration).
+    pub fn with_efficiency(
+        scenario: &Scenario,
+        efficiency: Efficiency,
+    ) -> Result<Simulation, ScenarioError> {
         scenario.validate()?;
         let s = &scenario.serving;
         let classes: Vec<ClassSpec> = scenario
@@ -423,10 +435,7 @@ impl Simulation {
                 let blocks = deployment.kv_capacity_blocks().map_err(|e| ScenarioError {
                     problems: vec![format!("serving: {e}")],
                 })?;
-                (
-                    Service::Physics(deployment.step_model(Efficiency::DEFAULT)),
-                    blocks,
-                )
+                (Service::Physics(deployment.step_model(efficiency)), blocks)
             }
             ServiceModel::Abstract {
                 time_s,
@@ -508,7 +517,11 @@ impl Simulation {
             last_event_ns: 0,
             rejected_too_long: 0,
             trace: None,
+            limit: None,
         };
+        if let ServiceModel::Physics = s.service {
+            sim.limit = Some(physical_limit(scenario, kv_blocks));
+        }
         match &scenario.workload.arrival {
             Arrival::Poisson { .. } | Arrival::Gamma { .. } | Arrival::Schedule { .. } => {
                 sim.schedule_next_arrival(0);
@@ -568,6 +581,14 @@ impl Simulation {
     fn step_if(&mut self, accept: impl Fn(u64) -> bool) -> bool {
         if self.stopped.is_some() {
             return false;
+        }
+        // A batch timer whose batch already left is dropped unseen: it must not
+        // move the clock, count as an event or trip a limit.
+        while let Some((_, Event::BatchTimer { replica, epoch })) = self.events.peek() {
+            if self.replicas[*replica as usize].timer_epoch == *epoch {
+                break;
+            }
+            self.events.pop();
         }
         let Some(next) = self.events.peek_time() else {
             return false;
@@ -637,8 +658,10 @@ impl Simulation {
             }
             Event::UsersChange { step } => self.change_users(step),
             Event::PassDone { replica } => self.finish_pass(replica as usize),
-            Event::BatchTimer { replica } => {
-                self.replicas[replica as usize].timer_armed = false;
+            Event::BatchTimer { replica, .. } => {
+                let rep = &mut self.replicas[replica as usize];
+                rep.timer_armed = false;
+                rep.timer_epoch = rep.timer_epoch.wrapping_add(1);
                 self.try_start(replica as usize);
             }
         }
@@ -947,14 +970,25 @@ impl Simulation {
             return false;
         };
         let waited = self.now - self.requests.items[oldest as usize].arrival_ns;
+        let rep = &mut self.replicas[r];
         if self.queues[q].len() as u64 >= max_batch || waited >= max_wait_ns {
+            // The batch leaves now: disarm any pending timer.
+            if rep.timer_armed {
+                rep.timer_armed = false;
+                rep.timer_epoch = rep.timer_epoch.wrapping_add(1);
+            }
             return true;
         }
-        if !self.replicas[r].timer_armed {
-            self.replicas[r].timer_armed = true;
+        if !rep.timer_armed {
+            rep.timer_armed = true;
             let at = self.requests.items[oldest as usize].arrival_ns + max_wait_ns;
-            self.events
-                .push(at, Event::BatchTimer { replica: r as u32 });
+            self.events.push(
+                at,
+                Event::BatchTimer {
+                    replica: r as u32,
+                    epoch: rep.timer_epoch,
+                },
+            );
         }
         false
     }
@@ -1589,6 +1623,15 @@ impl Simulation {
                 },
             },
             series: self.windows.series(end, self.replicas.len() as u32),
+            physical_limit: self.limit.map(|(batch, context, per_replica)| {
+                let bound = per_replica * self.replicas.len() as f64;
+                PhysicalLimit {
+                    batch,
+                    context_tokens: context,
+                    output_tokens_per_s: bound,
+                    achieved_fraction: ratio(self.output_tokens_done as f64 / secs, bound),
+                }
+            }),
             cost: Cost {
                 gpus: self.gpus,
                 usd_per_gpu_hour: self.usd_per_gpu_hour,
@@ -1605,6 +1648,41 @@ impl Simulation {
     pub fn seed(&self) -> u64 {
         self.seed
     }
+}
+
+/// The decode roofline of one replica: (batch, mean context, output tokens/s).
+fn physical_limit(scenario: &Scenario, kv_blocks: u64) -> (u32, u32, f64) {
+    let w = &scenario.workload;
+    let context = match &w.arrival {
+        Arrival::Trace { requests } => {
+            let n = requests.len().max(1) as f64;
+            requests
+                .iter()
+                .map(|r| f64::from(r.input_tokens) + f64::from(r.output_tokens) / 2.0)
+                .sum::<f64>()
+                / n
+        }
+        _ => {
+            let total: f64 = w.classes.iter().map(|k| k.share).sum();
+            w.classes
+                .iter()
+                .map(|k| {
+                    let out = k.output_tokens.mean().min(f64::from(k.max_tokens));
+                    k.share * (k.input_tokens.mean() + out / 2.0)
+                })
+                .sum::<f64>()
+                / total
+        }
+    };
+    let context = libm::round(context).clamp(1.0, f64::from(u32::MAX)) as u32;
+    let fits = (kv_blocks * BLOCK / u64::from(context)).clamp(1, u64::from(u32::MAX)) as u32;
+    let batch = scenario.serving.batching.max_seqs().min(fits).max(1);
+    let model = scenario.deployment().step_model(Efficiency::PEAK);
+    (
+        batch,
+        context,
+        model.decode_roofline_tokens_per_s(batch, context),
+    )
 }
 
 /// The rate of a piecewise-linear schedule at `t_s` seconds.

@@ -65,6 +65,11 @@ impl<E> EventQueue<E> {
         self.heap.peek().map(|e| e.time_ns)
     }
 
+    /// The earliest event, without removing it.
+    pub fn peek(&self) -> Option<(u64, &E)> {
+        self.heap.peek().map(|e| (e.time_ns, &e.event))
+    }
+
     /// Remove and return the earliest event (FIFO among equal times).
     pub fn pop(&mut self) -> Option<(u64, E)> {
         self.heap.pop().map(|e| (e.time_ns, e.event))

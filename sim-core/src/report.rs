@@ -35,6 +35,23 @@ pub struct Report {
     pub series: Series,
     /// What the run cost.
     pub cost: Cost,
+    /// How close the run came to what the hardware could do (self-hosted physics only).
+    pub physical_limit: Option<PhysicalLimit>,
+}
+
+/// The roofline bound on output tokens/s for this configuration: decode passes
+/// only, every datasheet peak reached, no overheads. No real server reaches it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PhysicalLimit {
+    /// Sequences per pass assumed: the configured batch size, capped by how many
+    /// sequences of `context_tokens` the KV cache holds.
+    pub batch: u32,
+    /// Mean context of a decoding sequence: prompt + half the output, tokens.
+    pub context_tokens: u32,
+    /// The bound across all replicas, output tokens/s.
+    pub output_tokens_per_s: f64,
+    /// Achieved output tokens/s as a fraction of the bound.
+    pub achieved_fraction: f64,
 }
 
 /// Request accounting: `arrived = completed + rejected + in_flight`.

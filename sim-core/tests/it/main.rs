@@ -1,6 +1,7 @@
 //! Integration tests of sim-core, one binary: features through the public API.
 
 mod behaviour;
+mod calibration;
 mod determinism;
 mod queueing;
 mod validation;
