@@ -285,6 +285,40 @@ fn the_report_prices_the_fleet_by_the_hour_and_matches_the_seed_formula() {
 }
 
 #[test]
+fn tuning_the_twelve_dollar_server_takes_it_from_2_22_to_0_83_per_million_tokens() {
+    // The seed's example from simulated runs, not just the formula: the same
+    // saturated server, cautious then tuned batching.
+    let cautious = run(&presets::self_hosted_tuning()).expect("valid");
+    let tuned = run(&presets::self_hosted_tuned()).expect("valid");
+    assert_close(
+        "cautious tok/s",
+        cautious.throughput.output_tokens_per_s,
+        1500.0,
+        0.02,
+    );
+    assert_close(
+        "tuned tok/s",
+        tuned.throughput.output_tokens_per_s,
+        4000.0,
+        0.02,
+    );
+    assert_close(
+        "cautious $/Mtok",
+        cautious.cost.usd_per_mtok_output.expect("tokens"),
+        2.22,
+        0.02,
+    );
+    assert_close(
+        "tuned $/Mtok",
+        tuned.cost.usd_per_mtok_output.expect("tokens"),
+        0.83,
+        0.02,
+    );
+    // The price of the throughput: each user's tokens come slower.
+    assert!(tuned.overall.tpot.p50_ms > cautious.overall.tpot.p50_ms.map(|t| 2.5 * t));
+}
+
+#[test]
 fn time_series_stay_within_five_hundred_windows() {
     let r = run(&presets::bench_h100(20_000)).expect("valid");
     assert!(
