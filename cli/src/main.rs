@@ -29,6 +29,20 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Monthly cost on an API tier vs self-hosted as load grows, and the crossover.
+    Compare {
+        /// Scenario JSON file with an `api` section ("-" reads standard input).
+        scenario: PathBuf,
+        /// API tier name (default: the first tier).
+        #[arg(long)]
+        tier: Option<String>,
+        /// Loads in tasks/s, comma-separated.
+        #[arg(long, value_delimiter = ',', default_value = "0.5,1,2,5,10,20,50,100")]
+        loads: Vec<f64>,
+        /// Print the comparison as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// List the built-in presets.
     Presets,
     /// Print a preset's scenario as JSON, ready to edit and run.
@@ -66,6 +80,50 @@ fn execute(command: Command) -> Result<String, String> {
             } else {
                 Ok(summary(&s, &report))
             }
+        }
+        Command::Compare {
+            scenario,
+            tier,
+            loads,
+            json,
+        } => {
+            let text = read_scenario(&scenario)?;
+            let s =
+                Scenario::from_json(&text).map_err(|e| format!("{}: {e}", scenario.display()))?;
+            let tiers: Vec<String> = s
+                .api
+                .as_ref()
+                .map(|a| a.tiers.iter().map(|t| t.name.clone()).collect())
+                .unwrap_or_default();
+            let index = match &tier {
+                None => 0,
+                Some(name) => tiers.iter().position(|t| t == name).ok_or_else(|| {
+                    format!("no tier {name:?}; the scenario has: {}", tiers.join(", "))
+                })?,
+            };
+            let c = sim_core::compare::compare(&s, index, &loads).map_err(|e| e.to_string())?;
+            if json {
+                return serde_json::to_string_pretty(&c)
+                    .map(|j| j + "\n")
+                    .map_err(|e| e.to_string());
+            }
+            let mut o = format!(
+                "API tier {:?}: ${:.5} a request. One self-hosted replica: ${:.0}/month, {:.2} tasks/s saturated.\n",
+                c.tier, c.api_usd_per_request, c.replica_usd_per_month, c.replica_capacity_per_s
+            );
+            o += &format!(
+                "{:>12} {:>16} {:>9} {:>18}\n",
+                "tasks/s", "API $/month", "replicas", "self-hosted $/month"
+            );
+            for p in &c.points {
+                o += &format!(
+                    "{:>12.2} {:>16.0} {:>9} {:>18.0}\n",
+                    p.load_per_s, p.api_usd_per_month, p.replicas, p.self_hosted_usd_per_month
+                );
+            }
+            o += &c.verdict;
+            o.push('\n');
+            Ok(o)
         }
         Command::Presets => Ok(sim_core::presets::all()
             .iter()
@@ -144,8 +202,8 @@ fn summary(s: &Scenario, r: &Report) -> String {
     }
     let c = &r.requests;
     o += &format!(
-        "requests: {} arrived, {} completed, {} rejected, {} in flight\n",
-        c.arrived, c.completed, c.rejected, c.in_flight
+        "requests: {} arrived, {} completed, {} rejected, {} failed, {} in flight\n",
+        c.arrived, c.completed, c.rejected, c.failed, c.in_flight
     );
     o += "latency:\n";
     o += &line("TTFT", &r.overall.ttft);
@@ -168,22 +226,51 @@ fn summary(s: &Scenario, r: &Report) -> String {
         t.goodput_fraction
             .map_or("–".into(), |g| format!("{:.1} % of requests", g * 100.0))
     );
-    let u = &r.utilisation;
-    o += &format!(
-        "utilisation: GPU busy {:.0} %, mean batch {:.1}, KV mean {:.0} % / peak {:.0} %, {} preemptions, MFU {:.0} %, bandwidth {:.0} %\n",
-        u.gpu_busy_fraction * 100.0,
-        u.mean_batch_size,
-        u.kv_use_mean * 100.0,
-        u.kv_use_peak * 100.0,
-        u.preemptions,
-        u.mfu * 100.0,
-        u.bandwidth_utilisation * 100.0
-    );
+    if r.cost.gpus > 0 {
+        let u = &r.utilisation;
+        o += &format!(
+            "utilisation: GPU busy {:.0} %, mean batch {:.1}, KV mean {:.0} % / peak {:.0} %, {} preemptions, MFU {:.0} %, bandwidth {:.0} %\n",
+            u.gpu_busy_fraction * 100.0,
+            u.mean_batch_size,
+            u.kv_use_mean * 100.0,
+            u.kv_use_peak * 100.0,
+            u.preemptions,
+            u.mfu * 100.0,
+            u.bandwidth_utilisation * 100.0
+        );
+        if let Some(l) = &r.physical_limit {
+            o += &format!(
+                "physical limit: {:.0} output tok/s at batch {} (roofline); this run reached {:.0} % of it\n",
+                l.output_tokens_per_s,
+                l.batch,
+                l.achieved_fraction * 100.0
+            );
+        }
+    }
+    if let Some(a) = &r.api {
+        o += &format!(
+            "API: {} requests, {} attempts ({:.2} per request), {} × 429, {} failed, {} turned away by the client queue\n",
+            a.requests,
+            a.attempts,
+            a.attempts_per_request,
+            a.throttled_429,
+            a.failed_429 + a.failed_too_large,
+            a.rejected_by_client
+        );
+        for t in &a.tiers {
+            o += &format!(
+                "  tier {}: {} requests, {} × 429, ${:.2} for the run, ${:.0}/month\n",
+                t.name, t.requests, t.throttled_429, t.usd, t.usd_per_month
+            );
+        }
+    }
     let k = &r.cost;
     o += &format!(
-        "cost: {} GPUs × ${:.2}/h = ${:.2} for the run, ${:.0}/month; {} per million output tokens\n",
+        "cost: fleet {} GPUs × ${:.2}/h = ${:.2}, API ${:.2}: ${:.2} for the run, ${:.0}/month; {} per million output tokens\n",
         k.gpus,
         k.usd_per_gpu_hour,
+        k.fleet_usd,
+        k.api_usd,
         k.total_usd,
         k.usd_per_month,
         k.usd_per_mtok_output
@@ -253,5 +340,36 @@ mod tests {
                 .expect_err("unknown")
                 .contains("known: chatbot-h100")
         );
+    }
+
+    #[test]
+    fn compare_prints_both_costs_and_the_crossover() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("voice.json");
+        let json = execute(Command::Preset {
+            id: "pay-for-speed".into(),
+        })
+        .expect("preset");
+        std::fs::write(&path, json).expect("write");
+        let out = execute(Command::Compare {
+            scenario: path.clone(),
+            tier: None,
+            loads: vec![0.1, 5.0, 50.0],
+            json: false,
+        })
+        .expect("compare");
+        assert!(
+            out.contains("API tier \"voice-llm\"") && out.contains("self-hosted $/month"),
+            "{out}"
+        );
+        assert!(out.contains("cheaper from 0.35 tasks/s"), "{out}");
+        let err = execute(Command::Compare {
+            scenario: path,
+            tier: Some("nope".into()),
+            loads: vec![1.0],
+            json: false,
+        })
+        .expect_err("unknown tier");
+        assert!(err.contains("the scenario has: voice-llm"), "{err}");
     }
 }

@@ -212,6 +212,7 @@ impl Measurement {
             },
             slo: Slo::default(),
             limits: Limits::default(),
+            api: None,
         }
     }
 

@@ -7,7 +7,9 @@
 
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 
+pub mod api;
 pub mod calibration;
+pub mod compare;
 pub mod dist;
 pub mod engine;
 pub mod event;

@@ -152,6 +152,10 @@ struct Window {
     output_tokens: u64,
     ttft: Option<LogHist>,
     e2e: Option<LogHist>,
+    throttled: u64,
+    api_tokens: u64,
+    fill_sum: f64,
+    fill_n: u64,
 }
 
 impl Window {
@@ -163,6 +167,10 @@ impl Window {
         self.batch_area += o.batch_area;
         self.kv_area += o.kv_area;
         self.output_tokens += o.output_tokens;
+        self.throttled += o.throttled;
+        self.api_tokens += o.api_tokens;
+        self.fill_sum += o.fill_sum;
+        self.fill_n += o.fill_n;
         for (mine, theirs) in [(&mut self.ttft, o.ttft), (&mut self.e2e, o.e2e)] {
             match (mine.as_mut(), theirs) {
                 (Some(m), Some(t)) => m.merge(&t),
@@ -260,6 +268,23 @@ impl Windows {
         self.at(t).output_tokens += n;
     }
 
+    /// An API attempt was refused with a 429.
+    pub fn throttled(&mut self, t: u64) {
+        self.at(t).throttled += 1;
+    }
+
+    /// An API request was admitted with `n` tokens.
+    pub fn api_tokens(&mut self, t: u64, n: u64) {
+        self.at(t).api_tokens += n;
+    }
+
+    /// The token limit had this fraction available at an attempt.
+    pub fn api_fill(&mut self, t: u64, fill: f64) {
+        let w = self.at(t);
+        w.fill_sum += fill;
+        w.fill_n += 1;
+    }
+
     /// A request completed at `t` with the given TTFT and end-to-end latency.
     pub fn completion(&mut self, t: u64, ttft_ns: u64, e2e_ns: u64) {
         let w = self.at(t);
@@ -271,8 +296,9 @@ impl Windows {
             .record(e2e_ns / 1000);
     }
 
-    /// The series up to `end_ns`, with per-replica averages divided by `replicas`.
-    pub fn series(&self, end_ns: u64, replicas: u32) -> Series {
+    /// The series up to `end_ns`, with per-replica averages divided by `replicas`;
+    /// the API series only when `api` is set.
+    pub fn series(&self, end_ns: u64, replicas: u32, api: bool) -> Series {
         let w = self.width_ns as f64;
         let n = self
             .windows
@@ -308,6 +334,13 @@ impl Windows {
             s.ttft_p99_ms.push(ms(&win.ttft, 0.99));
             s.e2e_p50_ms.push(ms(&win.e2e, 0.5));
             s.e2e_p99_ms.push(ms(&win.e2e, 0.99));
+            if api {
+                s.throttled_per_s.push(win.throttled as f64 / (w / 1e9));
+                s.api_tokens_per_min
+                    .push(win.api_tokens as f64 / (w / 60e9));
+                s.api_token_fill
+                    .push((win.fill_n > 0).then(|| win.fill_sum / win.fill_n as f64));
+            }
         }
         s
     }
@@ -358,7 +391,7 @@ mod tests {
             w.arrival(s * 1_000_000_000);
             w.tokens(s * 1_000_000_000, 3);
         }
-        let series = w.series(5_000 * 1_000_000_000, 1);
+        let series = w.series(5_000 * 1_000_000_000, 1, false);
         assert!(series.t_s.len() <= MAX_WINDOWS);
         let arrivals: f64 = series
             .arrivals_per_s

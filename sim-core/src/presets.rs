@@ -1,8 +1,10 @@
 //! Named, ready-to-run scenarios: the page's presets and the examples the tests
 //! and benchmarks use.
 
+use crate::api::{Api, ClientPolicy, FastVariant, LimitStyle, ProviderTier, RateLimits, Route};
 use crate::dist::Dist;
 use crate::physics::{Gpu, Model, Precision};
+use crate::scenario::UserStep;
 use crate::scenario::{
     Arrival, Batching, Limits, RequestClass, Router, SCENARIO_VERSION, Scenario, ServiceModel,
     Serving, Slo, Workload,
@@ -78,6 +80,7 @@ pub fn chatbot_h100() -> Scenario {
             tpot_ms: 50.0,
         },
         limits: Limits::default(),
+        api: None,
     }
 }
 
@@ -117,6 +120,7 @@ pub fn self_hosted_tuning() -> Scenario {
             tpot_ms: 100.0,
         },
         limits: Limits::default(),
+        api: None,
     }
 }
 
@@ -170,6 +174,7 @@ pub fn overnight_batch() -> Scenario {
             tpot_ms: 200.0,
         },
         limits: Limits::default(),
+        api: None,
     }
 }
 
@@ -214,6 +219,7 @@ pub fn classification_at_scale() -> Scenario {
             tpot_ms: 100.0,
         },
         limits: Limits::default(),
+        api: None,
     }
 }
 
@@ -240,7 +246,211 @@ pub fn bench_h100(requests: u64) -> Scenario {
         serving: h100_llama_8b(),
         slo: Slo::default(),
         limits: Limits::default(),
+        api: None,
     }
+}
+
+/// A frontier model tier with OpenAI-style limits: 5,000 RPM and 1.5 M TPM
+/// (input + max_tokens), $2.50 / $10 per million tokens, ≈ 60 tok/s.
+pub fn frontier_tier() -> ProviderTier {
+    ProviderTier {
+        name: "frontier".into(),
+        ttft_s: Dist::LogNormal {
+            median: 0.6,
+            p90: 1.5,
+        },
+        output_tokens_per_s: Dist::Normal {
+            mean: 60.0,
+            std_dev: 10.0,
+        },
+        input_tokens_per_s: 20_000.0,
+        usd_per_mtok_input: 2.50,
+        usd_per_mtok_output: 10.0,
+        fast: None,
+        limits: RateLimits {
+            style: LimitStyle::OpenAi,
+            rpm: 5_000,
+            tpm: 1_500_000,
+            output_tpm: 0,
+        },
+    }
+}
+
+/// A small, fast, cheap model tier with its own limits (limits are per model).
+pub fn small_tier() -> ProviderTier {
+    ProviderTier {
+        name: "small".into(),
+        ttft_s: Dist::LogNormal {
+            median: 0.3,
+            p90: 0.8,
+        },
+        output_tokens_per_s: Dist::Normal {
+            mean: 120.0,
+            std_dev: 20.0,
+        },
+        input_tokens_per_s: 40_000.0,
+        usd_per_mtok_input: 0.15,
+        usd_per_mtok_output: 0.60,
+        fast: None,
+        limits: RateLimits {
+            style: LimitStyle::OpenAi,
+            rpm: 10_000,
+            tpm: 4_000_000,
+            output_tpm: 0,
+        },
+    }
+}
+
+/// The seed's launch story: an email-summarisation feature on a hosted frontier
+/// model, 50 concurrent users, then launch day: 5,000 users from minute five.
+/// The client fails fast, so the TPM cap turns into errors.
+pub fn launch_spike() -> Scenario {
+    Scenario {
+        version: SCENARIO_VERSION,
+        name: "Launch spike: email summarisation".into(),
+        seed: 1,
+        duration_s: 900.0,
+        workload: Workload {
+            arrival: Arrival::ClosedLoop {
+                users: vec![
+                    UserStep {
+                        at_s: 0.0,
+                        users: 50,
+                    },
+                    UserStep {
+                        at_s: 300.0,
+                        users: 5_000,
+                    },
+                ],
+                think_time_s: Dist::Exponential { mean: 120.0 },
+            },
+            classes: vec![
+                RequestClass {
+                    name: "short email".into(),
+                    share: 0.7,
+                    input_tokens: Dist::LogNormal {
+                        median: 400.0,
+                        p90: 1000.0,
+                    },
+                    output_tokens: Dist::Normal {
+                        mean: 80.0,
+                        std_dev: 20.0,
+                    },
+                    max_tokens: 150,
+                    calls_per_task: 1,
+                },
+                RequestClass {
+                    name: "long thread".into(),
+                    share: 0.3,
+                    input_tokens: Dist::LogNormal {
+                        median: 3000.0,
+                        p90: 6000.0,
+                    },
+                    output_tokens: Dist::Normal {
+                        mean: 300.0,
+                        std_dev: 60.0,
+                    },
+                    max_tokens: 500,
+                    calls_per_task: 1,
+                },
+            ],
+        },
+        serving: h100_llama_8b(),
+        slo: Slo {
+            ttft_ms: 5_000.0,
+            tpot_ms: 100.0,
+        },
+        limits: Limits::default(),
+        api: Some(Api {
+            tiers: vec![frontier_tier(), small_tier()],
+            routes: Vec::new(),
+            default_backend: "frontier".into(),
+            client: ClientPolicy::FailFast,
+            concurrency_cap: None,
+            rate_limit_multiplier: 1,
+        }),
+    }
+}
+
+/// The launch with a client-side queue: 429s become waiting.
+pub fn launch_spike_queued() -> Scenario {
+    let mut s = launch_spike();
+    if let Some(api) = s.api.as_mut() {
+        api.client = ClientPolicy::Queue {
+            max_queue: 20_000,
+            max_wait_s: 900.0,
+        };
+    }
+    s
+}
+
+/// The seed's "pay for speed" voice assistant: 200-token answers read aloud at
+/// 60 tok/s cost ≈ $22,500 a month; the tier's 200 tok/s variant costs 40 % more.
+pub fn pay_for_speed() -> Scenario {
+    let tier = ProviderTier {
+        name: "voice-llm".into(),
+        ttft_s: Dist::Fixed { value: 0.3 },
+        output_tokens_per_s: Dist::Fixed { value: 60.0 },
+        input_tokens_per_s: 50_000.0,
+        usd_per_mtok_input: 1.0,
+        usd_per_mtok_output: 12.0,
+        fast: Some(FastVariant {
+            output_tokens_per_s: Dist::Fixed { value: 200.0 },
+            price_multiplier: 1.4,
+        }),
+        limits: RateLimits {
+            style: LimitStyle::OpenAi,
+            rpm: 10_000,
+            tpm: 10_000_000,
+            output_tpm: 0,
+        },
+    };
+    Scenario {
+        version: SCENARIO_VERSION,
+        name: "Pay for speed: voice assistant".into(),
+        seed: 1,
+        duration_s: 3_600.0,
+        workload: Workload {
+            // $0.0034 a request (1,000 in at $1/M, 200 out at $12/M) × 2.52 req/s
+            // × 730 h ≈ $22,500 a month.
+            arrival: Arrival::Poisson { rate_per_s: 2.52 },
+            classes: vec![RequestClass {
+                name: "voice answer".into(),
+                share: 1.0,
+                input_tokens: Dist::Fixed { value: 1000.0 },
+                output_tokens: Dist::Fixed { value: 200.0 },
+                max_tokens: 300,
+                calls_per_task: 1,
+            }],
+        },
+        serving: h100_llama_8b(),
+        slo: Slo {
+            ttft_ms: 500.0,
+            tpot_ms: 10.0,
+        },
+        limits: Limits::default(),
+        api: Some(Api {
+            tiers: vec![tier],
+            routes: Vec::new(),
+            default_backend: "voice-llm".into(),
+            client: ClientPolicy::SdkRetries { max_retries: 2 },
+            concurrency_cap: None,
+            rate_limit_multiplier: 1,
+        }),
+    }
+}
+
+/// The voice assistant on the fast variant.
+pub fn pay_for_speed_fast() -> Scenario {
+    let mut s = pay_for_speed();
+    if let Some(api) = s.api.as_mut() {
+        api.routes = vec![Route {
+            class: "voice answer".into(),
+            backend: "voice-llm".into(),
+            fast: true,
+        }];
+    }
+    s
 }
 
 /// Every preset the page offers, default first.
@@ -251,6 +461,18 @@ pub fn all() -> Vec<Preset> {
             title: "Chatbot on one H100",
             explanation: "A chat assistant on Llama-3.1-8B and a single H100 with continuous batching. Raise the arrival rate until p99 time-to-first-token passes the 500 ms target, then add a replica or lower max_num_seqs and watch the trade between per-user speed and total throughput.",
             scenario: chatbot_h100(),
+        },
+        Preset {
+            id: "launch-spike",
+            title: "Launch spike: email summarisation",
+            explanation: "An email-summarisation feature on a hosted frontier model. 50 users run clean; at minute five the launch brings 5,000 and the 1.5 M tokens-per-minute cap answers with 429s, which this fail-fast client shows as errors. Switch the client to a queue and the errors become waiting; raise the rate-limit tier to 4× and the wait disappears; route short emails to the small model and cost and 429s both fall.",
+            scenario: launch_spike(),
+        },
+        Preset {
+            id: "pay-for-speed",
+            title: "Pay for speed: voice assistant",
+            explanation: "A voice assistant reads 200-token answers aloud at 60 tokens/s: 3.3 s per answer, about $22,500 a month. Route it to the tier's 200 tokens/s variant: the answer takes 1 s and the bill rises by 40 %, about $9,000 a month. Is a faster voice worth it?",
+            scenario: pay_for_speed(),
         },
         Preset {
             id: "self-hosted-tuning",

@@ -37,6 +37,58 @@ pub struct Report {
     pub cost: Cost,
     /// How close the run came to what the hardware could do (self-hosted physics only).
     pub physical_limit: Option<PhysicalLimit>,
+    /// Hosted API traffic, when the scenario uses any.
+    pub api: Option<ApiReport>,
+}
+
+/// What happened at the hosted APIs.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ApiReport {
+    /// Requests sent to API tiers.
+    pub requests: u64,
+    /// Attempts at the provider (first tries and retries).
+    pub attempts: u64,
+    /// Attempts refused with HTTP 429.
+    pub throttled_429: u64,
+    /// Retries scheduled by the client.
+    pub retries: u64,
+    /// Attempts per request: the retry amplification (1 = no retries).
+    pub attempts_per_request: f64,
+    /// Requests that reached the user as a 429 error (fail-fast, or retries exhausted).
+    pub failed_429: u64,
+    /// Requests larger than the limits could ever admit.
+    pub failed_too_large: u64,
+    /// Requests the client's own queue turned away (full, or waited too long).
+    pub rejected_by_client: u64,
+    /// API spend over the run.
+    pub usd: f64,
+    /// API spend per month (730 h) at this load.
+    pub usd_per_month: f64,
+    /// Per tier.
+    pub tiers: Vec<TierReport>,
+}
+
+/// One API tier's traffic and spend.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TierReport {
+    /// Tier name.
+    pub name: String,
+    /// Requests routed to the tier.
+    pub requests: u64,
+    /// Requests it completed.
+    pub completed: u64,
+    /// 429s it returned.
+    pub throttled_429: u64,
+    /// Input tokens of completed requests.
+    pub input_tokens: u64,
+    /// Output tokens of completed requests.
+    pub output_tokens: u64,
+    /// Spend over the run.
+    pub usd: f64,
+    /// Spend per month at this load.
+    pub usd_per_month: f64,
+    /// The token limit per minute after the rate-limit tier multiplier.
+    pub tokens_per_minute_limit: u64,
 }
 
 /// The roofline bound on output tokens/s for this configuration: decode passes
@@ -54,15 +106,18 @@ pub struct PhysicalLimit {
     pub achieved_fraction: f64,
 }
 
-/// Request accounting: `arrived = completed + rejected + in_flight`.
+/// Request accounting: `arrived = completed + rejected + failed + in_flight`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Counts {
     /// Requests created (task arrivals and later calls of agent chains).
     pub arrived: u64,
     /// Requests that produced all their tokens.
     pub completed: u64,
-    /// Requests refused: a full queue, or a prompt larger than the KV cache.
+    /// Requests refused: a full queue, a client queue timeout, or a prompt larger
+    /// than the KV cache.
     pub rejected: u64,
+    /// Requests that reached the user as an error (an API 429 not retried).
+    pub failed: u64,
     /// Requests waiting or running when the run stopped.
     pub in_flight: u64,
     /// Tasks (user-visible units: a single request or a whole agent chain) completed.
@@ -97,6 +152,10 @@ pub struct ClassReport {
     pub completed: u64,
     /// Requests rejected.
     pub rejected: u64,
+    /// Requests failed (API errors).
+    pub failed: u64,
+    /// API spend on this class.
+    pub api_usd: f64,
     /// Time to first token: arrival to the first generated token.
     pub ttft: LatencyStats,
     /// Time per output token after the first: (e2e − ttft) / (output tokens − 1),
@@ -178,6 +237,12 @@ pub struct Series {
     pub e2e_p50_ms: Vec<Option<f64>>,
     /// 99th-percentile end-to-end latency of requests completing in the window, ms.
     pub e2e_p99_ms: Vec<Option<f64>>,
+    /// API 429s per second (empty without an API).
+    pub throttled_per_s: Vec<f64>,
+    /// API tokens admitted per minute (empty without an API).
+    pub api_tokens_per_min: Vec<f64>,
+    /// Mean fraction of the token limit available at attempts (empty without an API).
+    pub api_token_fill: Vec<Option<f64>>,
 }
 
 /// Cost of the self-hosted fleet: it is paid by the hour, busy or idle.
@@ -187,7 +252,11 @@ pub struct Cost {
     pub gpus: u32,
     /// Price of one GPU-hour.
     pub usd_per_gpu_hour: f64,
-    /// Fleet cost over the simulated time.
+    /// Self-hosted fleet cost over the simulated time (0 when no class uses it).
+    pub fleet_usd: f64,
+    /// Hosted API spend over the simulated time.
+    pub api_usd: f64,
+    /// Fleet and API together.
     pub total_usd: f64,
     /// Dollars per million generated tokens.
     pub usd_per_mtok_output: Option<f64>,
@@ -195,7 +264,7 @@ pub struct Cost {
     pub usd_per_mtok_total: Option<f64>,
     /// Dollars per completed request.
     pub usd_per_request: Option<f64>,
-    /// Fleet cost for a month (730 hours) at this size.
+    /// Fleet for a month (730 hours) at this size, plus API spend at this load.
     pub usd_per_month: f64,
 }
 
@@ -221,6 +290,8 @@ pub struct Snapshot {
     pub completed: u64,
     /// Requests rejected so far.
     pub rejected: u64,
+    /// Requests failed so far.
+    pub failed: u64,
     /// Requests waiting for admission, counted from the queues.
     pub waiting: u64,
     /// Requests admitted and not finished, counted from the replicas.

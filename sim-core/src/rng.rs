@@ -24,6 +24,10 @@ impl StreamId {
     pub const JITTER: StreamId = StreamId(3);
     /// Think times of closed-loop users.
     pub const THINK: StreamId = StreamId(4);
+    /// Client retry jitter.
+    pub const RETRY: StreamId = StreamId(5);
+    /// Hosted API latencies and speeds.
+    pub const API_LATENCY: StreamId = StreamId(6);
 }
 
 /// One deterministic stream of uniform and derived random numbers.

@@ -407,7 +407,7 @@ proptest! {
         loop {
             let done = sim.advance_events(slice);
             let snap = sim.snapshot();
-            prop_assert_eq!(snap.arrived, snap.completed + snap.rejected + snap.waiting + snap.running,
+            prop_assert_eq!(snap.arrived, snap.completed + snap.rejected + snap.failed + snap.waiting + snap.running,
                 "at {} s: {:?}", snap.now_s, snap);
             if done { break; }
             guard += 1;

@@ -3,6 +3,7 @@
 mod behaviour;
 mod calibration;
 mod determinism;
+mod providers;
 mod queueing;
 mod validation;
 
@@ -70,6 +71,7 @@ pub fn textbook(
             max_events: 200_000_000,
             max_sim_time_s: 6_000_000.0,
         },
+        api: None,
     }
 }
 

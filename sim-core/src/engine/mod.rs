@@ -22,6 +22,9 @@ use crate::scenario::{Arrival, Batching, Router, Scenario, ScenarioError, Servic
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, VecDeque};
 
+mod provider;
+use provider::{ApiState, NO_TIER};
+
 const NS_PER_S: f64 = 1e9;
 const BLOCK: u64 = KV_BLOCK_TOKENS as u64;
 const NONE: u32 = u32::MAX;
@@ -39,6 +42,12 @@ enum Event {
     UsersChange { step: u32 },
     /// A replica's forward pass (or abstract service period) ends.
     PassDone { replica: u32 },
+    /// A client retries a request the provider refused.
+    ApiRetry { req: u32 },
+    /// A hosted API finishes a request.
+    ApiDone { req: u32 },
+    /// The client's queue for a tier may release its head (ignored if stale).
+    ClientRelease { tier: u16, epoch: u32 },
     /// A static batch's maximum wait expires on a replica (ignored if `epoch`
     /// is no longer the replica's: the batch it was armed for already left).
     BatchTimer { replica: u32, epoch: u32 },
@@ -75,6 +84,14 @@ struct Request {
     /// Bumped on preemption so stale finish-heap entries are skipped.
     epoch: u32,
     phase: Phase,
+    /// API tier serving the request (`NO_TIER` when self-hosted).
+    tier: u16,
+    /// Sent to the tier's fast variant.
+    fast: bool,
+    /// 429s received so far.
+    attempts: u32,
+    /// Output tokens the rate limiter reserved at admission.
+    output_reserved: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -168,6 +185,8 @@ struct Replica {
 struct ClassMetrics {
     completed: u64,
     rejected: u64,
+    failed: u64,
+    api_usd: f64,
     slo_met: u64,
     ttft: LatencyRecorder,
     tpot: LatencyRecorder,
@@ -182,6 +201,8 @@ impl ClassMetrics {
             name: name.to_owned(),
             completed: self.completed,
             rejected: self.rejected,
+            failed: self.failed,
+            api_usd: self.api_usd,
             ttft: self.ttft.stats(),
             tpot: self.tpot.stats(),
             e2e: self.e2e.stats(),
@@ -335,6 +356,16 @@ pub struct Simulation {
     last_event_ns: u64,
     rejected_too_long: u64,
     trace: Option<TraceLog>,
+    /// Hosted API tiers and the client in front of them.
+    api: Option<ApiState>,
+    /// Backend of each class: an API tier (and whether fast), or the fleet.
+    class_backend: Vec<Option<(u16, bool)>>,
+    /// Whether any class uses the self-hosted fleet (only then is it billed).
+    fleet_used: bool,
+    /// Requests that reached the user as errors.
+    failed: u64,
+    /// The first request too large for its tier's limits, for the warning.
+    too_large_example: Option<String>,
     /// Per-replica roofline bound: (batch, context, output tokens/s).
     limit: Option<(u32, u32, f64)>,
 }
@@ -517,6 +548,11 @@ impl Simulation {
             last_event_ns: 0,
             rejected_too_long: 0,
             trace: None,
+            api: scenario.api.as_ref().map(|a| ApiState::new(a, seed)),
+            class_backend: provider::class_backends(scenario),
+            fleet_used: scenario.uses_fleet(),
+            failed: 0,
+            too_large_example: None,
             limit: None,
         };
         if let ServiceModel::Physics = s.service {
@@ -584,8 +620,18 @@ impl Simulation {
         }
         // A batch timer whose batch already left is dropped unseen: it must not
         // move the clock, count as an event or trip a limit.
-        while let Some((_, Event::BatchTimer { replica, epoch })) = self.events.peek() {
-            if self.replicas[*replica as usize].timer_epoch == *epoch {
+        loop {
+            let stale = match self.events.peek() {
+                Some((_, Event::BatchTimer { replica, epoch })) => {
+                    self.replicas[*replica as usize].timer_epoch != *epoch
+                }
+                Some((_, Event::ClientRelease { tier, epoch })) => self
+                    .api
+                    .as_ref()
+                    .is_some_and(|a| a.tiers[*tier as usize].release_epoch != *epoch),
+                _ => false,
+            };
+            if !stale {
                 break;
             }
             self.events.pop();
@@ -621,7 +667,7 @@ impl Simulation {
     }
 
     fn advance_clock(&mut self, t: u64) {
-        let in_flight = self.arrived - self.completed - self.rejected;
+        let in_flight = self.arrived - self.completed - self.rejected - self.failed;
         self.windows.levels(self.now, t, self.waiting, in_flight);
         self.now = t;
         self.last_event_ns = t;
@@ -658,6 +704,9 @@ impl Simulation {
             }
             Event::UsersChange { step } => self.change_users(step),
             Event::PassDone { replica } => self.finish_pass(replica as usize),
+            Event::ApiRetry { req } => self.api_retry(req),
+            Event::ApiDone { req } => self.api_done(req),
+            Event::ClientRelease { tier, .. } => self.client_release(tier),
             Event::BatchTimer { replica, .. } => {
                 let rep = &mut self.replicas[replica as usize];
                 rep.timer_armed = false;
@@ -798,6 +847,10 @@ impl Simulation {
             admit_order: 0,
             epoch: 0,
             phase: Phase::Waiting,
+            tier: NO_TIER,
+            fast: false,
+            attempts: 0,
+            output_reserved: 0,
         });
         self.arrived += 1;
         self.windows.arrival(self.now);
@@ -813,7 +866,10 @@ impl Simulation {
                 output_tokens: output,
             });
         }
-        self.route(id);
+        match self.class_backend[class as usize] {
+            Some((tier, fast)) => self.api_submit(id, tier, fast),
+            None => self.route(id),
+        }
     }
 
     // ----- routing ----------------------------------------------------------------
@@ -1494,13 +1550,19 @@ impl Simulation {
     }
 
     fn reject(&mut self, id: u32) {
-        let req = &self.requests.items[id as usize];
-        let (task, class) = (req.task, req.class);
-        self.requests.items[id as usize].phase = Phase::Free;
-        self.requests.remove(id);
+        let class = self.requests.items[id as usize].class;
         self.rejected += 1;
         self.overall.rejected += 1;
         self.per_class[class as usize].rejected += 1;
+        self.drop_request(id);
+    }
+
+    /// Free a request that will not complete, and end its task (an agent chain
+    /// stops at its first lost call); a closed-loop user thinks and tries again.
+    fn drop_request(&mut self, id: u32) {
+        let task = self.requests.items[id as usize].task;
+        self.requests.items[id as usize].phase = Phase::Free;
+        self.requests.remove(id);
         let user = self.tasks.items[task as usize].user;
         self.tasks.remove(task);
         self.user_done(user);
@@ -1521,7 +1583,11 @@ impl Simulation {
     /// arrival/completion counters), so `arrived = completed + rejected + waiting
     /// + running` is a real check.
     pub fn snapshot(&self) -> Snapshot {
-        let waiting: u64 = self.queues.iter().map(|q| q.len() as u64).sum();
+        let (api_waiting, api_running) = self
+            .api
+            .as_ref()
+            .map_or((0, 0), ApiState::waiting_and_running);
+        let waiting: u64 = self.queues.iter().map(|q| q.len() as u64).sum::<u64>() + api_waiting;
         let running: u64 = self
             .replicas
             .iter()
@@ -1535,13 +1601,15 @@ impl Simulation {
                     + static_live
                     + r.abstract_members.len() as u64
             })
-            .sum();
+            .sum::<u64>()
+            + api_running;
         Snapshot {
             now_s: self.now as f64 / NS_PER_S,
             events: self.processed,
             arrived: self.arrived,
             completed: self.completed,
             rejected: self.rejected,
+            failed: self.failed,
             waiting,
             running,
             finished: self.is_finished(),
@@ -1576,13 +1644,25 @@ impl Simulation {
         };
         let ratio = |num: f64, den: f64| if den > 0.0 { num / den } else { 0.0 };
         let goodput_requests = self.overall.slo_met;
-        let total_usd = f64::from(self.gpus) * self.usd_per_gpu_hour * secs / 3600.0;
+        // The fleet is paid by the hour, busy or idle, but only if something uses it.
+        let gpus = if self.fleet_used { self.gpus } else { 0 };
+        let fleet_usd = f64::from(gpus) * self.usd_per_gpu_hour * secs / 3600.0;
+        let api = self.api.as_ref().map(|a| a.report(secs, HOURS_PER_MONTH));
+        let api_usd = api.as_ref().map_or(0.0, |a| a.usd);
+        let total_usd = fleet_usd + api_usd;
         let per_mtok = |tokens: u64| (tokens > 0).then(|| total_usd / tokens as f64 * 1e6);
+        if let Some(e) = &self.too_large_example {
+            warnings.push(format!(
+                "{} request(s) failed because they can never fit the rate limits ({e})",
+                api.as_ref().map_or(0, |a| a.failed_too_large)
+            ));
+        }
         let counts = Counts {
             arrived: self.arrived,
             completed: self.completed,
             rejected: self.rejected,
-            in_flight: self.arrived - self.completed - self.rejected,
+            failed: self.failed,
+            in_flight: self.arrived - self.completed - self.rejected - self.failed,
             tasks_completed: self.tasks_completed,
         };
         Report {
@@ -1622,25 +1702,33 @@ impl Simulation {
                     0
                 },
             },
-            series: self.windows.series(end, self.replicas.len() as u32),
-            physical_limit: self.limit.map(|(batch, context, per_replica)| {
-                let bound = per_replica * self.replicas.len() as f64;
-                PhysicalLimit {
-                    batch,
-                    context_tokens: context,
-                    output_tokens_per_s: bound,
-                    achieved_fraction: ratio(self.output_tokens_done as f64 / secs, bound),
-                }
-            }),
+            series: self
+                .windows
+                .series(end, self.replicas.len() as u32, self.api.is_some()),
+            physical_limit: self.limit.filter(|_| self.fleet_used).map(
+                |(batch, context, per_replica)| {
+                    let bound = per_replica * self.replicas.len() as f64;
+                    PhysicalLimit {
+                        batch,
+                        context_tokens: context,
+                        output_tokens_per_s: bound,
+                        achieved_fraction: ratio(self.output_tokens_done as f64 / secs, bound),
+                    }
+                },
+            ),
             cost: Cost {
-                gpus: self.gpus,
+                gpus,
                 usd_per_gpu_hour: self.usd_per_gpu_hour,
+                fleet_usd,
+                api_usd,
                 total_usd,
                 usd_per_mtok_output: per_mtok(self.output_tokens_done),
                 usd_per_mtok_total: per_mtok(self.output_tokens_done + self.input_tokens_done),
                 usd_per_request: (self.completed > 0).then(|| total_usd / self.completed as f64),
-                usd_per_month: f64::from(self.gpus) * self.usd_per_gpu_hour * HOURS_PER_MONTH,
+                usd_per_month: f64::from(gpus) * self.usd_per_gpu_hour * HOURS_PER_MONTH
+                    + api.as_ref().map_or(0.0, |a| a.usd_per_month),
             },
+            api,
         }
     }
 

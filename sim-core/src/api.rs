@@ -1,0 +1,665 @@
+//! Hosted API providers: model tiers, rate limits with real providers' semantics,
+//! and the client's behaviour when it meets a 429.
+//!
+//! Limits are kept in exact integer arithmetic: a token bucket of capacity `C`
+//! per minute stores its level multiplied by 60·10⁹ and refills by `C` per
+//! nanosecond, so admission, refill and `retry-after` involve no rounding at all.
+
+use crate::dist::Dist;
+use crate::rng::Stream;
+use serde::{Deserialize, Serialize};
+
+/// The backend name that means "the self-hosted fleet in `serving`".
+pub const SELF_HOSTED: &str = "self-hosted";
+
+const MINUTE_NS: u128 = 60_000_000_000;
+
+/// Hosted APIs used by a scenario, and how the client talks to them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Api {
+    /// Model tiers available (each with its own limits: limits are per model).
+    pub tiers: Vec<ProviderTier>,
+    /// Backend of each request class, by class name; unlisted classes use `default_backend`.
+    #[serde(default)]
+    pub routes: Vec<Route>,
+    /// Backend of classes without a route: a tier name or `"self-hosted"`.
+    pub default_backend: String,
+    /// What the client does about rate limits.
+    pub client: ClientPolicy,
+    /// Most requests the client keeps in flight at the provider at once; more wait
+    /// in the client's queue.
+    #[serde(default)]
+    pub concurrency_cap: Option<u32>,
+    /// Rate-limit tier: every limit multiplied by this (providers raise limits by tier).
+    #[serde(default = "one")]
+    pub rate_limit_multiplier: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// Send one class to one backend.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Route {
+    /// Request class name.
+    pub class: String,
+    /// A tier name or `"self-hosted"`.
+    pub backend: String,
+    /// Use the tier's fast variant.
+    #[serde(default)]
+    pub fast: bool,
+}
+
+/// A model tier at a provider.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderTier {
+    /// Name used by routes and reports.
+    pub name: String,
+    /// Time to first token once admitted, before prompt processing, seconds.
+    pub ttft_s: Dist,
+    /// Output speed of one request, tokens/s.
+    pub output_tokens_per_s: Dist,
+    /// Prompt processing speed, tokens/s (adds input / speed to the TTFT).
+    pub input_tokens_per_s: f64,
+    /// Price, $ per million input tokens.
+    pub usd_per_mtok_input: f64,
+    /// Price, $ per million output tokens.
+    pub usd_per_mtok_output: f64,
+    /// An optional faster variant at a higher price.
+    #[serde(default)]
+    pub fast: Option<FastVariant>,
+    /// Rate limits of this model for the account.
+    pub limits: RateLimits,
+}
+
+/// A faster variant of a tier ("priority" or "turbo" processing).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FastVariant {
+    /// Output speed, tokens/s.
+    pub output_tokens_per_s: Dist,
+    /// Both prices multiplied by this (1.4 = +40 %).
+    pub price_multiplier: f64,
+}
+
+/// Rate limits, in the provider's own terms.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RateLimits {
+    /// Whose semantics apply.
+    pub style: LimitStyle,
+    /// Requests per minute (ignored for Azure, where RPM = 6 per 1,000 TPM).
+    pub rpm: u64,
+    /// Tokens per minute: input + max_tokens (OpenAI, Azure), input only
+    /// (Anthropic's input TPM, Gemini).
+    pub tpm: u64,
+    /// Anthropic only: output tokens per minute.
+    #[serde(default)]
+    pub output_tpm: u64,
+}
+
+/// How a provider counts and enforces its limits (reference §5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LimitStyle {
+    /// RPM and one TPM counting input + `max_tokens` at admission; token buckets.
+    OpenAi,
+    /// RPM, input TPM and output TPM; output charged as `max_tokens` at admission,
+    /// the unused part refunded at completion; token buckets.
+    Anthropic,
+    /// TPM with RPM = 6 per 1,000 TPM, counted in fixed 10-second windows;
+    /// tokens = input + `max_tokens`.
+    Azure,
+    /// RPM and TPM counting input tokens only; token buckets.
+    Gemini,
+}
+
+/// What the client does when the provider refuses a request.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ClientPolicy {
+    /// The 429 reaches the user as an error.
+    FailFast,
+    /// The official SDKs' retries: honour `retry-after` when it is in (0, 60] s,
+    /// else wait min(0.5·2ⁿ, 8) s · (1 − 0.25·U); give up after `max_retries`.
+    SdkRetries {
+        /// Retries after the first attempt (the SDKs default to 2).
+        max_retries: u32,
+    },
+    /// "Full jitter" exponential backoff: wait U(0, min(cap, base·2ⁿ)).
+    FullJitter {
+        /// Retries after the first attempt.
+        max_retries: u32,
+        /// Base delay, s.
+        base_s: f64,
+        /// Largest delay, s.
+        cap_s: f64,
+    },
+    /// A client-side queue with backpressure: requests wait and are released as
+    /// fast as the limits allow (the user sees "processing", not an error);
+    /// beyond `max_queue` waiting, or after `max_wait_s`, they are rejected.
+    Queue {
+        /// Most requests waiting per tier.
+        max_queue: u32,
+        /// Longest a request may wait before it is rejected, s.
+        max_wait_s: f64,
+    },
+}
+
+/// Delay before retry number `n` (0 for the first retry) under the SDK policy.
+pub fn sdk_retry_delay_ns(n: u32, retry_after_ns: u64, u: f64) -> u64 {
+    if retry_after_ns > 0 && retry_after_ns <= 60_000_000_000 {
+        return retry_after_ns;
+    }
+    let base = (0.5 * libm::pow(2.0, f64::from(n.min(30)))).min(8.0);
+    (base * (1.0 - 0.25 * u) * 1e9) as u64
+}
+
+/// Delay before retry number `n` under full-jitter backoff.
+pub fn full_jitter_delay_ns(n: u32, base_s: f64, cap_s: f64, u: f64) -> u64 {
+    let ceiling = (base_s * libm::pow(2.0, f64::from(n.min(60)))).min(cap_s);
+    (u * ceiling * 1e9) as u64
+}
+
+/// A token bucket holding at most `capacity` units, refilled continuously at
+/// `capacity` per minute.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TokenBucket {
+    capacity: u64,
+    /// Level × 60·10⁹ (units · ns per minute).
+    level_scaled: u128,
+    last_ns: u64,
+}
+
+impl TokenBucket {
+    /// A full bucket.
+    pub fn new(capacity: u64) -> Self {
+        TokenBucket {
+            capacity,
+            level_scaled: u128::from(capacity) * MINUTE_NS,
+            last_ns: 0,
+        }
+    }
+
+    /// Capacity.
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    fn refill(&mut self, now: u64) {
+        if now > self.last_ns {
+            let full = u128::from(self.capacity) * MINUTE_NS;
+            let added = u128::from(self.capacity) * u128::from(now - self.last_ns);
+            self.level_scaled = (self.level_scaled + added).min(full);
+            self.last_ns = now;
+        }
+    }
+
+    /// Units available at `now`.
+    pub fn level(&mut self, now: u64) -> f64 {
+        self.refill(now);
+        self.level_scaled as f64 / MINUTE_NS as f64
+    }
+
+    /// Nanoseconds until `cost` units are available (0 if they are now).
+    pub fn wait_ns(&mut self, now: u64, cost: u64) -> u64 {
+        self.refill(now);
+        let need = u128::from(cost) * MINUTE_NS;
+        if self.level_scaled >= need {
+            0
+        } else if self.capacity == 0 {
+            u64::MAX
+        } else {
+            let deficit = need - self.level_scaled;
+            u64::try_from(deficit.div_ceil(u128::from(self.capacity))).unwrap_or(u64::MAX)
+        }
+    }
+
+    /// Remove `cost` units (call only after `wait_ns` returned 0).
+    pub fn take(&mut self, now: u64, cost: u64) {
+        self.refill(now);
+        self.level_scaled = self
+            .level_scaled
+            .saturating_sub(u128::from(cost) * MINUTE_NS);
+    }
+
+    /// Return `amount` units (a refund), never above capacity.
+    pub fn give(&mut self, now: u64, amount: u64) {
+        self.refill(now);
+        let full = u128::from(self.capacity) * MINUTE_NS;
+        self.level_scaled = (self.level_scaled + u128::from(amount) * MINUTE_NS).min(full);
+    }
+}
+
+/// A fixed-window counter: at most `allowance` units per window of `window_ns`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FixedWindow {
+    window_ns: u64,
+    allowance: u64,
+    used: u64,
+    index: u64,
+}
+
+impl FixedWindow {
+    /// An empty window.
+    pub fn new(window_ns: u64, allowance: u64) -> Self {
+        FixedWindow {
+            window_ns: window_ns.max(1),
+            allowance,
+            used: 0,
+            index: 0,
+        }
+    }
+
+    fn roll(&mut self, now: u64) {
+        let i = now / self.window_ns;
+        if i != self.index {
+            self.index = i;
+            self.used = 0;
+        }
+    }
+
+    /// Nanoseconds until `cost` fits (0 if it does now).
+    pub fn wait_ns(&mut self, now: u64, cost: u64) -> u64 {
+        self.roll(now);
+        if self.used + cost <= self.allowance {
+            0
+        } else if cost > self.allowance {
+            u64::MAX
+        } else {
+            (self.index + 1) * self.window_ns - now
+        }
+    }
+
+    /// Count `cost` units in the current window.
+    pub fn take(&mut self, now: u64, cost: u64) {
+        self.roll(now);
+        self.used += cost;
+    }
+
+    /// Fraction of the window's allowance left.
+    pub fn fill(&mut self, now: u64) -> f64 {
+        self.roll(now);
+        if self.allowance == 0 {
+            0.0
+        } else {
+            1.0 - self.used as f64 / self.allowance as f64
+        }
+    }
+}
+
+/// What one admitted request was charged, for refunds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Charge {
+    /// Output tokens reserved at admission (Anthropic refunds the unused part).
+    pub output_reserved: u64,
+}
+
+/// The enforcement state of one tier's limits.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Limiter {
+    /// Continuous token buckets (OpenAI, Anthropic, Gemini).
+    Buckets {
+        /// Style whose costs apply.
+        style: LimitStyle,
+        /// Requests.
+        requests: TokenBucket,
+        /// Tokens (input + max_tokens, or input only).
+        tokens: TokenBucket,
+        /// Anthropic's output tokens.
+        output: Option<TokenBucket>,
+    },
+    /// Azure's fixed 10-second windows.
+    Windows {
+        /// Requests per window.
+        requests: FixedWindow,
+        /// Tokens per window.
+        tokens: FixedWindow,
+    },
+}
+
+impl Limiter {
+    /// The limiter of `limits` with every limit multiplied by `multiplier`.
+    pub fn new(limits: &RateLimits, multiplier: u32) -> Limiter {
+        let m = u64::from(multiplier.max(1));
+        match limits.style {
+            LimitStyle::Azure => {
+                let tpm = limits.tpm.saturating_mul(m);
+                // 6 RPM per 1,000 TPM, both enforced per 10 s (a sixth of a minute).
+                let rpm = tpm * 6 / 1000;
+                Limiter::Windows {
+                    requests: FixedWindow::new(10_000_000_000, rpm / 6),
+                    tokens: FixedWindow::new(10_000_000_000, tpm / 6),
+                }
+            }
+            style => Limiter::Buckets {
+                style,
+                requests: TokenBucket::new(limits.rpm.saturating_mul(m)),
+                tokens: TokenBucket::new(limits.tpm.saturating_mul(m)),
+                output: (style == LimitStyle::Anthropic)
+                    .then(|| TokenBucket::new(limits.output_tpm.saturating_mul(m))),
+            },
+        }
+    }
+
+    /// The token cost counted against the (input) TPM for a request.
+    pub fn token_cost(style: LimitStyle, input: u64, max_tokens: u64) -> u64 {
+        match style {
+            LimitStyle::OpenAi | LimitStyle::Azure => input + max_tokens,
+            LimitStyle::Anthropic | LimitStyle::Gemini => input,
+        }
+    }
+
+    /// Whether a request of this size could ever be admitted; if not, which limit
+    /// it exceeds and by how much.
+    pub fn fits(&self, input: u64, max_tokens: u64) -> Result<(), String> {
+        match self {
+            Limiter::Buckets {
+                style,
+                tokens,
+                output,
+                ..
+            } => {
+                let cost = Self::token_cost(*style, input, max_tokens);
+                if cost > tokens.capacity() {
+                    return Err(format!(
+                        "{cost} tokens exceed the TPM limit of {}",
+                        tokens.capacity()
+                    ));
+                }
+                if let Some(o) = output
+                    && max_tokens > o.capacity()
+                {
+                    return Err(format!(
+                        "max_tokens {max_tokens} exceeds the output TPM limit of {}",
+                        o.capacity()
+                    ));
+                }
+                Ok(())
+            }
+            Limiter::Windows { tokens, requests } => {
+                let cost = input + max_tokens;
+                if requests.allowance == 0 {
+                    return Err("the TPM limit allows no request per 10-second window".into());
+                }
+                if cost > tokens.allowance {
+                    return Err(format!(
+                        "{cost} tokens exceed the {} tokens a 10-second window allows",
+                        tokens.allowance
+                    ));
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Admit a request now, or say how long until it would be (`retry-after`).
+    pub fn try_admit(&mut self, now: u64, input: u64, max_tokens: u64) -> Result<Charge, u64> {
+        match self {
+            Limiter::Buckets {
+                style,
+                requests,
+                tokens,
+                output,
+            } => {
+                let cost = Self::token_cost(*style, input, max_tokens);
+                let mut wait = requests.wait_ns(now, 1).max(tokens.wait_ns(now, cost));
+                if let Some(o) = output.as_mut() {
+                    wait = wait.max(o.wait_ns(now, max_tokens));
+                }
+                if wait > 0 {
+                    return Err(wait);
+                }
+                requests.take(now, 1);
+                tokens.take(now, cost);
+                let mut charge = Charge::default();
+                if let Some(o) = output.as_mut() {
+                    o.take(now, max_tokens);
+                    charge.output_reserved = max_tokens;
+                }
+                Ok(charge)
+            }
+            Limiter::Windows { requests, tokens } => {
+                let cost = input + max_tokens;
+                let wait = requests.wait_ns(now, 1).max(tokens.wait_ns(now, cost));
+                if wait > 0 {
+                    return Err(wait);
+                }
+                requests.take(now, 1);
+                tokens.take(now, cost);
+                Ok(Charge::default())
+            }
+        }
+    }
+
+    /// At completion: refund the unused output reservation (Anthropic).
+    pub fn settle(&mut self, now: u64, charge: Charge, output_used: u64) {
+        if let Limiter::Buckets {
+            output: Some(o), ..
+        } = self
+        {
+            o.give(now, charge.output_reserved.saturating_sub(output_used));
+        }
+    }
+
+    /// Fraction of the token limit currently available (bucket level or window room).
+    pub fn token_fill(&mut self, now: u64) -> f64 {
+        match self {
+            Limiter::Buckets { tokens, .. } => {
+                let cap = tokens.capacity();
+                if cap == 0 {
+                    0.0
+                } else {
+                    tokens.level(now) / cap as f64
+                }
+            }
+            Limiter::Windows { tokens, .. } => tokens.fill(now),
+        }
+    }
+
+    /// The token limit per minute (for TPM use).
+    pub fn tokens_per_minute(&self) -> u64 {
+        match self {
+            Limiter::Buckets { tokens, .. } => tokens.capacity(),
+            Limiter::Windows { tokens, .. } => tokens.allowance * 6,
+        }
+    }
+}
+
+/// Draw a uniform for retry jitter.
+pub fn jitter(s: &mut Stream) -> f64 {
+    s.uniform()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn the_sdk_formula_honours_retry_after_and_backs_off_otherwise() {
+        assert_eq!(sdk_retry_delay_ns(0, 1_500_000_000, 0.3), 1_500_000_000);
+        assert_eq!(sdk_retry_delay_ns(3, 60_000_000_000, 0.9), 60_000_000_000);
+        // Out of (0, 60] s: min(0.5·2ⁿ, 8) · (1 − 0.25·U).
+        assert_eq!(sdk_retry_delay_ns(0, 0, 0.0), 500_000_000);
+        assert_eq!(sdk_retry_delay_ns(1, 61_000_000_000, 0.0), 1_000_000_000);
+        assert_eq!(sdk_retry_delay_ns(2, 0, 1.0), 1_500_000_000);
+        assert_eq!(sdk_retry_delay_ns(10, 0, 0.5), 7_000_000_000);
+    }
+
+    #[test]
+    fn full_jitter_stays_under_its_ceiling() {
+        assert_eq!(full_jitter_delay_ns(0, 1.0, 20.0, 0.5), 500_000_000);
+        assert_eq!(full_jitter_delay_ns(3, 1.0, 20.0, 0.5), 4_000_000_000);
+        assert_eq!(full_jitter_delay_ns(10, 1.0, 20.0, 0.5), 10_000_000_000);
+        let mut s = Stream::new(5, crate::rng::StreamId::JITTER);
+        let mean = (0..100_000)
+            .map(|_| full_jitter_delay_ns(2, 1.0, 20.0, jitter(&mut s)) as f64)
+            .sum::<f64>()
+            / 1e5;
+        assert!((mean / 2e9 - 1.0).abs() < 0.01, "{mean}");
+    }
+
+    #[test]
+    fn an_idle_bucket_refills_to_capacity_and_no_more() {
+        let mut b = TokenBucket::new(600);
+        b.take(0, 600);
+        assert_eq!(b.wait_ns(0, 10), 1_000_000_000); // 600/min = 10 per second
+        assert_eq!(b.level(30_000_000_000), 300.0);
+        assert_eq!(b.level(3_600_000_000_000), 600.0);
+        b.give(3_600_000_000_000, 50);
+        assert_eq!(b.level(3_600_000_000_000), 600.0);
+    }
+
+    #[test]
+    fn retry_after_is_exactly_the_time_until_the_bucket_covers_the_request() {
+        let mut l = Limiter::new(
+            &RateLimits {
+                style: LimitStyle::OpenAi,
+                rpm: 1000,
+                tpm: 60_000,
+                output_tpm: 0,
+            },
+            1,
+        );
+        assert!(l.try_admit(0, 50_000, 5_000).is_ok());
+        // 5,000 left; 20,000 more needs 15,000 at 1,000 per second.
+        assert_eq!(l.try_admit(0, 15_000, 5_000), Err(15_000_000_000));
+        assert!(l.try_admit(15_000_000_000, 15_000, 5_000).is_ok());
+    }
+
+    #[test]
+    fn anthropic_refunds_unused_output_and_gemini_counts_input_only() {
+        let limits = RateLimits {
+            style: LimitStyle::Anthropic,
+            rpm: 100,
+            tpm: 100_000,
+            output_tpm: 8_000,
+        };
+        let mut l = Limiter::new(&limits, 1);
+        let c = l.try_admit(0, 1000, 4000).expect("fits");
+        assert_eq!(l.try_admit(0, 1000, 4001), Err(7_500_000)); // 1 token short at 8,000/min
+        l.settle(0, c, 1000); // 3,000 unused come back
+        assert!(l.try_admit(0, 1000, 4000).is_ok());
+        let mut g = Limiter::new(
+            &RateLimits {
+                style: LimitStyle::Gemini,
+                rpm: 100,
+                tpm: 1000,
+                output_tpm: 0,
+            },
+            1,
+        );
+        assert!(
+            g.try_admit(0, 1000, 1_000_000).is_ok(),
+            "max_tokens is not counted"
+        );
+    }
+
+    #[test]
+    fn azure_counts_in_ten_second_windows_with_six_rpm_per_thousand_tpm() {
+        let mut l = Limiter::new(
+            &RateLimits {
+                style: LimitStyle::Azure,
+                rpm: 0,
+                tpm: 10_000,
+                output_tpm: 0,
+            },
+            1,
+        );
+        // 10,000 TPM ⇒ 60 RPM ⇒ 10 requests and 1,666 tokens per 10 s window.
+        for _ in 0..10 {
+            assert!(l.try_admit(1, 10, 10).is_ok());
+        }
+        assert_eq!(l.try_admit(2_000_000_000, 10, 10), Err(8_000_000_000));
+        assert!(l.try_admit(10_000_000_000, 10, 10).is_ok());
+        assert!(l.fits(1000, 666).is_ok());
+        assert!(
+            l.fits(1000, 667)
+                .expect_err("too big")
+                .contains("1667 tokens exceed the 1666")
+        );
+    }
+
+    #[test]
+    fn a_request_larger_than_the_capacity_is_named() {
+        let l = Limiter::new(
+            &RateLimits {
+                style: LimitStyle::OpenAi,
+                rpm: 10,
+                tpm: 4000,
+                output_tpm: 0,
+            },
+            1,
+        );
+        assert_eq!(
+            l.fits(3000, 1001),
+            Err("4001 tokens exceed the TPM limit of 4000".into())
+        );
+        let l4 = Limiter::new(
+            &RateLimits {
+                style: LimitStyle::OpenAi,
+                rpm: 10,
+                tpm: 4000,
+                output_tpm: 0,
+            },
+            4,
+        );
+        assert!(l4.fits(3000, 1001).is_ok(), "a 4× tier fits it");
+    }
+
+    fn any_style() -> impl Strategy<Value = LimitStyle> {
+        prop::sample::select(vec![
+            LimitStyle::OpenAi,
+            LimitStyle::Anthropic,
+            LimitStyle::Gemini,
+            LimitStyle::Azure,
+        ])
+    }
+
+    proptest! {
+        /// In any interval τ the admitted cost never exceeds capacity + rate·τ.
+        #[test]
+        fn admitted_cost_never_exceeds_capacity_plus_refill(
+            style in any_style(),
+            tpm in 1_000u64..200_000,
+            arrivals in prop::collection::vec((0u64..5_000_000_000, 1u64..500, 1u64..500), 1..300),
+        ) {
+            let limits = RateLimits { style, rpm: 1_000_000, tpm, output_tpm: tpm };
+            let mut l = Limiter::new(&limits, 1);
+            let mut t = 0u64;
+            let mut admitted: Vec<(u64, u64)> = Vec::new();
+            for (gap, input, max_tokens) in arrivals {
+                t += gap;
+                if l.try_admit(t, input, max_tokens).is_ok() {
+                    let cost = match style {
+                        LimitStyle::Azure => input + max_tokens,
+                        s => Limiter::token_cost(s, input, max_tokens),
+                    };
+                    admitted.push((t, cost));
+                }
+            }
+            // Azure: fixed 10 s windows of tpm/6 (a window boundary may let two
+            // allowances through back to back: the bound is 2 allowances per window).
+            for i in 0..admitted.len() {
+                let mut sum = 0u64;
+                for &(tj, c) in &admitted[i..] {
+                    sum += c;
+                    let tau = (tj - admitted[i].0) as f64 / 60e9;
+                    let bound = match style {
+                        LimitStyle::Azure => {
+                            let windows = ((tj - admitted[i].0) / 10_000_000_000) as f64 + 2.0;
+                            (tpm / 6) as f64 * windows
+                        }
+                        _ => tpm as f64 + tpm as f64 * tau,
+                    };
+                    prop_assert!(sum as f64 <= bound + 1e-6, "{style:?}: {sum} admitted over {tau} min, bound {bound}");
+                }
+            }
+        }
+    }
+}

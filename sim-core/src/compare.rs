@@ -1,0 +1,231 @@
+//! API or self-hosted? Monthly cost of one workload both ways as load grows, and
+//! the load where self-hosting becomes cheaper.
+//!
+//! API spend grows linearly with load: requests/s × 730 h × the mean price of a
+//! request. A self-hosted fleet costs the same per hour busy or idle and grows in
+//! whole replicas: enough that each runs at no more than [`TARGET_UTILISATION`]
+//! of the request rate one replica sustains when saturated (simulated).
+
+use crate::api::ProviderTier;
+use crate::report::HOURS_PER_MONTH;
+use crate::scenario::{Arrival, Scenario, ScenarioError, UserStep};
+use serde::{Deserialize, Serialize};
+
+/// A fleet is sized to run each replica at no more than this share of its
+/// saturated throughput, leaving room for bursts and for latency.
+pub const TARGET_UTILISATION: f64 = 0.8;
+
+/// Monthly costs at one load.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CostPoint {
+    /// Tasks per second.
+    pub load_per_s: f64,
+    /// API spend per month.
+    pub api_usd_per_month: f64,
+    /// Replicas the self-hosted fleet needs.
+    pub replicas: u32,
+    /// Fleet cost per month.
+    pub self_hosted_usd_per_month: f64,
+}
+
+/// The comparison over a range of loads.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CostComparison {
+    /// The API tier priced.
+    pub tier: String,
+    /// Mean API price of one request of the workload.
+    pub api_usd_per_request: f64,
+    /// Requests/s one replica sustains when saturated (simulated).
+    pub replica_capacity_per_s: f64,
+    /// One replica's cost per month.
+    pub replica_usd_per_month: f64,
+    /// The costs at each load asked for.
+    pub points: Vec<CostPoint>,
+    /// The lowest load at which self-hosting is cheaper, if any.
+    pub crossover_load_per_s: Option<f64>,
+    /// In words.
+    pub verdict: String,
+}
+
+/// The mean API price of one request of `scenario`'s workload on `tier`.
+pub fn api_usd_per_request(scenario: &Scenario, tier: &ProviderTier) -> f64 {
+    let classes = &scenario.workload.classes;
+    let total: f64 = classes.iter().map(|k| k.share).sum();
+    classes
+        .iter()
+        .map(|k| {
+            let out = k.output_tokens.mean().min(f64::from(k.max_tokens));
+            let usd = k.input_tokens.mean() * tier.usd_per_mtok_input / 1e6
+                + out * tier.usd_per_mtok_output / 1e6;
+            k.share * usd * f64::from(k.calls_per_task)
+        })
+        .sum::<f64>()
+        / total
+}
+
+/// Requests/s one replica of `scenario.serving` sustains when saturated: closed-loop
+/// users with no think time, twice as many as the batch holds (at most 1,024), for 60 s.
+pub fn replica_capacity_per_s(scenario: &Scenario) -> Result<f64, ScenarioError> {
+    let mut s = scenario.clone();
+    s.api = None;
+    s.serving.replicas = 1;
+    s.duration_s = 60.0;
+    let users = (2 * s.serving.batching.max_seqs()).clamp(2, 1024);
+    s.workload.arrival = Arrival::ClosedLoop {
+        users: vec![UserStep { at_s: 0.0, users }],
+        think_time_s: crate::dist::Dist::Fixed { value: 0.0 },
+    };
+    let r = crate::run(&s)?;
+    Ok(r.requests.completed as f64
+        / s.duration_s
+        / scenario
+            .workload
+            .classes
+            .iter()
+            .map(|k| f64::from(k.calls_per_task))
+            .fold(1.0, f64::max))
+}
+
+/// Compare the API tier `tier` with the self-hosted fleet of `scenario` at each load.
+pub fn compare(
+    scenario: &Scenario,
+    tier: usize,
+    loads: &[f64],
+) -> Result<CostComparison, ScenarioError> {
+    scenario.validate()?;
+    let bad = |m: String| ScenarioError { problems: vec![m] };
+    let api = scenario
+        .api
+        .as_ref()
+        .ok_or_else(|| bad("compare needs a scenario with an api section".into()))?;
+    let t = api.tiers.get(tier).ok_or_else(|| {
+        bad(format!(
+            "tier index must be 0..{}, got {tier}",
+            api.tiers.len()
+        ))
+    })?;
+    if loads.is_empty()
+        || loads.len() > 1000
+        || loads
+            .iter()
+            .any(|l| !(l.is_finite() && *l > 0.0 && *l <= 1e6))
+    {
+        return Err(bad(
+            "loads must be 1..=1000 values, each > 0 and ≤ 1000000 tasks/s".into(),
+        ));
+    }
+    let per_request = api_usd_per_request(scenario, t);
+    let capacity = replica_capacity_per_s(scenario)?;
+    let replica_month = f64::from(scenario.serving.gpus_per_replica)
+        * scenario.usd_per_gpu_hour()
+        * HOURS_PER_MONTH;
+    let month_s = HOURS_PER_MONTH * 3600.0;
+    let usable = capacity * TARGET_UTILISATION;
+    let points = loads
+        .iter()
+        .map(|&load| {
+            let replicas = if usable > 0.0 {
+                libm::ceil(load / usable).max(1.0)
+            } else {
+                f64::INFINITY
+            };
+            CostPoint {
+                load_per_s: load,
+                api_usd_per_month: load * month_s * per_request,
+                replicas: replicas.min(f64::from(u32::MAX)) as u32,
+                self_hosted_usd_per_month: replicas * replica_month,
+            }
+        })
+        .collect();
+    // API: a·λ. Fleet: k·F on ((k−1)·c, k·c]. The fleet wins from λ = F/a if one
+    // replica carries that load (F/a ≤ c); otherwise it never does, since every
+    // extra replica adds F but only c of load.
+    let a = month_s * per_request;
+    let break_even = if a > 0.0 {
+        replica_month / a
+    } else {
+        f64::INFINITY
+    };
+    let crossover = (break_even <= usable).then_some(break_even);
+    let verdict = match crossover {
+        Some(x) => format!(
+            "self-hosting on {} × {} is cheaper from {x:.2} tasks/s ({:.0} tasks a month); below that the API is",
+            scenario.serving.gpus_per_replica,
+            scenario.serving.gpu.spec().name,
+            x * month_s
+        ),
+        None => format!(
+            "the API stays cheaper at every load: one replica costs ${replica_month:.0} a month but carries only {usable:.2} tasks/s, which cost ${:.0} on the API",
+            usable * a
+        ),
+    };
+    Ok(CostComparison {
+        tier: t.name.clone(),
+        api_usd_per_request: per_request,
+        replica_capacity_per_s: capacity,
+        replica_usd_per_month: replica_month,
+        points,
+        crossover_load_per_s: crossover,
+        verdict,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_crossover_is_where_the_curves_meet_and_costs_are_monotone() {
+        let mut s = crate::presets::pay_for_speed();
+        s.serving.batching = crate::scenario::Batching::ChunkedPrefill {
+            max_num_seqs: 128,
+            max_num_batched_tokens: 4096,
+            chunk_tokens: 4096,
+        };
+        let loads: Vec<f64> = (1..=40).map(|i| f64::from(i) * 0.5).collect();
+        let c = compare(&s, 0, &loads).expect("valid");
+        // $0.0034 a request on the API.
+        assert!((c.api_usd_per_request - 0.0034).abs() < 1e-9);
+        let x = c
+            .crossover_load_per_s
+            .expect("an H100 beats this API at some load");
+        // At the crossover the one-replica fleet equals the API bill.
+        assert!(
+            (x * HOURS_PER_MONTH * 3600.0 * c.api_usd_per_request - c.replica_usd_per_month).abs()
+                < 1e-6
+        );
+        for p in &c.points {
+            if p.load_per_s >= x {
+                assert!(
+                    p.self_hosted_usd_per_month <= p.api_usd_per_month + 1e-6,
+                    "{p:?}"
+                );
+            } else {
+                assert!(p.self_hosted_usd_per_month > p.api_usd_per_month, "{p:?}");
+            }
+        }
+        for w in c.points.windows(2) {
+            assert!(w[1].api_usd_per_month > w[0].api_usd_per_month);
+            assert!(w[1].self_hosted_usd_per_month >= w[0].self_hosted_usd_per_month);
+        }
+    }
+
+    #[test]
+    fn bad_inputs_are_named() {
+        let s = crate::presets::pay_for_speed();
+        assert!(
+            compare(&s, 3, &[1.0]).expect_err("no tier 3").problems[0]
+                .contains("tier index must be 0..1, got 3")
+        );
+        assert!(
+            compare(&s, 0, &[f64::NAN]).expect_err("NaN load").problems[0]
+                .contains("loads must be")
+        );
+        assert!(
+            compare(&crate::presets::chatbot_h100(), 0, &[1.0])
+                .expect_err("no api")
+                .problems[0]
+                .contains("api section")
+        );
+    }
+}

@@ -1,0 +1,417 @@
+//! Requests sent to hosted API tiers: admission against the rate limits, 429s,
+//! client retries and the client-side queue, and the provider's own latency.
+
+use super::{Event, NONE, Phase, Simulation, secs_to_ns};
+use crate::api::{Api, Charge, ClientPolicy, Limiter, full_jitter_delay_ns, sdk_retry_delay_ns};
+use crate::dist::Sampler;
+use crate::report::{ApiReport, TierReport};
+use crate::rng::{Stream, StreamId};
+use crate::scenario::Scenario;
+use std::collections::VecDeque;
+
+/// One tier's configuration and live state.
+pub(super) struct TierState {
+    name: String,
+    ttft: Sampler,
+    speed: Sampler,
+    fast_speed: Option<Sampler>,
+    fast_price: f64,
+    input_tokens_per_s: f64,
+    usd_per_token_input: f64,
+    usd_per_token_output: f64,
+    pub(super) limiter: Limiter,
+    /// Requests held by the client: waiting for the limits, or for the concurrency cap.
+    pub(super) queue: VecDeque<u32>,
+    pub(super) in_flight: u64,
+    release_armed: bool,
+    pub(super) release_epoch: u32,
+    // Measurements.
+    requests: u64,
+    completed: u64,
+    throttled: u64,
+    input_tokens: u64,
+    output_tokens: u64,
+    usd: f64,
+}
+
+/// Everything about the API side of a run.
+pub(super) struct ApiState {
+    pub(super) tiers: Vec<TierState>,
+    client: ClientPolicy,
+    cap: u64,
+    /// Requests waiting for a retry timer.
+    pub(super) retry_pending: u64,
+    retry_rng: Stream,
+    latency_rng: Stream,
+    attempts: u64,
+    throttled: u64,
+    retries: u64,
+    failed_429: u64,
+    failed_too_large: u64,
+    rejected_client: u64,
+    requests: u64,
+}
+
+impl ApiState {
+    pub(super) fn new(api: &Api, seed: u64) -> ApiState {
+        let tiers = api
+            .tiers
+            .iter()
+            .map(|t| TierState {
+                name: t.name.clone(),
+                ttft: t.ttft_s.sampler(),
+                speed: t.output_tokens_per_s.sampler(),
+                fast_speed: t.fast.as_ref().map(|f| f.output_tokens_per_s.sampler()),
+                fast_price: t.fast.as_ref().map_or(1.0, |f| f.price_multiplier),
+                input_tokens_per_s: t.input_tokens_per_s,
+                usd_per_token_input: t.usd_per_mtok_input / 1e6,
+                usd_per_token_output: t.usd_per_mtok_output / 1e6,
+                limiter: Limiter::new(&t.limits, api.rate_limit_multiplier),
+                queue: VecDeque::new(),
+                in_flight: 0,
+                release_armed: false,
+                release_epoch: 0,
+                requests: 0,
+                completed: 0,
+                throttled: 0,
+                input_tokens: 0,
+                output_tokens: 0,
+                usd: 0.0,
+            })
+            .collect();
+        ApiState {
+            tiers,
+            client: api.client.clone(),
+            cap: api.concurrency_cap.map_or(u64::MAX, u64::from),
+            retry_pending: 0,
+            retry_rng: Stream::new(seed, StreamId::RETRY),
+            latency_rng: Stream::new(seed, StreamId::API_LATENCY),
+            attempts: 0,
+            throttled: 0,
+            retries: 0,
+            failed_429: 0,
+            failed_too_large: 0,
+            rejected_client: 0,
+            requests: 0,
+        }
+    }
+
+    /// Requests held by the client or in flight at the provider.
+    pub(super) fn waiting_and_running(&self) -> (u64, u64) {
+        let queued: u64 = self.tiers.iter().map(|t| t.queue.len() as u64).sum();
+        let running: u64 = self.tiers.iter().map(|t| t.in_flight).sum();
+        (queued + self.retry_pending, running)
+    }
+
+    pub(super) fn report(&self, secs: f64, hours_per_month: f64) -> ApiReport {
+        let month_factor = hours_per_month * 3600.0 / secs.max(1e-9);
+        let usd: f64 = self.tiers.iter().map(|t| t.usd).sum();
+        ApiReport {
+            requests: self.requests,
+            attempts: self.attempts,
+            throttled_429: self.throttled,
+            retries: self.retries,
+            attempts_per_request: if self.requests > 0 {
+                self.attempts as f64 / self.requests as f64
+            } else {
+                0.0
+            },
+            failed_429: self.failed_429,
+            failed_too_large: self.failed_too_large,
+            rejected_by_client: self.rejected_client,
+            usd,
+            usd_per_month: usd * month_factor,
+            tiers: self
+                .tiers
+                .iter()
+                .map(|t| TierReport {
+                    name: t.name.clone(),
+                    requests: t.requests,
+                    completed: t.completed,
+                    throttled_429: t.throttled,
+                    input_tokens: t.input_tokens,
+                    output_tokens: t.output_tokens,
+                    usd: t.usd,
+                    usd_per_month: t.usd * month_factor,
+                    tokens_per_minute_limit: t.limiter.tokens_per_minute(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Which class goes to which tier (None = self-hosted).
+pub(super) fn class_backends(scenario: &Scenario) -> Vec<Option<(u16, bool)>> {
+    scenario
+        .workload
+        .classes
+        .iter()
+        .map(|k| {
+            scenario
+                .backend_of(&k.name)
+                .map(|(t, fast)| (t as u16, fast))
+        })
+        .collect()
+}
+
+impl Simulation {
+    /// A new request for an API tier: through the client queue when the policy
+    /// queues or the concurrency cap is reached, else straight to the provider.
+    pub(super) fn api_submit(&mut self, id: u32, tier: u16, fast: bool) {
+        let Some(api) = self.api.as_mut() else { return };
+        let req = &mut self.requests.items[id as usize];
+        req.tier = tier;
+        req.fast = fast;
+        api.requests += 1;
+        let t = &mut api.tiers[tier as usize];
+        t.requests += 1;
+        // A request that can never be admitted would be retried forever.
+        if let Err(e) = t.limiter.fits(
+            u64::from(req.input_tokens),
+            u64::from(self.classes[req.class as usize].max_tokens),
+        ) {
+            api.failed_too_large += 1;
+            if self.too_large_example.is_none() {
+                self.too_large_example = Some(format!("tier {:?}: {e}", t.name));
+            }
+            self.fail(id);
+            return;
+        }
+        let queues = matches!(api.client, ClientPolicy::Queue { .. });
+        if queues || t.in_flight >= api.cap || !t.queue.is_empty() {
+            self.client_enqueue(id, tier);
+        } else {
+            self.api_attempt(id);
+        }
+    }
+
+    fn client_enqueue(&mut self, id: u32, tier: u16) {
+        let Some(api) = self.api.as_mut() else { return };
+        let limit = match api.client {
+            ClientPolicy::Queue { max_queue, .. } => u64::from(max_queue),
+            _ => u64::from(crate::scenario::bounds::QUEUE),
+        };
+        let t = &mut api.tiers[tier as usize];
+        if t.queue.len() as u64 >= limit {
+            api.rejected_client += 1;
+            self.reject(id);
+            return;
+        }
+        t.queue.push_back(id);
+        self.waiting += 1;
+        self.client_pump(tier);
+    }
+
+    /// Release queued requests while the cap and the limits allow.
+    pub(super) fn client_pump(&mut self, tier: u16) {
+        // Bounded by the queue length: every pass pops a request or stops.
+        loop {
+            let now = self.now;
+            let Some(api) = self.api.as_mut() else { return };
+            let max_wait = match api.client {
+                ClientPolicy::Queue { max_wait_s, .. } => secs_to_ns(max_wait_s),
+                _ => u64::MAX,
+            };
+            let queues = matches!(api.client, ClientPolicy::Queue { .. });
+            let cap = api.cap;
+            let t = &mut api.tiers[tier as usize];
+            let Some(&head) = t.queue.front() else { return };
+            let req = &self.requests.items[head as usize];
+            if now - req.arrival_ns > max_wait {
+                t.queue.pop_front();
+                self.waiting -= 1;
+                api.rejected_client += 1;
+                self.reject(head);
+                continue;
+            }
+            if t.in_flight >= cap {
+                return; // a completion will pump again
+            }
+            if !queues {
+                // Queued only for the cap: now it goes out and meets the limits.
+                t.queue.pop_front();
+                self.waiting -= 1;
+                self.api_attempt(head);
+                continue;
+            }
+            let max_tokens = u64::from(self.classes[req.class as usize].max_tokens);
+            match t
+                .limiter
+                .try_admit(now, u64::from(req.input_tokens), max_tokens)
+            {
+                Ok(charge) => {
+                    t.queue.pop_front();
+                    self.waiting -= 1;
+                    api.attempts += 1;
+                    self.api_send(head, charge);
+                }
+                Err(wait) => {
+                    // Backpressure: come back exactly when the limits allow the head.
+                    if !t.release_armed {
+                        t.release_armed = true;
+                        let epoch = t.release_epoch;
+                        self.events.push(
+                            now.saturating_add(wait),
+                            Event::ClientRelease { tier, epoch },
+                        );
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
+    /// The client's release timer fired.
+    pub(super) fn client_release(&mut self, tier: u16) {
+        if let Some(api) = self.api.as_mut() {
+            let t = &mut api.tiers[tier as usize];
+            t.release_armed = false;
+            t.release_epoch = t.release_epoch.wrapping_add(1);
+        }
+        self.client_pump(tier);
+    }
+
+    /// One attempt at the provider: admitted, or a 429 handled by the client policy.
+    pub(super) fn api_attempt(&mut self, id: u32) {
+        let now = self.now;
+        let Some(api) = self.api.as_mut() else { return };
+        let req = &mut self.requests.items[id as usize];
+        let tier = req.tier;
+        let t = &mut api.tiers[tier as usize];
+        if t.in_flight >= api.cap {
+            self.client_enqueue(id, tier);
+            return;
+        }
+        api.attempts += 1;
+        let max_tokens = u64::from(self.classes[req.class as usize].max_tokens);
+        let fill = t.limiter.token_fill(now);
+        self.windows.api_fill(now, fill);
+        match t
+            .limiter
+            .try_admit(now, u64::from(req.input_tokens), max_tokens)
+        {
+            Ok(charge) => self.api_send(id, charge),
+            Err(retry_after) => {
+                api.throttled += 1;
+                t.throttled += 1;
+                self.windows.throttled(now);
+                let retries_done = req.attempts;
+                req.attempts += 1;
+                let delay = match api.client {
+                    ClientPolicy::FailFast => None,
+                    ClientPolicy::SdkRetries { max_retries } => {
+                        (retries_done < max_retries).then(|| {
+                            sdk_retry_delay_ns(retries_done, retry_after, api.retry_rng.uniform())
+                        })
+                    }
+                    ClientPolicy::FullJitter {
+                        max_retries,
+                        base_s,
+                        cap_s,
+                    } => (retries_done < max_retries).then(|| {
+                        full_jitter_delay_ns(retries_done, base_s, cap_s, api.retry_rng.uniform())
+                    }),
+                    // Queued clients never send what the limits refuse; if one
+                    // does (the cap released it), it waits in the queue instead.
+                    ClientPolicy::Queue { .. } => {
+                        api.attempts -= 1;
+                        api.throttled -= 1;
+                        t.throttled -= 1;
+                        self.client_enqueue(id, tier);
+                        return;
+                    }
+                };
+                match delay {
+                    Some(d) => {
+                        api.retries += 1;
+                        api.retry_pending += 1;
+                        self.events
+                            .push(now.saturating_add(d.max(1)), Event::ApiRetry { req: id });
+                    }
+                    None => {
+                        api.failed_429 += 1;
+                        self.fail(id);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A retry timer fired.
+    pub(super) fn api_retry(&mut self, id: u32) {
+        if let Some(api) = self.api.as_mut() {
+            api.retry_pending -= 1;
+        }
+        self.api_attempt(id);
+    }
+
+    /// The provider accepted the request: schedule its tokens.
+    fn api_send(&mut self, id: u32, charge: Charge) {
+        let now = self.now;
+        let Some(api) = self.api.as_mut() else { return };
+        let req = &mut self.requests.items[id as usize];
+        let t = &mut api.tiers[req.tier as usize];
+        t.in_flight += 1;
+        let first = t.ttft.sample(&mut api.latency_rng)
+            + f64::from(req.input_tokens) / t.input_tokens_per_s;
+        let speed = match (&t.fast_speed, req.fast) {
+            (Some(fast), true) => fast.sample(&mut api.latency_rng),
+            _ => t.speed.sample(&mut api.latency_rng),
+        }
+        .max(1e-3);
+        let ttft_ns = secs_to_ns(first).max(1);
+        let gen_ns = secs_to_ns(f64::from(req.output_tokens) / speed);
+        req.admitted_ns = req.admitted_ns.min(now);
+        req.first_token_ns = now + ttft_ns;
+        req.output_reserved = charge.output_reserved;
+        req.phase = Phase::Batched;
+        self.windows.api_tokens(
+            now,
+            u64::from(req.input_tokens) + u64::from(req.output_tokens),
+        );
+        self.events
+            .push(now + ttft_ns + gen_ns, Event::ApiDone { req: id });
+    }
+
+    /// The provider's answer is complete.
+    pub(super) fn api_done(&mut self, id: u32) {
+        let now = self.now;
+        let Some(api) = self.api.as_mut() else { return };
+        let req = &self.requests.items[id as usize];
+        let tier = req.tier;
+        let t = &mut api.tiers[tier as usize];
+        t.in_flight -= 1;
+        t.completed += 1;
+        t.limiter.settle(
+            now,
+            Charge {
+                output_reserved: req.output_reserved,
+            },
+            u64::from(req.output_tokens),
+        );
+        let price = if req.fast { t.fast_price } else { 1.0 };
+        let usd = price
+            * (f64::from(req.input_tokens) * t.usd_per_token_input
+                + f64::from(req.output_tokens) * t.usd_per_token_output);
+        t.usd += usd;
+        t.input_tokens += u64::from(req.input_tokens);
+        t.output_tokens += u64::from(req.output_tokens);
+        self.windows.tokens(now, u64::from(req.output_tokens));
+        self.overall.api_usd += usd;
+        self.per_class[req.class as usize].api_usd += usd;
+        self.complete(id);
+        self.client_pump(tier);
+    }
+
+    /// The request reached the user as an error (a 429, or too large ever to fit).
+    pub(super) fn fail(&mut self, id: u32) {
+        let class = self.requests.items[id as usize].class;
+        self.failed += 1;
+        self.overall.failed += 1;
+        self.per_class[class as usize].failed += 1;
+        self.drop_request(id);
+    }
+}
+
+/// Marker so `NONE` stays in use for tier-less requests.
+pub(super) const NO_TIER: u16 = NONE as u16;
