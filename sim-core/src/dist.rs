@@ -144,6 +144,42 @@ impl Dist {
         }
     }
 
+    /// The same shape scaled so its mean becomes `mean` (every parameter
+    /// multiplied by the same factor). A distribution with mean 0 becomes fixed.
+    pub fn with_mean(&self, mean: f64) -> Dist {
+        let old = self.mean();
+        if !(old > 0.0 && old.is_finite()) {
+            return Dist::Fixed { value: mean };
+        }
+        let k = mean / old;
+        match self {
+            Dist::Fixed { .. } => Dist::Fixed { value: mean },
+            Dist::Uniform { min, max } => Dist::Uniform {
+                min: min * k,
+                max: max * k,
+            },
+            Dist::Normal { mean: m, std_dev } => Dist::Normal {
+                mean: m * k,
+                std_dev: std_dev * k,
+            },
+            Dist::LogNormal { median, p90 } => Dist::LogNormal {
+                median: median * k,
+                p90: p90 * k,
+            },
+            Dist::Exponential { .. } => Dist::Exponential { mean },
+            Dist::Empirical { bins } => Dist::Empirical {
+                bins: bins
+                    .iter()
+                    .map(|b| Bin {
+                        lo: b.lo * k,
+                        hi: b.hi * k,
+                        weight: b.weight,
+                    })
+                    .collect(),
+            },
+        }
+    }
+
     /// The largest value the distribution can produce, if bounded.
     pub fn upper_bound(&self) -> Option<f64> {
         match self {
@@ -390,6 +426,36 @@ mod tests {
                 "cv {cv}: measured cv {}",
                 sd / mean
             );
+        }
+    }
+
+    #[test]
+    fn with_mean_rescales_every_shape() {
+        for d in [
+            Dist::Fixed { value: 7.0 },
+            Dist::Uniform {
+                min: 10.0,
+                max: 30.0,
+            },
+            Dist::Normal {
+                mean: 500.0,
+                std_dev: 50.0,
+            },
+            Dist::LogNormal {
+                median: 200.0,
+                p90: 600.0,
+            },
+            Dist::Exponential { mean: 3.0 },
+            Dist::Empirical {
+                bins: vec![Bin {
+                    lo: 1.0,
+                    hi: 3.0,
+                    weight: 1.0,
+                }],
+            },
+        ] {
+            let m = d.with_mean(123.0).mean();
+            assert!((m - 123.0).abs() < 1e-9, "{d:?} → {m}");
         }
     }
 

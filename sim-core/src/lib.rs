@@ -13,6 +13,7 @@ pub mod compare;
 pub mod dist;
 pub mod engine;
 pub mod event;
+pub mod link;
 pub mod metrics;
 pub mod physics;
 pub mod presets;

@@ -51,6 +51,16 @@ impl LatencyRecorder {
         self.hist.len()
     }
 
+    /// The value at each quantile, ms (empty when nothing was recorded).
+    pub fn quantiles_ms(&self, qs: &[f64]) -> Vec<f64> {
+        if self.hist.is_empty() {
+            return Vec::new();
+        }
+        qs.iter()
+            .map(|&q| self.hist.value_at_quantile(q).min(self.max_us) as f64 / 1000.0)
+            .collect()
+    }
+
     /// Summary statistics in milliseconds.
     pub fn stats(&self) -> LatencyStats {
         let n = self.hist.len();

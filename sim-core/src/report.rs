@@ -39,6 +39,26 @@ pub struct Report {
     pub physical_limit: Option<PhysicalLimit>,
     /// Hosted API traffic, when the scenario uses any.
     pub api: Option<ApiReport>,
+    /// Latency distributions over all requests, as quantiles.
+    pub distribution: Distribution,
+}
+
+/// Latency distributions: the value at each quantile in `quantiles`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Distribution {
+    /// Quantiles, ascending in (0, 1).
+    pub quantiles: Vec<f64>,
+    /// TTFT at each quantile, ms (empty when nothing completed).
+    pub ttft_ms: Vec<f64>,
+    /// End-to-end latency at each quantile, ms (empty when nothing completed).
+    pub e2e_ms: Vec<f64>,
+}
+
+/// The quantiles a [`Distribution`] reports: every 2 % plus the far tail.
+pub fn distribution_quantiles() -> Vec<f64> {
+    let mut q: Vec<f64> = (1..50).map(|i| f64::from(i) / 50.0).collect();
+    q.extend([0.99, 0.995, 0.999]);
+    q
 }
 
 /// What happened at the hosted APIs.

@@ -1,14 +1,18 @@
-//! The page: controls on the left, numbers and charts on the right.
+//! The page: presets and controls on the left; summary cards and live charts on
+//! the right; the scenario always mirrored in the URL.
 
-use crate::chart;
+use crate::charts::{self, ChartFn};
+use crate::controls::{ChoiceControl, Control, NumberControl, groups};
+use crate::runner::{RunState, Runner};
 use leptos::prelude::*;
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
-use sim_core::Report;
-use sim_core::scenario::{Arrival, Scenario};
+use sim_core::link;
+use sim_core::presets::{self, Preset};
+use sim_core::{Report, Scenario};
 
-/// Format a latency for a card: ms below 10 s, seconds above.
-fn fmt_ms(v: Option<f64>) -> String {
+/// Format a latency: ms below 10 s, seconds above.
+pub fn fmt_ms(v: Option<f64>) -> String {
     match v {
         None => "–".to_owned(),
         Some(x) if x >= 10_000.0 => format!("{:.1} s", x / 1000.0),
@@ -17,105 +21,542 @@ fn fmt_ms(v: Option<f64>) -> String {
     }
 }
 
-/// The default scenario with the arrival rate set by the slider.
-fn scenario_at(rate_per_s: f64) -> Scenario {
-    let mut s = sim_core::presets::chatbot_h100();
-    s.workload.arrival = Arrival::Poisson { rate_per_s };
-    s
+fn fmt_usd(v: f64) -> String {
+    if v >= 10_000.0 {
+        format!("${:.0}k", v / 1000.0)
+    } else if v >= 100.0 {
+        format!("${v:.0}")
+    } else {
+        format!("${v:.2}")
+    }
+}
+
+/// The scenario a page load starts from: the link's, or the default with the
+/// reason the link could not be used.
+pub fn scenario_from_fragment(fragment: &str) -> (Scenario, Option<String>) {
+    let f = fragment.trim_start_matches('#');
+    if f.is_empty() {
+        return (presets::chatbot_h100(), None);
+    }
+    match link::decode_fragment(f) {
+        Ok(s) => (s, None),
+        Err(e) => (
+            presets::chatbot_h100(),
+            Some(format!(
+                "This link could not be opened: {e}. Showing the default scenario instead."
+            )),
+        ),
+    }
+}
+
+fn current_fragment() -> String {
+    window().location().hash().unwrap_or_default()
+}
+
+fn write_fragment(s: &Scenario) {
+    let url = link::encode_fragment(s);
+    if let Ok(history) = window().history() {
+        // replaceState: the address follows the scenario without a reload or a
+        // history entry per slider step.
+        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
+    }
+}
+
+/// One summary card: label, test id, and the text and raw value to show.
+struct Card {
+    label: &'static str,
+    id: &'static str,
+    help: &'static str,
+    value: fn(&Report) -> Option<(String, f64)>,
+}
+
+fn cards() -> Vec<Card> {
+    vec![
+        Card {
+            label: "Time to first token, p50",
+            id: "ttft-p50",
+            help: "TTFT: from sending a request to the first token of the answer; half of the requests are faster.",
+            value: |r| r.overall.ttft.p50_ms.map(|v| (fmt_ms(Some(v)), v)),
+        },
+        Card {
+            label: "Time to first token, p99",
+            id: "ttft-p99",
+            help: "The TTFT that 99 % of requests beat: what your unluckiest users see.",
+            value: |r| r.overall.ttft.p99_ms.map(|v| (fmt_ms(Some(v)), v)),
+        },
+        Card {
+            label: "Time per output token, p50",
+            id: "tpot-p50",
+            help: "TPOT: the average gap between tokens after the first; it sets how fast the answer streams.",
+            value: |r| r.overall.tpot.p50_ms.map(|v| (fmt_ms(Some(v)), v)),
+        },
+        Card {
+            label: "End-to-end, p99",
+            id: "e2e-p99",
+            help: "From sending a request to its last token, including any queueing and retries.",
+            value: |r| r.overall.e2e.p99_ms.map(|v| (fmt_ms(Some(v)), v)),
+        },
+        Card {
+            label: "Output throughput",
+            id: "throughput",
+            help: "Tokens generated per second across all requests: what the system as a whole delivers.",
+            value: |r| {
+                Some((
+                    format!("{:.0} tok/s", r.throughput.output_tokens_per_s),
+                    r.throughput.output_tokens_per_s,
+                ))
+            },
+        },
+        Card {
+            label: "Goodput",
+            id: "goodput",
+            help: "The share of requests that completed within both targets (TTFT and TPOT); errors count as misses.",
+            value: |r| {
+                r.throughput
+                    .goodput_fraction
+                    .map(|g| (format!("{:.1} %", g * 100.0), g * 100.0))
+            },
+        },
+        Card {
+            label: "Cost per million output tokens",
+            id: "usd-per-mtok",
+            help: "What the run cost (servers by the hour plus API spend) divided by the tokens it generated.",
+            value: |r| r.cost.usd_per_mtok_output.map(|v| (fmt_usd(v), v)),
+        },
+        Card {
+            label: "Cost per month",
+            id: "usd-per-month",
+            help: "Servers for 730 hours at this size, plus API spend at this load for a month.",
+            value: |r| Some((fmt_usd(r.cost.usd_per_month), r.cost.usd_per_month)),
+        },
+        Card {
+            label: "429 responses",
+            id: "throttled",
+            help: "429: the provider refusing a request because the account is over its rate limit.",
+            value: |r| {
+                r.api
+                    .as_ref()
+                    .map(|a| (format!("{}", a.throttled_429), a.throttled_429 as f64))
+            },
+        },
+        Card {
+            label: "Failed requests",
+            id: "failed",
+            help: "Requests that reached the user as an error, or that the client's queue turned away.",
+            value: |r| {
+                let n = r.requests.failed + r.requests.rejected;
+                let pct = 100.0 * n as f64 / r.requests.arrived.max(1) as f64;
+                Some((format!("{n} ({pct:.1} %)"), pct))
+            },
+        },
+    ]
+}
+
+/// Apply a change only if the result is a valid scenario; otherwise say why.
+fn apply(
+    scenario: RwSignal<Scenario>,
+    problem: RwSignal<Option<String>>,
+    change: impl FnOnce(&mut Scenario),
+) {
+    let mut s = scenario.get_untracked();
+    change(&mut s);
+    match s.validate() {
+        Ok(()) => {
+            problem.set(None);
+            scenario.set(s);
+        }
+        Err(e) => problem.set(Some(e.problems.join("; "))),
+    }
 }
 
 /// The whole application.
 #[component]
 pub fn App() -> impl IntoView {
-    let (rate, set_rate) = signal(8.0_f64);
-    let report =
-        Memo::new(move |_| sim_core::run(&scenario_at(rate.get())).map_err(|e| e.to_string()));
-    let canvas = NodeRef::<leptos::html::Canvas>::new();
-    Effect::new(move |_| {
-        let (Some(canvas), Ok(r)) = (canvas.get(), report.get()) else {
-            return;
-        };
-        if let Some(backend) = CanvasBackend::with_canvas_object(canvas) {
-            // A failed draw leaves the previous frame; there is nothing better to show.
-            let _ = chart::draw_queue_depth(backend.into_drawing_area(), &r.series);
-        }
-    });
+    let (initial, link_error) = scenario_from_fragment(&current_fragment());
+    let scenario = RwSignal::new(initial);
+    let link_problem = RwSignal::new(link_error);
+    let input_problem = RwSignal::new(None::<String>);
+    let copied = RwSignal::new(false);
+    let runner = Runner::new();
 
-    let card = move |label: &'static str, id: &'static str, value: fn(&Report) -> (String, f64)| {
-        let shown = move || report.get().map(|r| value(&r));
-        view! {
-            <div class="card">
-                <span class="card-label">{label}</span>
-                <span
-                    class="card-value"
-                    data-testid=id
-                    data-value=move || shown().map(|(_, v)| v.to_string()).unwrap_or_default()
-                >
-                    {move || shown().map(|(s, _)| s).unwrap_or_else(|e| e)}
-                </span>
-            </div>
-        }
+    // Every change of scenario: mirror it in the URL and re-run (coalesced to
+    // one run per animation frame by the runner).
+    {
+        let runner = runner.clone();
+        Effect::new(move |_| {
+            let s = scenario.get();
+            write_fragment(&s);
+            runner.submit(s);
+        });
+    }
+
+    let all_presets = presets::all();
+    let preset_explanation = move || {
+        let name = scenario.with(|s| s.name.clone());
+        presets::all()
+            .into_iter()
+            .find(|p| p.scenario.name == name)
+            .map(|p| p.explanation)
     };
+
+    let report = runner.report;
+    let state = runner.state;
 
     view! {
         <header class="top">
-            <h1>"Throughput Lab"</h1>
-            <p class="tagline">"Watch an inference server fall over as traffic grows."</p>
+            <div class="title">
+                <h1>"Throughput Lab"</h1>
+                <p class="tagline">"How AI inference behaves under load: batching, GPUs, rate limits and cost."</p>
+            </div>
+            <div class="top-actions">
+                <label for="preset">"Preset"</label>
+                <select
+                    id="preset"
+                    data-testid="preset"
+                    on:change=move |ev| {
+                        let id = event_target_value(&ev);
+                        if let Some(p) = presets::all().into_iter().find(|p| p.id == id) {
+                            input_problem.set(None);
+                            link_problem.set(None);
+                            scenario.set(p.scenario);
+                        }
+                    }
+                >
+                    {all_presets
+                        .iter()
+                        .map(|p: &Preset| {
+                            let id = p.id;
+                            let name = p.scenario.name.clone();
+                            view! {
+                                <option value=id selected=move || scenario.with(|s| s.name == name)>
+                                    {p.title}
+                                </option>
+                            }
+                        })
+                        .collect_view()}
+                    <option value="custom" disabled=true selected=move || preset_explanation().is_none()>
+                        "Custom scenario"
+                    </option>
+                </select>
+                <button
+                    data-testid="copy-link"
+                    on:click=move |_| {
+                        let href = window().location().href().unwrap_or_default();
+                        let clipboard = window().navigator().clipboard();
+                        let promise = clipboard.write_text(&href);
+                        wasm_bindgen_futures::spawn_local(async move {
+                            let ok = wasm_bindgen_futures::JsFuture::from(promise).await.is_ok();
+                            copied.set(ok);
+                            set_timeout(move || copied.set(false), std::time::Duration::from_secs(2));
+                        });
+                    }
+                >
+                    {move || if copied.get() { "Link copied" } else { "Copy link" }}
+                </button>
+            </div>
         </header>
+        <Show when=move || link_problem.get().is_some()>
+            <p class="banner error" role="alert" data-testid="link-error">
+                {move || link_problem.get().unwrap_or_default()}
+            </p>
+        </Show>
+        <Show when=move || preset_explanation().is_some()>
+            <p class="banner info" data-testid="preset-explanation">
+                {move || preset_explanation().unwrap_or_default()}
+            </p>
+        </Show>
         <main class="layout">
-            <section class="controls" aria-label="Controls">
-                <label for="arrival-rate">"Arrival rate"</label>
+            <section class="controls" aria-label="Scenario controls">
+                <Show when=move || input_problem.get().is_some()>
+                    <p class="banner error" role="alert" data-testid="input-error">
+                        {move || input_problem.get().unwrap_or_default()}
+                    </p>
+                </Show>
+                {groups().into_iter().map(|g| group_view(g, scenario, input_problem)).collect_view()}
+            </section>
+            <section class="results" aria-label="Results">
+                <div class="status" aria-live="polite">
+                    {move || match state.get() {
+                        RunState::Running(p) => {
+                            view! {
+                                <progress data-testid="progress" max="100" value=format!("{:.0}", p * 100.0)></progress>
+                                <span>"Simulating…"</span>
+                            }
+                                .into_any()
+                        }
+                        RunState::Done(ms) => {
+                            view! {
+                                <span data-testid="run-time" data-value=format!("{ms:.1}")>
+                                    {move || {
+                                        report
+                                            .with(|r| {
+                                                r.as_ref()
+                                                    .map(|r| {
+                                                        format!(
+                                                            "{} requests over {:.0} s simulated, computed in {:.0} ms",
+                                                            r.requests.arrived,
+                                                            r.sim_time_s,
+                                                            ms,
+                                                        )
+                                                    })
+                                            })
+                                            .unwrap_or_default()
+                                    }}
+                                </span>
+                            }
+                                .into_any()
+                        }
+                    }}
+                </div>
+                <Show when=move || report.with(|r| r.as_ref().is_some_and(|r| !r.warnings.is_empty()))>
+                    <p class="banner warn" data-testid="warnings">
+                        {move || report.with(|r| r.as_ref().map(|r| r.warnings.join(" ")).unwrap_or_default())}
+                    </p>
+                </Show>
+                <div class="cards">
+                    {cards()
+                        .into_iter()
+                        .map(|c| {
+                            let value = c.value;
+                            let shown = move || report.with(|r| r.as_ref().and_then(value));
+                            view! {
+                                <Show when=move || shown().is_some()>
+                                    <div class="card" title=c.help>
+                                        <span class="card-label">{c.label}</span>
+                                        <span
+                                            class="card-value"
+                                            data-testid=format!("card-{}", c.id)
+                                            data-value=move || shown().map(|(_, v)| v.to_string()).unwrap_or_default()
+                                        >
+                                            {move || shown().map(|(t, _)| t).unwrap_or_default()}
+                                        </span>
+                                    </div>
+                                </Show>
+                            }
+                        })
+                        .collect_view()}
+                </div>
+                <div class="charts">
+                    {chart_canvas("chart-queue", charts::queue, report, |_| true)}
+                    {chart_canvas("chart-latency", charts::latency, report, |_| true)}
+                    {chart_canvas("chart-throughput", charts::throughput, report, |_| true)}
+                    {chart_canvas("chart-arrivals", charts::arrivals, report, |_| true)}
+                    {chart_canvas("chart-batch", charts::batch, report, |r| r.cost.gpus > 0)}
+                    {chart_canvas("chart-api", charts::api, report, |r| r.api.is_some())}
+                    {chart_canvas("chart-distribution", charts::distribution, report, |_| true)}
+                </div>
+            </section>
+        </main>
+    }
+}
+
+fn group_view(
+    g: crate::controls::Group,
+    scenario: RwSignal<Scenario>,
+    problem: RwSignal<Option<String>>,
+) -> impl IntoView {
+    let per_class = g.per_class;
+    let controls = g.controls;
+    let title = g.title;
+    let for_visible = controls.clone();
+    let visible = move || {
+        scenario.with(|s| {
+            let n = if per_class {
+                s.workload.classes.len()
+            } else {
+                1
+            };
+            (0..n).any(|i| for_visible.iter().any(|c| applies(c, s, i)))
+        })
+    };
+    let body = move || {
+        let n = if per_class {
+            scenario.with(|s| s.workload.classes.len())
+        } else {
+            1
+        };
+        (0..n)
+            .map(|i| {
+                let heading =
+                    per_class.then(|| scenario.with(|s| s.workload.classes[i].name.clone()));
+                let items = controls
+                    .iter()
+                    .map(|c| render_control(*c, i, scenario, problem))
+                    .collect_view();
+                view! {
+                    {heading.map(|h| view! { <h3 class="class-name">{h}</h3> })}
+                    {items}
+                }
+            })
+            .collect_view()
+    };
+    view! {
+        <Show when=visible.clone()>
+            <details class="group" open=true data-testid=format!("group-{}", title.to_lowercase().replace(' ', "-"))>
+                <summary>{title}</summary>
+                {body.clone()}
+            </details>
+        </Show>
+    }
+}
+
+fn applies(c: &Control, s: &Scenario, i: usize) -> bool {
+    match c {
+        Control::Number(n) => (n.get)(s, i).is_some(),
+        Control::Choice(ch) => (ch.get)(s, i).is_some(),
+    }
+}
+
+fn render_control(
+    c: Control,
+    i: usize,
+    scenario: RwSignal<Scenario>,
+    problem: RwSignal<Option<String>>,
+) -> AnyView {
+    match c {
+        Control::Number(n) => number_control(n, i, scenario, problem),
+        Control::Choice(ch) => choice_control(ch, i, scenario, problem),
+    }
+}
+
+fn number_control(
+    c: NumberControl,
+    i: usize,
+    scenario: RwSignal<Scenario>,
+    problem: RwSignal<Option<String>>,
+) -> AnyView {
+    let dom_id = if i == 0 {
+        c.id.to_owned()
+    } else {
+        format!("{}-{i}", c.id)
+    };
+    let help_id = format!("{dom_id}-help");
+    let value = move || scenario.with(|s| (c.get)(s, i));
+    let set = move |v: f64| apply(scenario, problem, |s: &mut Scenario| (c.set)(s, i, v));
+    view! {
+        <Show when=move || value().is_some()>
+            <div class="control">
+                <label for=dom_id.clone()>
+                    {c.label}
+                    <span class="help" tabindex="0" role="img" aria-label=format!("What is {}?", c.label) title=c.help>
+                        "?"
+                    </span>
+                </label>
+                <p class="help-text" id=help_id.clone()>{c.help}</p>
                 <div class="slider-row">
                     <input
-                        id="arrival-rate"
-                        data-testid="arrival-rate"
                         type="range"
-                        min="1"
-                        max="40"
-                        step="0.5"
-                        prop:value=move || rate.get().to_string()
+                        id=dom_id.clone()
+                        data-testid=dom_id.clone()
+                        min="0"
+                        max=NumberControl::SLIDER_STEPS.to_string()
+                        step="1"
+                        aria-describedby=help_id.clone()
+                        aria-valuetext=move || value().map(|v| format!("{} {}", c.show(v), c.unit)).unwrap_or_default()
+                        prop:value=move || value().map(|v| c.to_slider(v).to_string()).unwrap_or_default()
                         on:input=move |ev| {
-                            if let Ok(v) = event_target_value(&ev).parse::<f64>() {
-                                set_rate.set(v);
+                            if let (Ok(pos), Some(cur)) = (event_target_value(&ev).parse::<f64>(), value()) {
+                                set(c.from_slider_moving(pos, cur));
                             }
                         }
                     />
-                    <output for="arrival-rate" data-testid="arrival-rate-value">
-                        {move || format!("{:.1} req/s", rate.get())}
-                    </output>
+                    <input
+                        type="number"
+                        class="number"
+                        data-testid=format!("{dom_id}-number")
+                        aria-label=format!("{} in {}", c.label, c.unit)
+                        step="any"
+                        min=c.min.to_string()
+                        max=c.max.to_string()
+                        prop:value=move || value().map(|v| c.show(v)).unwrap_or_default()
+                        on:change=move |ev| {
+                            match c.parse(&event_target_value(&ev)) {
+                                Ok(v) => set(v),
+                                Err(msg) => problem.set(Some(msg)),
+                            }
+                        }
+                    />
+                    <span class="unit">{c.unit}</span>
                 </div>
-                <p class="hint">
-                    "A chat assistant on Llama-3.1-8B and one H100 with continuous batching. "
-                    "Push the rate past what the GPU can serve and watch the queue build."
-                </p>
-            </section>
-            <section class="results" aria-label="Results">
-                <div class="cards">
-                    {card("p99 time to first token", "ttft-p99", |r| {
-                        let v = r.overall.ttft.p99_ms;
-                        (fmt_ms(v), v.unwrap_or(0.0))
-                    })}
-                    {card("p50 time per output token", "tpot-p50", |r| {
-                        let v = r.overall.tpot.p50_ms;
-                        (fmt_ms(v), v.unwrap_or(0.0))
-                    })}
-                    {card("Output throughput", "throughput", |r| {
-                        let v = r.throughput.output_tokens_per_s;
-                        (format!("{v:.0} tok/s"), v)
-                    })}
-                    {card("Cost per million output tokens", "usd-per-mtok", |r| {
-                        let v = r.cost.usd_per_mtok_output.unwrap_or(0.0);
-                        (format!("${v:.2}"), v)
-                    })}
-                </div>
-                <canvas
-                    node_ref=canvas
-                    data-testid="queue-chart"
-                    width="720"
-                    height="320"
-                    aria-label="Requests waiting over simulated time"
-                ></canvas>
-            </section>
-        </main>
+            </div>
+        </Show>
+    }
+    .into_any()
+}
+
+fn choice_control(
+    c: ChoiceControl,
+    i: usize,
+    scenario: RwSignal<Scenario>,
+    problem: RwSignal<Option<String>>,
+) -> AnyView {
+    let dom_id = if i == 0 {
+        c.id.to_owned()
+    } else {
+        format!("{}-{i}", c.id)
+    };
+    let current = move || scenario.with(|s| (c.get)(s, i));
+    view! {
+        <Show when=move || current().is_some()>
+            <div class="control">
+                <label for=dom_id.clone()>
+                    {c.label}
+                    <span class="help" tabindex="0" role="img" aria-label=format!("What is {}?", c.label) title=c.help>
+                        "?"
+                    </span>
+                </label>
+                <select
+                    id=dom_id.clone()
+                    data-testid=dom_id.clone()
+                    on:change=move |ev| {
+                        let k = event_target_value(&ev);
+                        apply(scenario, problem, |s: &mut Scenario| (c.set)(s, i, &k));
+                    }
+                >
+                    {move || {
+                        let cur = current();
+                        scenario
+                            .with(|s| (c.options)(s, i))
+                            .into_iter()
+                            .map(|(k, label)| {
+                                let selected = cur.as_deref() == Some(k.as_str());
+                                view! { <option value=k selected=selected>{label}</option> }
+                            })
+                            .collect_view()
+                    }}
+                </select>
+            </div>
+        </Show>
+    }
+    .into_any()
+}
+
+fn chart_canvas(
+    id: &'static str,
+    draw: ChartFn<CanvasBackend>,
+    report: RwSignal<Option<Report>>,
+    show: fn(&Report) -> bool,
+) -> impl IntoView {
+    let canvas = NodeRef::<leptos::html::Canvas>::new();
+    let visible = move || report.with(|r| r.as_ref().is_some_and(show));
+    Effect::new(move |_| {
+        report.with(|r| {
+            let (Some(r), Some(el)) = (r.as_ref(), canvas.get()) else {
+                return;
+            };
+            if !show(r) {
+                return;
+            }
+            if let Some(backend) = CanvasBackend::with_canvas_object(el) {
+                let root = backend.into_drawing_area();
+                // A failed draw leaves the previous frame; nothing better to show.
+                let _ = draw(&root, r, None);
+            }
+        });
+    });
+    view! {
+        <figure class="chart" style:display=move || if visible() { "block" } else { "none" }>
+            <canvas node_ref=canvas data-testid=id width="640" height="300"></canvas>
+        </figure>
     }
 }

@@ -14,8 +14,8 @@ use crate::event::EventQueue;
 use crate::metrics::{LatencyRecorder, Windows};
 use crate::physics::{BatchShape, Efficiency, KV_BLOCK_TOKENS, StepModel};
 use crate::report::{
-    ClassReport, Cost, Counts, HOURS_PER_MONTH, PhysicalLimit, REPORT_VERSION, Report, Snapshot,
-    Throughput, Utilisation,
+    ClassReport, Cost, Counts, Distribution, HOURS_PER_MONTH, PhysicalLimit, REPORT_VERSION,
+    Report, Snapshot, Throughput, Utilisation,
 };
 use crate::rng::{Stream, StreamId};
 use crate::scenario::{Arrival, Batching, Router, Scenario, ScenarioError, ServiceModel};
@@ -1729,6 +1729,14 @@ impl Simulation {
                     + api.as_ref().map_or(0.0, |a| a.usd_per_month),
             },
             api,
+            distribution: {
+                let quantiles = crate::report::distribution_quantiles();
+                Distribution {
+                    ttft_ms: self.overall.ttft.quantiles_ms(&quantiles),
+                    e2e_ms: self.overall.e2e.quantiles_ms(&quantiles),
+                    quantiles,
+                }
+            },
         }
     }
 

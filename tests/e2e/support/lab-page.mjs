@@ -10,19 +10,33 @@ export class LabPage {
     return this.page.locator(`[data-testid="${id}"]`);
   }
 
-  /** Open the page and wait until the WebAssembly app has rendered its numbers. */
+  /** Open the page and wait until the WebAssembly app has finished its first run. */
   async open(hash = '') {
     await this.page.goto(this.baseUrl + hash);
-    await this.byTestId('ttft-p99').waitFor({ state: 'visible', timeout: 20_000 });
+    await this.waitForRun();
+  }
+
+  /** Wait (bounded) until the run in progress is done and its numbers shown. */
+  async waitForRun(timeout = 30_000) {
+    await this.byTestId('run-time').waitFor({ state: 'visible', timeout });
+    await this.byTestId('card-throughput').waitFor({ state: 'visible', timeout });
+  }
+
+  /** All summary cards' texts, by id. */
+  async cards() {
+    return this.page.$$eval('[data-testid^="card-"]', (els) =>
+      Object.fromEntries(els.map((e) => [e.dataset.testid, e.textContent.trim()])),
+    );
   }
 
   async text(id) {
     return (await this.byTestId(id).textContent())?.trim() ?? '';
   }
 
-  /** The raw number behind a card (its data-value attribute). */
+  /** The raw number behind a card (its data-value attribute) or in a number box. */
   async value(id) {
-    const v = await this.byTestId(id).getAttribute('data-value');
+    const el = this.byTestId(id);
+    const v = id.endsWith('-number') ? await el.inputValue() : await el.getAttribute('data-value');
     const n = Number(v);
     if (v === null || v === '' || !Number.isFinite(n)) throw new Error(`${id} has no numeric data-value: ${v}`);
     return n;

@@ -1,0 +1,308 @@
+//! Share links: a whole scenario in a URL fragment, `#s=v1.<base64url>`.
+//!
+//! The payload is the scenario's JSON, raw-DEFLATE-compressed and base64url
+//! encoded (no padding). Decoding never trusts the link: it checks the prefix and
+//! version, bounds every size, and validates the scenario; each failure says what
+//! was wrong. Nothing from a link is ever interpreted as anything but data.
+
+use crate::scenario::{Scenario, ScenarioError};
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+
+/// The link format this build writes and reads.
+pub const LINK_VERSION: u32 = 1;
+/// Longest link payload accepted, characters.
+pub const MAX_LINK_CHARS: usize = 200_000;
+/// Largest scenario a link may expand to, bytes.
+pub const MAX_SCENARIO_BYTES: usize = 4 * 1024 * 1024;
+
+/// Why a link could not be opened.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LinkError {
+    /// The fragment does not carry a scenario (`#s=` is missing).
+    NotALink,
+    /// The payload does not start with a version (`v1.`).
+    NoVersion,
+    /// Made by another version of the format.
+    UnknownVersion(String),
+    /// Longer than [`MAX_LINK_CHARS`].
+    TooLong(usize),
+    /// A character that base64url does not use, at a position.
+    BadCharacter(char, usize),
+    /// Not decodable as base64url (wrong length).
+    BadEncoding,
+    /// The compressed data is cut short or damaged.
+    Damaged,
+    /// Expands beyond [`MAX_SCENARIO_BYTES`].
+    TooLarge,
+    /// Not a scenario document, or a scenario with invalid values.
+    Invalid(ScenarioError),
+}
+
+impl std::fmt::Display for LinkError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LinkError::NotALink => write!(
+                f,
+                "the link holds no scenario (expected #s=v{LINK_VERSION}.…)"
+            ),
+            LinkError::NoVersion => write!(
+                f,
+                "the link has no format version (expected it to start with v{LINK_VERSION}.)"
+            ),
+            LinkError::UnknownVersion(v) => write!(
+                f,
+                "the link uses format {v}, but this page reads v{LINK_VERSION}: it was made by another version of Throughput Lab"
+            ),
+            LinkError::TooLong(n) => write!(
+                f,
+                "the link is {n} characters long; at most {MAX_LINK_CHARS} are accepted"
+            ),
+            LinkError::BadCharacter(c, i) => write!(
+                f,
+                "the link is damaged: {c:?} at position {i} cannot appear in it"
+            ),
+            LinkError::BadEncoding => write!(
+                f,
+                "the link is damaged or cut short: its encoding is incomplete"
+            ),
+            LinkError::Damaged => write!(
+                f,
+                "the link is damaged or cut short: its compressed scenario is incomplete"
+            ),
+            LinkError::TooLarge => write!(
+                f,
+                "the link expands to more than {MAX_SCENARIO_BYTES} bytes; it is not a scenario this page can open"
+            ),
+            LinkError::Invalid(e) => write!(
+                f,
+                "the link's scenario cannot be used: {}",
+                e.problems.join("; ")
+            ),
+        }
+    }
+}
+
+impl std::error::Error for LinkError {}
+
+/// The payload for a scenario: `v1.<base64url(deflate(json))>`.
+pub fn encode(scenario: &Scenario) -> String {
+    // Serialising a scenario cannot fail: every field is a plain value.
+    let json = serde_json::to_vec(scenario).unwrap_or_default();
+    let packed = miniz_oxide::deflate::compress_to_vec(&json, 9);
+    format!("v{LINK_VERSION}.{}", URL_SAFE_NO_PAD.encode(packed))
+}
+
+/// The URL fragment for a scenario, `#s=v1.…`.
+pub fn encode_fragment(scenario: &Scenario) -> String {
+    format!("#s={}", encode(scenario))
+}
+
+/// Read a payload made by [`encode`].
+pub fn decode(payload: &str) -> Result<Scenario, LinkError> {
+    if payload.len() > MAX_LINK_CHARS {
+        return Err(LinkError::TooLong(payload.len()));
+    }
+    let (version, data) = payload.split_once('.').ok_or(LinkError::NoVersion)?;
+    if !version.starts_with('v')
+        || version.len() < 2
+        || !version[1..].bytes().all(|b| b.is_ascii_digit())
+    {
+        return Err(LinkError::NoVersion);
+    }
+    if version != format!("v{LINK_VERSION}") {
+        return Err(LinkError::UnknownVersion(
+            version.chars().take(12).collect(),
+        ));
+    }
+    if let Some((i, c)) = data
+        .char_indices()
+        .find(|&(_, c)| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+    {
+        return Err(LinkError::BadCharacter(c, version.len() + 1 + i));
+    }
+    let packed = URL_SAFE_NO_PAD
+        .decode(data)
+        .map_err(|_| LinkError::BadEncoding)?;
+    let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, MAX_SCENARIO_BYTES)
+        .map_err(|e| {
+            if matches!(e.status, miniz_oxide::inflate::TINFLStatus::HasMoreOutput) {
+                LinkError::TooLarge
+            } else {
+                LinkError::Damaged
+            }
+        })?;
+    let text = std::str::from_utf8(&json).map_err(|_| LinkError::Damaged)?;
+    Scenario::from_json(text).map_err(LinkError::Invalid)
+}
+
+/// Read a URL fragment (`#s=v1.…`, with or without the `#`); other `&`-separated
+/// parameters are ignored.
+pub fn decode_fragment(fragment: &str) -> Result<Scenario, LinkError> {
+    let f = fragment.strip_prefix('#').unwrap_or(fragment);
+    let payload = f
+        .split('&')
+        .find_map(|p| p.strip_prefix("s="))
+        .ok_or(LinkError::NotALink)?;
+    decode(payload)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::presets;
+    use crate::rng::{Stream, StreamId};
+
+    #[test]
+    fn every_preset_round_trips_exactly_and_compactly() {
+        for p in presets::all() {
+            let link = encode_fragment(&p.scenario);
+            assert!(link.len() < 2_000, "{}: {} characters", p.id, link.len());
+            assert_eq!(
+                decode_fragment(&link).expect("round trip"),
+                p.scenario,
+                "{}",
+                p.id
+            );
+        }
+    }
+
+    #[test]
+    fn each_kind_of_bad_link_says_what_is_wrong() {
+        let good = encode(&presets::chatbot_h100());
+        let cases: Vec<(String, &str)> = vec![
+            ("#x=1".into(), "holds no scenario"),
+            ("#s=abc".into(), "no format version"),
+            (
+                format!("#s=v2.{}", &good[3..]),
+                "format v2, but this page reads v1",
+            ),
+            (format!("#s={}", &good[..good.len() / 2]), "cut short"),
+            (format!("#s={}<script>", good), "'<' at position"),
+            (
+                format!("#s=v1.{}", URL_SAFE_NO_PAD.encode(b"not deflate at all")),
+                "damaged",
+            ),
+            (
+                format!(
+                    "#s=v1.{}",
+                    URL_SAFE_NO_PAD
+                        .encode(miniz_oxide::deflate::compress_to_vec(b"{\"version\":1}", 6))
+                ),
+                "missing field",
+            ),
+            (format!("#s=v1.{}", "A".repeat(MAX_LINK_CHARS)), "at most"),
+        ];
+        for (link, needle) in cases {
+            let err = decode_fragment(&link).expect_err(&link).to_string();
+            assert!(err.contains(needle), "{link:.60}: {err}");
+        }
+        // Valid JSON, invalid values: the validator's message comes through.
+        let mut s = presets::chatbot_h100();
+        s.serving.replicas = 0;
+        let err = decode(&encode(&s)).expect_err("invalid").to_string();
+        assert!(
+            err.contains("serving.replicas must be 1..=1024, got 0"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_compression_bomb_is_refused() {
+        let bomb = vec![b' '; MAX_SCENARIO_BYTES + 10];
+        let link = format!(
+            "v1.{}",
+            URL_SAFE_NO_PAD.encode(miniz_oxide::deflate::compress_to_vec(&bomb, 9))
+        );
+        assert_eq!(decode(&link), Err(LinkError::TooLarge));
+    }
+
+    /// 10⁵ random, truncated and mutated links and scenario documents: no panic,
+    /// and every rejection names its problem.
+    #[test]
+    fn fuzzed_links_and_documents_never_panic() {
+        let mut rng = Stream::new(99, StreamId(77));
+        let valid: Vec<String> = presets::all().iter().map(|p| encode(&p.scenario)).collect();
+        let docs: Vec<String> = presets::all()
+            .iter()
+            .map(|p| serde_json::to_string(&p.scenario).unwrap_or_default())
+            .collect();
+        let alphabet: Vec<char> = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.v=#&%<>\"' \u{e9}\u{1F600}".chars().collect();
+        let pick = |rng: &mut Stream, n: usize| (rng.next_u64() % n.max(1) as u64) as usize;
+        let mut rejected = 0;
+        for i in 0..100_000 {
+            let kind = i % 5;
+            let input: String = match kind {
+                // Random strings.
+                0 => (0..pick(&mut rng, 300))
+                    .map(|_| alphabet[pick(&mut rng, alphabet.len())])
+                    .collect(),
+                // Truncated valid links.
+                1 => {
+                    let v = &valid[pick(&mut rng, valid.len())];
+                    v[..pick(&mut rng, v.len())].to_owned()
+                }
+                // Valid links with characters replaced.
+                2 => {
+                    let mut v: Vec<char> = valid[pick(&mut rng, valid.len())].chars().collect();
+                    for _ in 0..1 + pick(&mut rng, 4) {
+                        let at = pick(&mut rng, v.len());
+                        v[at] = alphabet[pick(&mut rng, alphabet.len())];
+                    }
+                    v.into_iter().collect()
+                }
+                // Mutated JSON documents re-encoded as links (exercise the parser
+                // and validator behind a well-formed envelope).
+                3 => {
+                    let mut d: Vec<char> = docs[pick(&mut rng, docs.len())].chars().collect();
+                    for _ in 0..1 + pick(&mut rng, 3) {
+                        let at = pick(&mut rng, d.len());
+                        match pick(&mut rng, 3) {
+                            0 => {
+                                d[at] = "0123456789-.e,:{}[]\"tfn"
+                                    .chars()
+                                    .nth(pick(&mut rng, 23))
+                                    .unwrap_or('0')
+                            }
+                            1 => {
+                                d.remove(at);
+                            }
+                            _ => {
+                                d.insert(at, "-9e999".chars().nth(pick(&mut rng, 6)).unwrap_or('9'))
+                            }
+                        }
+                    }
+                    let text: String = d.into_iter().collect();
+                    // Also straight into the document parser.
+                    if let Err(e) = Scenario::from_json(&text) {
+                        assert!(!e.problems.is_empty() && e.problems.iter().all(|p| !p.is_empty()));
+                    }
+                    format!(
+                        "v1.{}",
+                        URL_SAFE_NO_PAD
+                            .encode(miniz_oxide::deflate::compress_to_vec(text.as_bytes(), 1))
+                    )
+                }
+                // Random bytes behind a valid envelope.
+                _ => {
+                    let bytes: Vec<u8> = (0..pick(&mut rng, 200))
+                        .map(|_| rng.next_u64() as u8)
+                        .collect();
+                    format!("v1.{}", URL_SAFE_NO_PAD.encode(bytes))
+                }
+            };
+            match decode_fragment(&format!("#s={input}")) {
+                Ok(s) => assert!(s.validate().is_ok()),
+                Err(e) => {
+                    rejected += 1;
+                    let msg = e.to_string();
+                    assert!(msg.len() > 20, "{input:.60}: {msg}");
+                    if let LinkError::Invalid(inner) = &e {
+                        assert!(inner.problems.iter().all(|p| !p.is_empty()));
+                    }
+                }
+            }
+        }
+        assert!(rejected > 90_000, "only {rejected} rejected");
+    }
+}

@@ -1,0 +1,51 @@
+// Usable without a mouse and on a phone.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startLab, saveScreenshot } from './support/harness.mjs';
+import { LabPage } from './support/lab-page.mjs';
+
+let lab;
+before(async () => {
+  lab = await startLab();
+});
+after(async () => {
+  await lab?.close();
+});
+
+test('a slider works from the keyboard alone', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  const before = await p.byTestId('arrival-rate-number').inputValue();
+  const tp = await p.text('card-throughput');
+  // Tab to the slider, as a keyboard user would, then press keys.
+  let focused = '';
+  for (let i = 0; i < 40 && focused !== 'arrival-rate'; i++) {
+    await p.page.keyboard.press('Tab');
+    focused = await p.page.evaluate(() => document.activeElement?.dataset?.testid ?? '');
+  }
+  assert.equal(focused, 'arrival-rate', 'Tab reaches the arrival-rate slider');
+  for (let i = 0; i < 60; i++) await p.page.keyboard.press('ArrowRight');
+  await p.waitForTextChange('card-throughput', tp, 15_000);
+  const after = await p.byTestId('arrival-rate-number').inputValue();
+  assert.ok(Number(after) > Number(before), `${before} → ${after}`);
+  assert.equal(await p.byTestId('arrival-rate').getAttribute('aria-valuetext'), `${after} req/s`);
+  assert.ok((await p.byTestId('arrival-rate').getAttribute('aria-describedby'))?.length > 0);
+});
+
+test('a typed value out of range is refused with a message', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  await p.byTestId('replicas-number').fill('5000');
+  await p.byTestId('replicas-number').press('Enter');
+  assert.match(await p.text('input-error'), /Replicas must be between 1 and 64 servers, got 5000/);
+  assert.deepEqual(lab.errors, []);
+});
+
+test('the phone layout has no horizontal scroll', async () => {
+  const p = new LabPage(await lab.newPage({ width: 390, height: 844 }), lab.url);
+  await p.open();
+  const overflow = await p.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `the page is ${overflow}px wider than the phone`);
+  await saveScreenshot(p.page, 'phone-390');
+  assert.deepEqual(lab.errors, []);
+});

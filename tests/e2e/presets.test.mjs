@@ -1,0 +1,72 @@
+// Each preset loads and shows its headline number.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startLab, saveScreenshot } from './support/harness.mjs';
+import { LabPage } from './support/lab-page.mjs';
+
+let lab;
+let page;
+before(async () => {
+  lab = await startLab();
+  page = new LabPage(await lab.newPage(), lab.url);
+  await page.open();
+});
+after(async () => {
+  await lab?.close();
+});
+
+async function choose(id) {
+  const before = await page.text('run-time');
+  await page.byTestId('preset').selectOption(id);
+  await page.waitForTextChange('run-time', before, 30_000);
+  await page.waitForRun();
+  assert.ok((await page.text('preset-explanation')).length > 80, `${id} explains what to try`);
+}
+
+test('launch spike shows 429s and failures under fail-fast', async () => {
+  await choose('launch-spike');
+  assert.ok((await page.value('card-throttled')) > 1000, 'thousands of 429s');
+  assert.ok((await page.value('card-failed')) > 15, 'a substantial share of requests failed');
+  assert.ok(await page.byTestId('chart-api').isVisible(), 'the rate-limit chart is shown');
+  await saveScreenshot(page.page, 'preset-launch-spike-1280x800');
+});
+
+test('switching the client to a queue turns failures into waiting', async () => {
+  await choose('launch-spike');
+  const before = await page.text('run-time');
+  await page.byTestId('client').selectOption('queue');
+  // (run-time text includes the request count, which changes with the policy)
+  await page.waitForTextChange('run-time', before, 30_000);
+  await page.waitForRun();
+  assert.equal(await page.value('card-failed'), 0);
+  assert.equal(await page.value('card-throttled'), 0);
+});
+
+test('pay for speed costs about $22,500 a month', async () => {
+  await choose('pay-for-speed');
+  const monthly = await page.value('card-usd-per-month');
+  assert.ok(Math.abs(monthly - 22_500) / 22_500 < 0.03, `monthly ${monthly}`);
+  const before = await page.text('run-time');
+  await page.byTestId('backend').selectOption('voice-llm+fast');
+  await page.waitForTextChange('run-time', before, 30_000);
+  await page.waitForRun();
+  const fast = await page.value('card-usd-per-month');
+  assert.ok(Math.abs(fast - monthly - 9_000) / 9_000 < 0.05, `the fast tier adds ${fast - monthly}`);
+});
+
+test('self-hosted tuning makes about 1,500 tok/s for about $2.22 per million', async () => {
+  await choose('self-hosted-tuning');
+  const tps = await page.value('card-throughput');
+  assert.ok(Math.abs(tps - 1500) / 1500 < 0.03, `throughput ${tps}`);
+  assert.equal(await page.text('card-usd-per-mtok'), '$2.22');
+});
+
+test('chatbot, overnight batch and classification load with their numbers', async () => {
+  for (const id of ['overnight-batch', 'classification', 'chatbot-h100']) {
+    await choose(id);
+    assert.ok((await page.value('card-throughput')) > 100, `${id} makes tokens`);
+    assert.ok(await page.byTestId('chart-batch').isVisible(), `${id} shows the batch chart`);
+    await saveScreenshot(page.page, `preset-${id}-1280x800`);
+  }
+  assert.deepEqual(lab.errors, [], 'the page logged errors');
+});

@@ -1,0 +1,65 @@
+// The scenario lives in the URL: a copied link reproduces the numbers exactly,
+// and a bad link explains itself and opens the default.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startLab } from './support/harness.mjs';
+import { LabPage } from './support/lab-page.mjs';
+
+let lab;
+before(async () => {
+  lab = await startLab();
+});
+after(async () => {
+  await lab?.close();
+});
+
+test('a copied link opened in a fresh page shows identical numbers', async () => {
+  const a = new LabPage(await lab.newPage(), lab.url);
+  await a.page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  await a.open();
+  const defaultThroughput = await a.text('card-throughput');
+  await a.byTestId('preset').selectOption('launch-spike');
+  await a.waitForTextChange('card-throughput', defaultThroughput, 30_000);
+  await a.waitForRun();
+  // Change something so the link is not just a preset.
+  const throttled = await a.text('card-throttled');
+  await a.byTestId('rate-limit-tier-number').fill('3');
+  await a.byTestId('rate-limit-tier-number').press('Enter');
+  await a.waitForTextChange('card-throttled', throttled, 30_000);
+  await a.waitForRun();
+  await a.byTestId('copy-link').click();
+  await a.page.getByText('Link copied').waitFor({ timeout: 5_000 });
+  const copied = await a.page.evaluate(() => navigator.clipboard.readText());
+  assert.equal(copied, a.page.url());
+  assert.match(copied, /#s=v1\.[A-Za-z0-9_-]+$/);
+  const numbers = await a.cards();
+
+  const b = new LabPage(await lab.newPage(), lab.url);
+  await b.open(new URL(copied).hash);
+  assert.deepEqual(await b.cards(), numbers);
+  assert.equal(await b.byTestId('rate-limit-tier-number').inputValue(), '3');
+  assert.equal(await b.byTestId('link-error').count(), 0);
+  assert.deepEqual(lab.errors, []);
+});
+
+test('a bad link shows what was wrong and opens the default scenario', async () => {
+  const reference = new LabPage(await lab.newPage(), lab.url);
+  await reference.open();
+  const defaults = await reference.cards();
+  const good = new URL(reference.page.url()).hash;
+  const cases = [
+    ['#s=v1.' + good.slice(6, 40), /cut short|damaged/],
+    ['#s=v9.' + good.slice(6), /format v9/],
+    ['#s=hello', /no format version/],
+    ['#s=v1.<img src=x onerror=alert(1)>', /cannot appear/],
+  ];
+  for (const [hash, message] of cases) {
+    const p = new LabPage(await lab.newPage(), lab.url);
+    await p.open(hash);
+    const text = await p.text('link-error');
+    assert.match(text, message, `${hash.slice(0, 30)}: ${text}`);
+    assert.deepEqual(await p.cards(), defaults, 'the default scenario runs');
+    assert.equal(await p.page.locator('img').count(), 0, 'link content is never HTML');
+  }
+  assert.deepEqual(lab.errors, []);
+});

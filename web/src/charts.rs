@@ -1,0 +1,519 @@
+//! Charts, one function per chart, generic over the plotters backend: a canvas
+//! in the browser, SVG in native tests. Each takes the report (and, to overlay a
+//! pinned comparison, an optional second one) and draws the whole chart.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use sim_core::Report;
+
+/// A chart's drawing result.
+pub type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
+
+/// Colours with at least 4.5:1 contrast on white.
+const BLUE: RGBColor = RGBColor(31, 90, 180);
+const ORANGE: RGBColor = RGBColor(178, 80, 0);
+const GREEN: RGBColor = RGBColor(20, 120, 60);
+const RED: RGBColor = RGBColor(190, 30, 45);
+const GREY: RGBColor = RGBColor(110, 110, 120);
+const FONT: &str = "sans-serif";
+
+/// One line of a time-series chart.
+struct Line<'a> {
+    label: &'a str,
+    colour: RGBColor,
+    dashed: bool,
+    points: Vec<(f64, f64)>,
+}
+
+fn upper(lines: &[Line]) -> f64 {
+    let m = lines
+        .iter()
+        .flat_map(|l| l.points.iter().map(|p| p.1))
+        .fold(0.0, f64::max);
+    if m > 0.0 { m * 1.1 } else { 1.0 }
+}
+
+fn draw_lines<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    title: &str,
+    x_desc: &str,
+    y_desc: &str,
+    lines: &[Line],
+) -> DrawResult<DB> {
+    root.fill(&WHITE)?;
+    let x_max = lines
+        .iter()
+        .flat_map(|l| l.points.iter().map(|p| p.0))
+        .fold(0.0, f64::max)
+        .max(1e-3);
+    let y_max = upper(lines);
+    let mut chart = ChartBuilder::on(root)
+        .caption(title, (FONT, 15))
+        .margin(10)
+        .margin_right(24)
+        .x_label_area_size(34)
+        .y_label_area_size(58)
+        .build_cartesian_2d(0.0..x_max, 0.0..y_max)?;
+    chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .light_line_style(RGBColor(236, 236, 242))
+        .x_label_formatter(&|v| short(*v))
+        .y_label_formatter(&|v| short(*v))
+        .draw()?;
+    for l in lines {
+        let style = ShapeStyle {
+            color: l.colour.to_rgba(),
+            filled: false,
+            stroke_width: 2,
+        };
+        if l.dashed {
+            chart
+                .draw_series(DashedLineSeries::new(l.points.iter().copied(), 6, 4, style))?
+                .label(l.label)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], style));
+        } else {
+            chart
+                .draw_series(LineSeries::new(l.points.iter().copied(), style))?
+                .label(l.label)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], style));
+        }
+    }
+    if lines.len() > 1 {
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.85))
+            .border_style(GREY)
+            .label_font((FONT, 12))
+            .draw()?;
+    }
+    root.present()
+}
+
+/// A compact number for axis labels: 1.2k, 3.4M.
+fn short(v: f64) -> String {
+    let a = v.abs();
+    if a >= 1e6 {
+        format!("{:.1}M", v / 1e6)
+    } else if a >= 1e4 {
+        format!("{:.0}k", v / 1e3)
+    } else if a >= 1e3 {
+        format!("{:.1}k", v / 1e3)
+    } else if a >= 10.0 || a == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+fn series(t: &[f64], v: &[f64]) -> Vec<(f64, f64)> {
+    t.iter().copied().zip(v.iter().copied()).collect()
+}
+
+fn series_opt(t: &[f64], v: &[Option<f64>]) -> Vec<(f64, f64)> {
+    t.iter()
+        .copied()
+        .zip(v.iter())
+        .filter_map(|(t, v)| v.map(|v| (t, v)))
+        .collect()
+}
+
+/// Requests waiting and in flight over time.
+pub fn queue<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    r: &Report,
+    pinned: Option<&Report>,
+) -> DrawResult<DB> {
+    let s = &r.series;
+    let mut lines = vec![
+        Line {
+            label: "waiting",
+            colour: BLUE,
+            dashed: false,
+            points: series(&s.t_s, &s.queue_depth),
+        },
+        Line {
+            label: "in flight",
+            colour: GREY,
+            dashed: false,
+            points: series(&s.t_s, &s.in_flight),
+        },
+    ];
+    if let Some(p) = pinned {
+        lines.push(Line {
+            label: "waiting (A)",
+            colour: ORANGE,
+            dashed: true,
+            points: series(&p.series.t_s, &p.series.queue_depth),
+        });
+    }
+    draw_lines(
+        root,
+        "Requests waiting and in flight",
+        "simulated time (s)",
+        "requests",
+        &lines,
+    )
+}
+
+/// TTFT and end-to-end p50/p99 per window.
+pub fn latency<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    r: &Report,
+    pinned: Option<&Report>,
+) -> DrawResult<DB> {
+    let s = &r.series;
+    let mut lines = vec![
+        Line {
+            label: "TTFT p50",
+            colour: GREEN,
+            dashed: false,
+            points: series_opt(&s.t_s, &s.ttft_p50_ms),
+        },
+        Line {
+            label: "TTFT p99",
+            colour: GREEN,
+            dashed: true,
+            points: series_opt(&s.t_s, &s.ttft_p99_ms),
+        },
+        Line {
+            label: "end-to-end p50",
+            colour: BLUE,
+            dashed: false,
+            points: series_opt(&s.t_s, &s.e2e_p50_ms),
+        },
+        Line {
+            label: "end-to-end p99",
+            colour: BLUE,
+            dashed: true,
+            points: series_opt(&s.t_s, &s.e2e_p99_ms),
+        },
+    ];
+    if let Some(p) = pinned {
+        lines.push(Line {
+            label: "end-to-end p99 (A)",
+            colour: ORANGE,
+            dashed: true,
+            points: series_opt(&p.series.t_s, &p.series.e2e_p99_ms),
+        });
+    }
+    draw_lines(
+        root,
+        "Latency over time",
+        "simulated time (s)",
+        "ms",
+        &lines,
+    )
+}
+
+/// Output tokens per second and arrivals over time.
+pub fn throughput<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    r: &Report,
+    pinned: Option<&Report>,
+) -> DrawResult<DB> {
+    let s = &r.series;
+    let mut lines = vec![Line {
+        label: "output tok/s",
+        colour: BLUE,
+        dashed: false,
+        points: series(&s.t_s, &s.output_tokens_per_s),
+    }];
+    if let Some(p) = pinned {
+        lines.push(Line {
+            label: "output tok/s (A)",
+            colour: ORANGE,
+            dashed: true,
+            points: series(&p.series.t_s, &p.series.output_tokens_per_s),
+        });
+    }
+    draw_lines(root, "Throughput", "simulated time (s)", "tokens/s", &lines)
+}
+
+/// Arrivals per second over time.
+pub fn arrivals<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    r: &Report,
+    pinned: Option<&Report>,
+) -> DrawResult<DB> {
+    let s = &r.series;
+    let mut lines = vec![Line {
+        label: "arrivals/s",
+        colour: GREY,
+        dashed: false,
+        points: series(&s.t_s, &s.arrivals_per_s),
+    }];
+    if let Some(p) = pinned {
+        lines.push(Line {
+            label: "arrivals/s (A)",
+            colour: ORANGE,
+            dashed: true,
+            points: series(&p.series.t_s, &p.series.arrivals_per_s),
+        });
+    }
+    draw_lines(
+        root,
+        "Requests arriving",
+        "simulated time (s)",
+        "requests/s",
+        &lines,
+    )
+}
+
+/// Mean batch size and KV-cache use over time.
+pub fn batch<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    r: &Report,
+    _pinned: Option<&Report>,
+) -> DrawResult<DB> {
+    let s = &r.series;
+    let kv: Vec<f64> = s.kv_use.iter().map(|k| k * 100.0).collect();
+    let lines = vec![
+        Line {
+            label: "sequences per pass",
+            colour: BLUE,
+            dashed: false,
+            points: series(&s.t_s, &s.batch_size),
+        },
+        Line {
+            label: "KV cache used (%)",
+            colour: RED,
+            dashed: true,
+            points: series(&s.t_s, &kv),
+        },
+    ];
+    draw_lines(
+        root,
+        "Batch size and KV-cache use",
+        "simulated time (s)",
+        "sequences / %",
+        &lines,
+    )
+}
+
+/// 429s per second and the share of the token limit left.
+pub fn api<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    r: &Report,
+    pinned: Option<&Report>,
+) -> DrawResult<DB> {
+    let s = &r.series;
+    let fill: Vec<Option<f64>> = s
+        .api_token_fill
+        .iter()
+        .map(|f| f.map(|f| f * 100.0))
+        .collect();
+    let mut lines = vec![
+        Line {
+            label: "429s per second",
+            colour: RED,
+            dashed: false,
+            points: series(&s.t_s, &s.throttled_per_s),
+        },
+        Line {
+            label: "token limit left (%)",
+            colour: GREY,
+            dashed: true,
+            points: series_opt(&s.t_s, &fill),
+        },
+    ];
+    if let Some(p) = pinned {
+        lines.push(Line {
+            label: "429s per second (A)",
+            colour: ORANGE,
+            dashed: true,
+            points: series(&p.series.t_s, &p.series.throttled_per_s),
+        });
+    }
+    draw_lines(
+        root,
+        "Rate limits: 429s and headroom",
+        "simulated time (s)",
+        "per s / %",
+        &lines,
+    )
+}
+
+/// Latency distribution as a cumulative curve: x = latency, y = share of requests.
+pub fn distribution<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    r: &Report,
+    pinned: Option<&Report>,
+) -> DrawResult<DB> {
+    let d = &r.distribution;
+    let cdf = |v: &[f64], q: &[f64]| -> Vec<(f64, f64)> {
+        v.iter().copied().zip(q.iter().map(|q| q * 100.0)).collect()
+    };
+    let mut lines = vec![
+        Line {
+            label: "TTFT",
+            colour: GREEN,
+            dashed: false,
+            points: cdf(&d.ttft_ms, &d.quantiles),
+        },
+        Line {
+            label: "end-to-end",
+            colour: BLUE,
+            dashed: false,
+            points: cdf(&d.e2e_ms, &d.quantiles),
+        },
+    ];
+    if let Some(p) = pinned {
+        lines.push(Line {
+            label: "end-to-end (A)",
+            colour: ORANGE,
+            dashed: true,
+            points: cdf(&p.distribution.e2e_ms, &p.distribution.quantiles),
+        });
+    }
+    // Swap axes' meaning: x is latency; y is the percentile reached.
+    draw_lines(
+        root,
+        "Latency distribution (share of requests faster than x)",
+        "ms",
+        "% of requests",
+        &lines,
+    )
+}
+
+/// Monthly cost vs load: API and self-hosted, with the crossover marked.
+pub fn cost_curve<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    c: &sim_core::compare::CostComparison,
+) -> DrawResult<DB> {
+    root.fill(&WHITE)?;
+    let x_max = c.points.last().map_or(1.0, |p| p.load_per_s).max(1e-3);
+    let y_max = c
+        .points
+        .iter()
+        .map(|p| p.api_usd_per_month.max(p.self_hosted_usd_per_month))
+        .fold(0.0, f64::max)
+        .max(1.0)
+        * 1.1;
+    let mut chart = ChartBuilder::on(root)
+        .caption(
+            format!("Monthly cost: API ({}) vs self-hosted", c.tier),
+            (FONT, 15),
+        )
+        .margin(10)
+        .margin_right(24)
+        .x_label_area_size(34)
+        .y_label_area_size(58)
+        .build_cartesian_2d(0.0..x_max, 0.0..y_max)?;
+    chart
+        .configure_mesh()
+        .x_desc("load (tasks/s)")
+        .y_desc("$ per month")
+        .light_line_style(RGBColor(236, 236, 242))
+        .x_label_formatter(&|v| short(*v))
+        .y_label_formatter(&|v| short(*v))
+        .draw()?;
+    let api_style = ShapeStyle {
+        color: RED.to_rgba(),
+        filled: false,
+        stroke_width: 2,
+    };
+    let self_style = ShapeStyle {
+        color: BLUE.to_rgba(),
+        filled: false,
+        stroke_width: 2,
+    };
+    chart
+        .draw_series(LineSeries::new(
+            c.points.iter().map(|p| (p.load_per_s, p.api_usd_per_month)),
+            api_style,
+        ))?
+        .label("API")
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], api_style));
+    chart
+        .draw_series(LineSeries::new(
+            c.points
+                .iter()
+                .map(|p| (p.load_per_s, p.self_hosted_usd_per_month)),
+            self_style,
+        ))?
+        .label("self-hosted")
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], self_style));
+    if let Some(x) = c.crossover_load_per_s.filter(|x| *x <= x_max) {
+        chart.draw_series(DashedLineSeries::new(
+            [(x, 0.0), (x, y_max)],
+            5,
+            4,
+            GREY.stroke_width(1),
+        ))?;
+        chart.draw_series(std::iter::once(Text::new(
+            format!("crossover {x:.2}/s"),
+            (x, y_max * 0.95),
+            (FONT, 12).into_font().color(&GREY),
+        )))?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.85))
+        .border_style(GREY)
+        .label_font((FONT, 12))
+        .draw()?;
+    root.present()
+}
+
+/// $ per million output tokens vs load for the self-hosted fleet as configured.
+pub fn usd_per_mtok_curve<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    points: &[(f64, f64)],
+) -> DrawResult<DB> {
+    let lines = vec![Line {
+        label: "$ per million output tokens",
+        colour: BLUE,
+        dashed: false,
+        points: points.to_vec(),
+    }];
+    draw_lines(
+        root,
+        "Self-hosted cost per million tokens vs load",
+        "load (tasks/s)",
+        "$ / Mtok",
+        &lines,
+    )
+}
+
+/// Every time-series chart: (DOM id, title for exports, draw function).
+pub type ChartFn<DB> = fn(&DrawingArea<DB, Shift>, &Report, Option<&Report>) -> DrawResult<DB>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use plotters::backend::SVGBackend;
+
+    #[test]
+    fn every_chart_draws_a_real_report_to_svg() {
+        for s in [
+            sim_core::presets::chatbot_h100(),
+            sim_core::presets::launch_spike(),
+        ] {
+            let r = sim_core::run(&s).expect("valid");
+            for i in 0..7 {
+                let mut svg = String::new();
+                {
+                    let root = SVGBackend::with_string(&mut svg, (640, 300)).into_drawing_area();
+                    let f: ChartFn<SVGBackend> = [
+                        queue,
+                        latency,
+                        throughput,
+                        arrivals,
+                        batch,
+                        api,
+                        distribution,
+                    ][i];
+                    f(&root, &r, Some(&r)).expect("draws");
+                }
+                assert!(
+                    svg.contains("<polyline") || svg.contains("<path"),
+                    "chart {i} drew no line"
+                );
+            }
+        }
+    }
+}

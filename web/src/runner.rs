@@ -1,0 +1,120 @@
+//! Runs the simulation in slices on animation frames, so the tab never blocks
+//! for long: each frame advances the run for at most [`SLICE_MS`] and reports
+//! progress; a newer scenario cancels the run in progress.
+
+use leptos::prelude::*;
+use sim_core::{Report, Scenario, Simulation};
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+/// Longest one slice of simulation may block the page, ms.
+pub const SLICE_MS: f64 = 25.0;
+/// Events between clock checks inside a slice.
+const EVENTS_PER_CHECK: u64 = 2_000;
+
+fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or_else(js_sys::Date::now, |p| p.now())
+}
+
+/// What the page shows about the run in progress.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RunState {
+    /// Running: fraction of the arrival window simulated so far.
+    Running(f64),
+    /// Finished, with how long the whole run took in the browser (ms).
+    Done(f64),
+}
+
+/// The slice runner; clone freely (it is a handle).
+#[derive(Clone)]
+pub struct Runner {
+    generation: Rc<Cell<u64>>,
+    pending: Rc<RefCell<Option<Scenario>>>,
+    frame_requested: Rc<Cell<bool>>,
+    /// The latest finished report.
+    pub report: RwSignal<Option<Report>>,
+    /// Progress of the run in progress.
+    pub state: RwSignal<RunState>,
+}
+
+impl Default for Runner {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Runner {
+    /// A runner with nothing run yet.
+    pub fn new() -> Self {
+        Runner {
+            generation: Rc::new(Cell::new(0)),
+            pending: Rc::new(RefCell::new(None)),
+            frame_requested: Rc::new(Cell::new(false)),
+            report: RwSignal::new(None),
+            state: RwSignal::new(RunState::Running(0.0)),
+        }
+    }
+
+    /// Run `scenario` (already validated), replacing any run in progress. Calls
+    /// made within one animation frame coalesce: only the last one runs.
+    pub fn submit(&self, scenario: Scenario) {
+        *self.pending.borrow_mut() = Some(scenario);
+        if self.frame_requested.replace(true) {
+            return;
+        }
+        let this = self.clone();
+        request_animation_frame(move || {
+            this.frame_requested.set(false);
+            if let Some(s) = this.pending.borrow_mut().take() {
+                this.start(s);
+            }
+        });
+    }
+
+    fn start(&self, scenario: Scenario) {
+        let generation = self.generation.get() + 1;
+        self.generation.set(generation);
+        match Simulation::new(&scenario) {
+            Ok(sim) => {
+                let horizon = (scenario.duration_s * 1e9) as u64;
+                self.state.set(RunState::Running(0.0));
+                self.slice(
+                    Rc::new(RefCell::new(sim)),
+                    generation,
+                    horizon.max(1),
+                    now_ms(),
+                );
+            }
+            Err(e) => leptos::logging::warn!("scenario refused: {e}"),
+        }
+    }
+
+    fn slice(&self, sim: Rc<RefCell<Simulation>>, generation: u64, horizon: u64, started: f64) {
+        if self.generation.get() != generation {
+            return; // superseded
+        }
+        let t0 = now_ms();
+        let done = {
+            let mut s = sim.borrow_mut();
+            loop {
+                if s.advance_events(EVENTS_PER_CHECK) {
+                    break true;
+                }
+                if now_ms() - t0 > SLICE_MS {
+                    break false;
+                }
+            }
+        };
+        if done {
+            self.report.set(Some(sim.borrow().report()));
+            self.state.set(RunState::Done(now_ms() - started));
+            return;
+        }
+        let progress = (sim.borrow().now_ns() as f64 / horizon as f64).min(0.99);
+        self.state.set(RunState::Running(progress));
+        let this = self.clone();
+        request_animation_frame(move || this.slice(sim, generation, horizon, started));
+    }
+}
