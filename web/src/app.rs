@@ -53,6 +53,92 @@ fn current_fragment() -> String {
     window().location().hash().unwrap_or_default()
 }
 
+/// Offer `data` as a file download.
+fn download(name: &str, mime: &str, data: &str) {
+    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(data));
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type(mime);
+    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts) else {
+        return;
+    };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
+        return;
+    };
+    download_url(name, &url);
+    let _ = web_sys::Url::revoke_object_url(&url);
+}
+
+fn download_url(name: &str, url: &str) {
+    use wasm_bindgen::JsCast;
+    let Ok(el) = document().create_element("a") else {
+        return;
+    };
+    let Ok(a) = el.dyn_into::<web_sys::HtmlAnchorElement>() else {
+        return;
+    };
+    a.set_href(url);
+    a.set_download(name);
+    a.click();
+}
+
+/// Cost curves computed after a run: self-hosted $/Mtok vs load, and API vs
+/// self-hosted monthly cost when the scenario has an API tier.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CostCurves {
+    /// (load in tasks/s, $ per million output tokens).
+    pub per_mtok: Vec<(f64, f64)>,
+    /// API vs self-hosted.
+    pub comparison: Option<sim_core::compare::CostComparison>,
+}
+
+/// Compute the cost curves of a scenario (a saturation run of one replica plus
+/// arithmetic).
+pub fn cost_curves(s: &Scenario) -> Option<CostCurves> {
+    let capacity = sim_core::compare::replica_capacity_per_s(s).ok()?;
+    let fleet = capacity * f64::from(s.serving.replicas);
+    let total: f64 = s.workload.classes.iter().map(|k| k.share).sum();
+    let out_per_task: f64 = s
+        .workload
+        .classes
+        .iter()
+        .map(|k| {
+            k.share
+                * k.output_tokens.mean().min(f64::from(k.max_tokens))
+                * f64::from(k.calls_per_task)
+        })
+        .sum::<f64>()
+        / total.max(1e-12);
+    let usd_per_hour =
+        f64::from(s.serving.replicas * s.serving.gpus_per_replica) * s.usd_per_gpu_hour();
+    let loads: Vec<f64> = (1..=30)
+        .map(|i| fleet * 1.5 * f64::from(i) / 30.0)
+        .collect();
+    let per_mtok = loads
+        .iter()
+        .filter(|l| **l > 0.0)
+        .map(|&l| {
+            (
+                l,
+                usd_per_hour / (l.min(fleet) * out_per_task * 3600.0) * 1e6,
+            )
+        })
+        .collect();
+    let comparison = s.api.as_ref().and_then(|a| {
+        let tier = a
+            .tiers
+            .iter()
+            .position(|t| t.name == a.default_backend)
+            .unwrap_or(0);
+        let max = (fleet * 3.0).max(1e-3);
+        let loads: Vec<f64> = (1..=40).map(|i| max * f64::from(i) / 40.0).collect();
+        sim_core::compare::compare(s, tier, &loads).ok()
+    });
+    Some(CostCurves {
+        per_mtok,
+        comparison,
+    })
+}
+
 fn write_fragment(s: &Scenario) {
     let url = link::encode_fragment(s);
     if let Ok(history) = window().history() {
@@ -178,6 +264,8 @@ pub fn App() -> impl IntoView {
     let input_problem = RwSignal::new(None::<String>);
     let copied = RwSignal::new(false);
     let runner = Runner::new();
+    let pinned = RwSignal::new(None::<(Scenario, Report)>);
+    let costs = RwSignal::new(None::<CostCurves>);
 
     // Every change of scenario: mirror it in the URL and re-run (coalesced to
     // one run per animation frame by the runner).
@@ -201,6 +289,15 @@ pub fn App() -> impl IntoView {
 
     let report = runner.report;
     let state = runner.state;
+
+    // After each finished run, compute the cost curves on a later frame.
+    Effect::new(move |_| {
+        if report.with(|r| r.is_some()) {
+            let s = scenario.get_untracked();
+            request_animation_frame(move || costs.set(cost_curves(&s)));
+        }
+    });
+    let pinned_report = Signal::derive(move || pinned.with(|p| p.as_ref().map(|(_, r)| r.clone())));
 
     view! {
         <header class="top">
@@ -313,12 +410,79 @@ pub fn App() -> impl IntoView {
                         {move || report.with(|r| r.as_ref().map(|r| r.warnings.join(" ")).unwrap_or_default())}
                     </p>
                 </Show>
+                <div class="toolbar" role="toolbar" aria-label="Compare and export">
+                    <button
+                        data-testid="pin"
+                        title="Keep these results as A; change the scenario and compare B against them"
+                        on:click=move |_| {
+                            if let Some(r) = report.get_untracked() {
+                                pinned.set(Some((scenario.get_untracked(), r)));
+                            }
+                        }
+                    >
+                        "Pin as A"
+                    </button>
+                    <Show when=move || pinned.with(|p| p.is_some())>
+                        <button class="secondary" data-testid="unpin" on:click=move |_| pinned.set(None)>
+                            "Clear A"
+                        </button>
+                        <span class="pinned-note" data-testid="pinned-note">
+                            {move || pinned.with(|p| p.as_ref().map(|(s, _)| format!("Comparing with A: {}", s.name))).unwrap_or_default()}
+                        </span>
+                    </Show>
+                    <span class="spacer"></span>
+                    <button
+                        class="secondary"
+                        data-testid="export-summary"
+                        on:click=move |_| {
+                            if let Some(r) = report.get_untracked() {
+                                download("throughput-lab-summary.csv", "text/csv", &crate::export::summary_csv(&r));
+                            }
+                        }
+                    >
+                        "Summary CSV"
+                    </button>
+                    <button
+                        class="secondary"
+                        data-testid="export-series"
+                        on:click=move |_| {
+                            if let Some(r) = report.get_untracked() {
+                                download("throughput-lab-series.csv", "text/csv", &crate::export::series_csv(&r));
+                            }
+                        }
+                    >
+                        "Time series CSV"
+                    </button>
+                    <button
+                        class="secondary"
+                        data-testid="export-scenario"
+                        title="The scenario as JSON: run it with `tlab run scenario.json`"
+                        on:click=move |_| {
+                            let json = serde_json::to_string_pretty(&scenario.get_untracked()).unwrap_or_default();
+                            download("scenario.json", "application/json", &json);
+                        }
+                    >
+                        "Scenario JSON"
+                    </button>
+                </div>
                 <div class="cards">
                     {cards()
                         .into_iter()
                         .map(|c| {
                             let value = c.value;
+                            let id = c.id;
                             let shown = move || report.with(|r| r.as_ref().and_then(value));
+                            let delta = move || {
+                                let b = shown()?.1;
+                                let a = pinned.with(|p| p.as_ref().and_then(|(_, r)| value(r)))?.1;
+                                Some(if a == b {
+                                    "same as A".to_owned()
+                                } else if a.abs() > 1e-12 {
+                                    format!("{:+.1} % vs A", (b - a) / a.abs() * 100.0)
+                                } else {
+                                    format!("{:+.3} vs A", b - a)
+                                })
+                            };
                             view! {
                                 <Show when=move || shown().is_some()>
                                     <div class="card" title=c.help>
@@ -330,6 +494,11 @@ pub fn App() -> impl IntoView {
                                         >
                                             {move || shown().map(|(t, _)| t).unwrap_or_default()}
                                         </span>
+                                        <Show when=move || delta().is_some()>
+                                            <span class="delta" data-testid=format!("card-{id}-delta")>
+                                                {move || delta().unwrap_or_default()}
+                                            </span>
+                                        </Show>
                                     </div>
                                 </Show>
                             }
@@ -337,13 +506,23 @@ pub fn App() -> impl IntoView {
                         .collect_view()}
                 </div>
                 <div class="charts">
-                    {chart_canvas("chart-queue", charts::queue, report, |_| true)}
-                    {chart_canvas("chart-latency", charts::latency, report, |_| true)}
-                    {chart_canvas("chart-throughput", charts::throughput, report, |_| true)}
-                    {chart_canvas("chart-arrivals", charts::arrivals, report, |_| true)}
-                    {chart_canvas("chart-batch", charts::batch, report, |r| r.cost.gpus > 0)}
-                    {chart_canvas("chart-api", charts::api, report, |r| r.api.is_some())}
-                    {chart_canvas("chart-distribution", charts::distribution, report, |_| true)}
+                    {chart_canvas("chart-queue", charts::queue, report, pinned_report, |_| true)}
+                    {chart_canvas("chart-latency", charts::latency, report, pinned_report, |_| true)}
+                    {chart_canvas("chart-throughput", charts::throughput, report, pinned_report, |_| true)}
+                    {chart_canvas("chart-arrivals", charts::arrivals, report, pinned_report, |_| true)}
+                    {chart_canvas("chart-batch", charts::batch, report, pinned_report, |r| r.cost.gpus > 0)}
+                    {chart_canvas("chart-api", charts::api, report, pinned_report, |r| r.api.is_some())}
+                    {chart_canvas("chart-distribution", charts::distribution, report, pinned_report, |_| true)}
+                    {cost_canvas("chart-cost-mtok", costs, |root, c| charts::usd_per_mtok_curve(root, &c.per_mtok), |c| !c.per_mtok.is_empty())}
+                    {cost_canvas(
+                        "chart-cost-month",
+                        costs,
+                        |root, c| match &c.comparison {
+                            Some(cmp) => charts::cost_curve(root, cmp),
+                            None => Ok(()),
+                        },
+                        |c| c.comparison.is_some(),
+                    )}
                 </div>
             </section>
         </main>
@@ -531,15 +710,36 @@ fn choice_control(
     .into_any()
 }
 
+fn png_button(id: &'static str, canvas: NodeRef<leptos::html::Canvas>) -> impl IntoView {
+    view! {
+        <button
+            class="png"
+            data-testid=format!("{id}-png")
+            aria-label="Download this chart as PNG"
+            on:click=move |_| {
+                if let Some(c) = canvas.get_untracked()
+                    && let Ok(url) = c.to_data_url()
+                {
+                    download_url(&format!("{id}.png"), &url);
+                }
+            }
+        >
+            "PNG"
+        </button>
+    }
+}
+
 fn chart_canvas(
     id: &'static str,
     draw: ChartFn<CanvasBackend>,
     report: RwSignal<Option<Report>>,
+    pinned: Signal<Option<Report>>,
     show: fn(&Report) -> bool,
 ) -> impl IntoView {
     let canvas = NodeRef::<leptos::html::Canvas>::new();
     let visible = move || report.with(|r| r.as_ref().is_some_and(show));
     Effect::new(move |_| {
+        let a = pinned.get();
         report.with(|r| {
             let (Some(r), Some(el)) = (r.as_ref(), canvas.get()) else {
                 return;
@@ -550,13 +750,46 @@ fn chart_canvas(
             if let Some(backend) = CanvasBackend::with_canvas_object(el) {
                 let root = backend.into_drawing_area();
                 // A failed draw leaves the previous frame; nothing better to show.
-                let _ = draw(&root, r, None);
+                let _ = draw(&root, r, a.as_ref());
             }
         });
     });
     view! {
         <figure class="chart" style:display=move || if visible() { "block" } else { "none" }>
             <canvas node_ref=canvas data-testid=id width="640" height="300"></canvas>
+            {png_button(id, canvas)}
+        </figure>
+    }
+}
+
+fn cost_canvas(
+    id: &'static str,
+    costs: RwSignal<Option<CostCurves>>,
+    draw: fn(
+        &plotters::drawing::DrawingArea<CanvasBackend, plotters::coord::Shift>,
+        &CostCurves,
+    ) -> charts::DrawResult<CanvasBackend>,
+    show: fn(&CostCurves) -> bool,
+) -> impl IntoView {
+    let canvas = NodeRef::<leptos::html::Canvas>::new();
+    let visible = move || costs.with(|c| c.as_ref().is_some_and(show));
+    Effect::new(move |_| {
+        costs.with(|c| {
+            let (Some(c), Some(el)) = (c.as_ref(), canvas.get()) else {
+                return;
+            };
+            if !show(c) {
+                return;
+            }
+            if let Some(backend) = CanvasBackend::with_canvas_object(el) {
+                let _ = draw(&backend.into_drawing_area(), c);
+            }
+        });
+    });
+    view! {
+        <figure class="chart" style:display=move || if visible() { "block" } else { "none" }>
+            <canvas node_ref=canvas data-testid=id width="640" height="300"></canvas>
+            {png_button(id, canvas)}
         </figure>
     }
 }

@@ -6,6 +6,44 @@
 pub mod app;
 pub mod charts;
 pub mod controls;
+pub mod export;
 pub mod runner;
 
 pub use app::App;
+
+use wasm_bindgen::prelude::wasm_bindgen;
+
+/// The full report of a scenario, as JSON: what the page computes, exposed so a
+/// test can compare it byte for byte with the native CLI's output.
+#[wasm_bindgen]
+pub fn report_json(scenario_json: &str) -> Result<String, String> {
+    let s = sim_core::Scenario::from_json(scenario_json).map_err(|e| e.to_string())?;
+    let r = sim_core::run(&s).map_err(|e| e.to_string())?;
+    serde_json::to_string(&r).map_err(|e| e.to_string())
+}
+
+/// Run a scenario `runs` times and return each run's wall time in ms (the
+/// browser benchmark's probe).
+#[wasm_bindgen]
+pub fn bench_run_ms(scenario_json: &str, runs: u32) -> Result<Vec<f64>, String> {
+    let s = sim_core::Scenario::from_json(scenario_json).map_err(|e| e.to_string())?;
+    let now = || {
+        web_sys::window()
+            .and_then(|w| w.performance())
+            .map_or(0.0, |p| p.now())
+    };
+    (0..runs.min(1000))
+        .map(|_| {
+            let t0 = now();
+            let r = sim_core::run(&s).map_err(|e| e.to_string())?;
+            std::hint::black_box(r.requests.completed);
+            Ok(now() - t0)
+        })
+        .collect()
+}
+
+/// The default scenario as JSON (for the benchmark and tests).
+#[wasm_bindgen]
+pub fn default_scenario_json() -> String {
+    serde_json::to_string(&sim_core::presets::chatbot_h100()).unwrap_or_default()
+}

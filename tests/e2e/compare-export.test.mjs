@@ -1,0 +1,96 @@
+// Compare A/B, exports, cost curves, and the same numbers in the browser as natively.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile, writeFile, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { startLab, saveScreenshot } from './support/harness.mjs';
+import { LabPage } from './support/lab-page.mjs';
+
+let lab;
+before(async () => {
+  lab = await startLab();
+});
+after(async () => {
+  await lab?.close();
+});
+
+test('pinning A and changing B shows deltas and overlays', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  const latency = await p.canvasPixels('chart-latency');
+  await p.byTestId('pin').click();
+  await p.byTestId('pinned-note').waitFor();
+  assert.equal(await p.text('card-throughput-delta'), 'same as A');
+  const before = await p.text('card-throughput');
+  await p.byTestId('arrival-rate-number').fill('16');
+  await p.byTestId('arrival-rate-number').press('Enter');
+  await p.waitForTextChange('card-throughput', before, 15_000);
+  await p.waitForRun();
+  assert.match(await p.text('card-throughput-delta'), /^\+\d+(\.\d)? % vs A$/);
+  assert.match(await p.text('card-ttft-p99-delta'), /% vs A$/);
+  assert.notEqual(await p.canvasPixels('chart-latency'), latency);
+  await saveScreenshot(p.page, 'compare-1280x800');
+  await p.byTestId('unpin').click();
+  assert.equal(await p.byTestId('card-throughput-delta').count(), 0);
+  assert.deepEqual(lab.errors, []);
+});
+
+async function downloadText(p, testid) {
+  const [download] = await Promise.all([p.page.waitForEvent('download'), p.byTestId(testid).click()]);
+  const path = await download.path();
+  return { name: download.suggestedFilename(), text: await readFile(path, 'utf8'), path };
+}
+
+test('exports download and parse, and the scenario runs in the CLI with the same numbers', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  await p.byTestId('preset').selectOption('launch-spike');
+  await p.waitForTextChange('card-throughput', '2238 tok/s', 30_000);
+  await p.waitForRun();
+
+  const summary = await downloadText(p, 'export-summary');
+  assert.equal(summary.name, 'throughput-lab-summary.csv');
+  const rows = summary.text.trim().split('\n').map((l) => l.split(','));
+  assert.deepEqual(rows[0], ['scope', 'metric', 'value', 'unit']);
+  assert.ok(rows.length > 50 && rows.every((r) => r.length >= 4));
+
+  const series = await downloadText(p, 'export-series');
+  const lines = series.text.trim().split('\n');
+  const width = lines[0].split(',').length;
+  assert.ok(lines.length > 100 && lines.every((l) => l.split(',').length === width));
+
+  const scenario = await downloadText(p, 'export-scenario');
+  const parsed = JSON.parse(scenario.text);
+  assert.equal(parsed.name, 'Launch spike: email summarisation');
+
+  const png = await Promise.all([p.page.waitForEvent('download'), p.byTestId('chart-queue-png').click()]);
+  const bytes = await readFile(await png[0].path());
+  assert.deepEqual([...bytes.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47], 'a PNG file');
+
+  // Same scenario, natively: the CLI's report must equal the browser's, byte for byte.
+  const dir = await mkdtemp(join(tmpdir(), 'tlab-'));
+  const file = join(dir, 'scenario.json');
+  await writeFile(file, scenario.text);
+  const native = execFileSync('cargo', ['run', '--quiet', '-p', 'tlab', '--', 'run', file, '--json'], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const browser = await p.page.evaluate((json) => window.wasmBindings.report_json(json), scenario.text);
+  // Both sides print each f64 in its shortest round-trip form and JS parses it
+  // back to the same double, so equal re-serialisations mean every number is
+  // bit-identical.
+  assert.equal(JSON.stringify(JSON.parse(browser)), JSON.stringify(JSON.parse(native)), 'bit-identical reports');
+  assert.deepEqual(lab.errors, []);
+});
+
+test('cost curves appear, with the API crossover when there is an API', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  await p.byTestId('chart-cost-mtok').waitFor({ state: 'visible', timeout: 15_000 });
+  await p.byTestId('preset').selectOption('pay-for-speed');
+  await p.byTestId('chart-cost-month').waitFor({ state: 'visible', timeout: 30_000 });
+  await saveScreenshot(p.page, 'costs-1280x800');
+  assert.deepEqual(lab.errors, []);
+});

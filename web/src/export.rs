@@ -1,0 +1,175 @@
+//! Exports: the summary and the time series as CSV, pure functions of a report
+//! (the page adds the scenario JSON and each chart as PNG).
+
+use sim_core::Report;
+use sim_core::report::LatencyStats;
+
+fn opt(v: Option<f64>) -> String {
+    v.map(|x| x.to_string()).unwrap_or_default()
+}
+
+fn latency_rows(out: &mut String, scope: &str, metric: &str, l: &LatencyStats) {
+    for (stat, v) in [
+        ("mean", l.mean_ms),
+        ("p50", l.p50_ms),
+        ("p90", l.p90_ms),
+        ("p95", l.p95_ms),
+        ("p99", l.p99_ms),
+        ("max", l.max_ms),
+    ] {
+        out.push_str(&format!("{scope},{metric}_{stat},{},ms\n", opt(v)));
+    }
+}
+
+/// The summary as CSV: `scope,metric,value,unit`, one row per number.
+pub fn summary_csv(r: &Report) -> String {
+    let mut o = String::from("scope,metric,value,unit\n");
+    let c = &r.requests;
+    for (m, v) in [
+        ("arrived", c.arrived),
+        ("completed", c.completed),
+        ("rejected", c.rejected),
+        ("failed", c.failed),
+        ("in_flight", c.in_flight),
+    ] {
+        o.push_str(&format!("all,requests_{m},{v},requests\n"));
+    }
+    for class in std::iter::once(&r.overall).chain(&r.per_class) {
+        let scope = csv_field(&class.name);
+        latency_rows(&mut o, &scope, "ttft", &class.ttft);
+        latency_rows(&mut o, &scope, "tpot", &class.tpot);
+        latency_rows(&mut o, &scope, "e2e", &class.e2e);
+        latency_rows(&mut o, &scope, "queue_wait", &class.queue_wait);
+        o.push_str(&format!(
+            "{scope},slo_met_fraction,{},fraction\n",
+            opt(class.slo_met_fraction)
+        ));
+        o.push_str(&format!("{scope},api_usd,{},usd\n", class.api_usd));
+    }
+    let t = &r.throughput;
+    o.push_str(&format!(
+        "all,output_tokens_per_s,{},tokens/s\n",
+        t.output_tokens_per_s
+    ));
+    o.push_str(&format!(
+        "all,input_tokens_per_s,{},tokens/s\n",
+        t.input_tokens_per_s
+    ));
+    o.push_str(&format!(
+        "all,requests_per_s,{},requests/s\n",
+        t.requests_per_s
+    ));
+    o.push_str(&format!(
+        "all,goodput_fraction,{},fraction\n",
+        opt(t.goodput_fraction)
+    ));
+    let u = &r.utilisation;
+    o.push_str(&format!(
+        "all,gpu_busy_fraction,{},fraction\n",
+        u.gpu_busy_fraction
+    ));
+    o.push_str(&format!(
+        "all,mean_batch_size,{},sequences\n",
+        u.mean_batch_size
+    ));
+    o.push_str(&format!("all,kv_use_peak,{},fraction\n", u.kv_use_peak));
+    o.push_str(&format!("all,preemptions,{},sequences\n", u.preemptions));
+    let k = &r.cost;
+    o.push_str(&format!("all,total_usd,{},usd\n", k.total_usd));
+    o.push_str(&format!("all,usd_per_month,{},usd\n", k.usd_per_month));
+    o.push_str(&format!(
+        "all,usd_per_mtok_output,{},usd\n",
+        opt(k.usd_per_mtok_output)
+    ));
+    if let Some(a) = &r.api {
+        o.push_str(&format!(
+            "api,throttled_429,{},responses\n",
+            a.throttled_429
+        ));
+        o.push_str(&format!(
+            "api,attempts_per_request,{},attempts\n",
+            a.attempts_per_request
+        ));
+    }
+    o
+}
+
+/// The time series as CSV, one row per window.
+pub fn series_csv(r: &Report) -> String {
+    let s = &r.series;
+    let api = !s.throttled_per_s.is_empty();
+    let mut o = String::from(
+        "t_s,arrivals_per_s,queue_depth,in_flight,batch_size,kv_use,output_tokens_per_s,ttft_p50_ms,ttft_p99_ms,e2e_p50_ms,e2e_p99_ms",
+    );
+    if api {
+        o.push_str(",throttled_per_s,api_tokens_per_min,api_token_fill");
+    }
+    o.push('\n');
+    for i in 0..s.t_s.len() {
+        o.push_str(&format!(
+            "{},{},{},{},{},{},{},{},{},{},{}",
+            s.t_s[i],
+            s.arrivals_per_s[i],
+            s.queue_depth[i],
+            s.in_flight[i],
+            s.batch_size[i],
+            s.kv_use[i],
+            s.output_tokens_per_s[i],
+            opt(s.ttft_p50_ms[i]),
+            opt(s.ttft_p99_ms[i]),
+            opt(s.e2e_p50_ms[i]),
+            opt(s.e2e_p99_ms[i])
+        ));
+        if api {
+            o.push_str(&format!(
+                ",{},{},{}",
+                s.throttled_per_s[i],
+                s.api_tokens_per_min[i],
+                opt(s.api_token_fill[i])
+            ));
+        }
+        o.push('\n');
+    }
+    o
+}
+
+/// A CSV field, quoted when it holds a comma, quote or line break.
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_rows_have_the_header_s_width_and_names_are_quoted() {
+        let mut s = sim_core::presets::launch_spike();
+        s.workload.classes[0].name = "short, \"urgent\" email".into();
+        if let Some(api) = s.api.as_mut() {
+            api.routes.clear();
+        }
+        let r = sim_core::run(&s).expect("valid");
+        let series = series_csv(&r);
+        let width = series
+            .lines()
+            .next()
+            .map(|h| h.split(',').count())
+            .unwrap_or(0);
+        assert_eq!(width, 14);
+        assert!(
+            series
+                .lines()
+                .skip(1)
+                .all(|l| l.split(',').count() == width)
+        );
+        assert_eq!(series.lines().count(), r.series.t_s.len() + 1);
+        let summary = summary_csv(&r);
+        assert!(summary.contains("\"short, \"\"urgent\"\" email\",ttft_p99,"));
+        assert!(summary.contains("api,throttled_429,"));
+    }
+}
