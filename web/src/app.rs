@@ -266,6 +266,10 @@ pub fn App() -> impl IntoView {
     let runner = Runner::new();
     let pinned = RwSignal::new(None::<(Scenario, Report)>);
     let costs = RwSignal::new(None::<CostCurves>);
+    let trace = RwSignal::new(None::<(sim_core::engine::TraceLog, f64)>);
+    let playhead = RwSignal::new(None::<f64>);
+    let playing = RwSignal::new(false);
+    let speed = RwSignal::new(60.0_f64);
 
     // Every change of scenario: mirror it in the URL and re-run (coalesced to
     // one run per animation frame by the runner).
@@ -290,12 +294,27 @@ pub fn App() -> impl IntoView {
     let report = runner.report;
     let state = runner.state;
 
-    // After each finished run, compute the cost curves on a later frame.
+    // After each finished run, compute the cost curves and the GPU timeline on
+    // later frames, so the numbers show first.
     Effect::new(move |_| {
         if report.with(|r| r.is_some()) {
             let s = scenario.get_untracked();
-            request_animation_frame(move || costs.set(cost_curves(&s)));
+            playhead.set(None);
+            playing.set(false);
+            request_animation_frame(move || {
+                trace.set(first_seconds(&s));
+                request_animation_frame(move || costs.set(cost_curves(&s)));
+            });
         }
+    });
+    // What the charts show: the whole run, or the run up to the playhead.
+    let shown = Memo::new(move |_| {
+        report.with(|r| {
+            r.as_ref().map(|r| match playhead.get() {
+                Some(t) => charts::until(r, t),
+                None => r.clone(),
+            })
+        })
     });
     let pinned_report = Signal::derive(move || pinned.with(|p| p.as_ref().map(|(_, r)| r.clone())));
 
@@ -505,14 +524,73 @@ pub fn App() -> impl IntoView {
                         })
                         .collect_view()}
                 </div>
+                <div class="playback" role="group" aria-label="Playback">
+                    <button
+                        data-testid="play"
+                        on:click=move |_| {
+                            if playing.get_untracked() {
+                                playing.set(false);
+                                return;
+                            }
+                            let end = report.with_untracked(|r| r.as_ref().map_or(0.0, |r| r.sim_time_s));
+                            if playhead.get_untracked().is_none_or(|t| t >= end) {
+                                playhead.set(Some(0.0));
+                            }
+                            playing.set(true);
+                            play_frame(playhead, playing, speed, end, None);
+                        }
+                    >
+                        {move || if playing.get() { "Pause" } else { "Play" }}
+                    </button>
+                    <label for="speed">"Speed"</label>
+                    <select
+                        id="speed"
+                        data-testid="speed"
+                        on:change=move |ev| {
+                            if let Ok(v) = event_target_value(&ev).parse() {
+                                speed.set(v);
+                            }
+                        }
+                    >
+                        <option value="10">"10× (10 s per second)"</option>
+                        <option value="60" selected=true>"60× (a minute per second)"</option>
+                        <option value="600">"600× (10 minutes per second)"</option>
+                    </select>
+                    <label for="playhead">"Time"</label>
+                    <input
+                        type="range"
+                        id="playhead"
+                        data-testid="playhead"
+                        min="0"
+                        step="any"
+                        max=move || report.with(|r| r.as_ref().map_or(0.0, |r| r.sim_time_s)).to_string()
+                        aria-valuetext=move || format!("{:.0} s", playhead.get().unwrap_or(0.0))
+                        prop:value=move || {
+                            playhead
+                                .get()
+                                .unwrap_or_else(|| report.with(|r| r.as_ref().map_or(0.0, |r| r.sim_time_s)))
+                                .to_string()
+                        }
+                        on:input=move |ev| {
+                            if let Ok(t) = event_target_value(&ev).parse::<f64>() {
+                                playing.set(false);
+                                playhead.set(Some(t));
+                            }
+                        }
+                    />
+                    <span class="unit" data-testid="playhead-value">
+                        {move || playhead.get().map(|t| format!("{t:.0} s")).unwrap_or_else(|| "all".to_owned())}
+                    </span>
+                </div>
                 <div class="charts">
-                    {chart_canvas("chart-queue", charts::queue, report, pinned_report, |_| true)}
-                    {chart_canvas("chart-latency", charts::latency, report, pinned_report, |_| true)}
-                    {chart_canvas("chart-throughput", charts::throughput, report, pinned_report, |_| true)}
-                    {chart_canvas("chart-arrivals", charts::arrivals, report, pinned_report, |_| true)}
-                    {chart_canvas("chart-batch", charts::batch, report, pinned_report, |r| r.cost.gpus > 0)}
-                    {chart_canvas("chart-api", charts::api, report, pinned_report, |r| r.api.is_some())}
-                    {chart_canvas("chart-distribution", charts::distribution, report, pinned_report, |_| true)}
+                    {chart_canvas("chart-queue", charts::queue, shown.into(), pinned_report, |_| true)}
+                    {chart_canvas("chart-latency", charts::latency, shown.into(), pinned_report, |_| true)}
+                    {chart_canvas("chart-throughput", charts::throughput, shown.into(), pinned_report, |_| true)}
+                    {chart_canvas("chart-arrivals", charts::arrivals, shown.into(), pinned_report, |_| true)}
+                    {chart_canvas("chart-batch", charts::batch, shown.into(), pinned_report, |r| r.cost.gpus > 0)}
+                    {chart_canvas("chart-api", charts::api, shown.into(), pinned_report, |r| r.api.is_some())}
+                    {chart_canvas("chart-distribution", charts::distribution, shown.into(), pinned_report, |_| true)}
+                    {timeline_canvas(trace)}
                     {cost_canvas("chart-cost-mtok", costs, |root, c| charts::usd_per_mtok_curve(root, &c.per_mtok), |c| !c.per_mtok.is_empty())}
                     {cost_canvas(
                         "chart-cost-month",
@@ -732,7 +810,7 @@ fn png_button(id: &'static str, canvas: NodeRef<leptos::html::Canvas>) -> impl I
 fn chart_canvas(
     id: &'static str,
     draw: ChartFn<CanvasBackend>,
-    report: RwSignal<Option<Report>>,
+    report: Signal<Option<Report>>,
     pinned: Signal<Option<Report>>,
     show: fn(&Report) -> bool,
 ) -> impl IntoView {
@@ -758,6 +836,69 @@ fn chart_canvas(
         <figure class="chart" style:display=move || if visible() { "block" } else { "none" }>
             <canvas node_ref=canvas data-testid=id width="640" height="300"></canvas>
             {png_button(id, canvas)}
+        </figure>
+    }
+}
+
+/// Advance the playhead by the real time since the last frame × speed.
+fn play_frame(
+    playhead: RwSignal<Option<f64>>,
+    playing: RwSignal<bool>,
+    speed: RwSignal<f64>,
+    end: f64,
+    last: Option<f64>,
+) {
+    if !playing.get_untracked() {
+        return;
+    }
+    let now = window().performance().map_or(0.0, |p| p.now());
+    if let Some(prev) = last {
+        let t =
+            playhead.get_untracked().unwrap_or(0.0) + (now - prev) / 1000.0 * speed.get_untracked();
+        if t >= end {
+            playhead.set(None);
+            playing.set(false);
+            return;
+        }
+        playhead.set(Some(t));
+    }
+    request_animation_frame(move || play_frame(playhead, playing, speed, end, Some(now)));
+}
+
+/// Replica 1's first passes, recorded for the teaching timeline.
+pub fn first_seconds(s: &Scenario) -> Option<(sim_core::engine::TraceLog, f64)> {
+    let window_s = s.duration_s.min(5.0);
+    let mut sim = sim_core::Simulation::new(s).ok()?;
+    sim.record_trace(5_000);
+    sim.advance_until((window_s * 1e9) as u64);
+    sim.trace()
+        .cloned()
+        .filter(|t| !t.passes.is_empty())
+        .map(|t| (t, window_s))
+}
+
+fn timeline_canvas(trace: RwSignal<Option<(sim_core::engine::TraceLog, f64)>>) -> impl IntoView {
+    let canvas = NodeRef::<leptos::html::Canvas>::new();
+    Effect::new(move |_| {
+        trace.with(|t| {
+            let (Some((t, w)), Some(el)) = (t.as_ref(), canvas.get()) else {
+                return;
+            };
+            if let Some(backend) = CanvasBackend::with_canvas_object(el) {
+                let _ = charts::timeline(&backend.into_drawing_area(), t, *w);
+            }
+        });
+    });
+    view! {
+        <figure
+            class="chart wide"
+            style:display=move || if trace.with(|t| t.is_some()) { "block" } else { "none" }
+        >
+            <canvas node_ref=canvas data-testid="chart-timeline" width="1200" height="320"></canvas>
+            <figcaption>
+                "The first seconds on the GPU. Static batching runs one batch to the end while new requests wait; continuous batching lets them join between passes. Switch the batching policy to compare."
+            </figcaption>
+            {png_button("chart-timeline", canvas)}
         </figure>
     }
 }

@@ -479,6 +479,132 @@ pub fn usd_per_mtok_curve<DB: DrawingBackend>(
     )
 }
 
+/// The teaching view: replica 0's forward passes over the first seconds. Each
+/// pass is a bar as wide as it lasts and as tall as its batch — prompt work
+/// (prefill) in orange, token generation (decode) in blue — with the requests
+/// waiting for a slot drawn beneath the axis.
+pub fn timeline<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    trace: &sim_core::engine::TraceLog,
+    window_s: f64,
+) -> DrawResult<DB> {
+    root.fill(&WHITE)?;
+    let end_ns = (window_s * 1e9) as u64;
+    let passes: Vec<_> = trace
+        .passes
+        .iter()
+        .filter(|p| p.replica == 0 && p.start_ns < end_ns)
+        .collect();
+    let top = passes
+        .iter()
+        .map(|p| p.prefill_seqs + p.decode_seqs)
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64
+        * 1.15;
+    let bottom = passes.iter().map(|p| p.waiting).max().unwrap_or(0) as f64 * 1.15;
+    let mut chart = ChartBuilder::on(root)
+        .caption(
+            "GPU timeline: forward passes of replica 1 (bars) and requests waiting (below)",
+            (FONT, 15),
+        )
+        .margin(10)
+        .margin_right(24)
+        .x_label_area_size(34)
+        .y_label_area_size(58)
+        .build_cartesian_2d(0.0..window_s, -bottom.max(1.0)..top)?;
+    chart
+        .configure_mesh()
+        .x_desc("simulated time (s)")
+        .y_desc("sequences in pass / waiting")
+        .light_line_style(RGBColor(236, 236, 242))
+        .y_label_formatter(&|v| short(v.abs()))
+        .draw()?;
+    let to_s = |ns: u64| ns as f64 / 1e9;
+    let prefill = ShapeStyle {
+        color: ORANGE.mix(0.85),
+        filled: true,
+        stroke_width: 0,
+    };
+    let decode = ShapeStyle {
+        color: BLUE.mix(0.85),
+        filled: true,
+        stroke_width: 0,
+    };
+    let waiting = ShapeStyle {
+        color: GREY.mix(0.5),
+        filled: true,
+        stroke_width: 0,
+    };
+    chart
+        .draw_series(passes.iter().filter(|p| p.decode_seqs > 0).map(|p| {
+            Rectangle::new(
+                [
+                    (to_s(p.start_ns), 0.0),
+                    (to_s(p.end_ns.min(end_ns)), f64::from(p.decode_seqs)),
+                ],
+                decode,
+            )
+        }))?
+        .label("decode (generating tokens)")
+        .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], decode));
+    chart
+        .draw_series(passes.iter().filter(|p| p.prefill_seqs > 0).map(|p| {
+            let base = f64::from(p.decode_seqs);
+            Rectangle::new(
+                [
+                    (to_s(p.start_ns), base),
+                    (to_s(p.end_ns.min(end_ns)), base + f64::from(p.prefill_seqs)),
+                ],
+                prefill,
+            )
+        }))?
+        .label("prefill (reading prompts)")
+        .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], prefill));
+    chart
+        .draw_series(passes.iter().filter(|p| p.waiting > 0).map(|p| {
+            Rectangle::new(
+                [
+                    (to_s(p.start_ns), -f64::from(p.waiting)),
+                    (to_s(p.end_ns.min(end_ns)), 0.0),
+                ],
+                waiting,
+            )
+        }))?
+        .label("requests waiting")
+        .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], waiting));
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.85))
+        .border_style(GREY)
+        .label_font((FONT, 12))
+        .draw()?;
+    root.present()
+}
+
+/// A copy of the report whose time series stop at `t_s` (playback).
+pub fn until(r: &Report, t_s: f64) -> Report {
+    let mut c = r.clone();
+    let n = c.series.t_s.partition_point(|&t| t <= t_s + 1e-9);
+    let s = &mut c.series;
+    s.t_s.truncate(n);
+    s.arrivals_per_s.truncate(n);
+    s.queue_depth.truncate(n);
+    s.in_flight.truncate(n);
+    s.batch_size.truncate(n);
+    s.kv_use.truncate(n);
+    s.output_tokens_per_s.truncate(n);
+    s.ttft_p50_ms.truncate(n);
+    s.ttft_p99_ms.truncate(n);
+    s.e2e_p50_ms.truncate(n);
+    s.e2e_p99_ms.truncate(n);
+    s.throttled_per_s.truncate(n);
+    s.api_tokens_per_min.truncate(n);
+    s.api_token_fill.truncate(n);
+    c
+}
+
 /// Every time-series chart: (DOM id, title for exports, draw function).
 pub type ChartFn<DB> = fn(&DrawingArea<DB, Shift>, &Report, Option<&Report>) -> DrawResult<DB>;
 
@@ -515,5 +641,30 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn the_timeline_draws_prefill_and_decode_bars() {
+        let s = sim_core::presets::chatbot_h100();
+        let mut sim = sim_core::Simulation::new(&s).expect("valid");
+        sim.record_trace(2_000);
+        sim.advance_until(5_000_000_000);
+        let trace = sim.trace().expect("recorded");
+        assert!(
+            trace.passes.iter().any(|p| p.prefill_seqs > 0)
+                && trace.passes.iter().any(|p| p.decode_seqs > 0)
+        );
+        let mut svg = String::new();
+        {
+            let root = SVGBackend::with_string(&mut svg, (900, 300)).into_drawing_area();
+            timeline(&root, trace, 5.0).expect("draws");
+        }
+        assert!(svg.matches("<rect").count() > 100, "one bar per pass");
+        let r = sim_core::run(&s).expect("valid");
+        let cut = until(&r, 60.0);
+        assert!(
+            cut.series.t_s.len() < r.series.t_s.len()
+                && cut.series.t_s.last().is_some_and(|t| *t <= 60.0)
+        );
     }
 }

@@ -1,0 +1,72 @@
+// Browser benchmark (`cargo xtask bench-web`): the release bundle in headless
+// Chromium. Prints a table and exits non-zero if a target is missed.
+//
+//   first render      page load → first run's numbers on screen     < 1500 ms
+//   recompute         median of 20 runs of the default scenario     <   30 ms
+//   100k requests     one run of 100,000 requests                   < 1000 ms
+//   bundle            gzipped size of the wasm                      <  500 KB
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { startLab, DIST } from '../e2e/support/harness.mjs';
+
+const lab = await startLab();
+const rows = [];
+let failed = false;
+function record(name, value, unit, target) {
+  const ok = value < target;
+  failed ||= !ok;
+  rows.push({ name, value: Number(value.toFixed(1)), unit, target, ok });
+}
+
+try {
+  // First render: a fresh page, timed from navigation start by the browser itself.
+  const firsts = [];
+  for (let i = 0; i < 5; i++) {
+    const page = await lab.newPage();
+    await page.goto(lab.url);
+    await page.locator('[data-testid="run-time"]').waitFor({ timeout: 30_000 });
+    firsts.push(await page.evaluate(() => performance.now()));
+    await page.close();
+  }
+  firsts.sort((a, b) => a - b);
+  record('first render (median of 5)', firsts[2], 'ms', 1500);
+
+  const page = await lab.newPage();
+  await page.goto(lab.url);
+  await page.locator('[data-testid="run-time"]').waitFor({ timeout: 30_000 });
+  const times = await page.evaluate(() => {
+    const b = window.wasmBindings;
+    return b.bench_run_ms(b.default_scenario_json(), 20);
+  });
+  const sorted = [...times].sort((a, b) => a - b);
+  record('recompute default scenario (median of 20)', (sorted[9] + sorted[10]) / 2, 'ms', 30);
+
+  const big = await page.evaluate(() => {
+    const b = window.wasmBindings;
+    const s = JSON.parse(b.default_scenario_json());
+    // 100,000 requests at the default's 8 req/s.
+    s.duration_s = 100000 / s.workload.arrival.rate_per_s;
+    const json = JSON.stringify(s);
+    const report = JSON.parse(b.report_json(json));
+    return { ms: b.bench_run_ms(json, 3).sort((x, y) => x - y)[1], requests: report.requests.arrived };
+  });
+  record(`run of ${big.requests} requests (median of 3)`, big.ms, 'ms', 1000);
+
+  const wasm = (await readdir(DIST)).find((f) => f.endsWith('.wasm'));
+  const bytes = await readFile(join(DIST, wasm));
+  record('wasm bundle, gzipped', gzipSync(bytes, { level: 9 }).length / 1024, 'KB', 500);
+  rows.push({ name: 'wasm bundle, raw', value: Number((bytes.length / 1024).toFixed(1)), unit: 'KB', target: '', ok: true });
+
+  if (lab.errors.length) {
+    console.error('page errors:', lab.errors);
+    failed = true;
+  }
+} finally {
+  await lab.close();
+}
+
+for (const r of rows) {
+  console.log(`${r.ok ? 'ok  ' : 'MISS'} ${r.name.padEnd(44)} ${String(r.value).padStart(9)} ${r.unit.padEnd(3)} target < ${r.target} ${r.unit}`);
+}
+process.exit(failed ? 1 : 0);
