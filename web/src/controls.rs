@@ -162,6 +162,18 @@ fn users(s: &Scenario) -> Option<&Vec<sim_core::scenario::UserStep>> {
     }
 }
 
+/// The tier the default backend names (the API's main model).
+fn main_tier(s: &Scenario) -> Option<&sim_core::api::ProviderTier> {
+    let a = s.api.as_ref()?;
+    a.tiers.iter().find(|t| t.name == a.default_backend).or(a.tiers.first())
+}
+
+fn main_tier_mut(s: &mut Scenario) -> Option<&mut sim_core::api::ProviderTier> {
+    let a = s.api.as_mut()?;
+    let i = a.tiers.iter().position(|t| t.name == a.default_backend).unwrap_or(0);
+    a.tiers.get_mut(i)
+}
+
 fn batching_max_seqs(s: &Scenario) -> Option<f64> {
     match s.serving.batching {
         Batching::Continuous { max_num_seqs, .. }
@@ -697,6 +709,54 @@ pub fn groups() -> Vec<Group> {
                                     max_wait_s: 900.0,
                                 },
                             };
+                        }
+                    },
+                }),
+                Number(NumberControl {
+                    id: "tpm",
+                    label: "Tokens-per-minute limit",
+                    unit: "tokens/min",
+                    help: "TPM: the most tokens the provider accepts from the account per minute for the main model tier, before the rate-limit tier multiplier.",
+                    min: 1_000.0,
+                    max: 100_000_000.0,
+                    log: true,
+                    decimals: 0,
+                    get: |s, _| main_tier(s).map(|t| t.limits.tpm as f64),
+                    set: |s, _, v| {
+                        if let Some(t) = main_tier_mut(s) {
+                            t.limits.tpm = v as u64;
+                        }
+                    },
+                }),
+                Number(NumberControl {
+                    id: "api-price-input",
+                    label: "API price, input",
+                    unit: "$/M tokens",
+                    help: "What the main model tier charges per million prompt tokens.",
+                    min: 0.01,
+                    max: 100.0,
+                    log: true,
+                    decimals: 2,
+                    get: |s, _| main_tier(s).map(|t| t.usd_per_mtok_input),
+                    set: |s, _, v| {
+                        if let Some(t) = main_tier_mut(s) {
+                            t.usd_per_mtok_input = v;
+                        }
+                    },
+                }),
+                Number(NumberControl {
+                    id: "api-price-output",
+                    label: "API price, output",
+                    unit: "$/M tokens",
+                    help: "What the main model tier charges per million generated tokens.",
+                    min: 0.01,
+                    max: 300.0,
+                    log: true,
+                    decimals: 2,
+                    get: |s, _| main_tier(s).map(|t| t.usd_per_mtok_output),
+                    set: |s, _, v| {
+                        if let Some(t) = main_tier_mut(s) {
+                            t.usd_per_mtok_output = v;
                         }
                     },
                 }),
