@@ -8,6 +8,7 @@ use sim_core::report::LatencyStats;
 use sim_core::{Report, Scenario};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use tlab::analysis;
 
 /// Largest scenario file accepted, bytes.
 const MAX_SCENARIO_BYTES: u64 = 64 * 1024 * 1024;
@@ -42,6 +43,83 @@ enum Command {
         /// Print the comparison as JSON.
         #[arg(long)]
         json: bool,
+    },
+    /// Vary one or two parameters and tabulate the summary metrics (CSV), with a chart.
+    Sweep {
+        /// Scenario JSON file ("-" reads standard input).
+        scenario: PathBuf,
+        /// NAME=START:STOP:STEP or NAME=A,B,C; once or twice (parameters: see --help-parameters).
+        #[arg(long = "vary", required_unless_present = "help_parameters")]
+        vary: Vec<String>,
+        /// Write the CSV here instead of standard output.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Write an SVG chart here.
+        #[arg(long)]
+        chart: Option<PathBuf>,
+        /// Run the points one after another instead of in parallel.
+        #[arg(long)]
+        serial: bool,
+        /// List the parameters a sweep can vary.
+        #[arg(long)]
+        help_parameters: bool,
+    },
+    /// Latency against throughput for every batching policy as load rises.
+    Curve {
+        /// Scenario JSON file with a Poisson or gamma arrival process.
+        scenario: PathBuf,
+        /// Arrival rates, START:STOP:STEP or A,B,C.
+        #[arg(long, default_value = "1:40:3")]
+        rates: String,
+        /// Write an SVG chart here.
+        #[arg(long)]
+        chart: Option<PathBuf>,
+        /// Print the curves as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The cheapest setups that meet the targets at the scenario's load.
+    Plan {
+        /// Scenario JSON file: the workload and load (and API tiers, if any).
+        scenario: PathBuf,
+        /// p99 time-to-first-token target, ms.
+        #[arg(long, default_value_t = 2000.0)]
+        ttft_p99_ms: f64,
+        /// p99 time-per-output-token target, ms.
+        #[arg(long, default_value_t = 200.0)]
+        tpot_p99_ms: f64,
+        /// Largest share of requests that may fail or be rejected.
+        #[arg(long, default_value_t = 0.01)]
+        max_errors: f64,
+        /// Smallest share of requests meeting the scenario's SLO.
+        #[arg(long, default_value_t = 0.9)]
+        min_goodput: f64,
+        /// Most replicas to consider.
+        #[arg(long, default_value_t = 64)]
+        max_replicas: u32,
+        /// Run the searches one after another instead of in parallel.
+        #[arg(long)]
+        serial: bool,
+        /// Print the plan as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// How far the scenario's load can grow before the targets break.
+    Headroom {
+        /// Scenario JSON file.
+        scenario: PathBuf,
+        /// p99 time-to-first-token target, ms.
+        #[arg(long, default_value_t = 2000.0)]
+        ttft_p99_ms: f64,
+        /// p99 time-per-output-token target, ms.
+        #[arg(long, default_value_t = 200.0)]
+        tpot_p99_ms: f64,
+        /// Largest share of requests that may fail or be rejected.
+        #[arg(long, default_value_t = 0.01)]
+        max_errors: f64,
+        /// Smallest share of requests meeting the scenario's SLO.
+        #[arg(long, default_value_t = 0.0)]
+        min_goodput: f64,
     },
     /// List the built-in presets.
     Presets,
@@ -125,6 +203,163 @@ fn execute(command: Command) -> Result<String, String> {
             o.push('\n');
             Ok(o)
         }
+        Command::Sweep {
+            scenario,
+            vary,
+            out,
+            chart,
+            serial,
+            help_parameters,
+        } => {
+            if help_parameters {
+                return Ok(sim_core::sweep::PARAMETERS
+                    .iter()
+                    .map(|(p, d)| format!("{p:<28} {d}\n"))
+                    .collect());
+            }
+            let s = load(&scenario)?;
+            let axes = vary
+                .iter()
+                .map(|v| sim_core::sweep::Axis::parse(v))
+                .collect::<Result<Vec<_>, _>>()?;
+            let rows = analysis::sweep(&s, &axes, !serial, true).map_err(|e| e.to_string())?;
+            let csv = sim_core::sweep::csv(&axes, &rows);
+            if let Some(path) = chart {
+                analysis::write_svg(&path, (1200, 450), |root| {
+                    lab_charts::sweep(root, &axes, &rows)
+                })?;
+            }
+            match out {
+                Some(path) => {
+                    std::fs::write(&path, &csv).map_err(|e| format!("{}: {e}", path.display()))?;
+                    Ok(format!(
+                        "{} points written to {}\n",
+                        rows.len(),
+                        path.display()
+                    ))
+                }
+                None => Ok(csv),
+            }
+        }
+        Command::Curve {
+            scenario,
+            rates,
+            chart,
+            json,
+        } => {
+            let s = load(&scenario)?;
+            let rates: Vec<f64> = sim_core::sweep::Axis::parse(&format!("arrival.rate={rates}"))?
+                .values
+                .iter()
+                .map(|v| v.parse::<f64>().map_err(|e| e.to_string()))
+                .collect::<Result<_, _>>()?;
+            let curves = analysis::curves(&s, &rates, true, true).map_err(|e| e.to_string())?;
+            if let Some(path) = chart {
+                analysis::write_svg(&path, (1000, 600), |root| {
+                    lab_charts::latency_throughput(root, &curves)
+                })?;
+            }
+            if json {
+                return serde_json::to_string_pretty(&curves)
+                    .map(|j| j + "\n")
+                    .map_err(|e| e.to_string());
+            }
+            let mut o = String::new();
+            for c in &curves {
+                o += &format!(
+                    "{}:\n{:>10} {:>14} {:>12} {:>12}\n",
+                    c.policy, "tasks/s", "output tok/s", "p50 e2e", "p99 e2e"
+                );
+                for (i, p) in c.points.iter().enumerate() {
+                    let mark = if c.saturation == Some(i) {
+                        "  ← saturation"
+                    } else {
+                        ""
+                    };
+                    o += &format!(
+                        "{:>10.2} {:>14.0} {:>12} {:>12}{mark}\n",
+                        p.0,
+                        p.1,
+                        ms(Some(p.2)),
+                        ms(Some(p.3))
+                    );
+                }
+            }
+            Ok(o)
+        }
+        Command::Plan {
+            scenario,
+            ttft_p99_ms,
+            tpot_p99_ms,
+            max_errors,
+            min_goodput,
+            max_replicas,
+            serial,
+            json,
+        } => {
+            let s = load(&scenario)?;
+            let slo = plan_slo(ttft_p99_ms, tpot_p99_ms, max_errors, min_goodput)?;
+            if !(1..=1024).contains(&max_replicas) {
+                return Err(format!(
+                    "--max-replicas must be 1..=1024, got {max_replicas}"
+                ));
+            }
+            let space = sim_core::plan::Space {
+                max_replicas,
+                ..sim_core::plan::Space::default()
+            };
+            let started = std::time::Instant::now();
+            let p = analysis::plan_parallel(&s, slo, &space, !serial);
+            if json {
+                return serde_json::to_string_pretty(&p)
+                    .map(|j| j + "\n")
+                    .map_err(|e| e.to_string());
+            }
+            let mut o = format!(
+                "{} configurations ({} candidate setups), {} pruned without simulating, {} simulations in {:.1} s\n",
+                p.configurations,
+                p.candidates,
+                p.pruned.len(),
+                p.simulations,
+                started.elapsed().as_secs_f64()
+            );
+            o += "cheapest setups meeting the targets:\n";
+            for e in p.feasible.iter().take(10) {
+                o += &format!(
+                    "  ${:>9.0}/month  {}  (p99 TTFT {}, p99 TPOT {}, margin {:.0} %)\n",
+                    e.usd_per_month,
+                    e.description,
+                    ms(e.summary.ttft_p99_ms),
+                    ms(e.summary.tpot_p99_ms),
+                    e.verdict.as_ref().map_or(0.0, |m| m * 100.0)
+                );
+            }
+            if p.feasible.is_empty() {
+                o += "  none\n";
+            }
+            o += "cheaper setups that nearly made it:\n";
+            for e in &p.near_misses {
+                o += &format!(
+                    "  ${:>9.0}/month  {}: {}\n",
+                    e.usd_per_month,
+                    e.description,
+                    e.verdict.as_ref().err().map_or("", String::as_str)
+                );
+            }
+            Ok(o)
+        }
+        Command::Headroom {
+            scenario,
+            ttft_p99_ms,
+            tpot_p99_ms,
+            max_errors,
+            min_goodput,
+        } => {
+            let s = load(&scenario)?;
+            let slo = plan_slo(ttft_p99_ms, tpot_p99_ms, max_errors, min_goodput)?;
+            let h = sim_core::plan::headroom(&s, slo, 0.01).map_err(|e| e.to_string())?;
+            Ok(format!("{}\n", h.verdict))
+        }
         Command::Presets => Ok(sim_core::presets::all()
             .iter()
             .map(|p| format!("{:<22} {}\n", p.id, p.title))
@@ -140,6 +375,39 @@ fn execute(command: Command) -> Result<String, String> {
                 .map_err(|e| e.to_string())
         }
     }
+}
+
+fn load(path: &PathBuf) -> Result<Scenario, String> {
+    let text = read_scenario(path)?;
+    Scenario::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn plan_slo(
+    ttft: f64,
+    tpot: f64,
+    errors: f64,
+    goodput: f64,
+) -> Result<sim_core::plan::PlanSlo, String> {
+    let pos = |name: &str, v: f64| {
+        if v.is_finite() && v > 0.0 {
+            Ok(v)
+        } else {
+            Err(format!("{name} must be > 0, got {v}"))
+        }
+    };
+    let frac = |name: &str, v: f64| {
+        if (0.0..=1.0).contains(&v) {
+            Ok(v)
+        } else {
+            Err(format!("{name} must be 0..=1, got {v}"))
+        }
+    };
+    Ok(sim_core::plan::PlanSlo {
+        ttft_p99_ms: pos("--ttft-p99-ms", ttft)?,
+        tpot_p99_ms: pos("--tpot-p99-ms", tpot)?,
+        max_error_fraction: frac("--max-errors", errors)?,
+        min_goodput: frac("--min-goodput", goodput)?,
+    })
 }
 
 fn read_scenario(path: &PathBuf) -> Result<String, String> {
@@ -371,5 +639,86 @@ mod tests {
         })
         .expect_err("unknown tier");
         assert!(err.contains("the scenario has: voice-llm"), "{err}");
+    }
+}
+
+#[cfg(test)]
+mod analysis_tests {
+    use sim_core::plan::{PlanSlo, Space};
+    use sim_core::sweep::{Axis, Summary};
+    use tlab::analysis;
+
+    fn base() -> sim_core::Scenario {
+        let mut s = sim_core::presets::chatbot_h100();
+        s.duration_s = 60.0;
+        s
+    }
+
+    #[test]
+    fn a_sweep_point_equals_an_individual_run_and_parallel_equals_serial() {
+        let axes = [
+            Axis::parse("arrival.rate=4,12,20").expect("axis"),
+            Axis::parse("batching.max_seqs=32,128").expect("axis"),
+        ];
+        let parallel = analysis::sweep(&base(), &axes, true, false).expect("valid");
+        let serial = analysis::sweep(&base(), &axes, false, false).expect("valid");
+        assert_eq!(parallel, serial);
+        let mut s = base();
+        s.workload.arrival = sim_core::scenario::Arrival::Poisson { rate_per_s: 12.0 };
+        if let sim_core::scenario::Batching::ChunkedPrefill { max_num_seqs, .. } =
+            &mut s.serving.batching
+        {
+            *max_num_seqs = 128;
+        }
+        let direct = Summary::of(&sim_core::run(&s).expect("valid"));
+        let row = parallel
+            .iter()
+            .find(|(l, _)| l == &["12", "128"])
+            .expect("point");
+        assert_eq!(row.1, direct);
+    }
+
+    #[test]
+    fn the_plan_s_answer_passes_when_rerun_and_the_cheaper_near_miss_fails() {
+        let slo = PlanSlo {
+            ttft_p99_ms: 500.0,
+            tpot_p99_ms: 50.0,
+            max_error_fraction: 0.01,
+            min_goodput: 0.9,
+        };
+        let space = Space {
+            gpus: vec![
+                sim_core::physics::Gpu::L4,
+                sim_core::physics::Gpu::L40s,
+                sim_core::physics::Gpu::H100,
+            ],
+            tps: vec![1, 2],
+            weights: vec![sim_core::physics::Precision::Fp8],
+            max_seqs: vec![64, 256],
+            max_replicas: 16,
+            api_multipliers: vec![1],
+        };
+        let p = analysis::plan_parallel(&base(), slo, &space, true);
+        assert_eq!(
+            p,
+            analysis::plan_parallel(&base(), slo, &space, false),
+            "parallel equals serial"
+        );
+        let best = p.feasible.first().expect("something fits");
+        let rerun = |e: &sim_core::plan::Evaluated| {
+            let search = sim_core::plan::Search::new(&base(), e.config.clone(), slo, &space);
+            let mut s = search.next().expect("not pruned");
+            s.serving.replicas = e.replicas;
+            slo.check(&sim_core::run(&s).expect("valid"))
+        };
+        assert!(rerun(best).is_ok(), "{}", best.description);
+        let miss = p.near_misses.first().expect("a cheaper setup failed");
+        assert!(miss.usd_per_month < best.usd_per_month);
+        assert!(rerun(miss).is_err(), "{}", miss.description);
+        assert!(
+            p.feasible
+                .windows(2)
+                .all(|w| w[0].usd_per_month <= w[1].usd_per_month)
+        );
     }
 }

@@ -16,11 +16,13 @@ pub mod event;
 pub mod link;
 pub mod metrics;
 pub mod physics;
+pub mod plan;
 pub mod presets;
 pub mod report;
 pub mod rng;
 pub mod scenario;
 pub mod single_server;
+pub mod sweep;
 
 pub use engine::{Simulation, run};
 pub use report::{Report, Snapshot};

@@ -4,6 +4,7 @@
 //   first render      page load → first run's numbers on screen     < 1500 ms
 //   recompute         median of 20 runs of the default scenario     <   30 ms
 //   100k requests     one run of 100,000 requests                   < 1000 ms
+//   planner           default scenario, default search space        < 30000 ms
 //   bundle            gzipped size of the wasm                      <  500 KB
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -52,6 +53,14 @@ try {
     return { ms: b.bench_run_ms(json, 3).sort((x, y) => x - y)[1], requests: report.requests.arrived };
   });
   record(`run of ${big.requests} requests (median of 3)`, big.ms, 'ms', 1000);
+
+  const plan = await page.evaluate(() => {
+    const b = window.wasmBindings;
+    const t0 = performance.now();
+    const p = JSON.parse(b.plan_json(b.default_scenario_json()));
+    return { ms: performance.now() - t0, candidates: p.candidates, simulations: p.simulations };
+  });
+  record(`planner: ${plan.candidates} candidates, ${plan.simulations} runs`, plan.ms, 'ms', 30_000);
 
   const wasm = (await readdir(DIST)).find((f) => f.endsWith('.wasm'));
   const bytes = await readFile(join(DIST, wasm));

@@ -1,9 +1,9 @@
 //! The page: presets and controls on the left; summary cards and live charts on
 //! the right; the scenario always mirrored in the URL.
 
-use crate::charts::{self, ChartFn};
 use crate::controls::{ChoiceControl, Control, NumberControl, groups};
 use crate::runner::{RunState, Runner};
+use lab_charts::{self as charts, ChartFn};
 use leptos::prelude::*;
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
@@ -602,6 +602,7 @@ pub fn App() -> impl IntoView {
                         |c| c.comparison.is_some(),
                     )}
                 </div>
+                <crate::planner::Planner scenario=scenario />
             </section>
         </main>
     }

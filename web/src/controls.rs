@@ -165,12 +165,19 @@ fn users(s: &Scenario) -> Option<&Vec<sim_core::scenario::UserStep>> {
 /// The tier the default backend names (the API's main model).
 fn main_tier(s: &Scenario) -> Option<&sim_core::api::ProviderTier> {
     let a = s.api.as_ref()?;
-    a.tiers.iter().find(|t| t.name == a.default_backend).or(a.tiers.first())
+    a.tiers
+        .iter()
+        .find(|t| t.name == a.default_backend)
+        .or(a.tiers.first())
 }
 
 fn main_tier_mut(s: &mut Scenario) -> Option<&mut sim_core::api::ProviderTier> {
     let a = s.api.as_mut()?;
-    let i = a.tiers.iter().position(|t| t.name == a.default_backend).unwrap_or(0);
+    let i = a
+        .tiers
+        .iter()
+        .position(|t| t.name == a.default_backend)
+        .unwrap_or(0);
     a.tiers.get_mut(i)
 }
 

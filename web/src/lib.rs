@@ -1,12 +1,13 @@
 //! Throughput Lab's browser front end: Leptos components over `sim-core`.
 //!
 //! Components only render and wire events; the simulation runs in `sim-core`,
-//! and chart drawing is generic over the plotters backend (see [`charts`]).
+//! and charts come from `lab-charts`, generic over the plotters backend.
 
 pub mod app;
-pub mod charts;
 pub mod controls;
 pub mod export;
+pub mod jobs;
+pub mod planner;
 pub mod runner;
 
 pub use app::App;
@@ -40,6 +41,15 @@ pub fn bench_run_ms(scenario_json: &str, runs: u32) -> Result<Vec<f64>, String> 
             Ok(now() - t0)
         })
         .collect()
+}
+
+/// Plan the scenario with the default search space, serially, and return the plan
+/// as JSON (the browser benchmark's probe for the planner).
+#[wasm_bindgen]
+pub fn plan_json(scenario_json: &str) -> Result<String, String> {
+    let s = sim_core::Scenario::from_json(scenario_json).map_err(|e| e.to_string())?;
+    let p = sim_core::plan::plan(&s, planner::targets(&s), &sim_core::plan::Space::default());
+    serde_json::to_string(&p).map_err(|e| e.to_string())
 }
 
 /// The default scenario as JSON (for the benchmark and tests).

@@ -1,5 +1,5 @@
-//! Charts, one function per chart, generic over the plotters backend: a canvas
-//! in the browser, SVG in native tests. Each takes the report (and, to overlay a
+//! Throughput Lab's charts, one function per chart, generic over the plotters
+//! backend: a canvas in the browser, SVG in the CLI and in native tests. Each takes the report (and, to overlay a
 //! pinned comparison, an optional second one) and draws the whole chart.
 
 use plotters::coord::Shift;
@@ -607,6 +607,153 @@ pub fn until(r: &Report, t_s: f64) -> Report {
 
 /// Every time-series chart: (DOM id, title for exports, draw function).
 pub type ChartFn<DB> = fn(&DrawingArea<DB, Shift>, &Report, Option<&Report>) -> DrawResult<DB>;
+
+use sim_core::sweep::{Axis, Curve, Summary};
+
+/// Draw a sweep: p99 TTFT and output throughput against the first axis, one
+/// line per value of the second.
+pub fn sweep<DB: DrawingBackend>(
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+    axes: &[Axis],
+    rows: &[(Vec<String>, Summary)],
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    root.fill(&WHITE)?;
+    let (left, right) = root.split_horizontally(root.dim_in_pixel().0 / 2);
+    let x = |labels: &[String]| labels[0].parse::<f64>().unwrap_or(0.0);
+    let groups: Vec<String> = match axes.get(1) {
+        Some(a) => a.values.clone(),
+        None => vec![String::new()],
+    };
+    let palette = [
+        RGBColor(31, 90, 180),
+        RGBColor(178, 80, 0),
+        RGBColor(20, 120, 60),
+        RGBColor(190, 30, 45),
+        RGBColor(110, 60, 160),
+    ];
+    let x_max = rows.iter().map(|(l, _)| x(l)).fold(0.0, f64::max).max(1e-9);
+    for (area, title, metric) in [
+        (
+            &left,
+            "p99 TTFT (ms)",
+            (|s: &Summary| s.ttft_p99_ms.unwrap_or(0.0)) as fn(&Summary) -> f64,
+        ),
+        (&right, "output tokens/s", |s: &Summary| {
+            s.output_tokens_per_s
+        }),
+    ] {
+        let y_max = rows
+            .iter()
+            .map(|(_, s)| metric(s))
+            .fold(0.0, f64::max)
+            .max(1e-9)
+            * 1.1;
+        let mut chart = ChartBuilder::on(area)
+            .caption(title, ("sans-serif", 16))
+            .margin(10)
+            .x_label_area_size(30)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0.0..x_max, 0.0..y_max)?;
+        chart
+            .configure_mesh()
+            .x_desc(axes[0].parameter.as_str())
+            .draw()?;
+        for (gi, g) in groups.iter().enumerate() {
+            let colour = palette[gi % palette.len()];
+            let pts: Vec<(f64, f64)> = rows
+                .iter()
+                .filter(|(l, _)| l.get(1).is_none_or(|v| v == g))
+                .map(|(l, s)| (x(l), metric(s)))
+                .collect();
+            let label = match axes.get(1) {
+                Some(a) => format!("{}={g}", a.parameter),
+                None => title.to_owned(),
+            };
+            chart
+                .draw_series(LineSeries::new(pts, colour.stroke_width(2)))?
+                .label(label)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], colour));
+        }
+        chart
+            .configure_series_labels()
+            .border_style(BLACK)
+            .background_style(WHITE.mix(0.8))
+            .draw()?;
+    }
+    root.present()
+}
+
+/// Draw latency (p50 solid, p99 dashed) against achieved throughput per policy,
+/// saturation points circled.
+pub fn latency_throughput<DB: DrawingBackend>(
+    root: &DrawingArea<DB, plotters::coord::Shift>,
+    curves: &[Curve],
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    root.fill(&WHITE)?;
+    let x_max = curves
+        .iter()
+        .flat_map(|c| c.points.iter().map(|p| p.1))
+        .fold(0.0, f64::max)
+        .max(1e-9)
+        * 1.05;
+    let y_max = curves
+        .iter()
+        .flat_map(|c| c.points.iter().map(|p| p.3))
+        .fold(0.0, f64::max)
+        .max(1e-9);
+    let mut chart = ChartBuilder::on(root)
+        .caption(
+            "Latency vs throughput by batching policy (p50 solid, p99 dashed)",
+            ("sans-serif", 18),
+        )
+        .margin(12)
+        .x_label_area_size(36)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0.0..x_max, (1.0..y_max * 1.5).log_scale())?;
+    chart
+        .configure_mesh()
+        .x_desc("achieved output tokens/s")
+        .y_desc("end-to-end latency (ms)")
+        .x_label_formatter(&|v| short(*v))
+        .y_label_formatter(&|v| short(*v))
+        .draw()?;
+    let palette = [
+        RGBColor(110, 110, 120),
+        RGBColor(178, 80, 0),
+        RGBColor(20, 120, 60),
+        RGBColor(31, 90, 180),
+    ];
+    for (i, c) in curves.iter().enumerate() {
+        let colour = palette[i % palette.len()];
+        chart
+            .draw_series(LineSeries::new(
+                c.points.iter().map(|p| (p.1, p.2.max(1.0))),
+                colour.stroke_width(2),
+            ))?
+            .label(c.policy.as_str())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], colour));
+        chart.draw_series(DashedLineSeries::new(
+            c.points.iter().map(|p| (p.1, p.3.max(1.0))),
+            6,
+            4,
+            colour.stroke_width(1),
+        ))?;
+        if let Some(p) = c.saturation.and_then(|i| c.points.get(i)) {
+            chart.draw_series(std::iter::once(Circle::new(
+                (p.1, p.3.max(1.0)),
+                6,
+                colour.stroke_width(2),
+            )))?;
+        }
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .border_style(BLACK)
+        .background_style(WHITE.mix(0.8))
+        .draw()?;
+    root.present()
+}
 
 #[cfg(test)]
 mod tests {

@@ -1,0 +1,101 @@
+//! `tlab sweep`, `tlab curve`, `tlab plan` and `tlab headroom`: many runs at once,
+//! in parallel across cores, with results identical to a serial run.
+
+use indicatif::{ProgressBar, ProgressStyle};
+use plotters::prelude::*;
+use rayon::prelude::*;
+use sim_core::plan::{self, Plan, PlanSlo, Space};
+use sim_core::sweep::{self, Axis, Curve, Summary};
+use sim_core::{Report, Scenario, ScenarioError};
+
+/// Run scenarios in parallel (or serially), keeping their order, with a progress
+/// bar on standard error when there are many.
+pub fn run_all(
+    scenarios: &[Scenario],
+    parallel: bool,
+    progress: bool,
+) -> Result<Vec<Report>, ScenarioError> {
+    let bar = if progress && scenarios.len() > 8 {
+        let b = ProgressBar::new(scenarios.len() as u64);
+        b.set_style(
+            ProgressStyle::with_template(
+                "{bar:40} {pos}/{len} runs, {elapsed} elapsed, ~{eta} left",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        b
+    } else {
+        ProgressBar::hidden()
+    };
+    let one = |s: &Scenario| {
+        let r = sim_core::run(s);
+        bar.inc(1);
+        r
+    };
+    let out = if parallel {
+        scenarios.par_iter().map(one).collect::<Result<Vec<_>, _>>()
+    } else {
+        scenarios.iter().map(one).collect::<Result<Vec<_>, _>>()
+    };
+    bar.finish_and_clear();
+    out
+}
+
+/// A sweep's rows: axis values and summaries.
+pub fn sweep(
+    base: &Scenario,
+    axes: &[Axis],
+    parallel: bool,
+    progress: bool,
+) -> Result<Vec<(Vec<String>, Summary)>, ScenarioError> {
+    let points = sweep::points(base, axes)?;
+    let scenarios: Vec<Scenario> = points.iter().map(|(_, s)| s.clone()).collect();
+    let reports = run_all(&scenarios, parallel, progress)?;
+    Ok(points
+        .into_iter()
+        .zip(reports)
+        .map(|((labels, _), r)| (labels, Summary::of(&r)))
+        .collect())
+}
+
+/// The latency–throughput curves of every batching policy.
+pub fn curves(
+    base: &Scenario,
+    rates: &[f64],
+    parallel: bool,
+    progress: bool,
+) -> Result<Vec<Curve>, ScenarioError> {
+    let points = sweep::curve_points(base, rates)?;
+    let scenarios: Vec<Scenario> = points.iter().map(|(_, _, s)| s.clone()).collect();
+    let reports = run_all(&scenarios, parallel, progress)?;
+    Ok(sweep::curves(&points, &reports))
+}
+
+/// Plan with the searches spread over all cores.
+pub fn plan_parallel(base: &Scenario, slo: PlanSlo, space: &Space, parallel: bool) -> Plan {
+    let searches = plan::searches(base, slo, space);
+    let done = if parallel {
+        searches
+            .into_par_iter()
+            .map(|s| s.run_with(sim_core::run))
+            .collect()
+    } else {
+        searches
+            .into_iter()
+            .map(|s| s.run_with(sim_core::run))
+            .collect()
+    };
+    plan::assemble(done, space)
+}
+
+/// Write an SVG drawn by `draw` to `path`.
+pub fn write_svg(
+    path: &std::path::Path,
+    size: (u32, u32),
+    draw: impl FnOnce(
+        &DrawingArea<SVGBackend, plotters::coord::Shift>,
+    ) -> Result<(), DrawingAreaErrorKind<std::io::Error>>,
+) -> Result<(), String> {
+    let root = SVGBackend::new(path, size).into_drawing_area();
+    draw(&root).map_err(|e| format!("{}: {e}", path.display()))
+}

@@ -1,0 +1,3 @@
+//! The analyses behind `tlab` (sweeps, curves, plans), shared with its benchmarks.
+
+pub mod analysis;

@@ -1,0 +1,527 @@
+//! Sweeps: vary one or two scenario parameters over ranges and collect the
+//! summary metrics of every point; and the latency–throughput curve of each
+//! batching policy as load rises.
+//!
+//! Everything here is pure: it builds scenarios and summarises reports. Callers
+//! decide how to run the points (serially, in parallel, in browser slices); the
+//! results do not depend on it.
+
+use crate::Report;
+use crate::physics::{Gpu, Model, Precision};
+use crate::scenario::{Arrival, Batching, Scenario, ScenarioError};
+use serde::{Deserialize, Serialize};
+
+/// Most points one sweep may have.
+pub const MAX_POINTS: usize = 10_000;
+
+/// Parameters a sweep can vary, with what values mean.
+pub const PARAMETERS: [(&str, &str); 14] = [
+    (
+        "arrival.rate",
+        "tasks/s of a Poisson or gamma arrival process",
+    ),
+    (
+        "arrival.cv",
+        "burstiness: coefficient of variation of inter-arrival gaps",
+    ),
+    (
+        "users",
+        "closed-loop users (every step of the schedule scaled to this peak)",
+    ),
+    ("duration", "arrival window, s"),
+    ("replicas", "replicas"),
+    ("gpus_per_replica", "tensor-parallel degree: 1, 2, 4 or 8"),
+    ("gpu", "a100, h100, h200, l4, l40s, mi300x"),
+    (
+        "model",
+        "llama-3.1-8b, llama-3.1-70b, mistral-7b, qwen2.5-7b, qwen2.5-72b, llama-2-7b, llama-2-70b",
+    ),
+    ("weights", "bf16, fp8, int8, int4"),
+    (
+        "batching.policy",
+        "none, static, continuous, chunked_prefill",
+    ),
+    ("batching.max_seqs", "max_num_seqs (or static max_batch)"),
+    ("batching.max_batched_tokens", "token budget per pass"),
+    ("slo.ttft_ms", "TTFT target, ms"),
+    ("rate_limit_multiplier", "API rate-limit tier, × limits"),
+];
+
+/// One axis of a sweep: a parameter and the values it takes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Axis {
+    /// Parameter name (see [`PARAMETERS`]).
+    pub parameter: String,
+    /// Values, as written.
+    pub values: Vec<String>,
+}
+
+impl Axis {
+    /// Parse `name=start:stop:step` (inclusive) or `name=a,b,c`.
+    pub fn parse(spec: &str) -> Result<Axis, String> {
+        let (name, values) = spec.split_once('=').ok_or_else(|| {
+            format!("--vary {spec:?}: expected NAME=START:STOP:STEP or NAME=A,B,C")
+        })?;
+        let name = name.trim();
+        if !PARAMETERS.iter().any(|(p, _)| *p == name) {
+            let known: Vec<&str> = PARAMETERS.iter().map(|(p, _)| *p).collect();
+            return Err(format!(
+                "--vary: unknown parameter {name:?}; known: {}",
+                known.join(", ")
+            ));
+        }
+        let values: Vec<String> =
+            if let [start, stop, step] = values.split(':').collect::<Vec<_>>()[..] {
+                let num = |s: &str| {
+                    s.trim()
+                        .parse::<f64>()
+                        .ok()
+                        .filter(|v| v.is_finite())
+                        .ok_or_else(|| format!("--vary {name}: {s:?} is not a number"))
+                };
+                let (a, b, d) = (num(start)?, num(stop)?, num(step)?);
+                if d <= 0.0 || b < a {
+                    return Err(format!(
+                        "--vary {name}: need START ≤ STOP and STEP > 0, got {a}:{b}:{d}"
+                    ));
+                }
+                let n = ((b - a) / d + 1e-9).floor() as usize + 1;
+                if n > MAX_POINTS {
+                    return Err(format!("--vary {name}: {n} values; at most {MAX_POINTS}"));
+                }
+                (0..n).map(|i| trim_float(a + d * i as f64)).collect()
+            } else {
+                values
+                    .split(',')
+                    .map(|v| v.trim().to_owned())
+                    .filter(|v| !v.is_empty())
+                    .collect()
+            };
+        if values.is_empty() {
+            return Err(format!("--vary {name}: no values"));
+        }
+        Ok(Axis {
+            parameter: name.to_owned(),
+            values,
+        })
+    }
+}
+
+fn trim_float(v: f64) -> String {
+    let s = format!("{:.6}", v);
+    s.trim_end_matches('0').trim_end_matches('.').to_owned()
+}
+
+fn number(name: &str, v: &str) -> Result<f64, String> {
+    v.parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite())
+        .ok_or_else(|| format!("{name}: {v:?} is not a number"))
+}
+
+fn whole(name: &str, v: &str) -> Result<u32, String> {
+    let x = number(name, v)?;
+    if x >= 0.0 && x <= f64::from(u32::MAX) && x.fract() == 0.0 {
+        Ok(x as u32)
+    } else {
+        Err(format!("{name}: {v:?} is not a whole number"))
+    }
+}
+
+fn named<T: serde::de::DeserializeOwned>(name: &str, v: &str) -> Result<T, String> {
+    serde_json::from_value(serde_json::Value::String(v.to_owned()))
+        .map_err(|_| format!("{name}: unknown value {v:?}"))
+}
+
+/// Set one parameter of a scenario (validation comes later, on the whole scenario).
+pub fn apply(s: &mut Scenario, parameter: &str, value: &str) -> Result<(), String> {
+    match parameter {
+        "arrival.rate" => {
+            let r = number(parameter, value)?;
+            match &mut s.workload.arrival {
+                Arrival::Poisson { rate_per_s } | Arrival::Gamma { rate_per_s, .. } => {
+                    *rate_per_s = r
+                }
+                _ => return Err("arrival.rate needs a Poisson or gamma arrival process".into()),
+            }
+        }
+        "arrival.cv" => {
+            let cv = number(parameter, value)?;
+            match s.workload.arrival {
+                Arrival::Poisson { rate_per_s } | Arrival::Gamma { rate_per_s, .. } => {
+                    s.workload.arrival = Arrival::Gamma { rate_per_s, cv }
+                }
+                _ => return Err("arrival.cv needs a Poisson or gamma arrival process".into()),
+            }
+        }
+        "users" => {
+            let peak = f64::from(whole(parameter, value)?);
+            let Arrival::ClosedLoop { users, .. } = &mut s.workload.arrival else {
+                return Err("users needs a closed-loop arrival process".into());
+            };
+            let old = users.iter().map(|u| u.users).max().unwrap_or(1).max(1);
+            for u in users.iter_mut() {
+                u.users = (f64::from(u.users) * peak / f64::from(old)).round() as u32;
+            }
+        }
+        "duration" => s.duration_s = number(parameter, value)?,
+        "replicas" => s.serving.replicas = whole(parameter, value)?,
+        "gpus_per_replica" => s.serving.gpus_per_replica = whole(parameter, value)?,
+        "gpu" => {
+            s.serving.gpu = named::<Gpu>(parameter, value)?;
+            s.serving.usd_per_gpu_hour = None;
+        }
+        "model" => s.serving.model = named::<Model>(parameter, value)?,
+        "weights" => s.serving.weights = named::<Precision>(parameter, value)?,
+        "batching.policy" => {
+            let seqs = s.serving.batching.max_seqs().max(1);
+            let longest = s.max_input_tokens().unwrap_or(8192).clamp(2048, 65_536);
+            s.serving.batching = match value {
+                "none" => Batching::None,
+                "static" => Batching::Static {
+                    max_batch: seqs,
+                    max_wait_ms: 50.0,
+                },
+                "continuous" => Batching::Continuous {
+                    max_num_seqs: seqs,
+                    max_num_batched_tokens: longest.max(seqs),
+                },
+                "chunked_prefill" => Batching::ChunkedPrefill {
+                    max_num_seqs: seqs,
+                    max_num_batched_tokens: 2048.max(seqs),
+                    chunk_tokens: 2048,
+                },
+                _ => return Err(format!("batching.policy: unknown value {value:?}")),
+            };
+        }
+        "batching.max_seqs" => {
+            let n = whole(parameter, value)?;
+            match &mut s.serving.batching {
+                Batching::Continuous { max_num_seqs, .. } => *max_num_seqs = n,
+                Batching::ChunkedPrefill {
+                    max_num_seqs,
+                    max_num_batched_tokens,
+                    ..
+                } => {
+                    *max_num_seqs = n;
+                    *max_num_batched_tokens = (*max_num_batched_tokens).max(n);
+                }
+                Batching::Static { max_batch, .. } => *max_batch = n,
+                Batching::None => {
+                    return Err("batching.max_seqs does not apply to batching none".into());
+                }
+            }
+        }
+        "batching.max_batched_tokens" => {
+            let n = whole(parameter, value)?;
+            match &mut s.serving.batching {
+                Batching::Continuous {
+                    max_num_batched_tokens,
+                    ..
+                } => *max_num_batched_tokens = n,
+                Batching::ChunkedPrefill {
+                    max_num_batched_tokens,
+                    chunk_tokens,
+                    ..
+                } => {
+                    *max_num_batched_tokens = n;
+                    *chunk_tokens = (*chunk_tokens).min(n);
+                }
+                _ => return Err("batching.max_batched_tokens needs continuous batching".into()),
+            }
+        }
+        "slo.ttft_ms" => s.slo.ttft_ms = number(parameter, value)?,
+        "rate_limit_multiplier" => match s.api.as_mut() {
+            Some(a) => a.rate_limit_multiplier = whole(parameter, value)?,
+            None => return Err("rate_limit_multiplier needs a scenario with an api section".into()),
+        },
+        _ => return Err(format!("unknown parameter {parameter:?}")),
+    }
+    Ok(())
+}
+
+/// The scenarios of a sweep, in row-major order (the last axis varies fastest),
+/// each with its axis values. Every scenario is validated.
+pub fn points(
+    base: &Scenario,
+    axes: &[Axis],
+) -> Result<Vec<(Vec<String>, Scenario)>, ScenarioError> {
+    let bad = |m: String| ScenarioError { problems: vec![m] };
+    if axes.is_empty() || axes.len() > 2 {
+        return Err(bad(format!(
+            "a sweep varies 1 or 2 parameters, got {}",
+            axes.len()
+        )));
+    }
+    let total: usize = axes.iter().map(|a| a.values.len()).product();
+    if total > MAX_POINTS {
+        return Err(bad(format!(
+            "the sweep has {total} points; at most {MAX_POINTS}"
+        )));
+    }
+    let mut out = Vec::with_capacity(total);
+    for i in 0..total {
+        let mut rem = i;
+        let mut labels = vec![String::new(); axes.len()];
+        for (k, a) in axes.iter().enumerate().rev() {
+            labels[k] = a.values[rem % a.values.len()].clone();
+            rem /= a.values.len();
+        }
+        let mut s = base.clone();
+        for (a, v) in axes.iter().zip(&labels) {
+            apply(&mut s, &a.parameter, v).map_err(bad)?;
+        }
+        s.validate().map_err(|e| ScenarioError {
+            problems: e
+                .problems
+                .into_iter()
+                .map(|p| format!("at {}: {p}", describe(axes, &labels)))
+                .collect(),
+        })?;
+        out.push((labels, s));
+    }
+    Ok(out)
+}
+
+fn describe(axes: &[Axis], labels: &[String]) -> String {
+    axes.iter()
+        .zip(labels)
+        .map(|(a, v)| format!("{}={v}", a.parameter))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The summary metrics of one run, flat for tables and CSV.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// TTFT median, ms.
+    pub ttft_p50_ms: Option<f64>,
+    /// TTFT 99th percentile, ms.
+    pub ttft_p99_ms: Option<f64>,
+    /// TPOT median, ms.
+    pub tpot_p50_ms: Option<f64>,
+    /// TPOT 99th percentile, ms.
+    pub tpot_p99_ms: Option<f64>,
+    /// End-to-end median, ms.
+    pub e2e_p50_ms: Option<f64>,
+    /// End-to-end 99th percentile, ms.
+    pub e2e_p99_ms: Option<f64>,
+    /// Output tokens/s.
+    pub output_tokens_per_s: f64,
+    /// Completed requests/s.
+    pub requests_per_s: f64,
+    /// Share of arrived requests within the SLO.
+    pub goodput_fraction: Option<f64>,
+    /// Share of arrived requests that failed or were rejected.
+    pub error_fraction: f64,
+    /// API 429s.
+    pub throttled_429: u64,
+    /// $ per million output tokens.
+    pub usd_per_mtok_output: Option<f64>,
+    /// $ per month.
+    pub usd_per_month: f64,
+}
+
+impl Summary {
+    /// Summarise a report.
+    pub fn of(r: &Report) -> Summary {
+        Summary {
+            ttft_p50_ms: r.overall.ttft.p50_ms,
+            ttft_p99_ms: r.overall.ttft.p99_ms,
+            tpot_p50_ms: r.overall.tpot.p50_ms,
+            tpot_p99_ms: r.overall.tpot.p99_ms,
+            e2e_p50_ms: r.overall.e2e.p50_ms,
+            e2e_p99_ms: r.overall.e2e.p99_ms,
+            output_tokens_per_s: r.throughput.output_tokens_per_s,
+            requests_per_s: r.throughput.requests_per_s,
+            goodput_fraction: r.throughput.goodput_fraction,
+            error_fraction: (r.requests.failed + r.requests.rejected) as f64
+                / r.requests.arrived.max(1) as f64,
+            throttled_429: r.api.as_ref().map_or(0, |a| a.throttled_429),
+            usd_per_mtok_output: r.cost.usd_per_mtok_output,
+            usd_per_month: r.cost.usd_per_month,
+        }
+    }
+
+    /// CSV header of [`Self::csv_row`].
+    pub const CSV_HEADER: &'static str = "ttft_p50_ms,ttft_p99_ms,tpot_p50_ms,tpot_p99_ms,e2e_p50_ms,e2e_p99_ms,output_tokens_per_s,requests_per_s,goodput_fraction,error_fraction,throttled_429,usd_per_mtok_output,usd_per_month";
+
+    /// The summary as CSV fields.
+    pub fn csv_row(&self) -> String {
+        let o = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
+        format!(
+            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            o(self.ttft_p50_ms),
+            o(self.ttft_p99_ms),
+            o(self.tpot_p50_ms),
+            o(self.tpot_p99_ms),
+            o(self.e2e_p50_ms),
+            o(self.e2e_p99_ms),
+            self.output_tokens_per_s,
+            self.requests_per_s,
+            o(self.goodput_fraction),
+            self.error_fraction,
+            self.throttled_429,
+            o(self.usd_per_mtok_output),
+            self.usd_per_month
+        )
+    }
+}
+
+/// A sweep's results as CSV: one column per axis, then the summary.
+pub fn csv(axes: &[Axis], rows: &[(Vec<String>, Summary)]) -> String {
+    let mut out = axes
+        .iter()
+        .map(|a| a.parameter.clone())
+        .collect::<Vec<_>>()
+        .join(",");
+    out.push(',');
+    out.push_str(Summary::CSV_HEADER);
+    out.push('\n');
+    for (labels, s) in rows {
+        out.push_str(&labels.join(","));
+        out.push(',');
+        out.push_str(&s.csv_row());
+        out.push('\n');
+    }
+    out
+}
+
+/// One policy's latency–throughput curve.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Curve {
+    /// Batching policy.
+    pub policy: String,
+    /// Per offered load: (offered tasks/s, achieved output tok/s, p50 e2e ms, p99 e2e ms).
+    pub points: Vec<(f64, f64, f64, f64)>,
+    /// Index of the saturation point: the last load whose requests still complete
+    /// at the rate they arrive (≥ 95 % of offered), if any.
+    pub saturation: Option<usize>,
+}
+
+/// Scenarios of the latency–throughput curves: every batching policy × every rate.
+pub fn curve_points(
+    base: &Scenario,
+    rates: &[f64],
+) -> Result<Vec<(String, f64, Scenario)>, ScenarioError> {
+    let policies = ["none", "static", "continuous", "chunked_prefill"];
+    let mut out = Vec::new();
+    for p in policies {
+        for &r in rates {
+            let mut s = base.clone();
+            s.api = None;
+            apply(&mut s, "batching.policy", p).map_err(|m| ScenarioError { problems: vec![m] })?;
+            apply(&mut s, "arrival.rate", &r.to_string())
+                .map_err(|m| ScenarioError { problems: vec![m] })?;
+            s.validate()?;
+            out.push((p.to_owned(), r, s));
+        }
+    }
+    Ok(out)
+}
+
+/// Assemble curves from the reports of [`curve_points`] (same order).
+pub fn curves(points: &[(String, f64, Scenario)], reports: &[Report]) -> Vec<Curve> {
+    let mut out: Vec<Curve> = Vec::new();
+    for ((policy, rate, _), r) in points.iter().zip(reports) {
+        if out.last().is_none_or(|c| c.policy != *policy) {
+            out.push(Curve {
+                policy: policy.clone(),
+                points: Vec::new(),
+                saturation: None,
+            });
+        }
+        let Some(c) = out.last_mut() else { continue };
+        let keeps_up = r.throughput.requests_per_s >= 0.95 * rate * per_task_calls(&points[0].2);
+        c.points.push((
+            *rate,
+            r.throughput.output_tokens_per_s,
+            r.overall.e2e.p50_ms.unwrap_or(0.0),
+            r.overall.e2e.p99_ms.unwrap_or(0.0),
+        ));
+        // The saturation point ends the run of loads the policy keeps up with.
+        let i = c.points.len() - 1;
+        if keeps_up && (i == 0 || c.saturation == Some(i - 1)) {
+            c.saturation = Some(i);
+        }
+    }
+    out
+}
+
+fn per_task_calls(s: &Scenario) -> f64 {
+    let total: f64 = s.workload.classes.iter().map(|k| k.share).sum();
+    s.workload
+        .classes
+        .iter()
+        .map(|k| k.share * f64::from(k.calls_per_task))
+        .sum::<f64>()
+        / total.max(1e-12)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::presets;
+
+    #[test]
+    fn axes_parse_ranges_and_lists_and_refuse_nonsense() {
+        assert_eq!(
+            Axis::parse("arrival.rate=10:100:10")
+                .expect("range")
+                .values
+                .len(),
+            10
+        );
+        assert_eq!(
+            Axis::parse("batching.max_seqs=32,64,128,256")
+                .expect("list")
+                .values,
+            ["32", "64", "128", "256"]
+        );
+        assert_eq!(
+            Axis::parse("arrival.rate=0.5:1.5:0.5")
+                .expect("range")
+                .values,
+            ["0.5", "1", "1.5"]
+        );
+        assert!(
+            Axis::parse("warp=1,2")
+                .expect_err("unknown")
+                .contains("unknown parameter \"warp\"")
+        );
+        assert!(
+            Axis::parse("arrival.rate=5:1:1")
+                .expect_err("backwards")
+                .contains("START ≤ STOP")
+        );
+        assert!(
+            Axis::parse("arrival.rate=1:1000000:0.001")
+                .expect_err("too many")
+                .contains("at most")
+        );
+        assert!(
+            Axis::parse("arrival.rate")
+                .expect_err("no values")
+                .contains("expected NAME=")
+        );
+    }
+
+    #[test]
+    fn points_vary_the_last_axis_fastest_and_validate() {
+        let axes = [
+            Axis::parse("arrival.rate=1,2").expect("ok"),
+            Axis::parse("batching.max_seqs=32,64,128").expect("ok"),
+        ];
+        let pts = points(&presets::chatbot_h100(), &axes).expect("valid");
+        assert_eq!(pts.len(), 6);
+        assert_eq!(pts[1].0, ["1", "64"]);
+        assert_eq!(pts[3].0, ["2", "32"]);
+        assert_eq!(pts[4].1.serving.batching.max_seqs(), 64);
+        let bad = [Axis::parse("replicas=0,1").expect("parses")];
+        let err = points(&presets::chatbot_h100(), &bad).expect_err("replicas 0");
+        assert!(
+            err.problems[0].starts_with("at replicas=0: serving.replicas must be 1..=1024, got 0"),
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,190 @@
+//! Background work made of many simulations (a plan, a latency–throughput curve,
+//! a headroom search), run in slices of at most [`SLICE_MS`] per animation frame
+//! so the page stays responsive; each simulation itself is sliced too.
+
+use leptos::prelude::*;
+use sim_core::plan::{self, HeadroomSearch, PlanSlo, Search, Space};
+use sim_core::sweep::{self, Curve};
+use sim_core::{Report, Scenario, Simulation};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// Longest one slice may block the page, ms.
+pub const SLICE_MS: f64 = 25.0;
+
+fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or_else(js_sys::Date::now, |p| p.now())
+}
+
+/// A sequence of simulations whose next one may depend on the last report.
+pub trait Jobs {
+    /// The next scenario to simulate, or None when finished.
+    fn next(&mut self) -> Option<Scenario>;
+    /// The report of the scenario `next` returned.
+    fn feed(&mut self, report: &Report);
+    /// Share of the work done, 0..=1.
+    fn progress(&self) -> f64;
+}
+
+/// The planner's searches, one after another.
+pub struct PlanJobs {
+    searches: Vec<Search>,
+    done: Vec<Search>,
+    total: usize,
+    space: Space,
+}
+
+impl PlanJobs {
+    /// Every search of the plan for `base`.
+    pub fn new(base: &Scenario, slo: PlanSlo, space: Space) -> Self {
+        let mut searches = plan::searches(base, slo, &space);
+        searches.reverse();
+        let total = searches.len();
+        PlanJobs {
+            searches,
+            done: Vec::new(),
+            total,
+            space,
+        }
+    }
+
+    /// The finished plan.
+    pub fn plan(&mut self) -> plan::Plan {
+        plan::assemble(std::mem::take(&mut self.done), &self.space)
+    }
+}
+
+impl Jobs for PlanJobs {
+    fn next(&mut self) -> Option<Scenario> {
+        loop {
+            let current = self.searches.last()?;
+            if let Some(s) = current.next() {
+                return Some(s);
+            }
+            if let Some(finished) = self.searches.pop() {
+                self.done.push(finished);
+            }
+        }
+    }
+    fn feed(&mut self, report: &Report) {
+        if let Some(s) = self.searches.last_mut() {
+            s.feed(report);
+        }
+    }
+    fn progress(&self) -> f64 {
+        self.done.len() as f64 / self.total.max(1) as f64
+    }
+}
+
+/// Every batching policy at every rate.
+pub struct CurveJobs {
+    points: Vec<(String, f64, Scenario)>,
+    reports: Vec<Report>,
+}
+
+impl CurveJobs {
+    /// The curve's scenarios, or why they cannot be built.
+    pub fn new(base: &Scenario, rates: &[f64]) -> Result<Self, String> {
+        Ok(CurveJobs {
+            points: sweep::curve_points(base, rates).map_err(|e| e.to_string())?,
+            reports: Vec::new(),
+        })
+    }
+
+    /// The finished curves.
+    pub fn curves(&self) -> Vec<Curve> {
+        sweep::curves(&self.points, &self.reports)
+    }
+}
+
+impl Jobs for CurveJobs {
+    fn next(&mut self) -> Option<Scenario> {
+        self.points.get(self.reports.len()).map(|p| p.2.clone())
+    }
+    fn feed(&mut self, report: &Report) {
+        self.reports.push(report.clone());
+    }
+    fn progress(&self) -> f64 {
+        self.reports.len() as f64 / self.points.len().max(1) as f64
+    }
+}
+
+impl Jobs for HeadroomSearch {
+    fn next(&mut self) -> Option<Scenario> {
+        HeadroomSearch::next(self)
+    }
+    fn feed(&mut self, report: &Report) {
+        HeadroomSearch::feed(self, report);
+    }
+    fn progress(&self) -> f64 {
+        if self.result().is_some() { 1.0 } else { 0.5 }
+    }
+}
+
+/// Run `jobs` in slices; `progress` follows along, `done` is called at the end.
+/// Returns a handle: setting it to false cancels the work.
+pub fn run<J: Jobs + 'static>(
+    jobs: J,
+    progress: RwSignal<Option<f64>>,
+    done: impl FnOnce(J) + 'static,
+) -> Rc<RefCell<bool>> {
+    let alive = Rc::new(RefCell::new(true));
+    let state = Rc::new(RefCell::new((jobs, None::<Simulation>)));
+    progress.set(Some(0.0));
+    step(state, progress, Box::new(done), alive.clone());
+    alive
+}
+
+type Done<J> = Box<dyn FnOnce(J)>;
+
+fn step<J: Jobs + 'static>(
+    state: Rc<RefCell<(J, Option<Simulation>)>>,
+    progress: RwSignal<Option<f64>>,
+    done: Done<J>,
+    alive: Rc<RefCell<bool>>,
+) {
+    if !*alive.borrow() {
+        progress.set(None);
+        return;
+    }
+    let t0 = now_ms();
+    let finished = {
+        let mut guard = state.borrow_mut();
+        let (jobs, sim) = &mut *guard;
+        loop {
+            if sim.is_none() {
+                match jobs.next() {
+                    None => break true,
+                    Some(s) => match Simulation::new(&s) {
+                        Ok(new) => *sim = Some(new),
+                        Err(e) => {
+                            leptos::logging::warn!("skipping an invalid scenario: {e}");
+                            break true;
+                        }
+                    },
+                }
+            }
+            if let Some(s) = sim.as_mut()
+                && s.advance_events(2_000)
+            {
+                let report = s.report();
+                *sim = None;
+                jobs.feed(&report);
+            }
+            if now_ms() - t0 > SLICE_MS {
+                break false;
+            }
+        }
+    };
+    if finished {
+        progress.set(None);
+        if let Ok(cell) = Rc::try_unwrap(state) {
+            done(cell.into_inner().0);
+        }
+        return;
+    }
+    progress.set(Some(state.borrow().0.progress()));
+    request_animation_frame(move || step(state, progress, done, alive));
+}

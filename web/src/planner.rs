@@ -1,0 +1,232 @@
+//! The planning panel: the cheapest setup meeting the targets at this load, how
+//! far this setup's load can grow, and the latency–throughput curve of every
+//! batching policy. All of it runs in the background, in slices.
+
+use crate::jobs::{self, CurveJobs, PlanJobs};
+use lab_charts::latency_throughput;
+use leptos::prelude::*;
+use plotters::prelude::IntoDrawingArea;
+use plotters_canvas::CanvasBackend;
+use sim_core::Scenario;
+use sim_core::plan::{Headroom, HeadroomSearch, Plan, PlanSlo, Space};
+use sim_core::sweep::Curve;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// The targets the planner uses: the scenario's TTFT and TPOT targets as p99
+/// limits, at most 1 % errors, at least 90 % goodput.
+pub fn targets(s: &Scenario) -> PlanSlo {
+    PlanSlo {
+        ttft_p99_ms: s.slo.ttft_ms,
+        tpot_p99_ms: s.slo.tpot_ms,
+        max_error_fraction: 0.01,
+        min_goodput: 0.9,
+    }
+}
+
+/// Arrival rates for the curve: from a tenth to twice today's load.
+fn curve_rates(s: &Scenario) -> Vec<f64> {
+    let today = match s.workload.arrival {
+        sim_core::scenario::Arrival::Poisson { rate_per_s }
+        | sim_core::scenario::Arrival::Gamma { rate_per_s, .. } => rate_per_s,
+        _ => 8.0,
+    };
+    (1..=10).map(|i| today * 0.2 * f64::from(i)).collect()
+}
+
+fn usd(v: f64) -> String {
+    format!("${v:.0}")
+}
+
+/// The panel.
+#[component]
+pub fn Planner(
+    /// The scenario to plan for.
+    scenario: RwSignal<Scenario>,
+) -> impl IntoView {
+    let progress = RwSignal::new(None::<f64>);
+    let what = RwSignal::new("");
+    let plan = RwSignal::new(None::<Plan>);
+    let headroom = RwSignal::new(None::<Headroom>);
+    let curves = RwSignal::new(None::<Vec<Curve>>);
+    let error = RwSignal::new(None::<String>);
+    let cancel: Rc<RefCell<Option<Rc<RefCell<bool>>>>> = Rc::new(RefCell::new(None));
+    let canvas = NodeRef::<leptos::html::Canvas>::new();
+
+    let stop_previous = {
+        let cancel = cancel.clone();
+        move || {
+            if let Some(alive) = cancel.borrow_mut().take() {
+                *alive.borrow_mut() = false;
+            }
+        }
+    };
+
+    let start_plan = {
+        let (cancel, stop) = (cancel.clone(), stop_previous.clone());
+        move |_| {
+            stop();
+            let s = scenario.get_untracked();
+            what.set("Searching for the cheapest setup…");
+            error.set(None);
+            let handle = jobs::run(
+                PlanJobs::new(&s, targets(&s), Space::default()),
+                progress,
+                move |mut j| plan.set(Some(j.plan())),
+            );
+            *cancel.borrow_mut() = Some(handle);
+        }
+    };
+    let start_headroom = {
+        let (cancel, stop) = (cancel.clone(), stop_previous.clone());
+        move |_| {
+            stop();
+            let s = scenario.get_untracked();
+            what.set("Growing the load until a target breaks…");
+            error.set(None);
+            let handle = jobs::run(
+                HeadroomSearch::new(&s, targets(&s), 0.02),
+                progress,
+                move |h| headroom.set(h.result().cloned()),
+            );
+            *cancel.borrow_mut() = Some(handle);
+        }
+    };
+    let start_curve = {
+        let (cancel, stop) = (cancel.clone(), stop_previous.clone());
+        move |_| {
+            stop();
+            let s = scenario.get_untracked();
+            match CurveJobs::new(&s, &curve_rates(&s)) {
+                Ok(j) => {
+                    what.set("Running every batching policy at ten loads…");
+                    error.set(None);
+                    let handle = jobs::run(j, progress, move |j| curves.set(Some(j.curves())));
+                    *cancel.borrow_mut() = Some(handle);
+                }
+                Err(e) => error.set(Some(format!(
+                    "The curve needs an open-loop arrival rate: {e}"
+                ))),
+            }
+        }
+    };
+
+    Effect::new(move |_| {
+        curves.with(|c| {
+            let (Some(c), Some(el)) = (c.as_ref(), canvas.get()) else {
+                return;
+            };
+            if let Some(backend) = CanvasBackend::with_canvas_object(el) {
+                let _ = latency_throughput(&backend.into_drawing_area(), c);
+            }
+        });
+    });
+
+    view! {
+        <section class="planner" aria-label="Capacity planning">
+            <h2>"Plan capacity"</h2>
+            <p class="hint">
+                {move || {
+                    let t = scenario.with(targets);
+                    format!(
+                        "Targets: p99 time to first token ≤ {:.0} ms and p99 time per output token ≤ {:.0} ms (set them under Cost and targets), at most 1 % errors, at least 90 % of requests within both.",
+                        t.ttft_p99_ms,
+                        t.tpot_p99_ms,
+                    )
+                }}
+            </p>
+            <div class="toolbar">
+                <button data-testid="plan-run" on:click=start_plan>"Find the cheapest setup"</button>
+                <button class="secondary" data-testid="headroom-run" on:click=start_headroom>
+                    "How far can this load grow?"
+                </button>
+                <button class="secondary" data-testid="curve-run" on:click=start_curve>
+                    "Latency–throughput curve"
+                </button>
+            </div>
+            <Show when=move || progress.get().is_some()>
+                <p class="status">
+                    <progress data-testid="planner-progress" max="100" value=move || format!("{:.0}", progress.get().unwrap_or(0.0) * 100.0)></progress>
+                    {move || what.get()}
+                </p>
+            </Show>
+            <Show when=move || error.get().is_some()>
+                <p class="banner error" role="alert">{move || error.get().unwrap_or_default()}</p>
+            </Show>
+            <Show when=move || headroom.get().is_some()>
+                <p class="headroom" data-testid="headroom-verdict">{move || headroom.get().map(|h| h.verdict).unwrap_or_default()}</p>
+            </Show>
+            <Show when=move || plan.get().is_some()>
+                {move || {
+                    plan.get()
+                        .map(|p| {
+                            view! {
+                                <p class="hint" data-testid="plan-summary">
+                                    {format!(
+                                        "{} configurations ({} candidate setups): {} pruned by physics, {} simulations.",
+                                        p.configurations,
+                                        p.candidates,
+                                        p.pruned.len(),
+                                        p.simulations,
+                                    )}
+                                </p>
+                                <table class="plan" data-testid="plan-results">
+                                    <thead>
+                                        <tr>
+                                            <th scope="col">"Setup"</th>
+                                            <th scope="col">"$/month"</th>
+                                            <th scope="col">"p99 TTFT"</th>
+                                            <th scope="col">"p99 TPOT"</th>
+                                            <th scope="col">"Margin"</th>
+                                        </tr>
+                                    </thead>
+                                    <tbody>
+                                        {p.feasible
+                                            .iter()
+                                            .take(8)
+                                            .map(|e| {
+                                                view! {
+                                                    <tr>
+                                                        <td>{e.description.clone()}</td>
+                                                        <td>{usd(e.usd_per_month)}</td>
+                                                        <td>{crate::app::fmt_ms(e.summary.ttft_p99_ms)}</td>
+                                                        <td>{crate::app::fmt_ms(e.summary.tpot_p99_ms)}</td>
+                                                        <td>{format!("{:.0} %", e.verdict.as_ref().map_or(0.0, |m| m * 100.0))}</td>
+                                                    </tr>
+                                                }
+                                            })
+                                            .collect_view()}
+                                    </tbody>
+                                </table>
+                                <h3>"Cheaper, but missed"</h3>
+                                <ul class="misses" data-testid="plan-misses">
+                                    {p.near_misses
+                                        .iter()
+                                        .take(5)
+                                        .map(|e| {
+                                            view! {
+                                                <li>
+                                                    {format!(
+                                                        "{} ({}/month): {}",
+                                                        e.description,
+                                                        usd(e.usd_per_month),
+                                                        e.verdict.as_ref().err().cloned().unwrap_or_default(),
+                                                    )}
+                                                </li>
+                                            }
+                                        })
+                                        .collect_view()}
+                                </ul>
+                            }
+                        })
+                }}
+            </Show>
+            <figure class="chart" style:display=move || if curves.with(|c| c.is_some()) { "block" } else { "none" }>
+                <canvas node_ref=canvas data-testid="chart-curve" width="900" height="420"></canvas>
+                <figcaption>
+                    "Each line is a batching policy: end-to-end latency (p50 solid, p99 dashed) against the throughput it achieved as load rose; the circle marks the last load it kept up with."
+                </figcaption>
+            </figure>
+        </section>
+    }
+}
