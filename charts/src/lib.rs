@@ -215,12 +215,20 @@ pub fn throughput<DB: DrawingBackend>(
     pinned: Option<&Report>,
 ) -> DrawResult<DB> {
     let s = &r.series;
-    let mut lines = vec![Line {
-        label: "output tok/s",
-        colour: BLUE,
-        dashed: false,
-        points: series(&s.t_s, &s.output_tokens_per_s),
-    }];
+    let mut lines = vec![
+        Line {
+            label: "output tok/s",
+            colour: BLUE,
+            dashed: false,
+            points: series(&s.t_s, &s.output_tokens_per_s),
+        },
+        Line {
+            label: "input tok/s",
+            colour: GREEN,
+            dashed: true,
+            points: series(&s.t_s, &s.input_tokens_per_s),
+        },
+    ];
     if let Some(p) = pinned {
         lines.push(Line {
             label: "output tok/s (A)",
@@ -306,6 +314,12 @@ pub fn api<DB: DrawingBackend>(
         .map(|f| f.map(|f| f * 100.0))
         .collect();
     let mut lines = vec![
+        Line {
+            label: "retries per second",
+            colour: ORANGE,
+            dashed: false,
+            points: series(&s.t_s, &s.retries_per_s),
+        },
         Line {
             label: "429s per second",
             colour: RED,
@@ -595,6 +609,8 @@ pub fn until(r: &Report, t_s: f64) -> Report {
     s.batch_size.truncate(n);
     s.kv_use.truncate(n);
     s.output_tokens_per_s.truncate(n);
+    s.input_tokens_per_s.truncate(n);
+    s.retries_per_s.truncate(n);
     s.ttft_p50_ms.truncate(n);
     s.ttft_p99_ms.truncate(n);
     s.e2e_p50_ms.truncate(n);

@@ -163,6 +163,8 @@ struct Window {
     ttft: Option<LogHist>,
     e2e: Option<LogHist>,
     throttled: u64,
+    retries: u64,
+    input_tokens: u64,
     api_tokens: u64,
     fill_sum: f64,
     fill_n: u64,
@@ -178,6 +180,8 @@ impl Window {
         self.kv_area += o.kv_area;
         self.output_tokens += o.output_tokens;
         self.throttled += o.throttled;
+        self.retries += o.retries;
+        self.input_tokens += o.input_tokens;
         self.api_tokens += o.api_tokens;
         self.fill_sum += o.fill_sum;
         self.fill_n += o.fill_n;
@@ -283,6 +287,18 @@ impl Windows {
         self.at(t).throttled += 1;
     }
 
+    /// A client scheduled a retry.
+    pub fn retry(&mut self, t: u64) {
+        self.at(t).retries += 1;
+    }
+
+    /// `n` prompt tokens were processed at `t`.
+    pub fn input_tokens(&mut self, t: u64, n: u64) {
+        if n > 0 {
+            self.at(t).input_tokens += n;
+        }
+    }
+
     /// An API request was admitted with `n` tokens.
     pub fn api_tokens(&mut self, t: u64, n: u64) {
         self.at(t).api_tokens += n;
@@ -340,12 +356,15 @@ impl Windows {
             s.kv_use.push(win.kv_area / (w * reps));
             s.output_tokens_per_s
                 .push(win.output_tokens as f64 / (w / 1e9));
+            s.input_tokens_per_s
+                .push(win.input_tokens as f64 / (w / 1e9));
             s.ttft_p50_ms.push(ms(&win.ttft, 0.5));
             s.ttft_p99_ms.push(ms(&win.ttft, 0.99));
             s.e2e_p50_ms.push(ms(&win.e2e, 0.5));
             s.e2e_p99_ms.push(ms(&win.e2e, 0.99));
             if api {
                 s.throttled_per_s.push(win.throttled as f64 / (w / 1e9));
+                s.retries_per_s.push(win.retries as f64 / (w / 1e9));
                 s.api_tokens_per_min
                     .push(win.api_tokens as f64 / (w / 60e9));
                 s.api_token_fill

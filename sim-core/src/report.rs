@@ -176,6 +176,8 @@ pub struct ClassReport {
     pub failed: u64,
     /// API spend on this class.
     pub api_usd: f64,
+    /// API spend on this class per month (730 h) at this load.
+    pub api_usd_per_month: f64,
     /// Time to first token: arrival to the first generated token.
     pub ttft: LatencyStats,
     /// Time per output token after the first: (e2e − ttft) / (output tokens − 1),
@@ -249,6 +251,8 @@ pub struct Series {
     pub kv_use: Vec<f64>,
     /// Tokens generated per second, all replicas.
     pub output_tokens_per_s: Vec<f64>,
+    /// Prompt tokens processed per second (prefill, or sent to an API).
+    pub input_tokens_per_s: Vec<f64>,
     /// Median TTFT of requests completing in the window, ms.
     pub ttft_p50_ms: Vec<Option<f64>>,
     /// 99th-percentile TTFT of requests completing in the window, ms.
@@ -259,6 +263,8 @@ pub struct Series {
     pub e2e_p99_ms: Vec<Option<f64>>,
     /// API 429s per second (empty without an API).
     pub throttled_per_s: Vec<f64>,
+    /// Client retries scheduled per second (empty without an API).
+    pub retries_per_s: Vec<f64>,
     /// API tokens admitted per minute (empty without an API).
     pub api_tokens_per_min: Vec<f64>,
     /// Mean fraction of the token limit available at attempts (empty without an API).

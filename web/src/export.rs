@@ -99,15 +99,15 @@ pub fn series_csv(r: &Report) -> String {
     let s = &r.series;
     let api = !s.throttled_per_s.is_empty();
     let mut o = String::from(
-        "t_s,arrivals_per_s,queue_depth,in_flight,batch_size,kv_use,output_tokens_per_s,ttft_p50_ms,ttft_p99_ms,e2e_p50_ms,e2e_p99_ms",
+        "t_s,arrivals_per_s,queue_depth,in_flight,batch_size,kv_use,output_tokens_per_s,input_tokens_per_s,ttft_p50_ms,ttft_p99_ms,e2e_p50_ms,e2e_p99_ms",
     );
     if api {
-        o.push_str(",throttled_per_s,api_tokens_per_min,api_token_fill");
+        o.push_str(",throttled_per_s,retries_per_s,api_tokens_per_min,api_token_fill");
     }
     o.push('\n');
     for i in 0..s.t_s.len() {
         o.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{}",
             s.t_s[i],
             s.arrivals_per_s[i],
             s.queue_depth[i],
@@ -115,6 +115,7 @@ pub fn series_csv(r: &Report) -> String {
             s.batch_size[i],
             s.kv_use[i],
             s.output_tokens_per_s[i],
+            s.input_tokens_per_s[i],
             opt(s.ttft_p50_ms[i]),
             opt(s.ttft_p99_ms[i]),
             opt(s.e2e_p50_ms[i]),
@@ -122,8 +123,9 @@ pub fn series_csv(r: &Report) -> String {
         ));
         if api {
             o.push_str(&format!(
-                ",{},{},{}",
+                ",{},{},{},{}",
                 s.throttled_per_s[i],
+                s.retries_per_s[i],
                 s.api_tokens_per_min[i],
                 opt(s.api_token_fill[i])
             ));
@@ -160,7 +162,7 @@ mod tests {
             .next()
             .map(|h| h.split(',').count())
             .unwrap_or(0);
-        assert_eq!(width, 14);
+        assert_eq!(width, 16);
         assert!(
             series
                 .lines()

@@ -196,9 +196,10 @@ struct ClassMetrics {
 }
 
 impl ClassMetrics {
-    fn report(&self, name: &str) -> ClassReport {
+    fn report(&self, name: &str, month_factor: f64) -> ClassReport {
         ClassReport {
             name: name.to_owned(),
+            api_usd_per_month: self.api_usd * month_factor,
             completed: self.completed,
             rejected: self.rejected,
             failed: self.failed,
@@ -1194,7 +1195,13 @@ impl Simulation {
                     None if target <= *budget_left || pass.chunks.is_empty() => target,
                     None => break,
                 };
-                if sim.replicas[r].kv_used + need + sim.kv_watermark > sim.kv_blocks {
+                // The watermark keeps room for running sequences to grow; with
+                // none running there is nothing to protect (and a request larger
+                // than capacity − watermark would otherwise wait forever).
+                let idle =
+                    sim.replicas[r].decoding.is_empty() && sim.replicas[r].prefilling.is_empty();
+                let reserve = if idle { 0 } else { sim.kv_watermark };
+                if sim.replicas[r].kv_used + need + reserve > sim.kv_blocks {
                     break; // admission waits for memory
                 }
                 sim.queues[q].pop_front();
@@ -1218,6 +1225,10 @@ impl Simulation {
                 if pass.chunks.is_empty() && !self.replicas[r].decoding.is_empty() {
                     self.reserve_decode_blocks(r);
                     pass.decodes = self.replicas[r].decoding.len() as u64;
+                    if pass.decodes == 0 {
+                        // Reserving refused the only sequence: the cache is free again.
+                        admit_prefills(self, &mut pass, &mut shape, &mut budget_left);
+                    }
                 }
             }
             Some(c) => {
@@ -1272,6 +1283,14 @@ impl Simulation {
             let Some(&(_, victim)) = self.replicas[r].decoding.iter().next_back() else {
                 return;
             };
+            if self.replicas[r].decoding.len() == 1 && self.replicas[r].prefilling.is_empty() {
+                // Alone in the cache and still out of room: this sequence can never
+                // finish here. Recomputing it would loop forever; refuse it instead.
+                self.leave_decoding(r, victim);
+                self.replicas[r].running -= 1;
+                self.reject_too_long(victim);
+                continue;
+            }
             self.preempt(r, victim);
         }
     }
@@ -1333,6 +1352,7 @@ impl Simulation {
         self.bytes += cost.bytes;
         self.passes += 1;
         self.windows.pass(self.now, end, seqs, kv);
+        self.windows.input_tokens(end, shape.prefill_tokens);
         let waiting = self.queues[self.queue_of(r)].len() as u32;
         if let Some(t) = self.trace.as_mut().filter(|t| t.passes.len() < t.capacity) {
             let prefill_seqs = if shape.prefill_tokens > 0 {
@@ -1649,6 +1669,7 @@ impl Simulation {
         let fleet_usd = f64::from(gpus) * self.usd_per_gpu_hour * secs / 3600.0;
         let api = self.api.as_ref().map(|a| a.report(secs, HOURS_PER_MONTH));
         let api_usd = api.as_ref().map_or(0.0, |a| a.usd);
+        let month_factor = HOURS_PER_MONTH * 3600.0 / secs;
         let total_usd = fleet_usd + api_usd;
         let per_mtok = |tokens: u64| (tokens > 0).then(|| total_usd / tokens as f64 * 1e6);
         if let Some(e) = &self.too_large_example {
@@ -1672,12 +1693,12 @@ impl Simulation {
             sim_time_s: secs,
             events: self.processed,
             requests: counts,
-            overall: self.overall.report("all"),
+            overall: self.overall.report("all", month_factor),
             per_class: self
                 .per_class
                 .iter()
                 .zip(&self.classes)
-                .map(|(m, k)| m.report(&k.name))
+                .map(|(m, k)| m.report(&k.name, month_factor))
                 .collect(),
             throughput: Throughput {
                 input_tokens_per_s: self.input_tokens_done as f64 / secs,

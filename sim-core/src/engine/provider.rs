@@ -323,6 +323,7 @@ impl Simulation {
                 };
                 match delay {
                     Some(d) => {
+                        self.windows.retry(now);
                         api.retries += 1;
                         api.retry_pending += 1;
                         self.events
