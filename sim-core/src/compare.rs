@@ -66,24 +66,37 @@ pub fn api_usd_per_request(scenario: &Scenario, tier: &ProviderTier) -> f64 {
 /// Requests/s one replica of `scenario.serving` sustains when saturated: closed-loop
 /// users with no think time, twice as many as the batch holds (at most 1,024), for 60 s.
 pub fn replica_capacity_per_s(scenario: &Scenario) -> Result<f64, ScenarioError> {
+    let s = capacity_scenario(scenario);
+    Ok(capacity_from(scenario, &crate::run(&s)?))
+}
+
+/// The saturation run behind [`replica_capacity_per_s`] (for callers that run
+/// it themselves, in slices).
+pub fn capacity_scenario(scenario: &Scenario) -> Scenario {
     let mut s = scenario.clone();
     s.api = None;
     s.serving.replicas = 1;
-    s.duration_s = 60.0;
+    s.duration_s = CAPACITY_RUN_S;
     let users = (2 * s.serving.batching.max_seqs()).clamp(2, 1024);
     s.workload.arrival = Arrival::ClosedLoop {
         users: vec![UserStep { at_s: 0.0, users }],
         think_time_s: crate::dist::Dist::Fixed { value: 0.0 },
     };
-    let r = crate::run(&s)?;
-    Ok(r.requests.completed as f64
-        / s.duration_s
-        / scenario
-            .workload
-            .classes
-            .iter()
-            .map(|k| f64::from(k.calls_per_task))
-            .fold(1.0, f64::max))
+    s
+}
+
+/// Simulated seconds of the saturation run.
+pub const CAPACITY_RUN_S: f64 = 60.0;
+
+/// Tasks/s one replica sustained in the report of [`capacity_scenario`].
+pub fn capacity_from(scenario: &Scenario, report: &crate::Report) -> f64 {
+    let calls = scenario
+        .workload
+        .classes
+        .iter()
+        .map(|k| f64::from(k.calls_per_task))
+        .fold(1.0, f64::max);
+    report.requests.completed as f64 / CAPACITY_RUN_S / calls
 }
 
 /// Compare the API tier `tier` with the self-hosted fleet of `scenario` at each load.
@@ -93,12 +106,18 @@ pub fn compare(
     loads: &[f64],
 ) -> Result<CostComparison, ScenarioError> {
     scenario.validate()?;
+    check_inputs(scenario, tier, loads)?;
+    let capacity = replica_capacity_per_s(scenario)?;
+    compare_with_capacity(scenario, tier, loads, capacity)
+}
+
+fn check_inputs(scenario: &Scenario, tier: usize, loads: &[f64]) -> Result<(), ScenarioError> {
     let bad = |m: String| ScenarioError { problems: vec![m] };
     let api = scenario
         .api
         .as_ref()
         .ok_or_else(|| bad("compare needs a scenario with an api section".into()))?;
-    let t = api.tiers.get(tier).ok_or_else(|| {
+    api.tiers.get(tier).ok_or_else(|| {
         bad(format!(
             "tier index must be 0..{}, got {tier}",
             api.tiers.len()
@@ -114,8 +133,25 @@ pub fn compare(
             "loads must be 1..=1000 values, each > 0 and ≤ 1000000 tasks/s".into(),
         ));
     }
+    Ok(())
+}
+
+/// [`compare`] with the replica capacity already measured (tasks/s of one
+/// saturated replica).
+pub fn compare_with_capacity(
+    scenario: &Scenario,
+    tier: usize,
+    loads: &[f64],
+    capacity: f64,
+) -> Result<CostComparison, ScenarioError> {
+    check_inputs(scenario, tier, loads)?;
+    let bad = |m: String| ScenarioError { problems: vec![m] };
+    let t = scenario
+        .api
+        .as_ref()
+        .and_then(|a| a.tiers.get(tier))
+        .ok_or_else(|| bad(format!("tier index {tier} is not a tier of the scenario")))?;
     let per_request = api_usd_per_request(scenario, t);
-    let capacity = replica_capacity_per_s(scenario)?;
     let replica_month = f64::from(scenario.serving.gpus_per_replica)
         * scenario.usd_per_gpu_hour()
         * HOURS_PER_MONTH;

@@ -91,10 +91,9 @@ pub struct CostCurves {
     pub comparison: Option<sim_core::compare::CostComparison>,
 }
 
-/// Compute the cost curves of a scenario (a saturation run of one replica plus
-/// arithmetic).
-pub fn cost_curves(s: &Scenario) -> Option<CostCurves> {
-    let capacity = sim_core::compare::replica_capacity_per_s(s).ok()?;
+/// The cost curves of a scenario, given the tasks/s one saturated replica
+/// sustains (see `jobs::CostJobs`).
+pub fn cost_curves(s: &Scenario, capacity: f64) -> Option<CostCurves> {
     let fleet = capacity * f64::from(s.serving.replicas);
     let total: f64 = s.workload.classes.iter().map(|k| k.share).sum();
     let out_per_task: f64 = s
@@ -131,7 +130,7 @@ pub fn cost_curves(s: &Scenario) -> Option<CostCurves> {
             .unwrap_or(0);
         let max = (fleet * 3.0).max(1e-3);
         let loads: Vec<f64> = (1..=40).map(|i| max * f64::from(i) / 40.0).collect();
-        sim_core::compare::compare(s, tier, &loads).ok()
+        sim_core::compare::compare_with_capacity(s, tier, &loads, capacity).ok()
     });
     Some(CostCurves {
         per_mtok,
@@ -294,6 +293,9 @@ pub fn App() -> impl IntoView {
     let report = runner.report;
     let state = runner.state;
 
+    let cost_job: std::rc::Rc<std::cell::RefCell<Option<std::rc::Rc<std::cell::RefCell<bool>>>>> =
+        Default::default();
+    let cost_progress = RwSignal::new(None::<f64>);
     // After each finished run, compute the cost curves and the GPU timeline on
     // later frames, so the numbers show first.
     Effect::new(move |_| {
@@ -301,9 +303,17 @@ pub fn App() -> impl IntoView {
             let s = scenario.get_untracked();
             playhead.set(None);
             playing.set(false);
+            if let Some(alive) = cost_job.borrow_mut().take() {
+                *alive.borrow_mut() = false;
+            }
+            let job = cost_job.clone();
             request_animation_frame(move || {
                 trace.set(first_seconds(&s));
-                request_animation_frame(move || costs.set(cost_curves(&s)));
+                let handle =
+                    crate::jobs::run(crate::jobs::CostJobs::new(&s), cost_progress, move |j| {
+                        costs.set(j.capacity().and_then(|c| cost_curves(j.scenario(), c)))
+                    });
+                *job.borrow_mut() = Some(handle);
             });
         }
     });

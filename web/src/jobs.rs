@@ -111,6 +111,50 @@ impl Jobs for CurveJobs {
     }
 }
 
+/// The saturation run behind the cost curves.
+pub struct CostJobs {
+    scenario: Scenario,
+    sent: bool,
+    capacity: Option<f64>,
+}
+
+impl CostJobs {
+    /// Measure one replica's capacity for `scenario`.
+    pub fn new(scenario: &Scenario) -> Self {
+        CostJobs {
+            scenario: scenario.clone(),
+            sent: false,
+            capacity: None,
+        }
+    }
+
+    /// The scenario measured.
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// Tasks/s one saturated replica sustained, once run.
+    pub fn capacity(&self) -> Option<f64> {
+        self.capacity
+    }
+}
+
+impl Jobs for CostJobs {
+    fn next(&mut self) -> Option<Scenario> {
+        if self.sent {
+            return None;
+        }
+        self.sent = true;
+        Some(sim_core::compare::capacity_scenario(&self.scenario))
+    }
+    fn feed(&mut self, report: &Report) {
+        self.capacity = Some(sim_core::compare::capacity_from(&self.scenario, report));
+    }
+    fn progress(&self) -> f64 {
+        if self.capacity.is_some() { 1.0 } else { 0.0 }
+    }
+}
+
 impl Jobs for HeadroomSearch {
     fn next(&mut self) -> Option<Scenario> {
         HeadroomSearch::next(self)
