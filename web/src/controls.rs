@@ -541,24 +541,8 @@ pub fn groups() -> Vec<Group> {
                         )
                     },
                     set: |s, _, k| {
-                        let seqs = batching_max_seqs(s).unwrap_or(64.0) as u32;
-                        let longest = s.max_input_tokens().unwrap_or(8192).clamp(2048, 65_536);
-                        s.serving.batching = match k {
-                            "none" => Batching::None,
-                            "static" => Batching::Static {
-                                max_batch: seqs,
-                                max_wait_ms: 50.0,
-                            },
-                            "continuous" => Batching::Continuous {
-                                max_num_seqs: seqs,
-                                max_num_batched_tokens: longest.max(seqs),
-                            },
-                            _ => Batching::ChunkedPrefill {
-                                max_num_seqs: seqs,
-                                max_num_batched_tokens: 2048.max(seqs),
-                                chunk_tokens: 2048,
-                            },
-                        };
+                        // The same switch `tlab sweep --vary batching.policy=…` makes.
+                        let _ = sim_core::sweep::apply(s, "batching.policy", k);
                     },
                 }),
                 Number(NumberControl {
@@ -572,20 +556,7 @@ pub fn groups() -> Vec<Group> {
                     decimals: 0,
                     get: |s, _| batching_max_seqs(s),
                     set: |s, _, v| {
-                        let v = v as u32;
-                        match &mut s.serving.batching {
-                            Batching::Continuous { max_num_seqs, .. } => *max_num_seqs = v,
-                            Batching::ChunkedPrefill {
-                                max_num_seqs,
-                                max_num_batched_tokens,
-                                ..
-                            } => {
-                                *max_num_seqs = v;
-                                *max_num_batched_tokens = (*max_num_batched_tokens).max(v);
-                            }
-                            Batching::Static { max_batch, .. } => *max_batch = v,
-                            Batching::None => {}
-                        }
+                        let _ = sim_core::sweep::apply(s, "batching.max_seqs", &v.to_string());
                     },
                 }),
                 Number(NumberControl {
