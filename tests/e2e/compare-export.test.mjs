@@ -30,7 +30,7 @@ test('pinning A and changing B shows deltas and overlays', async () => {
   await p.waitForRun();
   assert.match(await p.text('card-throughput-delta'), /^\+\d+(\.\d)? % vs A$/);
   assert.match(await p.text('card-ttft-p99-delta'), /% vs A$/);
-  assert.notEqual(await p.canvasPixels('chart-latency'), latency);
+  assert.notEqual(await p.waitForCanvasChange('chart-latency', latency), latency);
   await saveScreenshot(p.page, 'compare-1280x800');
   await p.byTestId('unpin').click();
   assert.equal(await p.byTestId('card-throughput-delta').count(), 0);

@@ -34,8 +34,9 @@ test('dragging the arrival-rate slider re-simulates and redraws the charts', asy
   assert.ok(rateAfter > 20, `the slider moved the rate: ${rateBefore} → ${rateAfter}`);
   const ttftMsAfter = await lab_page.value('card-ttft-p99');
   assert.ok(ttftMsAfter > 10 * ttftMsBefore, `overload must multiply the p99 TTFT: ${ttftBefore} → ${ttftAfter}`);
-  assert.notEqual(await lab_page.canvasPixels('chart-queue'), queueBefore, 'the queue chart was not redrawn');
-  assert.notEqual(await lab_page.canvasPixels('chart-latency'), latencyBefore, 'the latency chart was not redrawn');
+  // Bounded waits: charts redraw on the frame after the numbers.
+  assert.notEqual(await lab_page.waitForCanvasChange('chart-queue', queueBefore), queueBefore, 'the queue chart was not redrawn');
+  assert.notEqual(await lab_page.waitForCanvasChange('chart-latency', latencyBefore), latencyBefore, 'the latency chart was not redrawn');
   assert.match(lab_page.page.url(), /#s=v1\./, 'the address carries the scenario');
   await saveScreenshot(lab_page.page, 'after-drag-1280x800');
 

@@ -47,7 +47,7 @@ test('playback animates the charts over simulated time', async () => {
   );
   await p.byTestId('play').click(); // pause
   const paused = await p.text('playhead-value');
-  const partial = await p.canvasPixels('chart-queue');
+  const partial = await p.waitForCanvasChange('chart-queue', full);
   assert.notEqual(partial, full, 'the chart shows only the run so far');
   await new Promise((r) => setTimeout(r, 300));
   assert.equal(await p.text('playhead-value'), paused, 'paused means paused');

@@ -828,19 +828,23 @@ fn chart_canvas(
     let canvas = NodeRef::<leptos::html::Canvas>::new();
     let visible = move || report.with(|r| r.as_ref().is_some_and(show));
     Effect::new(move |_| {
-        let a = pinned.get();
-        report.with(|r| {
-            let (Some(r), Some(el)) = (r.as_ref(), canvas.get()) else {
-                return;
-            };
-            if !show(r) {
-                return;
-            }
-            if let Some(backend) = CanvasBackend::with_canvas_object(el) {
-                let root = backend.into_drawing_area();
-                // A failed draw leaves the previous frame; nothing better to show.
-                let _ = draw(&root, r, a.as_ref());
-            }
+        report.track();
+        pinned.track();
+        let Some(el) = canvas.get() else { return };
+        // Draw on the next frame, apart from the simulation slice that produced
+        // the report, so neither makes the other's frame long.
+        request_animation_frame(move || {
+            let a = pinned.get_untracked();
+            report.with_untracked(|r| {
+                let Some(r) = r.as_ref().filter(|r| show(r)) else {
+                    return;
+                };
+                if let Some(backend) = CanvasBackend::with_canvas_object(el) {
+                    let root = backend.into_drawing_area();
+                    // A failed draw leaves the previous frame; nothing better to show.
+                    let _ = draw(&root, r, a.as_ref());
+                }
+            });
         });
     });
     view! {

@@ -20,6 +20,8 @@ export class LabPage {
   async waitForRun(timeout = 30_000) {
     await this.byTestId('run-time').waitFor({ state: 'visible', timeout });
     await this.byTestId('card-throughput').waitFor({ state: 'visible', timeout });
+    // Charts draw on the frame after the numbers: let two frames pass.
+    await this.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   }
 
   /** All summary cards' texts, by id. */
@@ -69,6 +71,16 @@ export class LabPage {
     await this.page.mouse.down();
     await this.page.mouse.move(xAt(fraction), y, { steps: 12 });
     await this.page.mouse.up();
+  }
+
+  /** Wait (bounded) until the pixels of canvas `id` differ from `before`. */
+  async waitForCanvasChange(id, before, timeout = 10_000) {
+    await this.page.waitForFunction(
+      ([sel, old]) => document.querySelector(sel)?.toDataURL('image/png') !== old,
+      [`[data-testid="${id}"]`, before],
+      { timeout },
+    );
+    return this.canvasPixels(id);
   }
 
   /** Wait (bounded) until the text of `id` differs from `before`. */
