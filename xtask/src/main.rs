@@ -82,7 +82,18 @@ fn serve(root: &Path, dev: bool) -> Result<()> {
     if !dev {
         cmd.arg("--release");
     }
-    run(cmd.current_dir(root).envs(env.vars()))
+    let status = cmd
+        .current_dir(root)
+        .envs(env.vars())
+        .status()
+        .map_err(|e| Failure(format!("cannot start trunk: {e}")))?;
+    // Ctrl-C (or a kill) is how a server is meant to end: not an error.
+    if status.success() || status.code().is_none() {
+        println!("xtask: server stopped");
+        Ok(())
+    } else {
+        Err(Failure(format!("trunk serve exited with {status}")))
+    }
 }
 
 fn trunk_build(root: &Path, env: &tools::Env) -> Result<()> {
