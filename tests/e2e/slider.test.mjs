@@ -42,3 +42,21 @@ test('dragging the arrival-rate slider re-simulates and redraws the charts', asy
 
   assert.deepEqual(lab.errors, [], 'the page logged errors');
 });
+
+test('a launch spike makes the queue build in the middle of the run', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  const ttft = await p.value('card-ttft-p99');
+  const before = await p.text('card-ttft-p99');
+  await p.byTestId('spike-number').fill('5');
+  await p.byTestId('spike-number').press('Enter');
+  await p.waitForTextChange('card-ttft-p99', before, 15_000);
+  await p.waitForRun();
+  assert.ok((await p.value('card-ttft-p99')) > 10 * ttft, '5× the traffic for 100 s overwhelms one H100');
+  assert.equal(await p.byTestId('burstiness').count(), 0, 'burstiness does not apply to a schedule');
+  // The spike travels with the link.
+  const again = new LabPage(await lab.newPage(), lab.url);
+  await again.open(new URL(p.page.url()).hash);
+  assert.equal(await again.byTestId('spike-number').inputValue(), '5.0');
+  assert.deepEqual(lab.errors, []);
+});

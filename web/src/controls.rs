@@ -151,6 +151,49 @@ fn fmt_num(v: f64, decimals: usize) -> String {
 fn rate(s: &Scenario) -> Option<f64> {
     match &s.workload.arrival {
         Arrival::Poisson { rate_per_s } | Arrival::Gamma { rate_per_s, .. } => Some(*rate_per_s),
+        Arrival::Schedule { points } => points.first().map(|p| p.rate_per_s),
+        _ => None,
+    }
+}
+
+/// A launch spike: the base rate, then `k` × it through the middle third of the
+/// arrival window, then the base rate again (ramps of 1 % of the window).
+pub fn spike_schedule(base: f64, k: f64, duration_s: f64) -> Arrival {
+    use sim_core::scenario::RatePoint;
+    let (a, b, ramp) = (duration_s / 3.0, 2.0 * duration_s / 3.0, duration_s / 100.0);
+    Arrival::Schedule {
+        points: vec![
+            RatePoint {
+                at_s: 0.0,
+                rate_per_s: base,
+            },
+            RatePoint {
+                at_s: a,
+                rate_per_s: base,
+            },
+            RatePoint {
+                at_s: a + ramp,
+                rate_per_s: base * k,
+            },
+            RatePoint {
+                at_s: b,
+                rate_per_s: base * k,
+            },
+            RatePoint {
+                at_s: b + ramp,
+                rate_per_s: base,
+            },
+        ],
+    }
+}
+
+/// The spike factor of a schedule made by [`spike_schedule`].
+fn spike_factor(s: &Scenario) -> Option<f64> {
+    match &s.workload.arrival {
+        Arrival::Poisson { .. } => Some(1.0),
+        Arrival::Schedule { points } if points.len() == 5 && points[0].rate_per_s > 0.0 => {
+            Some(points[2].rate_per_s / points[0].rate_per_s)
+        }
         _ => None,
     }
 }
@@ -212,7 +255,34 @@ pub fn groups() -> Vec<Group> {
                         Arrival::Poisson { rate_per_s } | Arrival::Gamma { rate_per_s, .. } => {
                             *rate_per_s = v
                         }
+                        Arrival::Schedule { points } => {
+                            // Scale the whole schedule: the spike keeps its shape.
+                            let old = points.first().map_or(1.0, |p| p.rate_per_s).max(1e-12);
+                            for p in points.iter_mut() {
+                                p.rate_per_s *= v / old;
+                            }
+                        }
                         _ => {}
+                    },
+                }),
+                Number(NumberControl {
+                    id: "spike",
+                    label: "Launch spike",
+                    unit: "× rate",
+                    help: "Multiplies the arrival rate through the middle third of the run, as a launch or a viral moment does; 1 means no spike.",
+                    min: 1.0,
+                    max: 50.0,
+                    log: true,
+                    decimals: 1,
+                    get: |s, _| spike_factor(s),
+                    set: |s, _, k| {
+                        if let Some(base) = rate(s) {
+                            s.workload.arrival = if k <= 1.0 {
+                                Arrival::Poisson { rate_per_s: base }
+                            } else {
+                                spike_schedule(base, k, s.duration_s)
+                            };
+                        }
                     },
                 }),
                 Number(NumberControl {
