@@ -25,6 +25,17 @@ struct Line<'a> {
     points: Vec<(f64, f64)>,
 }
 
+impl<'a> Line<'a> {
+    fn new(label: &'a str, colour: RGBColor, dashed: bool, points: Vec<(f64, f64)>) -> Self {
+        Line {
+            label,
+            colour,
+            dashed,
+            points,
+        }
+    }
+}
+
 fn upper(lines: &[Line]) -> f64 {
     let m = lines
         .iter()
@@ -128,26 +139,16 @@ pub fn queue<DB: DrawingBackend>(
 ) -> DrawResult<DB> {
     let s = &r.series;
     let mut lines = vec![
-        Line {
-            label: "waiting",
-            colour: BLUE,
-            dashed: false,
-            points: series(&s.t_s, &s.queue_depth),
-        },
-        Line {
-            label: "in flight",
-            colour: GREY,
-            dashed: false,
-            points: series(&s.t_s, &s.in_flight),
-        },
+        Line::new("waiting", BLUE, false, series(&s.t_s, &s.queue_depth)),
+        Line::new("in flight", GREY, false, series(&s.t_s, &s.in_flight)),
     ];
     if let Some(p) = pinned {
-        lines.push(Line {
-            label: "waiting (A)",
-            colour: ORANGE,
-            dashed: true,
-            points: series(&p.series.t_s, &p.series.queue_depth),
-        });
+        lines.push(Line::new(
+            "waiting (A)",
+            ORANGE,
+            true,
+            series(&p.series.t_s, &p.series.queue_depth),
+        ));
     }
     draw_lines(
         root,
@@ -166,38 +167,28 @@ pub fn latency<DB: DrawingBackend>(
 ) -> DrawResult<DB> {
     let s = &r.series;
     let mut lines = vec![
-        Line {
-            label: "TTFT p50",
-            colour: GREEN,
-            dashed: false,
-            points: series_opt(&s.t_s, &s.ttft_p50_ms),
-        },
-        Line {
-            label: "TTFT p99",
-            colour: GREEN,
-            dashed: true,
-            points: series_opt(&s.t_s, &s.ttft_p99_ms),
-        },
-        Line {
-            label: "end-to-end p50",
-            colour: BLUE,
-            dashed: false,
-            points: series_opt(&s.t_s, &s.e2e_p50_ms),
-        },
-        Line {
-            label: "end-to-end p99",
-            colour: BLUE,
-            dashed: true,
-            points: series_opt(&s.t_s, &s.e2e_p99_ms),
-        },
+        Line::new("TTFT p50", GREEN, false, series_opt(&s.t_s, &s.ttft_p50_ms)),
+        Line::new("TTFT p99", GREEN, true, series_opt(&s.t_s, &s.ttft_p99_ms)),
+        Line::new(
+            "end-to-end p50",
+            BLUE,
+            false,
+            series_opt(&s.t_s, &s.e2e_p50_ms),
+        ),
+        Line::new(
+            "end-to-end p99",
+            BLUE,
+            true,
+            series_opt(&s.t_s, &s.e2e_p99_ms),
+        ),
     ];
     if let Some(p) = pinned {
-        lines.push(Line {
-            label: "end-to-end p99 (A)",
-            colour: ORANGE,
-            dashed: true,
-            points: series_opt(&p.series.t_s, &p.series.e2e_p99_ms),
-        });
+        lines.push(Line::new(
+            "end-to-end p99 (A)",
+            ORANGE,
+            true,
+            series_opt(&p.series.t_s, &p.series.e2e_p99_ms),
+        ));
     }
     draw_lines(
         root,
@@ -216,26 +207,26 @@ pub fn throughput<DB: DrawingBackend>(
 ) -> DrawResult<DB> {
     let s = &r.series;
     let mut lines = vec![
-        Line {
-            label: "output tok/s",
-            colour: BLUE,
-            dashed: false,
-            points: series(&s.t_s, &s.output_tokens_per_s),
-        },
-        Line {
-            label: "input tok/s",
-            colour: GREEN,
-            dashed: true,
-            points: series(&s.t_s, &s.input_tokens_per_s),
-        },
+        Line::new(
+            "output tok/s",
+            BLUE,
+            false,
+            series(&s.t_s, &s.output_tokens_per_s),
+        ),
+        Line::new(
+            "input tok/s",
+            GREEN,
+            true,
+            series(&s.t_s, &s.input_tokens_per_s),
+        ),
     ];
     if let Some(p) = pinned {
-        lines.push(Line {
-            label: "output tok/s (A)",
-            colour: ORANGE,
-            dashed: true,
-            points: series(&p.series.t_s, &p.series.output_tokens_per_s),
-        });
+        lines.push(Line::new(
+            "output tok/s (A)",
+            ORANGE,
+            true,
+            series(&p.series.t_s, &p.series.output_tokens_per_s),
+        ));
     }
     draw_lines(root, "Throughput", "simulated time (s)", "tokens/s", &lines)
 }
@@ -247,19 +238,19 @@ pub fn arrivals<DB: DrawingBackend>(
     pinned: Option<&Report>,
 ) -> DrawResult<DB> {
     let s = &r.series;
-    let mut lines = vec![Line {
-        label: "arrivals/s",
-        colour: GREY,
-        dashed: false,
-        points: series(&s.t_s, &s.arrivals_per_s),
-    }];
+    let mut lines = vec![Line::new(
+        "arrivals/s",
+        GREY,
+        false,
+        series(&s.t_s, &s.arrivals_per_s),
+    )];
     if let Some(p) = pinned {
-        lines.push(Line {
-            label: "arrivals/s (A)",
-            colour: ORANGE,
-            dashed: true,
-            points: series(&p.series.t_s, &p.series.arrivals_per_s),
-        });
+        lines.push(Line::new(
+            "arrivals/s (A)",
+            ORANGE,
+            true,
+            series(&p.series.t_s, &p.series.arrivals_per_s),
+        ));
     }
     draw_lines(
         root,
@@ -279,18 +270,13 @@ pub fn batch<DB: DrawingBackend>(
     let s = &r.series;
     let kv: Vec<f64> = s.kv_use.iter().map(|k| k * 100.0).collect();
     let lines = vec![
-        Line {
-            label: "sequences per pass",
-            colour: BLUE,
-            dashed: false,
-            points: series(&s.t_s, &s.batch_size),
-        },
-        Line {
-            label: "KV cache used (%)",
-            colour: RED,
-            dashed: true,
-            points: series(&s.t_s, &kv),
-        },
+        Line::new(
+            "sequences per pass",
+            BLUE,
+            false,
+            series(&s.t_s, &s.batch_size),
+        ),
+        Line::new("KV cache used (%)", RED, true, series(&s.t_s, &kv)),
     ];
     draw_lines(
         root,
@@ -314,32 +300,32 @@ pub fn api<DB: DrawingBackend>(
         .map(|f| f.map(|f| f * 100.0))
         .collect();
     let mut lines = vec![
-        Line {
-            label: "retries per second",
-            colour: ORANGE,
-            dashed: false,
-            points: series(&s.t_s, &s.retries_per_s),
-        },
-        Line {
-            label: "429s per second",
-            colour: RED,
-            dashed: false,
-            points: series(&s.t_s, &s.throttled_per_s),
-        },
-        Line {
-            label: "token limit left (%)",
-            colour: GREY,
-            dashed: true,
-            points: series_opt(&s.t_s, &fill),
-        },
+        Line::new(
+            "retries per second",
+            ORANGE,
+            false,
+            series(&s.t_s, &s.retries_per_s),
+        ),
+        Line::new(
+            "429s per second",
+            RED,
+            false,
+            series(&s.t_s, &s.throttled_per_s),
+        ),
+        Line::new(
+            "token limit left (%)",
+            GREY,
+            true,
+            series_opt(&s.t_s, &fill),
+        ),
     ];
     if let Some(p) = pinned {
-        lines.push(Line {
-            label: "429s per second (A)",
-            colour: ORANGE,
-            dashed: true,
-            points: series(&p.series.t_s, &p.series.throttled_per_s),
-        });
+        lines.push(Line::new(
+            "429s per second (A)",
+            ORANGE,
+            true,
+            series(&p.series.t_s, &p.series.throttled_per_s),
+        ));
     }
     draw_lines(
         root,
@@ -361,26 +347,16 @@ pub fn distribution<DB: DrawingBackend>(
         v.iter().copied().zip(q.iter().map(|q| q * 100.0)).collect()
     };
     let mut lines = vec![
-        Line {
-            label: "TTFT",
-            colour: GREEN,
-            dashed: false,
-            points: cdf(&d.ttft_ms, &d.quantiles),
-        },
-        Line {
-            label: "end-to-end",
-            colour: BLUE,
-            dashed: false,
-            points: cdf(&d.e2e_ms, &d.quantiles),
-        },
+        Line::new("TTFT", GREEN, false, cdf(&d.ttft_ms, &d.quantiles)),
+        Line::new("end-to-end", BLUE, false, cdf(&d.e2e_ms, &d.quantiles)),
     ];
     if let Some(p) = pinned {
-        lines.push(Line {
-            label: "end-to-end (A)",
-            colour: ORANGE,
-            dashed: true,
-            points: cdf(&p.distribution.e2e_ms, &p.distribution.quantiles),
-        });
+        lines.push(Line::new(
+            "end-to-end (A)",
+            ORANGE,
+            true,
+            cdf(&p.distribution.e2e_ms, &p.distribution.quantiles),
+        ));
     }
     // Swap axes' meaning: x is latency; y is the percentile reached.
     draw_lines(
@@ -478,12 +454,12 @@ pub fn usd_per_mtok_curve<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     points: &[(f64, f64)],
 ) -> DrawResult<DB> {
-    let lines = vec![Line {
-        label: "$ per million output tokens",
-        colour: BLUE,
-        dashed: false,
-        points: points.to_vec(),
-    }];
+    let lines = vec![Line::new(
+        "$ per million output tokens",
+        BLUE,
+        false,
+        points.to_vec(),
+    )];
     draw_lines(
         root,
         "Self-hosted cost per million tokens vs load",
