@@ -460,28 +460,8 @@ pub fn App() -> impl IntoView {
                         </span>
                     </Show>
                     <span class="spacer"></span>
-                    <button
-                        class="secondary"
-                        data-testid="export-summary"
-                        on:click=move |_| {
-                            if let Some(r) = report.get_untracked() {
-                                download("throughput-lab-summary.csv", "text/csv", &crate::export::summary_csv(&r));
-                            }
-                        }
-                    >
-                        "Summary CSV"
-                    </button>
-                    <button
-                        class="secondary"
-                        data-testid="export-series"
-                        on:click=move |_| {
-                            if let Some(r) = report.get_untracked() {
-                                download("throughput-lab-series.csv", "text/csv", &crate::export::series_csv(&r));
-                            }
-                        }
-                    >
-                        "Time series CSV"
-                    </button>
+                    {report_export("export-summary", "Summary CSV", "throughput-lab-summary.csv", crate::export::summary_csv, report)}
+                    {report_export("export-series", "Time series CSV", "throughput-lab-series.csv", crate::export::series_csv, report)}
                     <button
                         class="secondary"
                         data-testid="export-scenario"
@@ -797,6 +777,29 @@ fn choice_control(
         </Show>
     }
     .into_any()
+}
+
+/// A button that downloads a CSV made from the current report.
+fn report_export(
+    id: &'static str,
+    label: &'static str,
+    file: &'static str,
+    make: fn(&Report) -> String,
+    report: RwSignal<Option<Report>>,
+) -> impl IntoView {
+    view! {
+        <button
+            class="secondary"
+            data-testid=id
+            on:click=move |_| {
+                if let Some(text) = report.with_untracked(|r| r.as_ref().map(make)) {
+                    download(file, "text/csv", &text);
+                }
+            }
+        >
+            {label}
+        </button>
+    }
 }
 
 fn png_button(id: &'static str, canvas: NodeRef<leptos::html::Canvas>) -> impl IntoView {
