@@ -176,6 +176,18 @@ fn cards() -> Vec<Card> {
             value: |r| r.overall.tpot.p50_ms.map(|v| (fmt_ms(Some(v)), v)),
         },
         Card {
+            label: "Time per output token, p99",
+            id: "tpot-p99",
+            help: "The TPOT that 99 % of requests beat: the slowest streams your users see.",
+            value: |r| r.overall.tpot.p99_ms.map(|v| (fmt_ms(Some(v)), v)),
+        },
+        Card {
+            label: "End-to-end, p50",
+            id: "e2e-p50",
+            help: "From sending a request to its last token, including any queueing and retries; half of the requests are faster.",
+            value: |r| r.overall.e2e.p50_ms.map(|v| (fmt_ms(Some(v)), v)),
+        },
+        Card {
             label: "End-to-end, p99",
             id: "e2e-p99",
             help: "From sending a request to its last token, including any queueing and retries.",
