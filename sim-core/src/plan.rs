@@ -374,15 +374,6 @@ impl Search {
             .filter(|e| e.verdict.is_ok())
             .min_by(|a, b| a.usd_per_month.total_cmp(&b.usd_per_month))
     }
-
-    /// The largest failing size below the best (the one that nearly made it).
-    pub fn near_miss(&self) -> Option<&Evaluated> {
-        let best = self.best().map_or(u32::MAX, |b| b.replicas);
-        self.evaluated
-            .iter()
-            .filter(|e| e.verdict.is_err() && (e.replicas < best || best == u32::MAX))
-            .max_by_key(|e| e.replicas)
-    }
 }
 
 /// Every search of a plan, in a fixed order.
