@@ -147,9 +147,7 @@ fn main() -> ExitCode {
 fn execute(command: Command) -> Result<String, String> {
     match command {
         Command::Run { scenario, json } => {
-            let text = read_scenario(&scenario)?;
-            let s =
-                Scenario::from_json(&text).map_err(|e| format!("{}: {e}", scenario.display()))?;
+            let s = load(&scenario)?;
             let report = sim_core::run(&s).map_err(|e| e.to_string())?;
             if json {
                 serde_json::to_string_pretty(&report)
@@ -165,9 +163,7 @@ fn execute(command: Command) -> Result<String, String> {
             loads,
             json,
         } => {
-            let text = read_scenario(&scenario)?;
-            let s =
-                Scenario::from_json(&text).map_err(|e| format!("{}: {e}", scenario.display()))?;
+            let s = load(&scenario)?;
             let tiers: Vec<String> = s
                 .api
                 .as_ref()
@@ -551,15 +547,18 @@ fn summary(s: &Scenario, r: &Report) -> String {
 mod tests {
     use super::*;
 
+    /// Write preset `id` as a scenario file in `dir`.
+    fn preset_file(dir: &tempfile::TempDir, id: &str) -> PathBuf {
+        let path = dir.path().join(format!("{id}.json"));
+        let json = execute(Command::Preset { id: id.into() }).expect("preset");
+        std::fs::write(&path, json).expect("write");
+        path
+    }
+
     #[test]
     fn a_preset_round_trips_through_a_file_and_reproduces_the_library_run() {
         let dir = tempfile::tempdir().expect("temp dir");
-        let path = dir.path().join("chatbot.json");
-        let json = execute(Command::Preset {
-            id: "chatbot-h100".into(),
-        })
-        .expect("preset");
-        std::fs::write(&path, json).expect("write");
+        let path = preset_file(&dir, "chatbot-h100");
         let out = execute(Command::Run {
             scenario: path.clone(),
             json: true,
@@ -613,12 +612,7 @@ mod tests {
     #[test]
     fn compare_prints_both_costs_and_the_crossover() {
         let dir = tempfile::tempdir().expect("temp dir");
-        let path = dir.path().join("voice.json");
-        let json = execute(Command::Preset {
-            id: "pay-for-speed".into(),
-        })
-        .expect("preset");
-        std::fs::write(&path, json).expect("write");
+        let path = preset_file(&dir, "pay-for-speed");
         let out = execute(Command::Compare {
             scenario: path.clone(),
             tier: None,

@@ -6,7 +6,6 @@
 //! nanosecond, so admission, refill and `retry-after` involve no rounding at all.
 
 use crate::dist::Dist;
-use crate::rng::Stream;
 use serde::{Deserialize, Serialize};
 
 /// The backend name that means "the self-hosted fleet in `serving`".
@@ -470,11 +469,6 @@ impl Limiter {
     }
 }
 
-/// Draw a uniform for retry jitter.
-pub fn jitter(s: &mut Stream) -> f64 {
-    s.uniform()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -496,9 +490,9 @@ mod tests {
         assert_eq!(full_jitter_delay_ns(0, 1.0, 20.0, 0.5), 500_000_000);
         assert_eq!(full_jitter_delay_ns(3, 1.0, 20.0, 0.5), 4_000_000_000);
         assert_eq!(full_jitter_delay_ns(10, 1.0, 20.0, 0.5), 10_000_000_000);
-        let mut s = Stream::new(5, crate::rng::StreamId::JITTER);
+        let mut s = crate::rng::Stream::new(5, crate::rng::StreamId::JITTER);
         let mean = (0..100_000)
-            .map(|_| full_jitter_delay_ns(2, 1.0, 20.0, jitter(&mut s)) as f64)
+            .map(|_| full_jitter_delay_ns(2, 1.0, 20.0, s.uniform()) as f64)
             .sum::<f64>()
             / 1e5;
         assert!((mean / 2e9 - 1.0).abs() < 0.01, "{mean}");

@@ -344,9 +344,9 @@ mod tests {
         (mean, var.sqrt())
     }
 
-    #[test]
-    fn sample_means_match_the_parameters() {
-        let cases = [
+    /// One distribution of every shape.
+    fn every_shape() -> Vec<Dist> {
+        vec![
             Dist::Fixed { value: 7.0 },
             Dist::Uniform {
                 min: 10.0,
@@ -375,8 +375,12 @@ mod tests {
                     },
                 ],
             },
-        ];
-        for d in cases {
+        ]
+    }
+
+    #[test]
+    fn sample_means_match_the_parameters() {
+        for d in every_shape() {
             let (mean, _) = moments(&d, 200_000);
             let want = d.mean();
             assert!(
@@ -431,29 +435,7 @@ mod tests {
 
     #[test]
     fn with_mean_rescales_every_shape() {
-        for d in [
-            Dist::Fixed { value: 7.0 },
-            Dist::Uniform {
-                min: 10.0,
-                max: 30.0,
-            },
-            Dist::Normal {
-                mean: 500.0,
-                std_dev: 50.0,
-            },
-            Dist::LogNormal {
-                median: 200.0,
-                p90: 600.0,
-            },
-            Dist::Exponential { mean: 3.0 },
-            Dist::Empirical {
-                bins: vec![Bin {
-                    lo: 1.0,
-                    hi: 3.0,
-                    weight: 1.0,
-                }],
-            },
-        ] {
+        for d in every_shape() {
             let m = d.with_mean(123.0).mean();
             assert!((m - 123.0).abs() < 1e-9, "{d:?} → {m}");
         }

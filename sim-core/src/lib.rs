@@ -21,7 +21,6 @@ pub mod presets;
 pub mod report;
 pub mod rng;
 pub mod scenario;
-pub mod single_server;
 pub mod sweep;
 
 pub use engine::{Simulation, run};

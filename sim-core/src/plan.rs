@@ -189,19 +189,6 @@ fn price_month(s: &Scenario, replicas: u32) -> f64 {
         * crate::report::HOURS_PER_MONTH
 }
 
-/// Mean output tokens and mean decode context per task of the workload.
-fn workload_shape(s: &Scenario) -> (f64, f64) {
-    let total: f64 = s.workload.classes.iter().map(|k| k.share).sum();
-    let mut out = 0.0;
-    let mut ctx = 0.0;
-    for k in &s.workload.classes {
-        let o = k.output_tokens.mean().min(f64::from(k.max_tokens));
-        out += k.share * o * f64::from(k.calls_per_task);
-        ctx += k.share * (k.input_tokens.mean() + o / 2.0);
-    }
-    (out / total.max(1e-12), ctx / total.max(1e-12))
-}
-
 /// The offered load in tasks/s (open loop) or users (closed loop).
 fn load(s: &Scenario) -> f64 {
     match &s.workload.arrival {
@@ -246,7 +233,7 @@ impl Search {
                     pruned = Some(e.problems.join("; "));
                 } else {
                     let model = s.deployment().step_model(Efficiency::PEAK);
-                    let (out, ctx) = workload_shape(&s);
+                    let (out, ctx) = s.mean_tokens();
                     let one = model.step_time_ns(&BatchShape {
                         decode_seqs: 1,
                         decode_context_tokens: ctx as u64,

@@ -389,6 +389,50 @@ impl Checker {
     }
 }
 
+impl Checker {
+    /// The two limits every iteration-level policy has.
+    fn iteration_batching(&mut self, max_num_seqs: u32, max_num_batched_tokens: u32) {
+        self.range_u(
+            "serving.batching.max_num_seqs",
+            u64::from(max_num_seqs),
+            1,
+            u64::from(bounds::BATCH),
+        );
+        self.range_u(
+            "serving.batching.max_num_batched_tokens",
+            u64::from(max_num_batched_tokens),
+            1,
+            u64::from(bounds::BATCHED_TOKENS),
+        );
+    }
+
+    /// A time-ordered schedule: 1..=SCHEDULE_POINTS entries, each within the
+    /// longest run, the first at 0, strictly increasing.
+    fn schedule(&mut self, field: &str, noun: &str, times: &[f64]) {
+        let n = times.len();
+        if n == 0 || n > bounds::SCHEDULE_POINTS {
+            self.problems.push(format!(
+                "{field} must have 1..={} {noun}s, got {n}",
+                bounds::SCHEDULE_POINTS
+            ));
+        }
+        for (i, &t) in times.iter().take(bounds::SCHEDULE_POINTS).enumerate() {
+            let f = format!("{field}[{i}].at_s");
+            self.range_f(&f, t, 0.0, bounds::DURATION_S, " s");
+            if i == 0 && t != 0.0 {
+                self.problems
+                    .push(format!("{f} must be 0 (the schedule starts at 0), got {t}"));
+            }
+            if i > 0 && t <= times[i - 1] {
+                self.problems.push(format!(
+                    "{f} must be after the previous {noun}'s {}, got {t}",
+                    times[i - 1]
+                ));
+            }
+        }
+    }
+}
+
 impl Scenario {
     /// Check every field; on failure list every problem found.
     pub fn validate(&self) -> Result<(), ScenarioError> {
@@ -462,42 +506,22 @@ impl Scenario {
                 rate_per_s * d
             }
             Arrival::Schedule { points } => {
-                let n = points.len();
-                if n == 0 || n > bounds::SCHEDULE_POINTS {
-                    c.problems.push(format!(
-                        "workload.arrival.points must have 1..={} points, got {n}",
-                        bounds::SCHEDULE_POINTS
-                    ));
-                }
+                let times: Vec<f64> = points.iter().map(|p| p.at_s).collect();
+                c.schedule("workload.arrival.points", "point", &times);
                 let mut peak: f64 = 0.0;
                 for (i, p) in points.iter().take(bounds::SCHEDULE_POINTS).enumerate() {
-                    let f = format!("workload.arrival.points[{i}]");
-                    c.range_f(&format!("{f}.at_s"), p.at_s, 0.0, bounds::DURATION_S, " s");
                     c.range_f(
-                        &format!("{f}.rate_per_s"),
+                        &format!("workload.arrival.points[{i}].rate_per_s"),
                         p.rate_per_s,
                         0.0,
                         bounds::RATE_PER_S,
                         " tasks/s",
                     );
-                    if i == 0 && p.at_s != 0.0 {
-                        c.problems.push(format!(
-                            "{f}.at_s must be 0 (the schedule starts at 0), got {}",
-                            p.at_s
-                        ));
-                    }
-                    if i > 0 && p.at_s <= points[i - 1].at_s {
-                        c.problems.push(format!(
-                            "{f}.at_s must be after the previous point's {}, got {}",
-                            points[i - 1].at_s,
-                            p.at_s
-                        ));
-                    }
                     if p.rate_per_s.is_finite() {
                         peak = peak.max(p.rate_per_s);
                     }
                 }
-                if n > 0 && peak <= 0.0 {
+                if !points.is_empty() && peak <= 0.0 {
                     c.problems
                         .push("workload.arrival.points: at least one rate must be > 0".into());
                 }
@@ -507,37 +531,17 @@ impl Scenario {
                 users,
                 think_time_s,
             } => {
-                let n = users.len();
-                if n == 0 || n > bounds::SCHEDULE_POINTS {
-                    c.problems.push(format!(
-                        "workload.arrival.users must have 1..={} steps, got {n}",
-                        bounds::SCHEDULE_POINTS
-                    ));
-                }
+                let times: Vec<f64> = users.iter().map(|u| u.at_s).collect();
+                c.schedule("workload.arrival.users", "step", &times);
                 let mut peak = 0u32;
-                for (i, s) in users.iter().take(bounds::SCHEDULE_POINTS).enumerate() {
-                    let f = format!("workload.arrival.users[{i}]");
-                    c.range_f(&format!("{f}.at_s"), s.at_s, 0.0, bounds::DURATION_S, " s");
+                for (i, u) in users.iter().take(bounds::SCHEDULE_POINTS).enumerate() {
                     c.range_u(
-                        &format!("{f}.users"),
-                        u64::from(s.users),
+                        &format!("workload.arrival.users[{i}].users"),
+                        u64::from(u.users),
                         0,
                         u64::from(bounds::USERS),
                     );
-                    if i == 0 && s.at_s != 0.0 {
-                        c.problems.push(format!(
-                            "{f}.at_s must be 0 (the schedule starts at 0), got {}",
-                            s.at_s
-                        ));
-                    }
-                    if i > 0 && s.at_s <= users[i - 1].at_s {
-                        c.problems.push(format!(
-                            "{f}.at_s must be after the previous step's {}, got {}",
-                            users[i - 1].at_s,
-                            s.at_s
-                        ));
-                    }
-                    peak = peak.max(s.users);
+                    peak = peak.max(u.users);
                 }
                 think_time_s.validate(
                     "workload.arrival.think_time_s",
@@ -720,18 +724,7 @@ impl Scenario {
                 max_num_seqs,
                 max_num_batched_tokens,
             } => {
-                c.range_u(
-                    "serving.batching.max_num_seqs",
-                    u64::from(*max_num_seqs),
-                    1,
-                    u64::from(bounds::BATCH),
-                );
-                c.range_u(
-                    "serving.batching.max_num_batched_tokens",
-                    u64::from(*max_num_batched_tokens),
-                    1,
-                    u64::from(bounds::BATCHED_TOKENS),
-                );
+                c.iteration_batching(*max_num_seqs, *max_num_batched_tokens);
                 if let Some(m) = max_input
                     && *max_num_batched_tokens < m
                 {
@@ -745,18 +738,7 @@ impl Scenario {
                 max_num_batched_tokens,
                 chunk_tokens,
             } => {
-                c.range_u(
-                    "serving.batching.max_num_seqs",
-                    u64::from(*max_num_seqs),
-                    1,
-                    u64::from(bounds::BATCH),
-                );
-                c.range_u(
-                    "serving.batching.max_num_batched_tokens",
-                    u64::from(*max_num_batched_tokens),
-                    1,
-                    u64::from(bounds::BATCHED_TOKENS),
-                );
+                c.iteration_batching(*max_num_seqs, *max_num_batched_tokens);
                 c.range_u(
                     "serving.batching.chunk_tokens",
                     u64::from(*chunk_tokens),
@@ -1004,6 +986,28 @@ impl Scenario {
             .classes
             .iter()
             .any(|k| self.backend_of(&k.name).is_none())
+    }
+
+    /// The workload's mean shape: generated tokens per task (each call capped at
+    /// its `max_tokens`, agent chains counted whole) and the mean context of a
+    /// decoding sequence (prompt + half the answer). From the trace when the
+    /// arrivals replay one, else from the class mix.
+    pub fn mean_tokens(&self) -> (f64, f64) {
+        let w = &self.workload;
+        if let Arrival::Trace { requests } = &w.arrival {
+            let n = requests.len().max(1) as f64;
+            let out: f64 = requests.iter().map(|r| f64::from(r.output_tokens)).sum();
+            let input: f64 = requests.iter().map(|r| f64::from(r.input_tokens)).sum();
+            return (out / n, (input + out / 2.0) / n);
+        }
+        let total = w.classes.iter().map(|k| k.share).sum::<f64>().max(1e-12);
+        let (mut out, mut ctx) = (0.0, 0.0);
+        for k in &w.classes {
+            let o = k.output_tokens.mean().min(f64::from(k.max_tokens));
+            out += k.share * o * f64::from(k.calls_per_task);
+            ctx += k.share * (k.input_tokens.mean() + o / 2.0);
+        }
+        (out / total, ctx / total)
     }
 
     /// The longest prompt the workload can send, if bounded.

@@ -95,18 +95,7 @@ pub struct CostCurves {
 /// sustains (see `jobs::CostJobs`).
 pub fn cost_curves(s: &Scenario, capacity: f64) -> Option<CostCurves> {
     let fleet = capacity * f64::from(s.serving.replicas);
-    let total: f64 = s.workload.classes.iter().map(|k| k.share).sum();
-    let out_per_task: f64 = s
-        .workload
-        .classes
-        .iter()
-        .map(|k| {
-            k.share
-                * k.output_tokens.mean().min(f64::from(k.max_tokens))
-                * f64::from(k.calls_per_task)
-        })
-        .sum::<f64>()
-        / total.max(1e-12);
+    let (out_per_task, _) = s.mean_tokens();
     let usd_per_hour =
         f64::from(s.serving.replicas * s.serving.gpus_per_replica) * s.usd_per_gpu_hour();
     let loads: Vec<f64> = (1..=30)
@@ -294,12 +283,21 @@ pub fn App() -> impl IntoView {
     }
 
     let all_presets = presets::all();
+    // (scenario name, explanation), built once rather than per scenario change.
+    let explanations = StoredValue::new(
+        all_presets
+            .iter()
+            .map(|p| (p.scenario.name.clone(), p.explanation))
+            .collect::<Vec<_>>(),
+    );
     let preset_explanation = move || {
-        let name = scenario.with(|s| s.name.clone());
-        presets::all()
-            .into_iter()
-            .find(|p| p.scenario.name == name)
-            .map(|p| p.explanation)
+        scenario.with(|s| {
+            explanations.with_value(|all| {
+                all.iter()
+                    .find(|(name, _)| *name == s.name)
+                    .map(|(_, e)| *e)
+            })
+        })
     };
 
     let report = runner.report;

@@ -5,7 +5,6 @@
 //! mapping is testable natively.
 
 use sim_core::api::{ClientPolicy, Route, SELF_HOSTED};
-use sim_core::dist::Dist;
 use sim_core::physics::{Gpu, Model, Precision};
 use sim_core::scenario::{Arrival, Batching, Router, Scenario};
 
@@ -949,11 +948,6 @@ fn precisions() -> Vec<(String, String)> {
 
 fn precision(k: &str) -> Option<Precision> {
     serde_json::from_value(serde_json::Value::String(k.to_owned())).ok()
-}
-
-/// The mean of a distribution, for tests.
-pub fn mean(d: &Dist) -> f64 {
-    d.mean()
 }
 
 #[cfg(test)]

@@ -11,8 +11,12 @@ use std::rc::Rc;
 
 /// Longest one slice may block the page, ms.
 pub const SLICE_MS: f64 = 25.0;
+/// Events between clock checks inside a slice.
+pub const EVENTS_PER_CHECK: u64 = 2_000;
 
-fn now_ms() -> f64 {
+/// Milliseconds from the page's clock (wall time only decides slice ends; it
+/// never touches results).
+pub fn now_ms() -> f64 {
     web_sys::window()
         .and_then(|w| w.performance())
         .map_or_else(js_sys::Date::now, |p| p.now())
@@ -211,7 +215,7 @@ fn step<J: Jobs + 'static>(
                 }
             }
             if let Some(s) = sim.as_mut()
-                && s.advance_events(2_000)
+                && s.advance_events(EVENTS_PER_CHECK)
             {
                 let report = s.report();
                 *sim = None;

@@ -7,16 +7,7 @@ use sim_core::{Report, Scenario, Simulation};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-/// Longest one slice of simulation may block the page, ms.
-pub const SLICE_MS: f64 = 25.0;
-/// Events between clock checks inside a slice.
-const EVENTS_PER_CHECK: u64 = 2_000;
-
-fn now_ms() -> f64 {
-    web_sys::window()
-        .and_then(|w| w.performance())
-        .map_or_else(js_sys::Date::now, |p| p.now())
-}
+use crate::jobs::{EVENTS_PER_CHECK, SLICE_MS, now_ms};
 
 /// What the page shows about the run in progress.
 #[derive(Clone, Debug, PartialEq)]

@@ -291,7 +291,6 @@ pub struct TraceLog {
 /// the report at any time.
 pub struct Simulation {
     // Configuration, fixed for the run.
-    seed: u64,
     duration_ns: u64,
     max_events: u64,
     max_sim_ns: u64,
@@ -489,7 +488,6 @@ impl Simulation {
         let duration_ns = secs_to_ns(scenario.duration_s);
         let seed = scenario.seed;
         let mut sim = Simulation {
-            seed,
             duration_ns,
             max_events: scenario.limits.max_events,
             max_sim_ns: secs_to_ns(scenario.limits.max_sim_time_s),
@@ -1238,8 +1236,9 @@ impl Simulation {
                     pass.decodes = self.replicas[r].decoding.len() as u64;
                     budget_left = budget_left.saturating_sub(pass.decodes);
                 }
-                let partial: Vec<u32> = self.replicas[r].prefilling.iter().copied().collect();
-                for id in partial {
+                // Partial prefills, oldest first; indexing avoids copying the
+                // list on every pass.
+                for &id in &self.replicas[r].prefilling {
                     if budget_left == 0 {
                         break;
                     }
@@ -1760,37 +1759,11 @@ impl Simulation {
             },
         }
     }
-
-    /// The seed the run was created with.
-    pub fn seed(&self) -> u64 {
-        self.seed
-    }
 }
 
 /// The decode roofline of one replica: (batch, mean context, output tokens/s).
 fn physical_limit(scenario: &Scenario, kv_blocks: u64) -> (u32, u32, f64) {
-    let w = &scenario.workload;
-    let context = match &w.arrival {
-        Arrival::Trace { requests } => {
-            let n = requests.len().max(1) as f64;
-            requests
-                .iter()
-                .map(|r| f64::from(r.input_tokens) + f64::from(r.output_tokens) / 2.0)
-                .sum::<f64>()
-                / n
-        }
-        _ => {
-            let total: f64 = w.classes.iter().map(|k| k.share).sum();
-            w.classes
-                .iter()
-                .map(|k| {
-                    let out = k.output_tokens.mean().min(f64::from(k.max_tokens));
-                    k.share * (k.input_tokens.mean() + out / 2.0)
-                })
-                .sum::<f64>()
-                / total
-        }
-    };
+    let (_, context) = scenario.mean_tokens();
     let context = libm::round(context).clamp(1.0, f64::from(u32::MAX)) as u32;
     let fits = (kv_blocks * BLOCK / u64::from(context)).clamp(1, u64::from(u32::MAX)) as u32;
     let batch = scenario.serving.batching.max_seqs().min(fits).max(1);

@@ -1,7 +1,7 @@
 //! Requests sent to hosted API tiers: admission against the rate limits, 429s,
 //! client retries and the client-side queue, and the provider's own latency.
 
-use super::{Event, NONE, Phase, Simulation, secs_to_ns};
+use super::{Event, Phase, Simulation, secs_to_ns};
 use crate::api::{Api, Charge, ClientPolicy, Limiter, full_jitter_delay_ns, sdk_retry_delay_ns};
 use crate::dist::Sampler;
 use crate::report::{ApiReport, TierReport};
@@ -278,7 +278,9 @@ impl Simulation {
         let req = &mut self.requests.items[id as usize];
         let tier = req.tier;
         let t = &mut api.tiers[tier as usize];
-        if t.in_flight >= api.cap {
+        // A queueing client only sends what the limits admit (`client_pump`);
+        // anything else waits in its queue, as does everything over the cap.
+        if t.in_flight >= api.cap || matches!(api.client, ClientPolicy::Queue { .. }) {
             self.client_enqueue(id, tier);
             return;
         }
@@ -311,15 +313,8 @@ impl Simulation {
                     } => (retries_done < max_retries).then(|| {
                         full_jitter_delay_ns(retries_done, base_s, cap_s, api.retry_rng.uniform())
                     }),
-                    // Queued clients never send what the limits refuse; if one
-                    // does (the cap released it), it waits in the queue instead.
-                    ClientPolicy::Queue { .. } => {
-                        api.attempts -= 1;
-                        api.throttled -= 1;
-                        t.throttled -= 1;
-                        self.client_enqueue(id, tier);
-                        return;
-                    }
+                    // Handled above: a queueing client never gets here.
+                    ClientPolicy::Queue { .. } => None,
                 };
                 match delay {
                     Some(d) => {
@@ -414,5 +409,5 @@ impl Simulation {
     }
 }
 
-/// Marker so `NONE` stays in use for tier-less requests.
-pub(super) const NO_TIER: u16 = NONE as u16;
+/// The tier of a request served by the self-hosted fleet.
+pub(super) const NO_TIER: u16 = u16::MAX;
