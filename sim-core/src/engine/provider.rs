@@ -1,12 +1,12 @@
 //! Requests sent to hosted API tiers: admission against the rate limits, 429s,
 //! client retries and the client-side queue, and the provider's own latency.
 
-use super::{Event, Phase, Simulation, secs_to_ns};
+use super::request::{Phase, ReqId};
+use super::{Event, Simulation, secs_to_ns};
 use crate::api::{Api, Charge, ClientPolicy, Limiter, full_jitter_delay_ns, sdk_retry_delay_ns};
 use crate::dist::Sampler;
 use crate::report::{ApiReport, TierReport};
 use crate::rng::{Stream, StreamId};
-use crate::scenario::Scenario;
 use std::collections::VecDeque;
 
 /// One tier's configuration and live state.
@@ -21,7 +21,7 @@ pub(super) struct TierState {
     usd_per_token_output: f64,
     pub(super) limiter: Limiter,
     /// Requests held by the client: waiting for the limits, or for the concurrency cap.
-    pub(super) queue: VecDeque<u32>,
+    pub(super) queue: VecDeque<ReqId>,
     pub(super) in_flight: u64,
     release_armed: bool,
     pub(super) release_epoch: u32,
@@ -96,11 +96,16 @@ impl ApiState {
         }
     }
 
-    /// Requests held by the client or in flight at the provider.
+    /// Requests held in the client's queues.
+    pub(super) fn queued(&self) -> u64 {
+        self.tiers.iter().map(|t| t.queue.len() as u64).sum()
+    }
+
+    /// Requests held by the client (queued, or waiting to retry) or in flight
+    /// at the provider.
     pub(super) fn waiting_and_running(&self) -> (u64, u64) {
-        let queued: u64 = self.tiers.iter().map(|t| t.queue.len() as u64).sum();
         let running: u64 = self.tiers.iter().map(|t| t.in_flight).sum();
-        (queued + self.retry_pending, running)
+        (self.queued() + self.retry_pending, running)
     }
 
     pub(super) fn report(&self, secs: f64, hours_per_month: f64) -> ApiReport {
@@ -140,27 +145,13 @@ impl ApiState {
     }
 }
 
-/// Which class goes to which tier (None = self-hosted).
-pub(super) fn class_backends(scenario: &Scenario) -> Vec<Option<(u16, bool)>> {
-    scenario
-        .workload
-        .classes
-        .iter()
-        .map(|k| {
-            scenario
-                .backend_of(&k.name)
-                .map(|(t, fast)| (t as u16, fast))
-        })
-        .collect()
-}
-
 impl Simulation {
     /// A new request for an API tier: through the client queue when the policy
     /// queues or the concurrency cap is reached, else straight to the provider.
-    pub(super) fn api_submit(&mut self, id: u32, tier: u16, fast: bool) {
+    pub(super) fn api_submit(&mut self, id: ReqId, tier: u16, fast: bool) {
         let Some(api) = self.api.as_mut() else { return };
-        let req = &mut self.requests.items[id as usize];
-        req.tier = tier;
+        let req = &mut self.st.requests[id];
+        req.tier = Some(tier);
         req.fast = fast;
         api.requests += 1;
         let t = &mut api.tiers[tier as usize];
@@ -168,11 +159,11 @@ impl Simulation {
         // A request that can never be admitted would be retried forever.
         if let Err(e) = t.limiter.fits(
             u64::from(req.input_tokens),
-            u64::from(self.classes[req.class as usize].max_tokens),
+            u64::from(self.cfg.classes[req.class as usize].max_tokens),
         ) {
             api.failed_too_large += 1;
-            if self.too_large_example.is_none() {
-                self.too_large_example = Some(format!("tier {:?}: {e}", t.name));
+            if self.rec.too_large_example.is_none() {
+                self.rec.too_large_example = Some(format!("tier {:?}: {e}", t.name));
             }
             self.fail(id);
             return;
@@ -185,7 +176,7 @@ impl Simulation {
         }
     }
 
-    fn client_enqueue(&mut self, id: u32, tier: u16) {
+    fn client_enqueue(&mut self, id: ReqId, tier: u16) {
         let Some(api) = self.api.as_mut() else { return };
         let limit = match api.client {
             ClientPolicy::Queue { max_queue, .. } => u64::from(max_queue),
@@ -198,7 +189,7 @@ impl Simulation {
             return;
         }
         t.queue.push_back(id);
-        self.waiting += 1;
+        self.st.waiting += 1;
         self.client_pump(tier);
     }
 
@@ -206,7 +197,7 @@ impl Simulation {
     pub(super) fn client_pump(&mut self, tier: u16) {
         // Bounded by the queue length: every pass pops a request or stops.
         loop {
-            let now = self.now;
+            let now = self.st.now;
             let Some(api) = self.api.as_mut() else { return };
             let max_wait = match api.client {
                 ClientPolicy::Queue { max_wait_s, .. } => secs_to_ns(max_wait_s),
@@ -216,10 +207,10 @@ impl Simulation {
             let cap = api.cap;
             let t = &mut api.tiers[tier as usize];
             let Some(&head) = t.queue.front() else { return };
-            let req = &self.requests.items[head as usize];
+            let req = &self.st.requests[head];
             if now - req.arrival_ns > max_wait {
                 t.queue.pop_front();
-                self.waiting -= 1;
+                self.st.waiting -= 1;
                 api.rejected_client += 1;
                 self.reject(head);
                 continue;
@@ -230,18 +221,18 @@ impl Simulation {
             if !queues {
                 // Queued only for the cap: now it goes out and meets the limits.
                 t.queue.pop_front();
-                self.waiting -= 1;
+                self.st.waiting -= 1;
                 self.api_attempt(head);
                 continue;
             }
-            let max_tokens = u64::from(self.classes[req.class as usize].max_tokens);
+            let max_tokens = u64::from(self.cfg.classes[req.class as usize].max_tokens);
             match t
                 .limiter
                 .try_admit(now, u64::from(req.input_tokens), max_tokens)
             {
                 Ok(charge) => {
                     t.queue.pop_front();
-                    self.waiting -= 1;
+                    self.st.waiting -= 1;
                     api.attempts += 1;
                     self.api_send(head, charge);
                 }
@@ -250,7 +241,7 @@ impl Simulation {
                     if !t.release_armed {
                         t.release_armed = true;
                         let epoch = t.release_epoch;
-                        self.events.push(
+                        self.st.events.push(
                             now.saturating_add(wait),
                             Event::ClientRelease { tier, epoch },
                         );
@@ -272,11 +263,11 @@ impl Simulation {
     }
 
     /// One attempt at the provider: admitted, or a 429 handled by the client policy.
-    pub(super) fn api_attempt(&mut self, id: u32) {
-        let now = self.now;
+    pub(super) fn api_attempt(&mut self, id: ReqId) {
+        let now = self.st.now;
         let Some(api) = self.api.as_mut() else { return };
-        let req = &mut self.requests.items[id as usize];
-        let tier = req.tier;
+        let req = &mut self.st.requests[id];
+        let Some(tier) = req.tier else { return };
         let t = &mut api.tiers[tier as usize];
         // A queueing client only sends what the limits admit (`client_pump`);
         // anything else waits in its queue, as does everything over the cap.
@@ -285,9 +276,9 @@ impl Simulation {
             return;
         }
         api.attempts += 1;
-        let max_tokens = u64::from(self.classes[req.class as usize].max_tokens);
+        let max_tokens = u64::from(self.cfg.classes[req.class as usize].max_tokens);
         let fill = t.limiter.token_fill(now);
-        self.windows.api_fill(now, fill);
+        self.rec.windows.api_fill(now, fill);
         match t
             .limiter
             .try_admit(now, u64::from(req.input_tokens), max_tokens)
@@ -296,7 +287,7 @@ impl Simulation {
             Err(retry_after) => {
                 api.throttled += 1;
                 t.throttled += 1;
-                self.windows.throttled(now);
+                self.rec.windows.throttled(now);
                 let retries_done = req.attempts;
                 req.attempts += 1;
                 let delay = match api.client {
@@ -318,10 +309,11 @@ impl Simulation {
                 };
                 match delay {
                     Some(d) => {
-                        self.windows.retry(now);
+                        self.rec.windows.retry(now);
                         api.retries += 1;
                         api.retry_pending += 1;
-                        self.events
+                        self.st
+                            .events
                             .push(now.saturating_add(d.max(1)), Event::ApiRetry { req: id });
                     }
                     None => {
@@ -334,7 +326,7 @@ impl Simulation {
     }
 
     /// A retry timer fired.
-    pub(super) fn api_retry(&mut self, id: u32) {
+    pub(super) fn api_retry(&mut self, id: ReqId) {
         if let Some(api) = self.api.as_mut() {
             api.retry_pending -= 1;
         }
@@ -342,11 +334,12 @@ impl Simulation {
     }
 
     /// The provider accepted the request: schedule its tokens.
-    fn api_send(&mut self, id: u32, charge: Charge) {
-        let now = self.now;
+    fn api_send(&mut self, id: ReqId, charge: Charge) {
+        let now = self.st.now;
         let Some(api) = self.api.as_mut() else { return };
-        let req = &mut self.requests.items[id as usize];
-        let t = &mut api.tiers[req.tier as usize];
+        let req = &mut self.st.requests[id];
+        let Some(tier) = req.tier else { return };
+        let t = &mut api.tiers[tier as usize];
         t.in_flight += 1;
         let first = t.ttft.sample(&mut api.latency_rng)
             + f64::from(req.input_tokens) / t.input_tokens_per_s;
@@ -361,20 +354,21 @@ impl Simulation {
         req.first_token_ns = now + ttft_ns;
         req.output_reserved = charge.output_reserved;
         req.phase = Phase::Batched;
-        self.windows.api_tokens(
+        self.rec.windows.api_tokens(
             now,
             u64::from(req.input_tokens) + u64::from(req.output_tokens),
         );
-        self.events
+        self.st
+            .events
             .push(now + ttft_ns + gen_ns, Event::ApiDone { req: id });
     }
 
     /// The provider's answer is complete.
-    pub(super) fn api_done(&mut self, id: u32) {
-        let now = self.now;
+    pub(super) fn api_done(&mut self, id: ReqId) {
+        let now = self.st.now;
         let Some(api) = self.api.as_mut() else { return };
-        let req = &self.requests.items[id as usize];
-        let tier = req.tier;
+        let req = &self.st.requests[id];
+        let Some(tier) = req.tier else { return };
         let t = &mut api.tiers[tier as usize];
         t.in_flight -= 1;
         t.completed += 1;
@@ -392,22 +386,19 @@ impl Simulation {
         t.usd += usd;
         t.input_tokens += u64::from(req.input_tokens);
         t.output_tokens += u64::from(req.output_tokens);
-        self.windows.tokens(now, u64::from(req.output_tokens));
-        self.overall.api_usd += usd;
-        self.per_class[req.class as usize].api_usd += usd;
+        self.rec.windows.tokens(now, u64::from(req.output_tokens));
+        self.rec.overall.api_usd += usd;
+        self.rec.per_class[req.class as usize].api_usd += usd;
         self.complete(id);
         self.client_pump(tier);
     }
 
     /// The request reached the user as an error (a 429, or too large ever to fit).
-    pub(super) fn fail(&mut self, id: u32) {
-        let class = self.requests.items[id as usize].class;
-        self.failed += 1;
-        self.overall.failed += 1;
-        self.per_class[class as usize].failed += 1;
+    pub(super) fn fail(&mut self, id: ReqId) {
+        let class = self.st.requests[id].class;
+        self.rec.failed += 1;
+        self.rec.overall.failed += 1;
+        self.rec.per_class[class as usize].failed += 1;
         self.drop_request(id);
     }
 }
-
-/// The tier of a request served by the self-hosted fleet.
-pub(super) const NO_TIER: u16 = u16::MAX;

@@ -1,0 +1,178 @@
+//! Where tasks come from: open-loop processes (Poisson, gamma, rate schedules),
+//! replayed traces, and closed-loop users who think between tasks.
+
+use super::{Event, NS_PER_S, Simulation, secs_to_ns};
+use crate::dist::gamma;
+use crate::scenario::{Arrival, RatePoint, RequestClass};
+
+/// Cumulative class shares, normalised so the last is 1.
+pub(super) fn class_cdf(classes: &[RequestClass]) -> Vec<f64> {
+    let total: f64 = classes.iter().map(|k| k.share).sum();
+    let mut acc = 0.0;
+    classes
+        .iter()
+        .map(|k| {
+            acc += k.share;
+            acc / total
+        })
+        .collect()
+}
+
+impl Simulation {
+    /// Schedule the arrival process's first event.
+    pub(super) fn start_arrivals(&mut self) {
+        match &self.cfg.arrival {
+            Arrival::Poisson { .. } | Arrival::Gamma { .. } | Arrival::Schedule { .. } => {
+                self.schedule_next_arrival(0);
+            }
+            Arrival::Trace { requests } => {
+                if let Some(first) = requests.first() {
+                    self.st
+                        .events
+                        .push(secs_to_ns(first.at_s), Event::TraceArrival { index: 0 });
+                }
+            }
+            Arrival::ClosedLoop { .. } => self.st.events.push(0, Event::UsersChange { step: 0 }),
+        }
+    }
+
+    pub(super) fn open_loop_arrival(&mut self) {
+        let class = self.draw_class();
+        self.start_task(class, None, None);
+        self.schedule_next_arrival(self.st.now);
+    }
+
+    pub(super) fn trace_arrival(&mut self, index: u32) {
+        let Arrival::Trace { requests } = &self.cfg.arrival else {
+            return;
+        };
+        let r = &requests[index as usize];
+        let (class, tokens) = (r.class as u16, (r.input_tokens, r.output_tokens));
+        if let Some(next) = requests.get(index as usize + 1) {
+            let at = secs_to_ns(next.at_s).max(self.st.now);
+            self.st
+                .events
+                .push(at, Event::TraceArrival { index: index + 1 });
+        }
+        self.start_task(class, None, Some(tokens));
+    }
+
+    pub(super) fn user_wakes(&mut self, user: u32) {
+        let u = user as usize;
+        self.st.users.pending[u] = false;
+        if self.st.users.active[u] && self.st.now < self.cfg.duration_ns {
+            self.st.users.pending[u] = true;
+            let class = self.draw_class();
+            self.start_task(class, Some(user), None);
+        }
+    }
+
+    fn schedule_next_arrival(&mut self, from: u64) {
+        let rng = &mut self.st.rng.arrivals;
+        let duration_ns = self.cfg.duration_ns;
+        let t = match &self.cfg.arrival {
+            Arrival::Poisson { rate_per_s } => from as f64 + rng.exponential(NS_PER_S / rate_per_s),
+            Arrival::Gamma { rate_per_s, cv } => {
+                let shape = 1.0 / (cv * cv);
+                from as f64 + gamma(rng, shape, NS_PER_S / rate_per_s / shape)
+            }
+            Arrival::Schedule { points } => {
+                // Thinning (Lewis–Shedler): candidates at the peak rate, each kept
+                // with probability rate(t) / peak. Bounded by the arrival window.
+                let peak = points.iter().map(|p| p.rate_per_s).fold(0.0, f64::max);
+                let mut t = from as f64;
+                loop {
+                    t += rng.exponential(NS_PER_S / peak);
+                    if t >= duration_ns as f64 {
+                        break;
+                    }
+                    let rate = schedule_rate(points, t / NS_PER_S);
+                    if rng.uniform() * peak < rate {
+                        break;
+                    }
+                }
+                t
+            }
+            _ => return,
+        };
+        if t < duration_ns as f64 {
+            // Two arrivals never share an instant: time always moves forward by ≥ 1 ns.
+            self.st
+                .events
+                .push((t as u64).max(from + 1).min(duration_ns), Event::Arrival);
+        }
+    }
+
+    fn draw_class(&mut self) -> u16 {
+        let n = self.cfg.classes.len();
+        if n == 1 {
+            return 0;
+        }
+        let u = self.st.rng.lengths.uniform();
+        self.cfg.class_cdf.partition_point(|&c| c <= u).min(n - 1) as u16
+    }
+
+    pub(super) fn change_users(&mut self, step: u32) {
+        let Arrival::ClosedLoop { users, .. } = &self.cfg.arrival else {
+            return;
+        };
+        let target = users[step as usize].users;
+        if let Some(next) = users.get(step as usize + 1) {
+            self.st
+                .events
+                .push(secs_to_ns(next.at_s), Event::UsersChange { step: step + 1 });
+        }
+        let u = &mut self.st.users;
+        let old = u.target;
+        u.target = target;
+        if u.active.len() < target as usize {
+            u.active.resize(target as usize, false);
+            u.pending.resize(target as usize, false);
+        }
+        for i in target..old {
+            self.st.users.active[i as usize] = false;
+        }
+        for i in 0..target {
+            if !self.st.users.active[i as usize] {
+                self.st.users.active[i as usize] = true;
+                if !self.st.users.pending[i as usize] {
+                    // New users arrive spread over one think time, not all at once.
+                    self.st.users.pending[i as usize] = true;
+                    let think = self.draw_think();
+                    self.st
+                        .events
+                        .push(self.st.now + think, Event::UserWakes { user: i });
+                }
+            }
+        }
+    }
+
+    fn draw_think(&mut self) -> u64 {
+        match &self.cfg.think {
+            Some(s) => secs_to_ns(s.sample(&mut self.st.rng.think)),
+            None => 0,
+        }
+    }
+
+    /// A task ended (or was lost): its user, if any, thinks and sends the next.
+    pub(super) fn user_done(&mut self, user: Option<u32>) {
+        let Some(user) = user else { return };
+        let think = self.draw_think();
+        self.st
+            .events
+            .push(self.st.now + think, Event::UserWakes { user });
+    }
+}
+
+/// The rate of a piecewise-linear schedule at `t_s` seconds.
+fn schedule_rate(points: &[RatePoint], t_s: f64) -> f64 {
+    let i = points.partition_point(|p| p.at_s <= t_s);
+    match (i.checked_sub(1).and_then(|j| points.get(j)), points.get(i)) {
+        (Some(a), Some(b)) => {
+            a.rate_per_s + (b.rate_per_s - a.rate_per_s) * (t_s - a.at_s) / (b.at_s - a.at_s)
+        }
+        (Some(a), None) => a.rate_per_s,
+        (None, Some(b)) => b.rate_per_s,
+        (None, None) => 0.0,
+    }
+}

@@ -1,0 +1,142 @@
+//! The set of decoding sequences on one replica, kept so that a decode step
+//! costs O(log n) in the number of sequences, not O(n).
+//!
+//! No sequence is touched per step. A sequence that started decoding at step
+//! `k0` with context `c0` has context `c0 + (step − k0)`; the set keeps the sum
+//! of contexts, a count of sequences per phase of their context modulo the KV
+//! block size (the ones that cross into a new block this step), and a heap of
+//! the step at which each one finishes. Entries left in the heap by sequences
+//! that left early are skipped when they surface (the caller checks them).
+
+use super::BLOCK;
+use super::request::ReqId;
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, BinaryHeap};
+
+/// When a decoding sequence finishes, ordered by (step, admission order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct Finish {
+    /// The decode step that produces the sequence's last token.
+    pub(super) step: u64,
+    pub(super) admit_order: u64,
+    pub(super) id: ReqId,
+    /// The request's preemption epoch when the entry was made.
+    pub(super) epoch: u32,
+}
+
+/// Where a sequence joined: its context then, and the step then.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Joined {
+    pub(super) c0: u64,
+    pub(super) k0: u64,
+}
+
+impl Joined {
+    fn phase(self) -> usize {
+        ((self.c0 % BLOCK + BLOCK - self.k0 % BLOCK) % BLOCK) as usize
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub(super) struct DecodeSet {
+    /// Decode steps completed on the replica.
+    step: u64,
+    /// Members by admission order (newest last: preempted first).
+    by_admission: BTreeSet<(u64, ReqId)>,
+    finishing: BinaryHeap<Reverse<Finish>>,
+    context_sum: u64,
+    /// Members counted by (c0 − k0) mod BLOCK.
+    phase: [u64; BLOCK as usize],
+}
+
+impl DecodeSet {
+    /// Members.
+    pub(super) fn len(&self) -> usize {
+        self.by_admission.len()
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.by_admission.is_empty()
+    }
+
+    /// Σ of the members' contexts, tokens.
+    pub(super) fn context_sum(&self) -> u64 {
+        self.context_sum
+    }
+
+    /// A member's context now.
+    pub(super) fn context(&self, j: Joined) -> u64 {
+        j.c0 + (self.step - j.k0)
+    }
+
+    /// KV blocks the next decode step needs: one for every member whose next
+    /// token starts a new block.
+    pub(super) fn blocks_needed_now(&self) -> u64 {
+        self.phase[((BLOCK - self.step % BLOCK) % BLOCK) as usize]
+    }
+
+    /// The most recently admitted member (the one preemption evicts).
+    pub(super) fn newest(&self) -> Option<ReqId> {
+        self.by_admission.iter().next_back().map(|&(_, id)| id)
+    }
+
+    /// A sequence starts decoding with `context` tokens and `tokens_left` to
+    /// generate (≥ 1).
+    pub(super) fn join(
+        &mut self,
+        id: ReqId,
+        admit_order: u64,
+        epoch: u32,
+        context: u64,
+        tokens_left: u64,
+    ) -> Joined {
+        debug_assert!(tokens_left >= 1);
+        let j = Joined {
+            c0: context,
+            k0: self.step,
+        };
+        let fresh = self.by_admission.insert((admit_order, id));
+        debug_assert!(fresh, "{id:?} is already decoding");
+        self.phase[j.phase()] += 1;
+        self.context_sum += context;
+        self.finishing.push(Reverse(Finish {
+            step: j.k0 + tokens_left - 1,
+            admit_order,
+            id,
+            epoch,
+        }));
+        j
+    }
+
+    /// A member leaves (finished, preempted or refused); returns its context.
+    pub(super) fn leave(&mut self, id: ReqId, admit_order: u64, j: Joined) -> u64 {
+        let ctx = self.context(j);
+        let was = self.by_admission.remove(&(admit_order, id));
+        debug_assert!(was, "{id:?} was not decoding");
+        self.phase[j.phase()] -= 1;
+        self.context_sum -= ctx;
+        ctx
+    }
+
+    /// One decode step completed: every member's context grows by one. Returns
+    /// the step that just ran.
+    pub(super) fn advance(&mut self) -> u64 {
+        let step = self.step;
+        self.step += 1;
+        self.context_sum += self.len() as u64;
+        step
+    }
+
+    /// The next heap entry due at or before `step` (possibly stale: the caller
+    /// checks it against the request).
+    pub(super) fn pop_due(&mut self, step: u64) -> Option<Finish> {
+        match self.finishing.peek() {
+            Some(Reverse(f)) if f.step <= step => {
+                let f = *f;
+                self.finishing.pop();
+                Some(f)
+            }
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,258 @@
+//! Iteration-level batching (vLLM-style): forming each pass from the decoding
+//! set, partial prefills and newly admitted prompts; reserving the KV blocks a
+//! decode step writes; preemption by recomputation; and applying a finished pass.
+
+use super::replica::{Pass, Policy};
+use super::request::{Phase, ReqId};
+use super::{Simulation, blocks_for};
+use crate::physics::BatchShape;
+use crate::scenario::Router;
+
+/// The limits of pass formation, from the policy.
+#[derive(Clone, Copy)]
+struct Limits {
+    max_seqs: u64,
+    chunk: Option<u64>,
+}
+
+impl Simulation {
+    /// Continuous batching (with or without chunked prefill), and "none" as the
+    /// special case of one sequence at a time. Returns the pass's duration, or
+    /// None when there is nothing to run.
+    pub(super) fn start_iteration(&mut self, r: usize) -> Option<u64> {
+        let Policy::Iteration {
+            max_seqs,
+            budget,
+            chunk,
+        } = self.cfg.policy
+        else {
+            return None;
+        };
+        let lim = Limits { max_seqs, chunk };
+        let mut pass = std::mem::take(&mut self.st.replicas[r].pass);
+        pass.chunks.clear();
+        pass.decodes = 0;
+        let mut shape = BatchShape::default();
+        let mut budget_left = budget;
+        match chunk {
+            None => {
+                // vLLM's scheduler without chunked prefill: a pass is either a
+                // prefill of newly admitted prompts (decodes pause) or a decode step.
+                self.admit_prefills(r, lim, &mut pass, &mut shape, &mut budget_left);
+                if pass.chunks.is_empty() && !self.st.replicas[r].decoding.is_empty() {
+                    self.reserve_decode_blocks(r);
+                    pass.decodes = self.st.replicas[r].decoding.len() as u64;
+                    if pass.decodes == 0 {
+                        // Reserving refused the only sequence: the cache is free again.
+                        self.admit_prefills(r, lim, &mut pass, &mut shape, &mut budget_left);
+                    }
+                }
+            }
+            Some(c) => {
+                // Decodes first, then partial prefills, then new prompts.
+                if !self.st.replicas[r].decoding.is_empty() {
+                    self.reserve_decode_blocks(r);
+                    pass.decodes = self.st.replicas[r].decoding.len() as u64;
+                    budget_left = budget_left.saturating_sub(pass.decodes);
+                }
+                // Partial prefills, oldest first.
+                for &id in &self.st.replicas[r].prefilling {
+                    if budget_left == 0 {
+                        break;
+                    }
+                    let req = &self.st.requests[id];
+                    let left = u64::from(req.prefill_target - req.prefilled);
+                    let take = left.min(c).min(budget_left);
+                    let cached = u64::from(req.prefilled);
+                    pass.chunks.push((id, take as u32));
+                    shape.prefill_tokens += take;
+                    shape.prefill_cached_tokens += cached;
+                    shape.prefill_attention_pairs += take * (cached + take / 2);
+                    budget_left -= take;
+                }
+                self.admit_prefills(r, lim, &mut pass, &mut shape, &mut budget_left);
+            }
+        }
+        let decoding = &self.st.replicas[r].decoding;
+        shape.decode_seqs = pass.decodes;
+        if pass.decodes > 0 {
+            shape.decode_context_tokens = decoding.context_sum();
+        }
+        let seqs = pass.decodes + pass.chunks.len() as u64;
+        self.st.replicas[r].pass = pass;
+        if seqs == 0 {
+            return None;
+        }
+        Some(self.time_pass(r, &shape, seqs))
+    }
+
+    /// Admit waiting prompts while sequences, the token budget and the KV cache
+    /// allow, adding their first chunk to the pass.
+    fn admit_prefills(
+        &mut self,
+        r: usize,
+        lim: Limits,
+        pass: &mut Pass,
+        shape: &mut BatchShape,
+        budget_left: &mut u64,
+    ) {
+        let q = self.queue_of(r);
+        let seqs = |sim: &Simulation| {
+            let rep = &sim.st.replicas[r];
+            (rep.decoding.len() + rep.prefilling.len()) as u64
+        };
+        while seqs(self) < lim.max_seqs && *budget_left > 0 {
+            let Some(&id) = self.st.queues[q].front() else {
+                break;
+            };
+            let target = u64::from(self.st.requests[id].prefill_target);
+            let need = blocks_for(target);
+            if need > self.cfg.kv_blocks {
+                self.st.queues[q].pop_front();
+                self.st.waiting -= 1;
+                self.reject_too_long(id);
+                continue;
+            }
+            let take = match lim.chunk {
+                Some(c) => target.min(c).min(*budget_left),
+                // Whole prompts only; the first may exceed the budget alone.
+                None if target <= *budget_left || pass.chunks.is_empty() => target,
+                None => break,
+            };
+            // The watermark keeps room for running sequences to grow; with none
+            // running there is nothing to protect (and a request larger than
+            // capacity − watermark would otherwise wait forever).
+            let rep = &self.st.replicas[r];
+            let idle = rep.decoding.is_empty() && rep.prefilling.is_empty();
+            let reserve = if idle { 0 } else { self.cfg.kv_watermark };
+            if rep.kv_used + need + reserve > self.cfg.kv_blocks {
+                break; // admission waits for memory
+            }
+            self.st.queues[q].pop_front();
+            self.admit(id, r);
+            self.st.replicas[r].kv_used += need;
+            self.st.requests[id].phase = Phase::Prefilling;
+            self.st.replicas[r].prefilling.push_back(id);
+            pass.chunks.push((id, take as u32));
+            shape.prefill_tokens += take;
+            shape.prefill_attention_pairs += take * take / 2;
+            *budget_left = budget_left.saturating_sub(take);
+        }
+    }
+
+    /// Reserve the KV blocks this decode step writes into, preempting the newest
+    /// sequences (recompute, vLLM's default) while the cache cannot hold them.
+    fn reserve_decode_blocks(&mut self, r: usize) {
+        loop {
+            let rep = &self.st.replicas[r];
+            let need = rep.decoding.blocks_needed_now();
+            if rep.kv_used + need <= self.cfg.kv_blocks || rep.decoding.is_empty() {
+                self.st.replicas[r].kv_used += need;
+                return;
+            }
+            let Some(victim) = rep.decoding.newest() else {
+                return;
+            };
+            if rep.decoding.len() == 1 && rep.prefilling.is_empty() {
+                // Alone in the cache and still out of room: this sequence can never
+                // finish here. Recomputing it would loop forever; refuse it instead.
+                self.leave_decoding(r, victim);
+                self.st.replicas[r].running -= 1;
+                self.reject_too_long(victim);
+                continue;
+            }
+            self.preempt(r, victim);
+        }
+    }
+
+    /// Take a sequence out of the decoding set and free its KV blocks.
+    fn leave_decoding(&mut self, r: usize, id: ReqId) -> u64 {
+        let req = &self.st.requests[id];
+        let (order, joined) = (req.admit_order, req.joined);
+        let rep = &mut self.st.replicas[r];
+        let ctx = rep.decoding.leave(id, order, joined);
+        rep.kv_used -= blocks_for(ctx);
+        ctx
+    }
+
+    fn preempt(&mut self, r: usize, id: ReqId) {
+        self.leave_decoding(r, id);
+        self.rec.preemptions += 1;
+        let q = self.queue_of(r);
+        let central = self.cfg.router == Router::CentralQueue;
+        let req = &mut self.st.requests[id];
+        req.epoch = req.epoch.wrapping_add(1);
+        req.phase = Phase::Waiting;
+        req.prefill_target = req.input_tokens + req.generated;
+        req.prefilled = 0;
+        if central {
+            // Back in the shared queue: any replica may take it next.
+            req.replica = None;
+            self.st.replicas[r].outstanding -= 1;
+        }
+        self.st.replicas[r].running -= 1;
+        // Back to the front of the queue, as vLLM does.
+        self.st.queues[q].push_front(id);
+        self.st.waiting += 1;
+    }
+
+    /// Apply a finished pass: advance decodes, finish sequences whose last
+    /// token it produced, and move fully prefilled prompts to decoding.
+    pub(super) fn finish_iteration(&mut self, r: usize) {
+        let now = self.st.now;
+        let pass = std::mem::take(&mut self.st.replicas[r].pass);
+        if pass.decodes > 0 {
+            let step = self.st.replicas[r].decoding.advance();
+            self.rec.windows.tokens(now, pass.decodes);
+            while let Some(f) = self.st.replicas[r].decoding.pop_due(step) {
+                let live = self.st.requests.contains(f.id) && {
+                    let req = &self.st.requests[f.id];
+                    req.epoch == f.epoch
+                        && req.phase == Phase::Decoding
+                        && req.replica == Some(r as u32)
+                };
+                if !live {
+                    continue; // preempted or refused since: a stale entry
+                }
+                self.leave_decoding(r, f.id);
+                let req = &mut self.st.requests[f.id];
+                req.generated = req.output_tokens;
+                self.complete(f.id);
+            }
+        }
+        let mut first_tokens = 0;
+        for &(id, take) in &pass.chunks {
+            let req = &mut self.st.requests[id];
+            req.prefilled += take;
+            if req.prefilled < req.prefill_target {
+                continue;
+            }
+            // Prompt done: the pass also sampled the next token.
+            let target = u64::from(req.prefill_target);
+            req.generated += 1;
+            first_tokens += 1;
+            if req.first_token_ns == u64::MAX {
+                req.first_token_ns = now;
+            }
+            let rep = &mut self.st.replicas[r];
+            if let Some(pos) = rep.prefilling.iter().position(|&p| p == id) {
+                rep.prefilling.remove(pos);
+            }
+            if req.generated >= req.output_tokens {
+                rep.kv_used -= blocks_for(target);
+                self.complete(id);
+                continue;
+            }
+            debug_assert_eq!(req.phase, Phase::Prefilling);
+            req.phase = Phase::Decoding;
+            let left = u64::from(req.output_tokens - req.generated);
+            req.joined = rep
+                .decoding
+                .join(id, req.admit_order, req.epoch, target, left);
+        }
+        self.rec.windows.tokens(now, first_tokens);
+        let mut pass = pass;
+        pass.chunks.clear();
+        self.st.replicas[r].pass = pass;
+    }
+}

@@ -1,0 +1,243 @@
+//! What a run measures as it goes: counters, per-class latency histograms,
+//! utilisation sums, windowed series and the bounded trace of the first passes.
+
+use super::request::Sample;
+use crate::metrics::{LatencyRecorder, Windows};
+use crate::report::{ClassReport, PhysicalLimit};
+
+/// Latency histograms and counters of one class (or of all of them).
+#[derive(Clone, Debug, Default)]
+pub(super) struct ClassMetrics {
+    pub(super) completed: u64,
+    pub(super) rejected: u64,
+    pub(super) failed: u64,
+    pub(super) api_usd: f64,
+    pub(super) slo_met: u64,
+    pub(super) ttft: LatencyRecorder,
+    pub(super) tpot: LatencyRecorder,
+    pub(super) e2e: LatencyRecorder,
+    pub(super) wait: LatencyRecorder,
+    pub(super) task: LatencyRecorder,
+}
+
+impl ClassMetrics {
+    pub(super) fn report(&self, name: &str, month_factor: f64) -> ClassReport {
+        ClassReport {
+            name: name.to_owned(),
+            api_usd_per_month: self.api_usd * month_factor,
+            completed: self.completed,
+            rejected: self.rejected,
+            failed: self.failed,
+            api_usd: self.api_usd,
+            ttft: self.ttft.stats(),
+            tpot: self.tpot.stats(),
+            e2e: self.e2e.stats(),
+            queue_wait: self.wait.stats(),
+            task_latency: self.task.stats(),
+            slo_met_fraction: (self.completed > 0)
+                .then(|| self.slo_met as f64 / self.completed as f64),
+        }
+    }
+}
+
+/// A forward pass, as recorded for the teaching timeline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PassRecord {
+    /// Replica index.
+    pub replica: u32,
+    /// Start, ns.
+    pub start_ns: u64,
+    /// End, ns.
+    pub end_ns: u64,
+    /// Prompt tokens processed.
+    pub prefill_tokens: u64,
+    /// Sequences whose prompt (or a chunk of it) ran in the pass.
+    pub prefill_seqs: u32,
+    /// Sequences that generated a token.
+    pub decode_seqs: u32,
+    /// Requests waiting for admission when the pass started.
+    pub waiting: u32,
+}
+
+/// An arrival, as recorded for tests and the teaching timeline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ArrivalRecord {
+    /// Time, ns.
+    pub at_ns: u64,
+    /// Request class.
+    pub class: u16,
+    /// Prompt tokens.
+    pub input_tokens: u32,
+    /// Tokens to generate.
+    pub output_tokens: u32,
+}
+
+/// Bounded recording of the first passes and arrivals of a run.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TraceLog {
+    /// Largest number of entries kept in each list.
+    pub capacity: usize,
+    /// The first forward passes.
+    pub passes: Vec<PassRecord>,
+    /// The first arrivals.
+    pub arrivals: Vec<ArrivalRecord>,
+}
+
+/// A forward pass's cost and shape, as the recorder takes it.
+pub(super) struct PassSample {
+    pub(super) replica: u32,
+    pub(super) start_ns: u64,
+    pub(super) time_ns: u64,
+    pub(super) seqs: u64,
+    pub(super) decode_seqs: u64,
+    pub(super) prefill_tokens: u64,
+    pub(super) flops: f64,
+    pub(super) bytes: f64,
+    /// KV-cache use of the replica when the pass starts, 0..=1.
+    pub(super) kv_use: f64,
+    /// Requests waiting for the replica when the pass starts.
+    pub(super) waiting: u32,
+}
+
+/// Every measurement of a run.
+pub(super) struct Recorder {
+    pub(super) arrived: u64,
+    pub(super) completed: u64,
+    pub(super) rejected: u64,
+    /// Requests that reached the user as errors.
+    pub(super) failed: u64,
+    pub(super) tasks_completed: u64,
+    pub(super) input_tokens_done: u64,
+    pub(super) output_tokens_done: u64,
+    pub(super) overall: ClassMetrics,
+    pub(super) per_class: Vec<ClassMetrics>,
+    pub(super) windows: Windows,
+    pub(super) busy_ns: u128,
+    pub(super) batch_area: f64,
+    pub(super) kv_area: f64,
+    pub(super) kv_peak: f64,
+    pub(super) flops: f64,
+    pub(super) bytes: f64,
+    pub(super) passes: u64,
+    pub(super) preemptions: u64,
+    pub(super) last_event_ns: u64,
+    pub(super) rejected_too_long: u64,
+    pub(super) trace: Option<TraceLog>,
+    /// The first request too large for its tier's limits, for the warning.
+    pub(super) too_large_example: Option<String>,
+    /// Per-replica roofline bound (self-hosted physics only).
+    pub(super) limit: Option<PhysicalLimit>,
+}
+
+impl Recorder {
+    pub(super) fn new(classes: usize, duration_ns: u64, limit: Option<PhysicalLimit>) -> Self {
+        Recorder {
+            arrived: 0,
+            completed: 0,
+            rejected: 0,
+            failed: 0,
+            tasks_completed: 0,
+            input_tokens_done: 0,
+            output_tokens_done: 0,
+            overall: ClassMetrics::default(),
+            per_class: (0..classes).map(|_| ClassMetrics::default()).collect(),
+            windows: Windows::new(duration_ns / 400),
+            busy_ns: 0,
+            batch_area: 0.0,
+            kv_area: 0.0,
+            kv_peak: 0.0,
+            flops: 0.0,
+            bytes: 0.0,
+            passes: 0,
+            preemptions: 0,
+            last_event_ns: 0,
+            rejected_too_long: 0,
+            trace: None,
+            too_large_example: None,
+            limit,
+        }
+    }
+
+    /// Keep an arrival if the trace has room.
+    pub(super) fn trace_arrival(&mut self, a: ArrivalRecord) {
+        if let Some(t) = self
+            .trace
+            .as_mut()
+            .filter(|t| t.arrivals.len() < t.capacity)
+        {
+            t.arrivals.push(a);
+        }
+    }
+
+    /// A forward pass of the GPU physics starts (its cost is known up front).
+    pub(super) fn pass(&mut self, p: &PassSample) {
+        let end = p.start_ns + p.time_ns.max(1);
+        self.kv_peak = self.kv_peak.max(p.kv_use);
+        self.busy_ns += u128::from(p.time_ns);
+        self.batch_area += p.seqs as f64 * p.time_ns as f64;
+        self.kv_area += p.kv_use * p.time_ns as f64;
+        self.flops += p.flops;
+        self.bytes += p.bytes;
+        self.passes += 1;
+        self.windows.pass(p.start_ns, end, p.seqs, p.kv_use);
+        self.windows.input_tokens(end, p.prefill_tokens);
+        if let Some(t) = self.trace.as_mut().filter(|t| t.passes.len() < t.capacity) {
+            let prefill_seqs = if p.prefill_tokens > 0 {
+                p.seqs - p.decode_seqs
+            } else {
+                0
+            };
+            t.passes.push(PassRecord {
+                replica: p.replica,
+                start_ns: p.start_ns,
+                end_ns: end,
+                prefill_tokens: p.prefill_tokens,
+                prefill_seqs: prefill_seqs as u32,
+                decode_seqs: p.decode_seqs as u32,
+                waiting: p.waiting,
+            });
+        }
+    }
+
+    /// An abstract service period ended (its length was not known up front).
+    pub(super) fn abstract_pass(&mut self, start_ns: u64, end_ns: u64, members: u64) {
+        let busy = end_ns - start_ns;
+        self.busy_ns += u128::from(busy);
+        self.batch_area += members as f64 * busy as f64;
+        self.passes += 1;
+        self.windows.pass(start_ns, end_ns, members, 0.0);
+    }
+
+    /// A request finished.
+    pub(super) fn completion(
+        &mut self,
+        now: u64,
+        s: &Sample,
+        met: bool,
+        input_tokens: u64,
+        output_tokens: u64,
+    ) {
+        self.completed += 1;
+        self.input_tokens_done += input_tokens;
+        self.output_tokens_done += output_tokens;
+        self.windows.completion(now, s.ttft_ns, s.e2e_ns);
+        for m in [&mut self.overall, &mut self.per_class[s.class as usize]] {
+            m.completed += 1;
+            m.slo_met += u64::from(met);
+            m.ttft.record_ns(s.ttft_ns);
+            m.e2e.record_ns(s.e2e_ns);
+            m.wait.record_ns(s.wait_ns);
+            if let Some(t) = s.tpot_ns {
+                m.tpot.record_ns(t);
+            }
+        }
+    }
+
+    /// A task (all its calls) finished.
+    pub(super) fn task_done(&mut self, class: u16, latency_ns: u64) {
+        self.tasks_completed += 1;
+        for m in [&mut self.overall, &mut self.per_class[class as usize]] {
+            m.task.record_ns(latency_ns);
+        }
+    }
+}

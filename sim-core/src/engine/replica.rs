@@ -1,0 +1,206 @@
+//! A replica: its configuration-derived policy and service model, its state,
+//! and the start and end of each forward pass (dispatched to `iteration` or
+//! `static_batch` by policy).
+
+use super::decode::DecodeSet;
+use super::recorder::PassSample;
+use super::request::ReqId;
+use super::static_batch::StaticBatch;
+use super::{Event, Simulation, secs_to_ns};
+use crate::dist::Sampler;
+use crate::physics::{BatchShape, Efficiency, StepModel};
+use crate::scenario::{Batching, Scenario, ScenarioError, ServiceModel};
+use std::collections::VecDeque;
+
+/// How passes are formed.
+pub(super) enum Policy {
+    /// Continuous batching; `chunk` is `None` without chunked prefill. Batching
+    /// "none" is this with one sequence and no token budget.
+    Iteration {
+        max_seqs: u64,
+        budget: u64,
+        chunk: Option<u64>,
+    },
+    /// Static batches (or abstract bulk service).
+    Static { max_batch: u64, max_wait_ns: u64 },
+}
+
+impl Policy {
+    pub(super) fn new(batching: &Batching) -> Policy {
+        match *batching {
+            Batching::None => Policy::Iteration {
+                max_seqs: 1,
+                budget: u64::MAX,
+                chunk: None,
+            },
+            Batching::Static {
+                max_batch,
+                max_wait_ms,
+            } => Policy::Static {
+                max_batch: u64::from(max_batch),
+                max_wait_ns: secs_to_ns(max_wait_ms / 1000.0),
+            },
+            Batching::Continuous {
+                max_num_seqs,
+                max_num_batched_tokens,
+            } => Policy::Iteration {
+                max_seqs: u64::from(max_num_seqs),
+                budget: u64::from(max_num_batched_tokens),
+                chunk: None,
+            },
+            Batching::ChunkedPrefill {
+                max_num_seqs,
+                max_num_batched_tokens,
+                chunk_tokens,
+            } => Policy::Iteration {
+                max_seqs: u64::from(max_num_seqs),
+                budget: u64::from(max_num_batched_tokens),
+                chunk: Some(u64::from(chunk_tokens)),
+            },
+        }
+    }
+}
+
+/// What a pass costs.
+pub(super) enum Service {
+    /// Forward passes timed by the GPU physics.
+    Physics(StepModel),
+    /// The textbook server: a random time per dispatch, whatever its size.
+    Abstract {
+        time: Sampler,
+        join_in_progress: bool,
+    },
+}
+
+impl Service {
+    /// The service model and one replica's KV capacity in blocks (unbounded for
+    /// the abstract server).
+    pub(super) fn new(
+        scenario: &Scenario,
+        efficiency: Efficiency,
+    ) -> Result<(Service, u64), ScenarioError> {
+        match &scenario.serving.service {
+            ServiceModel::Physics => {
+                let deployment = scenario.deployment();
+                let blocks = deployment.kv_capacity_blocks().map_err(|e| ScenarioError {
+                    problems: vec![format!("serving: {e}")],
+                })?;
+                Ok((Service::Physics(deployment.step_model(efficiency)), blocks))
+            }
+            ServiceModel::Abstract {
+                time_s,
+                join_in_progress,
+            } => Ok((
+                Service::Abstract {
+                    time: time_s.sampler(),
+                    join_in_progress: *join_in_progress,
+                },
+                u64::MAX / 4,
+            )),
+        }
+    }
+}
+
+/// What the pass in progress on a replica will do when it ends.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Pass {
+    pub(super) start_ns: u64,
+    /// Decoding sequences advanced by this pass (0 when decodes are paused).
+    pub(super) decodes: u64,
+    /// Prompt chunks: (request, tokens).
+    pub(super) chunks: Vec<(ReqId, u32)>,
+    /// Static batches: the pass is the batch's prefill (true) or a decode step.
+    pub(super) static_prefill: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+pub(super) struct Replica {
+    pub(super) busy: bool,
+    pub(super) pass: Pass,
+    /// Sequences generating tokens (iteration-level batching).
+    pub(super) decoding: DecodeSet,
+    /// Admitted sequences whose prompt is not yet fully processed, oldest first.
+    pub(super) prefilling: VecDeque<ReqId>,
+    /// KV blocks held, ≤ the configuration's capacity.
+    pub(super) kv_used: u64,
+    pub(super) timer_armed: bool,
+    pub(super) timer_epoch: u32,
+    pub(super) static_batch: Option<StaticBatch>,
+    pub(super) abstract_members: Vec<ReqId>,
+    /// Requests routed here and not finished (for the router).
+    pub(super) outstanding: u64,
+    /// Requests admitted and not finished.
+    pub(super) running: u64,
+}
+
+impl Simulation {
+    /// If the replica is idle, start its next pass (or arm its batch timer).
+    pub(super) fn try_start(&mut self, r: usize) {
+        if self.st.replicas[r].busy {
+            return;
+        }
+        let started = match (&self.cfg.policy, &self.cfg.service) {
+            (_, Service::Abstract { .. }) => self.start_abstract(r),
+            (Policy::Static { .. }, Service::Physics(_)) => self.start_static(r),
+            (Policy::Iteration { .. }, Service::Physics(_)) => self.start_iteration(r),
+        };
+        if let Some(duration) = started {
+            let now = self.st.now;
+            let rep = &mut self.st.replicas[r];
+            rep.busy = true;
+            rep.pass.start_ns = now;
+            self.st
+                .events
+                .push(now + duration.max(1), Event::PassDone { replica: r as u32 });
+        }
+    }
+
+    /// Time a pass of this shape on replica `r` and record it.
+    pub(super) fn time_pass(&mut self, r: usize, shape: &BatchShape, seqs: u64) -> u64 {
+        let Service::Physics(model) = &self.cfg.service else {
+            return 0;
+        };
+        let cost = model.step(shape);
+        let kv_used = self.st.replicas[r].kv_used;
+        debug_assert!(
+            kv_used <= self.cfg.kv_blocks,
+            "replica {r} holds {kv_used} KV blocks of {}",
+            self.cfg.kv_blocks
+        );
+        self.rec.pass(&PassSample {
+            replica: r as u32,
+            start_ns: self.st.now,
+            time_ns: cost.time_ns,
+            seqs,
+            decode_seqs: shape.decode_seqs,
+            prefill_tokens: shape.prefill_tokens,
+            flops: cost.flops,
+            bytes: cost.bytes,
+            kv_use: kv_used as f64 / self.cfg.kv_blocks as f64,
+            waiting: self.st.queues[self.queue_of(r)].len() as u32,
+        });
+        cost.time_ns
+    }
+
+    pub(super) fn finish_pass(&mut self, r: usize) {
+        // The replica stays busy while the pass is applied, so requests that
+        // completions spawn (agent chains) queue instead of starting a pass early.
+        self.st.finishing = Some(r);
+        match (&self.cfg.policy, &self.cfg.service) {
+            (_, Service::Abstract { .. }) => self.finish_abstract(r),
+            (Policy::Static { .. }, _) => self.finish_static(r),
+            (Policy::Iteration { .. }, _) => self.finish_iteration(r),
+        }
+        self.st.finishing = None;
+        self.st.replicas[r].busy = false;
+        self.try_start(r);
+    }
+
+    /// A static batch's longest wait expired: send what has gathered.
+    pub(super) fn batch_timer(&mut self, r: usize) {
+        let rep = &mut self.st.replicas[r];
+        rep.timer_armed = false;
+        rep.timer_epoch = rep.timer_epoch.wrapping_add(1);
+        self.try_start(r);
+    }
+}

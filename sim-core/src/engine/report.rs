@@ -1,0 +1,201 @@
+//! Reading a run: snapshots counted from the queues themselves, and the report.
+
+use super::provider::ApiState;
+use super::replica::Service;
+use super::{BLOCK, NS_PER_S, Simulation};
+use crate::physics::Efficiency;
+use crate::report::{
+    Cost, Counts, Distribution, HOURS_PER_MONTH, PhysicalLimit, REPORT_VERSION, Report, Snapshot,
+    Throughput, Utilisation,
+};
+use crate::scenario::Scenario;
+
+/// The decode roofline of one replica: the configured batch (capped by what the
+/// KV cache holds at the mean context), every peak reached, no overheads.
+pub(super) fn physical_limit(scenario: &Scenario, kv_blocks: u64) -> PhysicalLimit {
+    let (_, context) = scenario.mean_tokens();
+    let context = libm::round(context).clamp(1.0, f64::from(u32::MAX)) as u32;
+    let fits = (kv_blocks * BLOCK / u64::from(context)).clamp(1, u64::from(u32::MAX)) as u32;
+    let batch = scenario.serving.batching.max_seqs().min(fits).max(1);
+    let model = scenario.deployment().step_model(Efficiency::PEAK);
+    PhysicalLimit {
+        batch,
+        context_tokens: context,
+        output_tokens_per_s: model.decode_roofline_tokens_per_s(batch, context),
+        achieved_fraction: 0.0,
+    }
+}
+
+impl Simulation {
+    /// Counts taken from the queues and replicas themselves (not from the
+    /// arrival/completion counters), so `arrived = completed + rejected + waiting
+    /// + running` is a real check.
+    pub fn snapshot(&self) -> Snapshot {
+        let (api_waiting, api_running) = self
+            .api
+            .as_ref()
+            .map_or((0, 0), ApiState::waiting_and_running);
+        let waiting: u64 = self.st.queues.iter().map(|q| q.len() as u64).sum::<u64>() + api_waiting;
+        let running: u64 = self
+            .st
+            .replicas
+            .iter()
+            .map(|r| {
+                r.decoding.len() as u64
+                    + r.prefilling.len() as u64
+                    + r.static_batch.as_ref().map_or(0, |b| b.live())
+                    + r.abstract_members.len() as u64
+            })
+            .sum::<u64>()
+            + api_running;
+        debug_assert_eq!(
+            self.st.queues.iter().map(|q| q.len() as u64).sum::<u64>()
+                + self.api.as_ref().map_or(0, ApiState::queued),
+            self.st.waiting,
+            "the waiting counter disagrees with the queues"
+        );
+        debug_assert_eq!(
+            waiting + running,
+            self.st.requests.len() as u64,
+            "requests in flight are neither waiting nor running"
+        );
+        Snapshot {
+            now_s: self.st.now as f64 / NS_PER_S,
+            events: self.st.processed,
+            arrived: self.rec.arrived,
+            completed: self.rec.completed,
+            rejected: self.rec.rejected,
+            failed: self.rec.failed,
+            waiting,
+            running,
+            finished: self.is_finished(),
+        }
+    }
+
+    /// The report of the run so far (complete once [`Self::is_finished`]).
+    pub fn report(&self) -> Report {
+        let rec = &self.rec;
+        let end = rec.last_event_ns.max(1);
+        let secs = end as f64 / NS_PER_S;
+        let mut warnings = Vec::new();
+        if let Some(w) = &self.st.stopped {
+            warnings.push(w.clone());
+        } else if !self.st.events.is_empty() {
+            warnings.push(format!("run in progress at {secs:.1} s of simulated time"));
+        }
+        if rec.completed == 0 {
+            warnings.push("no request completed".to_owned());
+        }
+        if rec.rejected_too_long > 0 {
+            warnings.push(format!(
+                "{} request(s) rejected because prompt and output exceed the KV cache ({} tokens)",
+                rec.rejected_too_long,
+                self.cfg.kv_blocks * BLOCK
+            ));
+        }
+        let busy = rec.busy_ns as f64;
+        let replicas = self.st.replicas.len();
+        let replica_ns = end as f64 * replicas as f64;
+        let (peak_flops, peak_bw) = match &self.cfg.service {
+            Service::Physics(m) => (m.peak_flops(), m.peak_bandwidth()),
+            Service::Abstract { .. } => (0.0, 0.0),
+        };
+        let ratio = |num: f64, den: f64| if den > 0.0 { num / den } else { 0.0 };
+        let goodput_requests = rec.overall.slo_met;
+        // The fleet is paid by the hour, busy or idle, but only if something uses it.
+        let gpus = if self.cfg.fleet_used {
+            self.cfg.gpus
+        } else {
+            0
+        };
+        let usd_per_gpu_hour = self.cfg.usd_per_gpu_hour;
+        let fleet_usd = f64::from(gpus) * usd_per_gpu_hour * secs / 3600.0;
+        let api = self.api.as_ref().map(|a| a.report(secs, HOURS_PER_MONTH));
+        let api_usd = api.as_ref().map_or(0.0, |a| a.usd);
+        let month_factor = HOURS_PER_MONTH * 3600.0 / secs;
+        let total_usd = fleet_usd + api_usd;
+        let per_mtok = |tokens: u64| (tokens > 0).then(|| total_usd / tokens as f64 * 1e6);
+        if let Some(e) = &rec.too_large_example {
+            warnings.push(format!(
+                "{} request(s) failed because they can never fit the rate limits ({e})",
+                api.as_ref().map_or(0, |a| a.failed_too_large)
+            ));
+        }
+        let counts = Counts {
+            arrived: rec.arrived,
+            completed: rec.completed,
+            rejected: rec.rejected,
+            failed: rec.failed,
+            in_flight: self.in_flight(),
+            tasks_completed: rec.tasks_completed,
+        };
+        Report {
+            version: REPORT_VERSION,
+            warnings,
+            complete: self.st.stopped.is_none() && self.st.events.is_empty(),
+            sim_time_s: secs,
+            events: self.st.processed,
+            requests: counts,
+            overall: rec.overall.report("all", month_factor),
+            per_class: rec
+                .per_class
+                .iter()
+                .zip(&self.cfg.classes)
+                .map(|(m, k)| m.report(&k.name, month_factor))
+                .collect(),
+            throughput: Throughput {
+                input_tokens_per_s: rec.input_tokens_done as f64 / secs,
+                output_tokens_per_s: rec.output_tokens_done as f64 / secs,
+                requests_per_s: rec.completed as f64 / secs,
+                goodput_requests_per_s: goodput_requests as f64 / secs,
+                goodput_fraction: (rec.arrived > 0)
+                    .then(|| goodput_requests as f64 / rec.arrived as f64),
+            },
+            utilisation: Utilisation {
+                gpu_busy_fraction: ratio(busy, replica_ns),
+                mean_batch_size: ratio(rec.batch_area, busy),
+                kv_use_mean: ratio(rec.kv_area, busy),
+                kv_use_peak: rec.kv_peak,
+                preemptions: rec.preemptions,
+                forward_passes: rec.passes,
+                mfu: ratio(rec.flops, peak_flops * busy / NS_PER_S),
+                bandwidth_utilisation: ratio(rec.bytes, peak_bw * busy / NS_PER_S),
+                kv_capacity_tokens: if matches!(self.cfg.service, Service::Physics(_)) {
+                    self.cfg.kv_blocks * BLOCK
+                } else {
+                    0
+                },
+            },
+            series: rec.windows.series(end, replicas as u32, self.api.is_some()),
+            physical_limit: rec.limit.filter(|_| self.cfg.fleet_used).map(|l| {
+                let bound = l.output_tokens_per_s * replicas as f64;
+                PhysicalLimit {
+                    output_tokens_per_s: bound,
+                    achieved_fraction: ratio(rec.output_tokens_done as f64 / secs, bound),
+                    ..l
+                }
+            }),
+            cost: Cost {
+                gpus,
+                usd_per_gpu_hour,
+                fleet_usd,
+                api_usd,
+                total_usd,
+                usd_per_mtok_output: per_mtok(rec.output_tokens_done),
+                usd_per_mtok_total: per_mtok(rec.output_tokens_done + rec.input_tokens_done),
+                usd_per_request: (rec.completed > 0).then(|| total_usd / rec.completed as f64),
+                usd_per_month: f64::from(gpus) * usd_per_gpu_hour * HOURS_PER_MONTH
+                    + api.as_ref().map_or(0.0, |a| a.usd_per_month),
+            },
+            api,
+            distribution: {
+                let quantiles = crate::report::distribution_quantiles();
+                Distribution {
+                    ttft_ms: rec.overall.ttft.quantiles_ms(&quantiles),
+                    e2e_ms: rec.overall.e2e.quantiles_ms(&quantiles),
+                    quantiles,
+                }
+            },
+        }
+    }
+}

@@ -1,0 +1,281 @@
+//! A request's lifecycle: created by a task, admitted by a replica (or sent to
+//! an API tier), completed, rejected or failed; and the task (one call, or an
+//! agent chain of calls) it belongs to.
+
+use super::decode::Joined;
+use super::slab::Key;
+use super::{Simulation, recorder::ArrivalRecord};
+use crate::dist::Sampler;
+use crate::scenario::{RequestClass, Scenario, bounds};
+
+/// A request in flight.
+pub(super) type ReqId = Key<Request>;
+/// A task in flight.
+pub(super) type TaskId = Key<Task>;
+
+/// Where a request is in its life. A request is in exactly one phase; the
+/// containers that hold it (queues, the decoding set, a batch) agree with it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Phase {
+    /// In a fleet queue or the API client's queue, or waiting for a retry.
+    Waiting,
+    /// Admitted; its prompt (or its recomputation) is being prefilled.
+    Prefilling,
+    /// Generating one token per decode step.
+    Decoding,
+    /// In a static batch, an abstract service period, or at an API provider.
+    Batched,
+}
+
+/// Where a class is served.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Backend {
+    /// The self-hosted fleet.
+    Fleet,
+    /// A hosted API tier, or its fast variant.
+    Api { tier: u16, fast: bool },
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct Request {
+    pub(super) task: TaskId,
+    pub(super) class: u16,
+    pub(super) input_tokens: u32,
+    pub(super) output_tokens: u32,
+    pub(super) arrival_ns: u64,
+    /// First admission (`u64::MAX` until then).
+    pub(super) admitted_ns: u64,
+    /// First token (`u64::MAX` until then).
+    pub(super) first_token_ns: u64,
+    /// The replica that holds it (always set once admitted; set at routing
+    /// unless a central queue holds it).
+    pub(super) replica: Option<u32>,
+    /// Tokens the next prefill must process (the prompt, or prompt + generated after a preemption).
+    pub(super) prefill_target: u32,
+    pub(super) prefilled: u32,
+    pub(super) generated: u32,
+    /// Context and decode step when decoding began.
+    pub(super) joined: Joined,
+    pub(super) admit_order: u64,
+    /// Bumped on preemption so stale finish-heap entries are skipped.
+    pub(super) epoch: u32,
+    pub(super) phase: Phase,
+    /// API tier serving the request, if it went to one.
+    pub(super) tier: Option<u16>,
+    /// Sent to the tier's fast variant.
+    pub(super) fast: bool,
+    /// 429s received so far.
+    pub(super) attempts: u32,
+    /// Output tokens the rate limiter reserved at admission.
+    pub(super) output_reserved: u64,
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct Task {
+    pub(super) class: u16,
+    pub(super) start_ns: u64,
+    pub(super) calls_left: u32,
+    /// The closed-loop user who sent it, if any.
+    pub(super) user: Option<u32>,
+}
+
+/// A request class, ready to sample.
+pub(super) struct ClassSpec {
+    pub(super) name: String,
+    pub(super) input: Sampler,
+    pub(super) output: Sampler,
+    pub(super) max_tokens: u32,
+    pub(super) calls: u32,
+}
+
+impl ClassSpec {
+    pub(super) fn new(k: &RequestClass) -> ClassSpec {
+        ClassSpec {
+            name: k.name.clone(),
+            input: k.input_tokens.sampler(),
+            output: k.output_tokens.sampler(),
+            max_tokens: k.max_tokens,
+            calls: k.calls_per_task,
+        }
+    }
+}
+
+/// Which backend serves each class, in class order.
+pub(super) fn class_backends(scenario: &Scenario) -> Vec<Backend> {
+    scenario
+        .workload
+        .classes
+        .iter()
+        .map(|k| match scenario.backend_of(&k.name) {
+            Some((tier, fast)) => Backend::Api {
+                tier: tier as u16,
+                fast,
+            },
+            None => Backend::Fleet,
+        })
+        .collect()
+}
+
+impl Simulation {
+    pub(super) fn start_task(&mut self, class: u16, user: Option<u32>, tokens: Option<(u32, u32)>) {
+        let calls = self.cfg.classes[class as usize].calls;
+        let task = self.st.tasks.insert(Task {
+            class,
+            start_ns: self.st.now,
+            calls_left: calls,
+            user,
+        });
+        self.new_request(task, tokens);
+    }
+
+    /// The task's next call: sample its lengths (unless a trace gives them) and
+    /// send it to its backend.
+    pub(super) fn new_request(&mut self, task: TaskId, tokens: Option<(u32, u32)>) {
+        let class = self.st.tasks[task].class;
+        let spec = &self.cfg.classes[class as usize];
+        let (input, output) = match tokens {
+            Some(t) => t,
+            None => {
+                let rng = &mut self.st.rng.lengths;
+                let i = spec.input.sample_tokens(rng, bounds::TOKENS);
+                let o = spec.output.sample_tokens(rng, spec.max_tokens);
+                (i, o)
+            }
+        };
+        let now = self.st.now;
+        let id = self.st.requests.insert(Request {
+            task,
+            class,
+            input_tokens: input,
+            output_tokens: output,
+            arrival_ns: now,
+            admitted_ns: u64::MAX,
+            first_token_ns: u64::MAX,
+            replica: None,
+            prefill_target: input,
+            prefilled: 0,
+            generated: 0,
+            joined: Joined::default(),
+            admit_order: 0,
+            epoch: 0,
+            phase: Phase::Waiting,
+            tier: None,
+            fast: false,
+            attempts: 0,
+            output_reserved: 0,
+        });
+        self.rec.arrived += 1;
+        self.rec.windows.arrival(now);
+        self.rec.trace_arrival(ArrivalRecord {
+            at_ns: now,
+            class,
+            input_tokens: input,
+            output_tokens: output,
+        });
+        match self.cfg.class_backend[class as usize] {
+            Backend::Api { tier, fast } => self.api_submit(id, tier, fast),
+            Backend::Fleet => self.route(id),
+        }
+    }
+
+    /// A replica takes a waiting request.
+    pub(super) fn admit(&mut self, id: ReqId, r: usize) {
+        let order = self.st.admit_counter;
+        self.st.admit_counter += 1;
+        let now = self.st.now;
+        let req = &mut self.st.requests[id];
+        debug_assert_eq!(req.phase, Phase::Waiting, "admitting a request twice");
+        if req.admitted_ns == u64::MAX {
+            req.admitted_ns = now;
+        }
+        if req.replica != Some(r as u32) {
+            // Central queue: the request now belongs to this replica.
+            req.replica = Some(r as u32);
+            self.st.replicas[r].outstanding += 1;
+        }
+        req.admit_order = order;
+        self.st.replicas[r].running += 1;
+        self.st.waiting -= 1;
+    }
+
+    /// A request's last token: record it and continue (or end) its task.
+    pub(super) fn complete(&mut self, id: ReqId) {
+        let now = self.st.now;
+        let req = self.st.requests[id].clone();
+        if let Some(r) = req.replica {
+            let rep = &mut self.st.replicas[r as usize];
+            rep.running -= 1;
+            rep.outstanding -= 1;
+        }
+        self.st.requests.remove(id);
+        let ttft = req.first_token_ns - req.arrival_ns;
+        let tpot = (req.output_tokens > 1)
+            .then(|| (now - req.first_token_ns) / u64::from(req.output_tokens - 1));
+        let met = ttft <= self.cfg.slo_ttft_ns && tpot.is_none_or(|t| t <= self.cfg.slo_tpot_ns);
+        self.rec.completion(
+            now,
+            &recorder_sample(&req, now, ttft, tpot),
+            met,
+            u64::from(req.input_tokens),
+            u64::from(req.output_tokens),
+        );
+
+        let task = &mut self.st.tasks[req.task];
+        task.calls_left -= 1;
+        if task.calls_left > 0 {
+            // Agent chain: the next call goes out as soon as this one returns.
+            self.new_request(req.task, None);
+            return;
+        }
+        let (class, start, user) = (task.class, task.start_ns, task.user);
+        self.st.tasks.remove(req.task);
+        self.rec.task_done(class, now - start);
+        self.user_done(user);
+    }
+
+    pub(super) fn reject(&mut self, id: ReqId) {
+        let class = self.st.requests[id].class;
+        self.rec.rejected += 1;
+        self.rec.overall.rejected += 1;
+        self.rec.per_class[class as usize].rejected += 1;
+        self.drop_request(id);
+    }
+
+    /// Free a request that will not complete, and end its task (an agent chain
+    /// stops at its first lost call); a closed-loop user thinks and tries again.
+    pub(super) fn drop_request(&mut self, id: ReqId) {
+        let task = self.st.requests[id].task;
+        self.st.requests.remove(id);
+        let user = self.st.tasks[task].user;
+        self.st.tasks.remove(task);
+        self.user_done(user);
+    }
+
+    /// A request no replica's KV cache can ever hold.
+    pub(super) fn reject_too_long(&mut self, id: ReqId) {
+        self.rec.rejected_too_long += 1;
+        if let Some(r) = self.st.requests[id].replica {
+            self.st.replicas[r as usize].outstanding -= 1;
+        }
+        self.reject(id);
+    }
+}
+
+/// The latencies of a completed request, as the recorder takes them.
+pub(super) struct Sample {
+    pub(super) class: u16,
+    pub(super) ttft_ns: u64,
+    pub(super) tpot_ns: Option<u64>,
+    pub(super) e2e_ns: u64,
+    pub(super) wait_ns: u64,
+}
+
+fn recorder_sample(req: &Request, now: u64, ttft: u64, tpot: Option<u64>) -> Sample {
+    Sample {
+        class: req.class,
+        ttft_ns: ttft,
+        tpot_ns: tpot,
+        e2e_ns: now - req.arrival_ns,
+        wait_ns: req.admitted_ns - req.arrival_ns,
+    }
+}
