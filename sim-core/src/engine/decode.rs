@@ -11,7 +11,7 @@
 use super::BLOCK;
 use super::request::ReqId;
 use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap};
+use std::collections::{BTreeMap, BinaryHeap};
 
 /// When a decoding sequence finishes, ordered by (step, admission order).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -41,8 +41,8 @@ impl Joined {
 pub(super) struct DecodeSet {
     /// Decode steps completed on the replica.
     step: u64,
-    /// Members by admission order (newest last: preempted first).
-    by_admission: BTreeSet<(u64, ReqId)>,
+    /// Members by admission order, which is unique (newest last: preempted first).
+    by_admission: BTreeMap<u64, ReqId>,
     finishing: BinaryHeap<Reverse<Finish>>,
     context_sum: u64,
     /// Members counted by (c0 − k0) mod BLOCK.
@@ -77,7 +77,7 @@ impl DecodeSet {
 
     /// The most recently admitted member (the one preemption evicts).
     pub(super) fn newest(&self) -> Option<ReqId> {
-        self.by_admission.iter().next_back().map(|&(_, id)| id)
+        self.by_admission.last_key_value().map(|(_, &id)| id)
     }
 
     /// A sequence starts decoding with `context` tokens and `tokens_left` to
@@ -95,8 +95,8 @@ impl DecodeSet {
             c0: context,
             k0: self.step,
         };
-        let fresh = self.by_admission.insert((admit_order, id));
-        debug_assert!(fresh, "{id:?} is already decoding");
+        let before = self.by_admission.insert(admit_order, id);
+        debug_assert!(before.is_none(), "admission order {admit_order} is taken");
         self.phase[j.phase()] += 1;
         self.context_sum += context;
         self.finishing.push(Reverse(Finish {
@@ -111,8 +111,8 @@ impl DecodeSet {
     /// A member leaves (finished, preempted or refused); returns its context.
     pub(super) fn leave(&mut self, id: ReqId, admit_order: u64, j: Joined) -> u64 {
         let ctx = self.context(j);
-        let was = self.by_admission.remove(&(admit_order, id));
-        debug_assert!(was, "{id:?} was not decoding");
+        let was = self.by_admission.remove(&admit_order);
+        debug_assert_eq!(was, Some(id), "{id:?} was not decoding");
         self.phase[j.phase()] -= 1;
         self.context_sum -= ctx;
         ctx

@@ -166,6 +166,7 @@ impl Simulation {
     }
 
     /// Take a sequence out of the decoding set and free its KV blocks.
+    #[inline]
     fn leave_decoding(&mut self, r: usize, id: ReqId) -> u64 {
         let req = &self.st.requests[id];
         let (order, joined) = (req.admit_order, req.joined);

@@ -333,6 +333,7 @@ impl Simulation {
 
     /// A batch timer whose batch already left, or a client release superseded
     /// by a newer one.
+    #[inline]
     fn is_stale(&self, event: &Event) -> bool {
         match *event {
             Event::BatchTimer { replica, epoch } => {
@@ -346,6 +347,7 @@ impl Simulation {
         }
     }
 
+    #[inline]
     fn in_flight(&self) -> u64 {
         let r = &self.rec;
         let done = r.completed + r.rejected + r.failed;
@@ -353,6 +355,7 @@ impl Simulation {
         r.arrived - done
     }
 
+    #[inline]
     fn advance_clock(&mut self, t: u64) {
         debug_assert!(
             t >= self.st.now,

@@ -288,8 +288,8 @@ impl Simulation {
                 api.throttled += 1;
                 t.throttled += 1;
                 self.rec.windows.throttled(now);
-                let retries_done = req.attempts;
-                req.attempts += 1;
+                let retries_done = u32::from(req.attempts);
+                req.attempts = req.attempts.saturating_add(1);
                 let delay = match api.client {
                     ClientPolicy::FailFast => None,
                     ClientPolicy::SdkRetries { max_retries } => {
@@ -352,7 +352,8 @@ impl Simulation {
         let gen_ns = secs_to_ns(f64::from(req.output_tokens) / speed);
         req.admitted_ns = req.admitted_ns.min(now);
         req.first_token_ns = now + ttft_ns;
-        req.output_reserved = charge.output_reserved;
+        // The reservation is a class's max_tokens, within `bounds::TOKENS`.
+        req.output_reserved = u32::try_from(charge.output_reserved).unwrap_or(u32::MAX);
         req.phase = Phase::Batched;
         self.rec.windows.api_tokens(
             now,
@@ -375,7 +376,7 @@ impl Simulation {
         t.limiter.settle(
             now,
             Charge {
-                output_reserved: req.output_reserved,
+                output_reserved: u64::from(req.output_reserved),
             },
             u64::from(req.output_tokens),
         );

@@ -64,10 +64,10 @@ pub(super) struct Request {
     pub(super) tier: Option<u16>,
     /// Sent to the tier's fast variant.
     pub(super) fast: bool,
-    /// 429s received so far.
-    pub(super) attempts: u32,
-    /// Output tokens the rate limiter reserved at admission.
-    pub(super) output_reserved: u64,
+    /// 429s received so far (retries are bounded far below `u16::MAX`).
+    pub(super) attempts: u16,
+    /// Output tokens the rate limiter reserved at admission (≤ `max_tokens`).
+    pub(super) output_reserved: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -117,6 +117,7 @@ pub(super) fn class_backends(scenario: &Scenario) -> Vec<Backend> {
 }
 
 impl Simulation {
+    #[inline]
     pub(super) fn start_task(&mut self, class: u16, user: Option<u32>, tokens: Option<(u32, u32)>) {
         let calls = self.cfg.classes[class as usize].calls;
         let task = self.st.tasks.insert(Task {
@@ -179,6 +180,7 @@ impl Simulation {
     }
 
     /// A replica takes a waiting request.
+    #[inline]
     pub(super) fn admit(&mut self, id: ReqId, r: usize) {
         let order = self.st.admit_counter;
         self.st.admit_counter += 1;
@@ -201,34 +203,36 @@ impl Simulation {
     /// A request's last token: record it and continue (or end) its task.
     pub(super) fn complete(&mut self, id: ReqId) {
         let now = self.st.now;
-        let req = self.st.requests[id].clone();
+        let req = &self.st.requests[id];
+        let sample = Sample {
+            class: req.class,
+            ttft_ns: req.first_token_ns - req.arrival_ns,
+            tpot_ns: (req.output_tokens > 1)
+                .then(|| (now - req.first_token_ns) / u64::from(req.output_tokens - 1)),
+            e2e_ns: now - req.arrival_ns,
+            wait_ns: req.admitted_ns - req.arrival_ns,
+        };
+        let (input, output, task_id) = (req.input_tokens, req.output_tokens, req.task);
         if let Some(r) = req.replica {
             let rep = &mut self.st.replicas[r as usize];
             rep.running -= 1;
             rep.outstanding -= 1;
         }
         self.st.requests.remove(id);
-        let ttft = req.first_token_ns - req.arrival_ns;
-        let tpot = (req.output_tokens > 1)
-            .then(|| (now - req.first_token_ns) / u64::from(req.output_tokens - 1));
-        let met = ttft <= self.cfg.slo_ttft_ns && tpot.is_none_or(|t| t <= self.cfg.slo_tpot_ns);
-        self.rec.completion(
-            now,
-            &recorder_sample(&req, now, ttft, tpot),
-            met,
-            u64::from(req.input_tokens),
-            u64::from(req.output_tokens),
-        );
+        let met = sample.ttft_ns <= self.cfg.slo_ttft_ns
+            && sample.tpot_ns.is_none_or(|t| t <= self.cfg.slo_tpot_ns);
+        self.rec
+            .completion(now, &sample, met, u64::from(input), u64::from(output));
 
-        let task = &mut self.st.tasks[req.task];
+        let task = &mut self.st.tasks[task_id];
         task.calls_left -= 1;
         if task.calls_left > 0 {
             // Agent chain: the next call goes out as soon as this one returns.
-            self.new_request(req.task, None);
+            self.new_request(task_id, None);
             return;
         }
         let (class, start, user) = (task.class, task.start_ns, task.user);
-        self.st.tasks.remove(req.task);
+        self.st.tasks.remove(task_id);
         self.rec.task_done(class, now - start);
         self.user_done(user);
     }
@@ -268,14 +272,4 @@ pub(super) struct Sample {
     pub(super) tpot_ns: Option<u64>,
     pub(super) e2e_ns: u64,
     pub(super) wait_ns: u64,
-}
-
-fn recorder_sample(req: &Request, now: u64, ttft: u64, tpot: Option<u64>) -> Sample {
-    Sample {
-        class: req.class,
-        ttft_ns: ttft,
-        tpot_ns: tpot,
-        e2e_ns: now - req.arrival_ns,
-        wait_ns: req.admitted_ns - req.arrival_ns,
-    }
 }

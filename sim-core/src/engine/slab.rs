@@ -58,17 +58,14 @@ impl<T> std::fmt::Debug for Key<T> {
     }
 }
 
-#[derive(Clone, Debug)]
-struct Slot<T> {
-    generation: u32,
-    live: bool,
-    value: T,
-}
-
-/// Values addressed by [`Key`]; removing a value bumps its slot's generation.
+/// Values addressed by [`Key`]. Each slot's generation is odd while it holds
+/// a live value and even while it is free, so a key (always made from an odd
+/// generation) matches only the value it was made for. Generations sit apart
+/// from the values, so the values stay as dense as a plain vector.
 #[derive(Clone, Debug)]
 pub(super) struct Slab<T> {
-    slots: Vec<Slot<T>>,
+    values: Vec<T>,
+    generations: Vec<u32>,
     free: Vec<u32>,
     live: usize,
 }
@@ -76,7 +73,8 @@ pub(super) struct Slab<T> {
 impl<T> Default for Slab<T> {
     fn default() -> Self {
         Slab {
-            slots: Vec::new(),
+            values: Vec::new(),
+            generations: Vec::new(),
             free: Vec::new(),
             live: 0,
         }
@@ -88,38 +86,32 @@ impl<T> Slab<T> {
     pub(super) fn insert(&mut self, value: T) -> Key<T> {
         self.live += 1;
         if let Some(i) = self.free.pop() {
-            let slot = &mut self.slots[i as usize];
-            debug_assert!(!slot.live, "a free slot holds a live value");
-            slot.live = true;
-            slot.value = value;
-            Key::new(i, slot.generation)
+            let g = &mut self.generations[i as usize];
+            debug_assert!(g.is_multiple_of(2), "a free slot holds a live value");
+            *g = g.wrapping_add(1);
+            self.values[i as usize] = value;
+            Key::new(i, *g)
         } else {
-            let index = u32::try_from(self.slots.len())
-                .unwrap_or_else(|_| unreachable_capacity(self.slots.len()));
-            self.slots.push(Slot {
-                generation: 0,
-                live: true,
-                value,
-            });
-            Key::new(index, 0)
+            let index = u32::try_from(self.values.len())
+                .unwrap_or_else(|_| unreachable_capacity(self.values.len()));
+            self.values.push(value);
+            self.generations.push(1);
+            Key::new(index, 1)
         }
     }
 
     /// Free a value's slot. The key, and every copy of it, goes stale.
     pub(super) fn remove(&mut self, key: Key<T>) {
         debug_assert!(self.contains(key), "removing a stale key {key:?}");
-        let slot = &mut self.slots[key.index as usize];
-        slot.live = false;
-        slot.generation = slot.generation.wrapping_add(1);
+        let g = &mut self.generations[key.index as usize];
+        *g = g.wrapping_add(1);
         self.live -= 1;
         self.free.push(key.index);
     }
 
     /// Whether the key still names a live value.
     pub(super) fn contains(&self, key: Key<T>) -> bool {
-        self.slots
-            .get(key.index as usize)
-            .is_some_and(|s| s.live && s.generation == key.generation)
+        self.generations.get(key.index as usize) == Some(&key.generation)
     }
 
     /// Values alive now.
@@ -137,23 +129,15 @@ fn unreachable_capacity(n: usize) -> u32 {
 impl<T> std::ops::Index<Key<T>> for Slab<T> {
     type Output = T;
     fn index(&self, key: Key<T>) -> &T {
-        let slot = &self.slots[key.index as usize];
-        debug_assert!(
-            slot.live && slot.generation == key.generation,
-            "stale key {key:?}"
-        );
-        &slot.value
+        debug_assert!(self.contains(key), "stale key {key:?}");
+        &self.values[key.index as usize]
     }
 }
 
 impl<T> std::ops::IndexMut<Key<T>> for Slab<T> {
     fn index_mut(&mut self, key: Key<T>) -> &mut T {
-        let slot = &mut self.slots[key.index as usize];
-        debug_assert!(
-            slot.live && slot.generation == key.generation,
-            "stale key {key:?}"
-        );
-        &mut slot.value
+        debug_assert!(self.contains(key), "stale key {key:?}");
+        &mut self.values[key.index as usize]
     }
 }
 
