@@ -758,7 +758,7 @@ mod tests {
             sim_core::presets::chatbot_h100(),
             sim_core::presets::launch_spike(),
         ] {
-            let r = sim_core::run(&s).expect("valid");
+            let r = sim_core::run_scenario(s.clone()).expect("valid");
             for i in 0..7 {
                 let mut svg = String::new();
                 {
@@ -785,7 +785,7 @@ mod tests {
     #[test]
     fn the_timeline_draws_prefill_and_decode_bars() {
         let s = sim_core::presets::chatbot_h100();
-        let mut sim = sim_core::Simulation::new(&s).expect("valid");
+        let mut sim = sim_core::Simulation::new(&s.validate().expect("valid"));
         sim.record_trace(2_000);
         sim.advance_until(5_000_000_000);
         let trace = sim.trace().expect("recorded");
@@ -799,7 +799,7 @@ mod tests {
             timeline(&root, trace, 5.0).expect("draws");
         }
         assert!(svg.matches("<rect").count() > 100, "one bar per pass");
-        let r = sim_core::run(&s).expect("valid");
+        let r = sim_core::run_scenario(sim_core::presets::chatbot_h100()).expect("valid");
         let cut = until(&r, 60.0);
         assert!(
             cut.series.t_s.len() < r.series.t_s.len()

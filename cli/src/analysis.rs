@@ -6,15 +6,11 @@ use plotters::prelude::*;
 use rayon::prelude::*;
 use sim_core::plan::{self, Plan, PlanSlo, Space};
 use sim_core::sweep::{self, Axis, Curve, Summary};
-use sim_core::{Report, Scenario, ScenarioError};
+use sim_core::{Report, Scenario, ScenarioError, ValidScenario};
 
 /// Run scenarios in parallel (or serially), keeping their order, with a progress
 /// bar on standard error when there are many.
-pub fn run_all(
-    scenarios: &[Scenario],
-    parallel: bool,
-    progress: bool,
-) -> Result<Vec<Report>, ScenarioError> {
+pub fn run_all(scenarios: &[ValidScenario], parallel: bool, progress: bool) -> Vec<Report> {
     let bar = if progress && scenarios.len() > 8 {
         let b = ProgressBar::new(scenarios.len() as u64);
         b.set_style(
@@ -27,15 +23,15 @@ pub fn run_all(
     } else {
         ProgressBar::hidden()
     };
-    let one = |s: &Scenario| {
+    let one = |s: &ValidScenario| {
         let r = sim_core::run(s);
         bar.inc(1);
         r
     };
     let out = if parallel {
-        scenarios.par_iter().map(one).collect::<Result<Vec<_>, _>>()
+        scenarios.par_iter().map(one).collect()
     } else {
-        scenarios.iter().map(one).collect::<Result<Vec<_>, _>>()
+        scenarios.iter().map(one).collect()
     };
     bar.finish_and_clear();
     out
@@ -49,8 +45,8 @@ pub fn sweep(
     progress: bool,
 ) -> Result<Vec<(Vec<String>, Summary)>, ScenarioError> {
     let points = sweep::points(base, axes)?;
-    let scenarios: Vec<Scenario> = points.iter().map(|(_, s)| s.clone()).collect();
-    let reports = run_all(&scenarios, parallel, progress)?;
+    let scenarios: Vec<ValidScenario> = points.iter().map(|(_, s)| s.clone()).collect();
+    let reports = run_all(&scenarios, parallel, progress);
     Ok(points
         .into_iter()
         .zip(reports)
@@ -66,8 +62,8 @@ pub fn curves(
     progress: bool,
 ) -> Result<Vec<Curve>, ScenarioError> {
     let points = sweep::curve_points(base, rates)?;
-    let scenarios: Vec<Scenario> = points.iter().map(|(_, _, s)| s.clone()).collect();
-    let reports = run_all(&scenarios, parallel, progress)?;
+    let scenarios: Vec<ValidScenario> = points.iter().map(|(_, _, s)| s.clone()).collect();
+    let reports = run_all(&scenarios, parallel, progress);
     Ok(sweep::curves(&points, &reports))
 }
 
@@ -77,12 +73,12 @@ pub fn plan_parallel(base: &Scenario, slo: PlanSlo, space: &Space, parallel: boo
     let done = if parallel {
         searches
             .into_par_iter()
-            .map(|s| s.run_with(sim_core::run))
+            .map(|s| s.run_with(sim_core::run_scenario))
             .collect()
     } else {
         searches
             .into_iter()
-            .map(|s| s.run_with(sim_core::run))
+            .map(|s| s.run_with(sim_core::run_scenario))
             .collect()
     };
     plan::assemble(done, space)

@@ -5,7 +5,7 @@
 
 use clap::{Parser, Subcommand};
 use sim_core::report::LatencyStats;
-use sim_core::{Report, Scenario};
+use sim_core::{Report, Scenario, ValidScenario};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tlab::analysis;
@@ -148,7 +148,7 @@ fn execute(command: Command) -> Result<String, String> {
     match command {
         Command::Run { scenario, json } => {
             let s = load(&scenario)?;
-            let report = sim_core::run(&s).map_err(|e| e.to_string())?;
+            let report = sim_core::run(&s);
             if json {
                 serde_json::to_string_pretty(&report)
                     .map(|j| j + "\n")
@@ -373,7 +373,7 @@ fn execute(command: Command) -> Result<String, String> {
     }
 }
 
-fn load(path: &PathBuf) -> Result<Scenario, String> {
+fn load(path: &PathBuf) -> Result<ValidScenario, String> {
     let text = read_scenario(path)?;
     Scenario::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
@@ -567,7 +567,7 @@ mod tests {
         let report: Report = serde_json::from_str(&out).expect("report JSON");
         assert_eq!(
             report,
-            sim_core::run(&sim_core::presets::chatbot_h100()).expect("valid")
+            sim_core::run_scenario(sim_core::presets::chatbot_h100()).expect("valid")
         );
         let text = execute(Command::Run {
             scenario: path,
@@ -664,7 +664,7 @@ mod analysis_tests {
         {
             *max_num_seqs = 128;
         }
-        let direct = Summary::of(&sim_core::run(&s).expect("valid"));
+        let direct = Summary::of(&sim_core::run_scenario(s.clone()).expect("valid"));
         let row = parallel
             .iter()
             .find(|(l, _)| l == &["12", "128"])
@@ -703,7 +703,7 @@ mod analysis_tests {
             let search = sim_core::plan::Search::new(&base(), e.config.clone(), slo, &space);
             let mut s = search.next().expect("not pruned");
             s.serving.replicas = e.replicas;
-            slo.check(&sim_core::run(&s).expect("valid"))
+            slo.check(&sim_core::run_scenario(s.clone()).expect("valid"))
         };
         assert!(rerun(best).is_ok(), "{}", best.description);
         let miss = p.near_misses.first().expect("a cheaper setup failed");

@@ -10,9 +10,9 @@ fn main() {
 /// 50,000 requests (≈ 90,000 forward passes). Target: under 30 ms.
 #[divan::bench(sample_count = 20)]
 fn requests_50k(bencher: divan::Bencher) {
-    let s = bench_h100(50_000);
+    let s = bench_h100(50_000).validate().expect("valid");
     bencher.bench(|| {
-        let r = sim_core::run(divan::black_box(&s)).expect("valid");
+        let r = sim_core::run(divan::black_box(&s));
         assert_eq!(r.requests.completed, r.requests.arrived);
         r.utilisation.forward_passes
     });
@@ -21,23 +21,13 @@ fn requests_50k(bencher: divan::Bencher) {
 /// 10⁶ requests. Target: under 0.5 s with flat memory.
 #[divan::bench(sample_count = 3)]
 fn requests_1m(bencher: divan::Bencher) {
-    let s = bench_h100(1_000_000);
-    bencher.bench(|| {
-        sim_core::run(divan::black_box(&s))
-            .expect("valid")
-            .requests
-            .completed
-    });
+    let s = bench_h100(1_000_000).validate().expect("valid");
+    bencher.bench(|| sim_core::run(divan::black_box(&s)).requests.completed);
 }
 
 /// The page's default scenario (a slider drag re-runs it).
 #[divan::bench(sample_count = 20)]
 fn default_scenario(bencher: divan::Bencher) {
-    let s = sim_core::presets::chatbot_h100();
-    bencher.bench(|| {
-        sim_core::run(divan::black_box(&s))
-            .expect("valid")
-            .requests
-            .completed
-    });
+    let s = sim_core::presets::chatbot_h100().validate().expect("valid");
+    bencher.bench(|| sim_core::run(divan::black_box(&s)).requests.completed);
 }

@@ -92,7 +92,7 @@ fn main() {
     let dir = std::env::args().nth(1).expect("usage: golden DIR");
     std::fs::create_dir_all(&dir).expect("create DIR");
     for (name, s) in variants() {
-        let r = sim_core::run(&s).expect("valid scenario");
+        let r = sim_core::run_scenario(s).expect("valid scenario");
         let json = serde_json::to_string_pretty(&r).expect("serialise");
         std::fs::write(format!("{dir}/{name}.json"), json).expect("write");
         println!(

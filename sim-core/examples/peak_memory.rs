@@ -9,7 +9,7 @@ fn main() {
     let mut s = sim_core::presets::bench_h100(n);
     s.duration_s = n as f64 / rate;
     s.workload.arrival = sim_core::scenario::Arrival::Poisson { rate_per_s: rate };
-    let r = sim_core::run(&s).expect("valid");
+    let r = sim_core::run_scenario(s).expect("valid");
     println!(
         "{} arrived, {} completed, {} rejected, {} forward passes, {:.0} output tok/s, p99 TTFT {:?} ms",
         r.requests.arrived,

@@ -35,7 +35,7 @@ fn textbook(
 fn main() {
     let u = 1e-3;
     let ms = |v: Option<f64>| v.unwrap_or(f64::NAN) / 1000.0 / u;
-    let r = sim_core::run(&textbook(
+    let r = sim_core::run_scenario(textbook(
         800.0,
         1,
         Router::RoundRobin,
@@ -50,7 +50,7 @@ fn main() {
         ms(r.overall.queue_wait.mean_ms),
         ms(r.overall.e2e.p95_ms)
     );
-    let r = sim_core::run(&textbook(
+    let r = sim_core::run_scenario(textbook(
         800.0,
         1,
         Router::RoundRobin,
@@ -60,7 +60,7 @@ fn main() {
     ))
     .unwrap();
     println!("M/D/1: W_q {:.3} (2.0)", ms(r.overall.queue_wait.mean_ms));
-    let r = sim_core::run(&textbook(
+    let r = sim_core::run_scenario(textbook(
         200.0,
         3,
         Router::CentralQueue,
@@ -78,7 +78,7 @@ fn main() {
         max_batch: 4,
         max_wait_ms: 0.0,
     };
-    let r = sim_core::run(&textbook(
+    let r = sim_core::run_scenario(textbook(
         3000.0,
         1,
         Router::RoundRobin,
@@ -88,7 +88,7 @@ fn main() {
     ))
     .unwrap();
     println!("bulk static: W {:.3} (3.552)", ms(r.overall.e2e.mean_ms));
-    let r = sim_core::run(&textbook(
+    let r = sim_core::run_scenario(textbook(
         3000.0,
         1,
         Router::RoundRobin,

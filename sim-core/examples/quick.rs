@@ -2,7 +2,7 @@
 fn main() {
     for p in sim_core::presets::all() {
         let t = std::time::Instant::now();
-        let r = sim_core::run(&p.scenario).expect("valid preset");
+        let r = sim_core::run_scenario(p.scenario).expect("valid preset");
         if std::env::var("FULL").is_ok() {
             println!("{}", serde_json::to_string_pretty(&r.overall).unwrap());
         }

@@ -218,8 +218,8 @@ impl Measurement {
 
     /// The simulator's value for this measurement under `eff`.
     pub fn predict(&self, eff: Efficiency) -> Result<f64, String> {
-        let mut sim =
-            crate::Simulation::with_efficiency(&self.scenario(), eff).map_err(|e| e.to_string())?;
+        let scenario = self.scenario().validate().map_err(|e| e.to_string())?;
+        let mut sim = crate::Simulation::with_efficiency(&scenario, eff);
         sim.advance_until(u64::MAX);
         let r = sim.report();
         if r.requests.completed != r.requests.arrived {

@@ -67,7 +67,7 @@ pub fn api_usd_per_request(scenario: &Scenario, tier: &ProviderTier) -> f64 {
 /// users with no think time, twice as many as the batch holds (at most 1,024), for 60 s.
 pub fn replica_capacity_per_s(scenario: &Scenario) -> Result<f64, ScenarioError> {
     let s = capacity_scenario(scenario);
-    Ok(capacity_from(scenario, &crate::run(&s)?))
+    Ok(capacity_from(scenario, &crate::run_scenario(s)?))
 }
 
 /// The saturation run behind [`replica_capacity_per_s`] (for callers that run
@@ -105,7 +105,7 @@ pub fn compare(
     tier: usize,
     loads: &[f64],
 ) -> Result<CostComparison, ScenarioError> {
-    scenario.validate()?;
+    scenario.check()?;
     check_inputs(scenario, tier, loads)?;
     let capacity = replica_capacity_per_s(scenario)?;
     compare_with_capacity(scenario, tier, loads, capacity)

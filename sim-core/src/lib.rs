@@ -24,5 +24,12 @@ pub mod scenario;
 pub mod sweep;
 
 pub use engine::{Simulation, run};
+
+/// Validate a scenario, then run it: for callers that build scenarios
+/// themselves (sweeps, searches, tests). Everything else runs a
+/// [`ValidScenario`] with [`run`].
+pub fn run_scenario(s: Scenario) -> Result<Report, ScenarioError> {
+    Ok(run(&s.validate()?))
+}
 pub use report::{Report, Snapshot};
-pub use scenario::{Scenario, ScenarioError};
+pub use scenario::{Scenario, ScenarioError, ValidScenario};

@@ -5,7 +5,7 @@
 //! version, bounds every size, and validates the scenario; each failure says what
 //! was wrong. Nothing from a link is ever interpreted as anything but data.
 
-use crate::scenario::{Scenario, ScenarioError};
+use crate::scenario::{Scenario, ScenarioError, ValidScenario};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
@@ -99,7 +99,7 @@ pub fn encode_fragment(scenario: &Scenario) -> String {
 }
 
 /// Read a payload made by [`encode`].
-pub fn decode(payload: &str) -> Result<Scenario, LinkError> {
+pub fn decode(payload: &str) -> Result<ValidScenario, LinkError> {
     if payload.len() > MAX_LINK_CHARS {
         return Err(LinkError::TooLong(payload.len()));
     }
@@ -138,7 +138,7 @@ pub fn decode(payload: &str) -> Result<Scenario, LinkError> {
 
 /// Read a URL fragment (`#s=v1.…`, with or without the `#`); other `&`-separated
 /// parameters are ignored.
-pub fn decode_fragment(fragment: &str) -> Result<Scenario, LinkError> {
+pub fn decode_fragment(fragment: &str) -> Result<ValidScenario, LinkError> {
     let f = fragment.strip_prefix('#').unwrap_or(fragment);
     let payload = f
         .split('&')
@@ -159,7 +159,7 @@ mod tests {
             let link = encode_fragment(&p.scenario);
             assert!(link.len() < 2_000, "{}: {} characters", p.id, link.len());
             assert_eq!(
-                decode_fragment(&link).expect("round trip"),
+                *decode_fragment(&link).expect("round trip"),
                 p.scenario,
                 "{}",
                 p.id
@@ -292,7 +292,7 @@ mod tests {
                 }
             };
             match decode_fragment(&format!("#s={input}")) {
-                Ok(s) => assert!(s.validate().is_ok()),
+                Ok(s) => assert!(s.check().is_ok()),
                 Err(e) => {
                     rejected += 1;
                     let msg = e.to_string();

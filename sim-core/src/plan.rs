@@ -229,7 +229,7 @@ impl Search {
                     chunk_tokens: 2048,
                 };
                 s.serving.replicas = 1;
-                if let Err(e) = s.validate() {
+                if let Err(e) = s.check() {
                     pruned = Some(e.problems.join("; "));
                 } else {
                     let model = s.deployment().step_model(Efficiency::PEAK);
@@ -268,7 +268,7 @@ impl Search {
                     None => pruned = Some("the scenario has no API tiers".into()),
                 }
                 if pruned.is_none()
-                    && let Err(e) = s.validate()
+                    && let Err(e) = s.check()
                 {
                     pruned = Some(e.problems.join("; "));
                 }
@@ -340,10 +340,10 @@ impl Search {
     /// Drive the search to the end with `run`.
     pub fn run_with(
         mut self,
-        mut run: impl FnMut(&Scenario) -> Result<Report, ScenarioError>,
+        mut run: impl FnMut(Scenario) -> Result<Report, ScenarioError>,
     ) -> Search {
         while let Some(s) = self.next() {
-            match run(&s) {
+            match run(s) {
                 Ok(r) => self.feed(&r),
                 Err(e) => {
                     self.pruned = Some(e.to_string());
@@ -481,7 +481,7 @@ pub fn assemble(done: Vec<Search>, space: &Space) -> Plan {
 pub fn plan(base: &Scenario, slo: PlanSlo, space: &Space) -> Plan {
     let done = searches(base, slo, space)
         .into_iter()
-        .map(|s| s.run_with(crate::run))
+        .map(|s| s.run_with(crate::run_scenario))
         .collect();
     assemble(done, space)
 }
@@ -620,7 +620,7 @@ pub fn headroom(s: &Scenario, slo: PlanSlo, tolerance: f64) -> Result<Headroom, 
     // Bounded: 6 doublings and at most ~40 halvings.
     for _ in 0..64 {
         let Some(next) = h.next() else { break };
-        let r = crate::run(&next)?;
+        let r = crate::run_scenario(next)?;
         h.feed(&r);
     }
     h.result().cloned().ok_or_else(|| ScenarioError {
@@ -658,17 +658,25 @@ mod tests {
             weights: Precision::Fp8,
             max_seqs: 64,
         };
-        let done = Search::new(&s, cfg, slo(), &Space::default()).run_with(crate::run);
+        let done = Search::new(&s, cfg, slo(), &Space::default()).run_with(crate::run_scenario);
         let best = done.best().expect("L4s can carry it with enough replicas");
         assert!(best.replicas > 1);
         // The size just below fails, and the best re-run directly passes.
         let mut below = done.next().unwrap_or_else(|| s.clone());
         below.serving = done.base.serving.clone();
         below.serving.replicas = best.replicas - 1;
-        assert!(slo().check(&crate::run(&below).expect("valid")).is_err());
+        assert!(
+            slo()
+                .check(&crate::run_scenario(below.clone()).expect("valid"))
+                .is_err()
+        );
         let mut at = below.clone();
         at.serving.replicas = best.replicas;
-        assert!(slo().check(&crate::run(&at).expect("valid")).is_ok());
+        assert!(
+            slo()
+                .check(&crate::run_scenario(at.clone()).expect("valid"))
+                .is_ok()
+        );
     }
 
     #[test]
@@ -726,12 +734,12 @@ mod tests {
         assert!((hi - h.passes_at) / h.passes_at <= 0.02);
         assert!(
             slo()
-                .check(&crate::run(&scale_load(&s, h.passes_at)).expect("valid"))
+                .check(&crate::run_scenario(scale_load(&s, h.passes_at)).expect("valid"))
                 .is_ok()
         );
         assert!(
             slo()
-                .check(&crate::run(&scale_load(&s, hi)).expect("valid"))
+                .check(&crate::run_scenario(scale_load(&s, hi)).expect("valid"))
                 .is_err()
         );
         assert!(h.verdict.starts_with("you can grow"), "{}", h.verdict);

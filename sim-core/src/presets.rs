@@ -500,7 +500,7 @@ mod tests {
     #[test]
     fn every_preset_is_valid() {
         for p in super::all() {
-            if let Err(e) = p.scenario.validate() {
+            if let Err(e) = p.scenario.check() {
                 panic!("preset {} is invalid: {e}", p.id);
             }
         }

@@ -8,7 +8,7 @@
 
 use crate::Report;
 use crate::physics::{Gpu, Model, Precision};
-use crate::scenario::{Arrival, Batching, Scenario, ScenarioError};
+use crate::scenario::{Arrival, Batching, Scenario, ScenarioError, ValidScenario};
 use serde::{Deserialize, Serialize};
 
 /// Most points one sweep may have.
@@ -245,7 +245,7 @@ pub fn apply(s: &mut Scenario, parameter: &str, value: &str) -> Result<(), Strin
 pub fn points(
     base: &Scenario,
     axes: &[Axis],
-) -> Result<Vec<(Vec<String>, Scenario)>, ScenarioError> {
+) -> Result<Vec<(Vec<String>, ValidScenario)>, ScenarioError> {
     let bad = |m: String| ScenarioError { problems: vec![m] };
     if axes.is_empty() || axes.len() > 2 {
         return Err(bad(format!(
@@ -271,7 +271,7 @@ pub fn points(
         for (a, v) in axes.iter().zip(&labels) {
             apply(&mut s, &a.parameter, v).map_err(bad)?;
         }
-        s.validate().map_err(|e| ScenarioError {
+        let s = s.validate().map_err(|e| ScenarioError {
             problems: e
                 .problems
                 .into_iter()
@@ -403,7 +403,7 @@ pub struct Curve {
 pub fn curve_points(
     base: &Scenario,
     rates: &[f64],
-) -> Result<Vec<(String, f64, Scenario)>, ScenarioError> {
+) -> Result<Vec<(String, f64, ValidScenario)>, ScenarioError> {
     let policies = ["none", "static", "continuous", "chunked_prefill"];
     let mut out = Vec::new();
     for p in policies {
@@ -413,15 +413,14 @@ pub fn curve_points(
             apply(&mut s, "batching.policy", p).map_err(|m| ScenarioError { problems: vec![m] })?;
             apply(&mut s, "arrival.rate", &r.to_string())
                 .map_err(|m| ScenarioError { problems: vec![m] })?;
-            s.validate()?;
-            out.push((p.to_owned(), r, s));
+            out.push((p.to_owned(), r, s.validate()?));
         }
     }
     Ok(out)
 }
 
 /// Assemble curves from the reports of [`curve_points`] (same order).
-pub fn curves(points: &[(String, f64, Scenario)], reports: &[Report]) -> Vec<Curve> {
+pub fn curves(points: &[(String, f64, ValidScenario)], reports: &[Report]) -> Vec<Curve> {
     let mut out: Vec<Curve> = Vec::new();
     for ((policy, rate, _), r) in points.iter().zip(reports) {
         if out.last().is_none_or(|c| c.policy != *policy) {

@@ -39,7 +39,7 @@ pub fn scenario_from_fragment(fragment: &str) -> (Scenario, Option<String>) {
         return (presets::chatbot_h100(), None);
     }
     match link::decode_fragment(f) {
-        Ok(s) => (s, None),
+        Ok(s) => (s.into_inner(), None),
         Err(e) => (
             presets::chatbot_h100(),
             Some(format!(
@@ -246,7 +246,7 @@ fn apply(
 ) {
     let mut s = scenario.get_untracked();
     change(&mut s);
-    match s.validate() {
+    match s.check() {
         Ok(()) => {
             problem.set(None);
             scenario.set(s);
@@ -896,7 +896,7 @@ fn play_frame(
 /// Replica 1's first passes, recorded for the teaching timeline.
 pub fn first_seconds(s: &Scenario) -> Option<(sim_core::engine::TraceLog, f64)> {
     let window_s = s.duration_s.min(5.0);
-    let mut sim = sim_core::Simulation::new(s).ok()?;
+    let mut sim = sim_core::Simulation::new(&s.clone().validate().ok()?);
     sim.record_trace(5_000);
     sim.advance_until((window_s * 1e9) as u64);
     sim.trace()

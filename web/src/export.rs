@@ -155,7 +155,7 @@ mod tests {
         if let Some(api) = s.api.as_mut() {
             api.routes.clear();
         }
-        let r = sim_core::run(&s).expect("valid");
+        let r = sim_core::run_scenario(s.clone()).expect("valid");
         let series = series_csv(&r);
         let width = series
             .lines()

@@ -84,7 +84,7 @@ impl Jobs for PlanJobs {
 
 /// Every batching policy at every rate.
 pub struct CurveJobs {
-    points: Vec<(String, f64, Scenario)>,
+    points: Vec<(String, f64, sim_core::ValidScenario)>,
     reports: Vec<Report>,
 }
 
@@ -105,7 +105,9 @@ impl CurveJobs {
 
 impl Jobs for CurveJobs {
     fn next(&mut self) -> Option<Scenario> {
-        self.points.get(self.reports.len()).map(|p| p.2.clone())
+        self.points
+            .get(self.reports.len())
+            .map(|p| p.2.clone().into_inner())
     }
     fn feed(&mut self, report: &Report) {
         self.reports.push(report.clone());
@@ -205,8 +207,8 @@ fn step<J: Jobs + 'static>(
             if sim.is_none() {
                 match jobs.next() {
                     None => break true,
-                    Some(s) => match Simulation::new(&s) {
-                        Ok(new) => *sim = Some(new),
+                    Some(s) => match s.validate() {
+                        Ok(valid) => *sim = Some(Simulation::new(&valid)),
                         Err(e) => {
                             leptos::logging::warn!("skipping an invalid scenario: {e}");
                             break true;

@@ -19,7 +19,7 @@ use wasm_bindgen::prelude::wasm_bindgen;
 #[wasm_bindgen]
 pub fn report_json(scenario_json: &str) -> Result<String, String> {
     let s = sim_core::Scenario::from_json(scenario_json).map_err(|e| e.to_string())?;
-    let r = sim_core::run(&s).map_err(|e| e.to_string())?;
+    let r = sim_core::run(&s);
     serde_json::to_string(&r).map_err(|e| e.to_string())
 }
 
@@ -33,14 +33,14 @@ pub fn bench_run_ms(scenario_json: &str, runs: u32) -> Result<Vec<f64>, String> 
             .and_then(|w| w.performance())
             .map_or(0.0, |p| p.now())
     };
-    (0..runs.min(1000))
+    Ok((0..runs.min(1000))
         .map(|_| {
             let t0 = now();
-            let r = sim_core::run(&s).map_err(|e| e.to_string())?;
+            let r = sim_core::run(&s);
             std::hint::black_box(r.requests.completed);
-            Ok(now() - t0)
+            now() - t0
         })
-        .collect()
+        .collect())
 }
 
 /// Plan the scenario with the default search space, serially, and return the plan

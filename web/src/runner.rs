@@ -67,8 +67,9 @@ impl Runner {
     fn start(&self, scenario: Scenario) {
         let generation = self.generation.get() + 1;
         self.generation.set(generation);
-        match Simulation::new(&scenario) {
-            Ok(sim) => {
+        match scenario.validate() {
+            Ok(scenario) => {
+                let sim = Simulation::new(&scenario);
                 let horizon = (scenario.duration_s * 1e9) as u64;
                 self.state.set(RunState::Running(0.0));
                 self.slice(

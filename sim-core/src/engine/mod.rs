@@ -18,7 +18,7 @@ use crate::event::EventQueue;
 use crate::physics::{Efficiency, KV_BLOCK_TOKENS};
 use crate::report::Report;
 use crate::rng::{Stream, StreamId};
-use crate::scenario::{Arrival, Router, Scenario, ScenarioError, ServiceModel};
+use crate::scenario::{Arrival, Router, ServiceModel, ValidScenario};
 use std::collections::VecDeque;
 
 mod arrivals;
@@ -162,26 +162,22 @@ fn blocks_for(tokens: u64) -> u64 {
 }
 
 /// Run a scenario to completion (or to a limit) and return its report.
-pub fn run(scenario: &Scenario) -> Result<Report, ScenarioError> {
-    let mut sim = Simulation::new(scenario)?;
+pub fn run(scenario: &ValidScenario) -> Report {
+    let mut sim = Simulation::new(scenario);
     sim.advance_until(u64::MAX);
-    Ok(sim.report())
+    sim.report()
 }
 
 impl Simulation {
-    /// Validate the scenario and set up a run at time 0.
-    pub fn new(scenario: &Scenario) -> Result<Simulation, ScenarioError> {
+    /// Set up a run of a validated scenario at time 0.
+    pub fn new(scenario: &ValidScenario) -> Simulation {
         Self::with_efficiency(scenario, Efficiency::CALIBRATED)
     }
 
     /// As [`Self::new`], with other hardware efficiencies (for calibration).
-    pub fn with_efficiency(
-        scenario: &Scenario,
-        efficiency: Efficiency,
-    ) -> Result<Simulation, ScenarioError> {
-        scenario.validate()?;
+    pub fn with_efficiency(scenario: &ValidScenario, efficiency: Efficiency) -> Simulation {
         let s = &scenario.serving;
-        let (service, kv_blocks) = Service::new(scenario, efficiency)?;
+        let (service, kv_blocks) = Service::new(scenario, efficiency);
         let central = s.router == Router::CentralQueue;
         let duration_ns = secs_to_ns(scenario.duration_s);
         let seed = scenario.seed;
@@ -248,7 +244,7 @@ impl Simulation {
             st,
         };
         sim.start_arrivals();
-        Ok(sim)
+        sim
     }
 
     /// Process every event up to and including time `t_ns` (or until a limit).

@@ -9,7 +9,7 @@ use super::static_batch::StaticBatch;
 use super::{Event, Simulation, secs_to_ns};
 use crate::dist::Sampler;
 use crate::physics::{BatchShape, Efficiency, StepModel};
-use crate::scenario::{Batching, Scenario, ScenarioError, ServiceModel};
+use crate::scenario::{Batching, ServiceModel, ValidScenario};
 use std::collections::VecDeque;
 
 /// How passes are formed.
@@ -75,28 +75,24 @@ pub(super) enum Service {
 impl Service {
     /// The service model and one replica's KV capacity in blocks (unbounded for
     /// the abstract server).
-    pub(super) fn new(
-        scenario: &Scenario,
-        efficiency: Efficiency,
-    ) -> Result<(Service, u64), ScenarioError> {
+    pub(super) fn new(scenario: &ValidScenario, efficiency: Efficiency) -> (Service, u64) {
         match &scenario.serving.service {
             ServiceModel::Physics => {
                 let deployment = scenario.deployment();
-                let blocks = deployment.kv_capacity_blocks().map_err(|e| ScenarioError {
-                    problems: vec![format!("serving: {e}")],
-                })?;
-                Ok((Service::Physics(deployment.step_model(efficiency)), blocks))
+                // Validation refused every deployment with no room for one block.
+                let blocks = deployment.kv_capacity_blocks().unwrap_or(1);
+                (Service::Physics(deployment.step_model(efficiency)), blocks)
             }
             ServiceModel::Abstract {
                 time_s,
                 join_in_progress,
-            } => Ok((
+            } => (
                 Service::Abstract {
                     time: time_s.sampler(),
                     join_in_progress: *join_in_progress,
                 },
                 u64::MAX / 4,
-            )),
+            ),
         }
     }
 }

@@ -1,12 +1,11 @@
 //! What a serving engineer expects the engine to do.
 
-use crate::{assert_close, fixed_class};
+use crate::{assert_close, fixed_class, run, simulation};
 use proptest::prelude::*;
 use sim_core::dist::Dist;
 use sim_core::presets::{self, chatbot_h100, h100_llama_8b};
 use sim_core::report::usd_per_mtok;
 use sim_core::scenario::{Arrival, Batching, Limits, Router, Scenario, TraceRequest, UserStep};
-use sim_core::{Simulation, run};
 
 fn saturated(batching: Batching) -> Scenario {
     let mut s = presets::bench_h100(4_000);
@@ -450,7 +449,7 @@ proptest! {
 
     #[test]
     fn requests_are_conserved_at_every_snapshot(s in arb_scenario(), slice in 1u64..400) {
-        let mut sim = Simulation::new(&s).expect("generated scenarios are valid");
+        let mut sim = simulation(&s).expect("generated scenarios are valid");
         let mut guard = 0;
         loop {
             let done = sim.advance_events(slice);

@@ -1,8 +1,8 @@
 //! Same scenario and seed ⇒ the same numbers; streams are independent.
 
+use crate::{run, simulation};
 use sim_core::presets;
 use sim_core::scenario::Batching;
-use sim_core::{Simulation, run};
 
 #[test]
 fn the_same_scenario_twice_gives_equal_reports() {
@@ -28,7 +28,7 @@ fn another_seed_gives_different_numbers() {
 }
 
 fn arrivals(s: &sim_core::Scenario) -> Vec<sim_core::engine::ArrivalRecord> {
-    let mut sim = Simulation::new(s).expect("valid");
+    let mut sim = simulation(s).expect("valid");
     sim.record_trace(100_000);
     sim.advance_until(u64::MAX);
     sim.trace().expect("recording").arrivals.clone()
@@ -62,7 +62,7 @@ fn changing_the_batching_policy_leaves_arrivals_unchanged() {
 fn stepping_in_slices_gives_the_same_report_as_one_run() {
     let s = presets::chatbot_h100();
     let whole = run(&s).expect("valid");
-    let mut sim = Simulation::new(&s).expect("valid");
+    let mut sim = simulation(&s).expect("valid");
     let mut t = 0u64;
     let mut slices = 0;
     while !sim.advance_until(t) {
@@ -71,7 +71,7 @@ fn stepping_in_slices_gives_the_same_report_as_one_run() {
         assert!(slices < 100_000, "stepping never finished");
     }
     assert_eq!(sim.report(), whole);
-    let mut by_events = Simulation::new(&s).expect("valid");
+    let mut by_events = simulation(&s).expect("valid");
     while !by_events.advance_events(777) {}
     assert_eq!(by_events.report(), whole);
 }

@@ -75,6 +75,16 @@ pub fn textbook(
     }
 }
 
+/// Validate a scenario the test built and run it.
+pub fn run(s: &Scenario) -> Result<sim_core::Report, sim_core::ScenarioError> {
+    sim_core::run_scenario(s.clone())
+}
+
+/// Validate a scenario the test built and set up a run of it.
+pub fn simulation(s: &Scenario) -> Result<sim_core::Simulation, sim_core::ScenarioError> {
+    Ok(sim_core::Simulation::new(&s.clone().validate()?))
+}
+
 /// Relative error helper with a readable failure.
 #[track_caller]
 pub fn assert_close(what: &str, got: f64, want: f64, rel: f64) {

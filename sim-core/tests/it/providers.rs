@@ -1,10 +1,11 @@
 //! Hosted APIs: the seed's launch story and "pay for speed", with numbers.
 
 use crate::assert_close;
+use crate::run;
+use sim_core::Report;
 use sim_core::api::{ClientPolicy, Route};
 use sim_core::presets::{self, launch_spike, launch_spike_queued};
 use sim_core::scenario::{Arrival, Scenario};
-use sim_core::{Report, run};
 
 fn go(s: &Scenario) -> Report {
     run(s).expect("valid scenario")
@@ -236,7 +237,7 @@ fn api_scenarios_are_deterministic_and_conserve_requests() {
         a.requests.arrived,
         a.requests.completed + a.requests.failed + a.requests.rejected + a.requests.in_flight
     );
-    let mut sim = sim_core::Simulation::new(&s).expect("valid");
+    let mut sim = crate::simulation(&s).expect("valid");
     while !sim.advance_events(997) {
         let snap = sim.snapshot();
         assert_eq!(

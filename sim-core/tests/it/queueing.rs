@@ -1,7 +1,7 @@
 //! The engine against exact queueing-theory results (reference §6), each over
 //! ≥ 10⁶ requests with a textbook service time in place of the GPU model.
 
-use crate::{assert_close, textbook};
+use crate::{assert_close, run, textbook};
 use sim_core::dist::Dist;
 use sim_core::scenario::{Batching, Router, ServiceModel};
 
@@ -33,7 +33,7 @@ fn m_m_1_mean_and_p95_sojourn() {
         exp(1.0),
         N,
     );
-    let r = sim_core::run(&s).expect("valid");
+    let r = run(&s).expect("valid");
     assert!(
         r.requests.completed as f64 >= 0.99 * N,
         "{} completed",
@@ -60,7 +60,7 @@ fn m_d_1_mean_wait() {
         Dist::Fixed { value: UNIT_S },
         N,
     );
-    let r = sim_core::run(&s).expect("valid");
+    let r = run(&s).expect("valid");
     assert_close("M/D/1 W_q", units(r.overall.queue_wait.mean_ms), 2.0, 0.02);
 }
 
@@ -75,7 +75,7 @@ fn m_m_3_erlang_c() {
         exp(10.0),
         N,
     );
-    let r = sim_core::run(&s).expect("valid");
+    let r = run(&s).expect("valid");
     assert_close(
         "M/M/3 W_q",
         units(r.overall.queue_wait.mean_ms),
@@ -98,7 +98,7 @@ fn bulk_service_static_batches() {
         max_wait_ms: 0.0,
     };
     let s = textbook(3.0 / UNIT_S, 1, Router::RoundRobin, batching, exp(1.0), N);
-    let r = sim_core::run(&s).expect("valid");
+    let r = run(&s).expect("valid");
     assert_close("bulk static W", units(r.overall.e2e.mean_ms), 3.552, 0.02);
 }
 
@@ -114,7 +114,7 @@ fn bulk_service_joining_a_batch_in_progress() {
         time_s: exp(1.0),
         join_in_progress: true,
     };
-    let r = sim_core::run(&s).expect("valid");
+    let r = run(&s).expect("valid");
     assert_close(
         "bulk join-in-progress W",
         units(r.overall.e2e.mean_ms),
@@ -141,7 +141,7 @@ fn a_batch_timer_adds_half_its_period() {
         },
         200_000.0,
     );
-    let r = sim_core::run(&s).expect("valid");
+    let r = run(&s).expect("valid");
     // This policy starts its clock at the oldest waiting request (like Triton's
     // max_queue_delay), not on a free-running tick: the opener waits T and the
     // λT others who join it wait T/2 on average, so

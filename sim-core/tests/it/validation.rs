@@ -9,16 +9,14 @@ use sim_core::scenario::{Arrival, Batching, RatePoint, Scenario};
 fn check(change: impl FnOnce(&mut Scenario), needles: &[&str]) {
     let mut s = chatbot_h100();
     change(&mut s);
-    let err = s.validate().expect_err("must be rejected");
+    let err = s.clone().validate().expect_err("must be rejected");
     let all = err.problems.join("\n");
     for n in needles {
         assert!(all.contains(n), "expected {n:?} in:\n{all}");
     }
-    // The engine refuses it too, with the same message.
-    assert_eq!(
-        sim_core::run(&s).expect_err("engine must refuse").problems,
-        err.problems
-    );
+    // The engine only takes a `ValidScenario`, so it cannot see this scenario;
+    // checking without taking it gives the same message.
+    assert_eq!(s.check().expect_err("must be rejected"), err);
 }
 
 #[test]
@@ -155,5 +153,5 @@ fn bad_json_and_unknown_fields_are_reported() {
     assert!(err.problems[0].contains("warp_drive"), "{err}");
     let ok = Scenario::from_json(&serde_json::to_string(&chatbot_h100()).expect("serialises"))
         .expect("round trip");
-    assert_eq!(ok, chatbot_h100());
+    assert_eq!(*ok, chatbot_h100());
 }

@@ -1,0 +1,32 @@
+//! Upper bounds on scenario sizes; beyond them a run could not finish in a browser tab.
+
+/// Longest arrival window, s (one week).
+pub const DURATION_S: f64 = 604_800.0;
+/// Highest arrival rate, tasks/s.
+pub const RATE_PER_S: f64 = 100_000.0;
+/// Most tasks an arrival process may be expected to produce.
+pub const EXPECTED_TASKS: f64 = 20_000_000.0;
+/// Most closed-loop users.
+pub const USERS: u32 = 1_000_000;
+/// Most points in a rate or user schedule.
+pub const SCHEDULE_POINTS: usize = 10_000;
+/// Most requests in a trace.
+pub const TRACE_REQUESTS: usize = 5_000_000;
+/// Most request classes.
+pub const CLASSES: usize = 64;
+/// Longest prompt or generation, tokens.
+pub const TOKENS: u32 = 1_048_576;
+/// Most calls in an agent chain.
+pub const CALLS_PER_TASK: u32 = 1_000;
+/// Most replicas.
+pub const REPLICAS: u32 = 1024;
+/// Largest batch or sequence count.
+pub const BATCH: u32 = 65_536;
+/// Largest token budget of one forward pass.
+pub const BATCHED_TOKENS: u32 = 4_194_304;
+/// Largest per-replica queue.
+pub const QUEUE: u32 = 10_000_000;
+/// Longest think time or service time, s.
+pub const TIME_S: f64 = 86_400.0;
+/// Most events in a run.
+pub const EVENTS: u64 = 2_000_000_000;

@@ -1,0 +1,102 @@
+//! Queries derived from a scenario: where each class is served, the mean
+//! workload shape, the longest prompt, the deployment, the GPU price.
+
+use super::{Arrival, Scenario, ScenarioError, ValidScenario, bounds};
+use crate::physics::Deployment;
+
+impl Scenario {
+    /// Where a class is served: `Some((tier index, fast))` for an API tier, `None`
+    /// for the self-hosted fleet.
+    pub fn backend_of(&self, class: &str) -> Option<(usize, bool)> {
+        let api = self.api.as_ref()?;
+        let (backend, fast) = api
+            .routes
+            .iter()
+            .find(|r| r.class == class)
+            .map_or((api.default_backend.as_str(), false), |r| {
+                (r.backend.as_str(), r.fast)
+            });
+        api.tiers
+            .iter()
+            .position(|t| t.name == backend)
+            .map(|i| (i, fast))
+    }
+
+    /// True when some class is served by the self-hosted fleet (which is then billed).
+    pub fn uses_fleet(&self) -> bool {
+        self.workload
+            .classes
+            .iter()
+            .any(|k| self.backend_of(&k.name).is_none())
+    }
+
+    /// The workload's mean shape: generated tokens per task (each call capped at
+    /// its `max_tokens`, agent chains counted whole) and the mean context of a
+    /// decoding sequence (prompt + half the answer). From the trace when the
+    /// arrivals replay one, else from the class mix.
+    pub fn mean_tokens(&self) -> (f64, f64) {
+        let w = &self.workload;
+        if let Arrival::Trace { requests } = &w.arrival {
+            let n = requests.len().max(1) as f64;
+            let out: f64 = requests.iter().map(|r| f64::from(r.output_tokens)).sum();
+            let input: f64 = requests.iter().map(|r| f64::from(r.input_tokens)).sum();
+            return (out / n, (input + out / 2.0) / n);
+        }
+        let total = w.classes.iter().map(|k| k.share).sum::<f64>().max(1e-12);
+        let (mut out, mut ctx) = (0.0, 0.0);
+        for k in &w.classes {
+            let o = k.output_tokens.mean().min(f64::from(k.max_tokens));
+            out += k.share * o * f64::from(k.calls_per_task);
+            ctx += k.share * (k.input_tokens.mean() + o / 2.0);
+        }
+        (out / total, ctx / total)
+    }
+
+    /// The longest prompt the workload can send, if bounded.
+    pub fn max_input_tokens(&self) -> Option<u32> {
+        match &self.workload.arrival {
+            Arrival::Trace { requests } => requests.iter().map(|r| r.input_tokens).max(),
+            _ => self
+                .workload
+                .classes
+                .iter()
+                .map(|k| {
+                    k.input_tokens
+                        .upper_bound()
+                        .map(|u| libm::round(u).clamp(1.0, f64::from(bounds::TOKENS)) as u32)
+                })
+                .try_fold(0u32, |m, u| u.map(|u| m.max(u))),
+        }
+    }
+
+    /// The replica's hardware, model and memory settings.
+    pub fn deployment(&self) -> Deployment {
+        let s = &self.serving;
+        let max_input = self.max_input_tokens().unwrap_or(8192);
+        Deployment {
+            gpu: s.gpu,
+            tp: s.gpus_per_replica,
+            model: s.model,
+            weights: s.weights,
+            kv: s.kv_cache,
+            memory_utilisation: s.gpu_memory_utilisation,
+            max_batched_tokens: s.batching.max_batched_tokens(max_input).min(65_536),
+            max_seqs: s.batching.max_seqs(),
+        }
+    }
+
+    /// Price of one GPU-hour in this scenario.
+    pub fn usd_per_gpu_hour(&self) -> f64 {
+        self.serving
+            .usd_per_gpu_hour
+            .unwrap_or(self.serving.gpu.spec().usd_per_hour)
+    }
+
+    /// Parse a scenario from JSON and validate it.
+    pub fn from_json(json: &str) -> Result<ValidScenario, ScenarioError> {
+        let s: Scenario = serde_json::from_str(json).map_err(|e| ScenarioError {
+            problems: vec![format!("not a valid scenario document: {e}")],
+        })?;
+        s.validate()
+    }
+}

@@ -1,0 +1,379 @@
+//! The scenario: everything a run depends on, serialisable and versioned.
+//!
+//! The same JSON is what a share link carries, what `tlab run` reads, and what
+//! [`Scenario::validate`] checks field by field before anything runs, turning
+//! it into a [`ValidScenario`] — the only form the engine accepts.
+//!
+//! Rooms: the types here; `bounds`; `validate` (workload and serving) and
+//! `validate_api`; `derived` (queries such as the deployment or mean lengths).
+
+use crate::api::Api;
+use crate::dist::Dist;
+use crate::physics::{Gpu, Model, Precision};
+use serde::{Deserialize, Serialize};
+
+pub mod bounds;
+mod derived;
+mod validate;
+mod validate_api;
+
+/// The scenario format this build reads and writes.
+pub const SCENARIO_VERSION: u32 = 1;
+
+/// A complete, reproducible description of one simulated run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Format version; must equal [`SCENARIO_VERSION`].
+    pub version: u32,
+    /// A short human-readable name.
+    #[serde(default)]
+    pub name: String,
+    /// Seed of every random stream in the run.
+    pub seed: u64,
+    /// Length of the arrival window, seconds. New requests stop after it; work in
+    /// flight then drains (within [`Limits`]).
+    pub duration_s: f64,
+    /// Who sends what, and when.
+    pub workload: Workload,
+    /// The self-hosted fleet that serves it.
+    pub serving: Serving,
+    /// Service-level objective used for goodput.
+    #[serde(default)]
+    pub slo: Slo,
+    /// Bounds on the run's work.
+    #[serde(default)]
+    pub limits: Limits,
+    /// Hosted API backends, if any class is sent to one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api: Option<Api>,
+}
+
+/// Traffic: an arrival process and a mix of request classes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Workload {
+    /// When tasks arrive.
+    pub arrival: Arrival,
+    /// What they ask for; a task's class is drawn by `share`.
+    pub classes: Vec<RequestClass>,
+}
+
+/// An arrival process.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Arrival {
+    /// Poisson arrivals at a constant rate.
+    Poisson {
+        /// Tasks per second.
+        rate_per_s: f64,
+    },
+    /// Gamma-distributed inter-arrival times: bursty when `cv` > 1 (vLLM bench's burstiness = 1/cv²).
+    Gamma {
+        /// Tasks per second.
+        rate_per_s: f64,
+        /// Coefficient of variation of the inter-arrival time (1 = Poisson).
+        cv: f64,
+    },
+    /// A Poisson process whose rate follows a piecewise-linear schedule (ramps,
+    /// spikes); the rate holds its last value after the last point.
+    Schedule {
+        /// (time, rate) points in increasing time, the first at 0.
+        points: Vec<RatePoint>,
+    },
+    /// Closed loop: N users, each sending a task, waiting for it, thinking, and
+    /// sending the next. The user count may change over time (a launch spike).
+    ClosedLoop {
+        /// User count from each time on, in increasing time, the first at 0.
+        users: Vec<UserStep>,
+        /// Think time between a task's end and the user's next task, seconds.
+        think_time_s: Dist,
+    },
+    /// Replay of a recorded trace.
+    Trace {
+        /// Requests in non-decreasing time order.
+        requests: Vec<TraceRequest>,
+    },
+}
+
+/// One point of a rate schedule.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RatePoint {
+    /// Time, seconds from the start.
+    pub at_s: f64,
+    /// Tasks per second at that time.
+    pub rate_per_s: f64,
+}
+
+/// One step of a closed-loop user schedule.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UserStep {
+    /// Time, seconds from the start.
+    pub at_s: f64,
+    /// Concurrent users from then on.
+    pub users: u32,
+}
+
+/// One recorded request.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceRequest {
+    /// Arrival time, seconds from the start.
+    pub at_s: f64,
+    /// Prompt tokens.
+    pub input_tokens: u32,
+    /// Generated tokens.
+    pub output_tokens: u32,
+    /// Index into `workload.classes` the request is reported under.
+    #[serde(default)]
+    pub class: u32,
+}
+
+/// A kind of request with its own token lengths (a chat turn, a summary, a classification…).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RequestClass {
+    /// Name shown in reports.
+    pub name: String,
+    /// Relative share of tasks (need not sum to one across classes).
+    pub share: f64,
+    /// Prompt length, tokens.
+    pub input_tokens: Dist,
+    /// Generated length, tokens (capped at `max_tokens`).
+    pub output_tokens: Dist,
+    /// The request's `max_tokens`: a cap on generated tokens.
+    pub max_tokens: u32,
+    /// Calls per task: an agent chain of K sequential calls, each sent when the
+    /// previous one finishes. The user-visible latency is the chain's.
+    #[serde(default = "one")]
+    pub calls_per_task: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// The self-hosted serving fleet.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Serving {
+    /// Identical replicas behind the router.
+    pub replicas: u32,
+    /// How the router picks a replica.
+    pub router: Router,
+    /// GPU type.
+    pub gpu: Gpu,
+    /// GPUs per replica (tensor parallelism).
+    pub gpus_per_replica: u32,
+    /// Model served.
+    pub model: Model,
+    /// Weight format.
+    pub weights: Precision,
+    /// KV-cache format.
+    pub kv_cache: Precision,
+    /// Fraction of GPU memory the server may use (vLLM default 0.9).
+    pub gpu_memory_utilisation: f64,
+    /// Batch formation policy.
+    pub batching: Batching,
+    /// Requests a replica may hold waiting; beyond it they are rejected.
+    pub max_queue_per_replica: u32,
+    /// Price override, $/GPU-hour; `None` uses the catalogue's indicative price.
+    #[serde(default)]
+    pub usd_per_gpu_hour: Option<f64>,
+    /// What a forward pass costs: the GPU physics, or a textbook stand-in.
+    #[serde(default)]
+    pub service: ServiceModel,
+}
+
+/// How the router in front of the replicas chooses one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Router {
+    /// Each replica in turn.
+    RoundRobin,
+    /// The replica with the fewest requests waiting or running.
+    LeastOutstanding,
+    /// The replica with the fewest requests waiting (ties: fewest running).
+    JoinShortestQueue,
+    /// One shared queue; a replica takes the next request when it has room.
+    CentralQueue,
+}
+
+/// Batch formation policy.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Batching {
+    /// One request at a time.
+    None,
+    /// Batches of up to `max_batch`, sent when full or when the oldest request has
+    /// waited `max_wait_ms`; a batch holds the GPU until its longest member finishes.
+    Static {
+        /// Largest batch.
+        max_batch: u32,
+        /// Longest a request waits for the batch to fill, ms.
+        max_wait_ms: f64,
+    },
+    /// Iteration-level batching (vLLM-style): sequences join and leave between
+    /// forward passes; a pass is either a prefill of newly admitted prompts or a
+    /// decode step of every running sequence.
+    Continuous {
+        /// Largest number of running sequences (`max_num_seqs`).
+        max_num_seqs: u32,
+        /// Largest number of tokens in one forward pass (`max_num_batched_tokens`).
+        max_num_batched_tokens: u32,
+    },
+    /// Continuous batching with chunked prefill: each pass decodes every running
+    /// sequence first, then fills the remaining token budget with prompt chunks of
+    /// at most `chunk_tokens` per sequence.
+    ChunkedPrefill {
+        /// Largest number of running sequences.
+        max_num_seqs: u32,
+        /// Token budget of one forward pass.
+        max_num_batched_tokens: u32,
+        /// Largest prompt chunk of one sequence in one pass.
+        chunk_tokens: u32,
+    },
+}
+
+impl Batching {
+    /// Largest number of sequences one forward pass may hold.
+    pub fn max_seqs(&self) -> u32 {
+        match *self {
+            Batching::None => 1,
+            Batching::Static { max_batch, .. } => max_batch,
+            Batching::Continuous { max_num_seqs, .. }
+            | Batching::ChunkedPrefill { max_num_seqs, .. } => max_num_seqs,
+        }
+    }
+
+    /// Largest number of tokens one forward pass may hold (sizes the activations).
+    pub fn max_batched_tokens(&self, max_input_tokens: u32) -> u32 {
+        match *self {
+            Batching::None => max_input_tokens.max(1),
+            Batching::Static { max_batch, .. } => max_batch.saturating_mul(max_input_tokens).max(1),
+            Batching::Continuous {
+                max_num_batched_tokens,
+                ..
+            }
+            | Batching::ChunkedPrefill {
+                max_num_batched_tokens,
+                ..
+            } => max_num_batched_tokens,
+        }
+    }
+}
+
+/// What one unit of service costs.
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ServiceModel {
+    /// Forward passes timed from the GPU and model physics.
+    #[default]
+    Physics,
+    /// A textbook server for checking the engine against queueing theory: each
+    /// dispatch (one request, or one whole batch under static batching) takes a
+    /// random time, whatever its size; every member completes at its end.
+    Abstract {
+        /// Service time, seconds.
+        time_s: Dist,
+        /// Under static batching, let arrivals join a batch in service while it has room.
+        #[serde(default)]
+        join_in_progress: bool,
+    },
+}
+
+/// Service-level objective: a request meets it when both limits hold.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Slo {
+    /// Time-to-first-token limit, ms.
+    pub ttft_ms: f64,
+    /// Time-per-output-token limit, ms.
+    pub tpot_ms: f64,
+}
+
+impl Default for Slo {
+    /// MLPerf's Llama-2-70B server targets (reference §7): TTFT ≤ 2 s, TPOT ≤ 200 ms.
+    fn default() -> Self {
+        Slo {
+            ttft_ms: 2000.0,
+            tpot_ms: 200.0,
+        }
+    }
+}
+
+/// Bounds that keep every run finite.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
+    /// Events processed before the run stops with a warning.
+    pub max_events: u64,
+    /// Simulated seconds before the run stops with a warning.
+    pub max_sim_time_s: f64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_events: 50_000_000,
+            max_sim_time_s: 86_400.0,
+        }
+    }
+}
+
+/// Everything wrong with a scenario, one line per problem.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    /// Each problem names the field, the allowed range and the value given.
+    pub problems: Vec<String>,
+}
+
+impl std::fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("invalid scenario: ")?;
+        f.write_str(&self.problems.join("; "))
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// A scenario that passed [`Scenario::validate`]: the engine, the CLI and the
+/// page run only these, so validation happens once, at the boundary.
+/// Deserialising one validates it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "Scenario", into = "Scenario")]
+pub struct ValidScenario(Scenario);
+
+impl ValidScenario {
+    /// The scenario.
+    pub fn scenario(&self) -> &Scenario {
+        &self.0
+    }
+
+    /// Give the scenario back (to edit it and validate again).
+    pub fn into_inner(self) -> Scenario {
+        self.0
+    }
+}
+
+impl std::ops::Deref for ValidScenario {
+    type Target = Scenario;
+    fn deref(&self) -> &Scenario {
+        &self.0
+    }
+}
+
+impl TryFrom<Scenario> for ValidScenario {
+    type Error = ScenarioError;
+    fn try_from(s: Scenario) -> Result<Self, ScenarioError> {
+        s.validate()
+    }
+}
+
+impl From<ValidScenario> for Scenario {
+    fn from(v: ValidScenario) -> Scenario {
+        v.0
+    }
+}

@@ -1,0 +1,426 @@
+//! Field-by-field validation of the workload and the serving fleet: every
+//! problem names the field, the allowed range and the value given.
+
+use super::*;
+use crate::physics::Model;
+
+pub(super) struct Checker {
+    pub(super) problems: Vec<String>,
+}
+
+impl Checker {
+    pub(super) fn range_f(&mut self, field: &str, v: f64, lo: f64, hi: f64, unit: &str) {
+        if !(v.is_finite() && v >= lo && v <= hi) {
+            self.problems
+                .push(format!("{field} must be {lo}..={hi}{unit}, got {v}"));
+        }
+    }
+    pub(super) fn positive_f(&mut self, field: &str, v: f64, hi: f64, unit: &str) {
+        if !(v.is_finite() && v > 0.0 && v <= hi) {
+            self.problems
+                .push(format!("{field} must be > 0 and ≤ {hi}{unit}, got {v}"));
+        }
+    }
+    pub(super) fn range_u(&mut self, field: &str, v: u64, lo: u64, hi: u64) {
+        if !(lo..=hi).contains(&v) {
+            self.problems
+                .push(format!("{field} must be {lo}..={hi}, got {v}"));
+        }
+    }
+}
+
+impl Checker {
+    /// The two limits every iteration-level policy has.
+    fn iteration_batching(&mut self, max_num_seqs: u32, max_num_batched_tokens: u32) {
+        self.range_u(
+            "serving.batching.max_num_seqs",
+            u64::from(max_num_seqs),
+            1,
+            u64::from(bounds::BATCH),
+        );
+        self.range_u(
+            "serving.batching.max_num_batched_tokens",
+            u64::from(max_num_batched_tokens),
+            1,
+            u64::from(bounds::BATCHED_TOKENS),
+        );
+    }
+
+    /// A time-ordered schedule: 1..=SCHEDULE_POINTS entries, each within the
+    /// longest run, the first at 0, strictly increasing.
+    fn schedule(&mut self, field: &str, noun: &str, times: &[f64]) {
+        let n = times.len();
+        if n == 0 || n > bounds::SCHEDULE_POINTS {
+            self.problems.push(format!(
+                "{field} must have 1..={} {noun}s, got {n}",
+                bounds::SCHEDULE_POINTS
+            ));
+        }
+        for (i, &t) in times.iter().take(bounds::SCHEDULE_POINTS).enumerate() {
+            let f = format!("{field}[{i}].at_s");
+            self.range_f(&f, t, 0.0, bounds::DURATION_S, " s");
+            if i == 0 && t != 0.0 {
+                self.problems
+                    .push(format!("{f} must be 0 (the schedule starts at 0), got {t}"));
+            }
+            if i > 0 && t <= times[i - 1] {
+                self.problems.push(format!(
+                    "{f} must be after the previous {noun}'s {}, got {t}",
+                    times[i - 1]
+                ));
+            }
+        }
+    }
+}
+
+impl Scenario {
+    /// Check every field and turn the scenario into a [`ValidScenario`]; on
+    /// failure list every problem found.
+    pub fn validate(self) -> Result<ValidScenario, ScenarioError> {
+        self.check()?;
+        Ok(ValidScenario(self))
+    }
+
+    /// Check every field without taking the scenario; on failure list every
+    /// problem found.
+    pub fn check(&self) -> Result<(), ScenarioError> {
+        let mut c = Checker {
+            problems: Vec::new(),
+        };
+        if self.version != SCENARIO_VERSION {
+            c.problems.push(format!(
+                "version must be {SCENARIO_VERSION} (this build's scenario format), got {}",
+                self.version
+            ));
+        }
+        c.positive_f("duration_s", self.duration_s, bounds::DURATION_S, " s");
+        if self.name.len() > 200 {
+            c.problems.push(format!(
+                "name must be at most 200 bytes, got {}",
+                self.name.len()
+            ));
+        }
+        self.validate_workload(&mut c);
+        self.validate_serving(&mut c);
+        self.validate_api(&mut c);
+        c.positive_f("slo.ttft_ms", self.slo.ttft_ms, 1e9, " ms");
+        c.positive_f("slo.tpot_ms", self.slo.tpot_ms, 1e9, " ms");
+        c.range_u(
+            "limits.max_events",
+            self.limits.max_events,
+            1,
+            bounds::EVENTS,
+        );
+        c.positive_f(
+            "limits.max_sim_time_s",
+            self.limits.max_sim_time_s,
+            10.0 * bounds::DURATION_S,
+            " s",
+        );
+        if c.problems.is_empty() {
+            Ok(())
+        } else {
+            Err(ScenarioError {
+                problems: c.problems,
+            })
+        }
+    }
+
+    fn validate_workload(&self, c: &mut Checker) {
+        let w = &self.workload;
+        let d = if self.duration_s.is_finite() {
+            self.duration_s.clamp(0.0, bounds::DURATION_S)
+        } else {
+            0.0
+        };
+        let expected_tasks = match &w.arrival {
+            Arrival::Poisson { rate_per_s } => {
+                c.positive_f(
+                    "workload.arrival.rate_per_s",
+                    *rate_per_s,
+                    bounds::RATE_PER_S,
+                    " tasks/s",
+                );
+                rate_per_s * d
+            }
+            Arrival::Gamma { rate_per_s, cv } => {
+                c.positive_f(
+                    "workload.arrival.rate_per_s",
+                    *rate_per_s,
+                    bounds::RATE_PER_S,
+                    " tasks/s",
+                );
+                c.range_f("workload.arrival.cv", *cv, 0.05, 20.0, "");
+                rate_per_s * d
+            }
+            Arrival::Schedule { points } => {
+                let times: Vec<f64> = points.iter().map(|p| p.at_s).collect();
+                c.schedule("workload.arrival.points", "point", &times);
+                let mut peak: f64 = 0.0;
+                for (i, p) in points.iter().take(bounds::SCHEDULE_POINTS).enumerate() {
+                    c.range_f(
+                        &format!("workload.arrival.points[{i}].rate_per_s"),
+                        p.rate_per_s,
+                        0.0,
+                        bounds::RATE_PER_S,
+                        " tasks/s",
+                    );
+                    if p.rate_per_s.is_finite() {
+                        peak = peak.max(p.rate_per_s);
+                    }
+                }
+                if !points.is_empty() && peak <= 0.0 {
+                    c.problems
+                        .push("workload.arrival.points: at least one rate must be > 0".into());
+                }
+                peak * d
+            }
+            Arrival::ClosedLoop {
+                users,
+                think_time_s,
+            } => {
+                let times: Vec<f64> = users.iter().map(|u| u.at_s).collect();
+                c.schedule("workload.arrival.users", "step", &times);
+                let mut peak = 0u32;
+                for (i, u) in users.iter().take(bounds::SCHEDULE_POINTS).enumerate() {
+                    c.range_u(
+                        &format!("workload.arrival.users[{i}].users"),
+                        u64::from(u.users),
+                        0,
+                        u64::from(bounds::USERS),
+                    );
+                    peak = peak.max(u.users);
+                }
+                think_time_s.validate(
+                    "workload.arrival.think_time_s",
+                    bounds::TIME_S,
+                    &mut c.problems,
+                );
+                // A user sends at most one task per think time plus service time;
+                // bound by think time alone, with a floor of 10 ms per task.
+                let mean_think = think_time_s.mean().max(1e-2);
+                f64::from(peak) * d / mean_think
+            }
+            Arrival::Trace { requests } => {
+                let n = requests.len();
+                if n == 0 || n > bounds::TRACE_REQUESTS {
+                    c.problems.push(format!(
+                        "workload.arrival.requests must have 1..={} requests, got {n}",
+                        bounds::TRACE_REQUESTS
+                    ));
+                }
+                let mut last = 0.0;
+                for (i, r) in requests.iter().take(bounds::TRACE_REQUESTS).enumerate() {
+                    let f = format!("workload.arrival.requests[{i}]");
+                    c.range_f(&format!("{f}.at_s"), r.at_s, 0.0, bounds::DURATION_S, " s");
+                    if r.at_s < last {
+                        c.problems.push(format!(
+                            "{f}.at_s must not be before the previous request's {last}, got {}",
+                            r.at_s
+                        ));
+                    }
+                    if r.at_s.is_finite() {
+                        last = r.at_s;
+                    }
+                    c.range_u(
+                        &format!("{f}.input_tokens"),
+                        u64::from(r.input_tokens),
+                        1,
+                        u64::from(bounds::TOKENS),
+                    );
+                    c.range_u(
+                        &format!("{f}.output_tokens"),
+                        u64::from(r.output_tokens),
+                        1,
+                        u64::from(bounds::TOKENS),
+                    );
+                    if r.class as usize >= w.classes.len().max(1) {
+                        c.problems.push(format!(
+                            "{f}.class must be 0..{} (an index into workload.classes), got {}",
+                            w.classes.len(),
+                            r.class
+                        ));
+                    }
+                    if c.problems.len() > 50 {
+                        break;
+                    }
+                }
+                n as f64
+            }
+        };
+        if expected_tasks > bounds::EXPECTED_TASKS {
+            c.problems.push(format!(
+                "workload: the arrival process would send about {expected_tasks:.0} tasks in duration_s; at most {} are allowed — lower the rate, the users or the duration",
+                bounds::EXPECTED_TASKS
+            ));
+        }
+
+        let n = w.classes.len();
+        if n == 0 || n > bounds::CLASSES {
+            c.problems.push(format!(
+                "workload.classes must have 1..={} classes, got {n}",
+                bounds::CLASSES
+            ));
+        }
+        let mut total_share = 0.0;
+        for (i, k) in w.classes.iter().take(bounds::CLASSES).enumerate() {
+            let f = format!("workload.classes[{i}]");
+            if k.name.is_empty() || k.name.len() > 64 {
+                c.problems.push(format!(
+                    "{f}.name must be 1..=64 bytes, got {}",
+                    k.name.len()
+                ));
+            }
+            c.range_f(&format!("{f}.share"), k.share, 0.0, 1e6, "");
+            if k.share.is_finite() {
+                total_share += k.share;
+            }
+            let max_tok = f64::from(bounds::TOKENS);
+            k.input_tokens
+                .validate(&format!("{f}.input_tokens"), max_tok, &mut c.problems);
+            k.output_tokens
+                .validate(&format!("{f}.output_tokens"), max_tok, &mut c.problems);
+            c.range_u(
+                &format!("{f}.max_tokens"),
+                u64::from(k.max_tokens),
+                1,
+                u64::from(bounds::TOKENS),
+            );
+            c.range_u(
+                &format!("{f}.calls_per_task"),
+                u64::from(k.calls_per_task),
+                1,
+                u64::from(bounds::CALLS_PER_TASK),
+            );
+        }
+        if n > 0 && total_share <= 0.0 && !matches!(w.arrival, Arrival::Trace { .. }) {
+            c.problems
+                .push("workload.classes: at least one share must be > 0".into());
+        }
+    }
+
+    fn validate_serving(&self, c: &mut Checker) {
+        let s = &self.serving;
+        c.range_u(
+            "serving.replicas",
+            u64::from(s.replicas),
+            1,
+            u64::from(bounds::REPLICAS),
+        );
+        if ![1, 2, 4, 8].contains(&s.gpus_per_replica) {
+            c.problems.push(format!(
+                "serving.gpus_per_replica must be 1, 2, 4 or 8, got {}",
+                s.gpus_per_replica
+            ));
+        }
+        c.range_f(
+            "serving.gpu_memory_utilisation",
+            s.gpu_memory_utilisation,
+            0.1,
+            0.99,
+            "",
+        );
+        c.range_u(
+            "serving.max_queue_per_replica",
+            u64::from(s.max_queue_per_replica),
+            1,
+            u64::from(bounds::QUEUE),
+        );
+        if let Some(p) = s.usd_per_gpu_hour {
+            c.range_f("serving.usd_per_gpu_hour", p, 0.0, 1000.0, " $/h");
+        }
+        if let Model::Custom(d) = s.model {
+            let f = "serving.model.custom";
+            c.range_u(&format!("{f}.layers"), u64::from(d.layers), 1, 1024);
+            c.range_u(&format!("{f}.hidden"), u64::from(d.hidden), 1, 131_072);
+            c.range_u(&format!("{f}.q_heads"), u64::from(d.q_heads), 1, 1024);
+            c.range_u(
+                &format!("{f}.kv_heads"),
+                u64::from(d.kv_heads),
+                1,
+                u64::from(d.q_heads.max(1)),
+            );
+            c.range_u(&format!("{f}.head_dim"), u64::from(d.head_dim), 1, 1024);
+            c.range_u(&format!("{f}.ffn"), u64::from(d.ffn), 1, 1_048_576);
+            c.range_u(&format!("{f}.vocab"), u64::from(d.vocab), 1, 4_194_304);
+        }
+        if matches!(s.weights, Precision::Fp8) && s.gpu.spec().fp8_tflops.is_none() {
+            // Weight-only FP8 still works (as on A100 via Marlin kernels) but at BF16 compute.
+        }
+        let max_input = self.max_input_tokens();
+        match &s.batching {
+            Batching::None => {}
+            Batching::Static {
+                max_batch,
+                max_wait_ms,
+            } => {
+                c.range_u(
+                    "serving.batching.max_batch",
+                    u64::from(*max_batch),
+                    1,
+                    u64::from(bounds::BATCH),
+                );
+                c.range_f(
+                    "serving.batching.max_wait_ms",
+                    *max_wait_ms,
+                    0.0,
+                    3_600_000.0,
+                    " ms",
+                );
+            }
+            Batching::Continuous {
+                max_num_seqs,
+                max_num_batched_tokens,
+            } => {
+                c.iteration_batching(*max_num_seqs, *max_num_batched_tokens);
+                if let Some(m) = max_input
+                    && *max_num_batched_tokens < m
+                {
+                    c.problems.push(format!(
+                        "serving.batching.max_num_batched_tokens must be ≥ the longest prompt ({m} tokens) without chunked prefill, got {max_num_batched_tokens}"
+                    ));
+                }
+            }
+            Batching::ChunkedPrefill {
+                max_num_seqs,
+                max_num_batched_tokens,
+                chunk_tokens,
+            } => {
+                c.iteration_batching(*max_num_seqs, *max_num_batched_tokens);
+                c.range_u(
+                    "serving.batching.chunk_tokens",
+                    u64::from(*chunk_tokens),
+                    1,
+                    u64::from(bounds::BATCHED_TOKENS),
+                );
+                if max_num_seqs > max_num_batched_tokens {
+                    c.problems.push(format!(
+                        "serving.batching.max_num_batched_tokens must be ≥ max_num_seqs ({max_num_seqs}) so every running sequence can decode in each pass, got {max_num_batched_tokens}"
+                    ));
+                }
+            }
+        }
+        match &s.service {
+            ServiceModel::Physics => {
+                if c.problems.is_empty() {
+                    let dep = self.deployment();
+                    if let Err(e) = dep.kv_capacity_blocks() {
+                        c.problems.push(format!("serving: {e}"));
+                    }
+                }
+            }
+            ServiceModel::Abstract { time_s, .. } => {
+                time_s.validate("serving.service.time_s", bounds::TIME_S, &mut c.problems);
+                if matches!(
+                    s.batching,
+                    Batching::Continuous { .. } | Batching::ChunkedPrefill { .. }
+                ) {
+                    c.problems.push(
+                        "serving.service: the abstract service model works with batching none or static, got an iteration-level policy"
+                            .into(),
+                    );
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,195 @@
+//! Validation of the hosted-API section: tiers, limits, client policy, routes,
+//! and requests that no limit could ever admit.
+
+use super::validate::Checker;
+use super::{Scenario, bounds};
+use crate::api::{ClientPolicy, LimitStyle, Limiter, SELF_HOSTED};
+
+impl Scenario {
+    pub(super) fn validate_api(&self, c: &mut Checker) {
+        let Some(api) = &self.api else { return };
+        let n = api.tiers.len();
+        if n == 0 || n > 16 {
+            c.problems
+                .push(format!("api.tiers must have 1..=16 tiers, got {n}"));
+        }
+        for (i, t) in api.tiers.iter().take(16).enumerate() {
+            let f = format!("api.tiers[{i}]");
+            if t.name.is_empty() || t.name.len() > 64 || t.name == SELF_HOSTED {
+                c.problems.push(format!(
+                    "{f}.name must be 1..=64 bytes and not \"{SELF_HOSTED}\", got {:?}",
+                    t.name
+                ));
+            }
+            if api.tiers[..i].iter().any(|o| o.name == t.name) {
+                c.problems
+                    .push(format!("{f}.name {:?} is used by an earlier tier", t.name));
+            }
+            t.ttft_s
+                .validate(&format!("{f}.ttft_s"), 3600.0, &mut c.problems);
+            t.output_tokens_per_s.validate(
+                &format!("{f}.output_tokens_per_s"),
+                1e6,
+                &mut c.problems,
+            );
+            if t.output_tokens_per_s.mean() <= 0.0
+                || t.output_tokens_per_s.upper_bound() == Some(0.0)
+            {
+                c.problems
+                    .push(format!("{f}.output_tokens_per_s must be > 0 on average"));
+            }
+            c.positive_f(
+                &format!("{f}.input_tokens_per_s"),
+                t.input_tokens_per_s,
+                1e9,
+                " tokens/s",
+            );
+            c.range_f(
+                &format!("{f}.usd_per_mtok_input"),
+                t.usd_per_mtok_input,
+                0.0,
+                10_000.0,
+                " $",
+            );
+            c.range_f(
+                &format!("{f}.usd_per_mtok_output"),
+                t.usd_per_mtok_output,
+                0.0,
+                10_000.0,
+                " $",
+            );
+            if let Some(fast) = &t.fast {
+                fast.output_tokens_per_s.validate(
+                    &format!("{f}.fast.output_tokens_per_s"),
+                    1e6,
+                    &mut c.problems,
+                );
+                c.range_f(
+                    &format!("{f}.fast.price_multiplier"),
+                    fast.price_multiplier,
+                    1.0,
+                    100.0,
+                    "",
+                );
+            }
+            let l = &t.limits;
+            if l.style != LimitStyle::Azure {
+                c.range_u(&format!("{f}.limits.rpm"), l.rpm, 1, 1_000_000_000);
+            }
+            c.range_u(&format!("{f}.limits.tpm"), l.tpm, 1, 100_000_000_000);
+            if l.style == LimitStyle::Anthropic {
+                c.range_u(
+                    &format!("{f}.limits.output_tpm"),
+                    l.output_tpm,
+                    1,
+                    100_000_000_000,
+                );
+            }
+            if l.style == LimitStyle::Azure && l.tpm * 6 / 1000 < 6 {
+                c.problems.push(format!(
+                    "{f}.limits.tpm must be ≥ 1000 for Azure (6 RPM per 1,000 TPM, enforced per 10 s), got {}",
+                    l.tpm
+                ));
+            }
+        }
+        c.range_u(
+            "api.rate_limit_multiplier",
+            u64::from(api.rate_limit_multiplier),
+            1,
+            1000,
+        );
+        if let Some(cap) = api.concurrency_cap {
+            c.range_u("api.concurrency_cap", u64::from(cap), 1, 10_000_000);
+        }
+        match &api.client {
+            ClientPolicy::FailFast => {}
+            ClientPolicy::SdkRetries { max_retries } => {
+                c.range_u("api.client.max_retries", u64::from(*max_retries), 0, 100)
+            }
+            ClientPolicy::FullJitter {
+                max_retries,
+                base_s,
+                cap_s,
+            } => {
+                c.range_u("api.client.max_retries", u64::from(*max_retries), 0, 100);
+                c.positive_f("api.client.base_s", *base_s, 3600.0, " s");
+                c.positive_f("api.client.cap_s", *cap_s, 3600.0, " s");
+            }
+            ClientPolicy::Queue {
+                max_queue,
+                max_wait_s,
+            } => {
+                c.range_u(
+                    "api.client.max_queue",
+                    u64::from(*max_queue),
+                    1,
+                    u64::from(bounds::QUEUE),
+                );
+                c.positive_f("api.client.max_wait_s", *max_wait_s, bounds::TIME_S, " s");
+            }
+        }
+        let backend_ok = |b: &str| b == SELF_HOSTED || api.tiers.iter().any(|t| t.name == b);
+        if !backend_ok(&api.default_backend) {
+            c.problems.push(format!(
+                "api.default_backend must be \"{SELF_HOSTED}\" or a tier name, got {:?}",
+                api.default_backend
+            ));
+        }
+        if api.routes.len() > bounds::CLASSES {
+            c.problems.push(format!(
+                "api.routes must have at most {} routes, got {}",
+                bounds::CLASSES,
+                api.routes.len()
+            ));
+        }
+        for (i, r) in api.routes.iter().take(bounds::CLASSES).enumerate() {
+            let f = format!("api.routes[{i}]");
+            if !self.workload.classes.iter().any(|k| k.name == r.class) {
+                c.problems.push(format!(
+                    "{f}.class {:?} is not a class of workload.classes",
+                    r.class
+                ));
+            }
+            if !backend_ok(&r.backend) {
+                c.problems.push(format!(
+                    "{f}.backend must be \"{SELF_HOSTED}\" or a tier name, got {:?}",
+                    r.backend
+                ));
+            }
+            if r.fast
+                && !api
+                    .tiers
+                    .iter()
+                    .any(|t| t.name == r.backend && t.fast.is_some())
+            {
+                c.problems.push(format!(
+                    "{f}.fast needs a tier with a fast variant, and {:?} has none",
+                    r.backend
+                ));
+            }
+        }
+        if !c.problems.is_empty() {
+            return;
+        }
+        // A request that can never fit the limits would be retried forever: refuse
+        // the scenario when the class's largest request is known to exceed them.
+        for (i, k) in self.workload.classes.iter().enumerate() {
+            let Some(tier) = self.backend_of(&k.name).and_then(|(t, _)| api.tiers.get(t)) else {
+                continue;
+            };
+            let Some(input) = k.input_tokens.upper_bound() else {
+                continue;
+            };
+            let limiter = Limiter::new(&tier.limits, api.rate_limit_multiplier);
+            if let Err(e) = limiter.fits(libm::round(input) as u64, u64::from(k.max_tokens)) {
+                c.problems.push(format!(
+                    "workload.classes[{i}] ({}): its largest request ({} input + max_tokens {}) can never be admitted by tier {:?}: {e}",
+                    k.name,
+                    libm::round(input),
+                    k.max_tokens,
+                    tier.name
+                ));
+            }
+        }
+    }
+}
