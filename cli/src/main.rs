@@ -4,11 +4,13 @@
 //! any number on the page can be reproduced here.
 
 use clap::{Parser, Subcommand};
-use sim_core::report::LatencyStats;
-use sim_core::{Report, Scenario, ValidScenario};
+use sim_core::{Scenario, ValidScenario};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tlab::analysis;
+
+mod summary;
+use summary::{ms, summary};
 
 /// Largest scenario file accepted, bytes.
 const MAX_SCENARIO_BYTES: u64 = 64 * 1024 * 1024;
@@ -29,6 +31,10 @@ enum Command {
         /// Print the full report as JSON.
         #[arg(long)]
         json: bool,
+        /// Change a parameter first, NAME=VALUE (as a sweep axis names it; see
+        /// `tlab sweep --help-parameters`); may be repeated.
+        #[arg(long = "set", value_name = "NAME=VALUE")]
+        set: Vec<String>,
     },
     /// Monthly cost on an API tier vs self-hosted as load grows, and the crossover.
     Compare {
@@ -146,8 +152,25 @@ fn main() -> ExitCode {
 
 fn execute(command: Command) -> Result<String, String> {
     match command {
-        Command::Run { scenario, json } => {
+        Command::Run {
+            scenario,
+            json,
+            set,
+        } => {
             let s = load(&scenario)?;
+            let s = if set.is_empty() {
+                s
+            } else {
+                let mut edited = s.into_inner();
+                for kv in &set {
+                    let (name, value) = kv
+                        .split_once('=')
+                        .ok_or_else(|| format!("--set {kv:?}: expected NAME=VALUE"))?;
+                    sim_core::params::apply(&mut edited, name, value)
+                        .map_err(|e| format!("--set {kv}: {e}"))?;
+                }
+                edited.validate().map_err(|e| e.to_string())?
+            };
             let report = sim_core::run(&s);
             if json {
                 serde_json::to_string_pretty(&report)
@@ -208,10 +231,7 @@ fn execute(command: Command) -> Result<String, String> {
             help_parameters,
         } => {
             if help_parameters {
-                return Ok(sim_core::sweep::PARAMETERS
-                    .iter()
-                    .map(|(p, d)| format!("{p:<28} {d}\n"))
-                    .collect());
+                return Ok(parameter_list());
             }
             let s = load(&scenario)?;
             let axes = vary
@@ -222,7 +242,7 @@ fn execute(command: Command) -> Result<String, String> {
             let csv = sim_core::sweep::csv(&axes, &rows);
             if let Some(path) = chart {
                 analysis::write_svg(&path, (1200, 450), |root| {
-                    lab_charts::sweep(root, &axes, &rows)
+                    lab_charts::sweep::draw(root, &axes, &rows)
                 })?;
             }
             match out {
@@ -252,7 +272,7 @@ fn execute(command: Command) -> Result<String, String> {
             let curves = analysis::curves(&s, &rates, true, true).map_err(|e| e.to_string())?;
             if let Some(path) = chart {
                 analysis::write_svg(&path, (1000, 600), |root| {
-                    lab_charts::latency_throughput(root, &curves)
+                    lab_charts::render::draw(root, &lab_charts::curve::model(&curves))
                 })?;
             }
             if json {
@@ -373,6 +393,35 @@ fn execute(command: Command) -> Result<String, String> {
     }
 }
 
+/// Every parameter of the catalogue: path, what values it takes, its label.
+fn parameter_list() -> String {
+    use sim_core::params::{self, Kind};
+    let preset = sim_core::presets::chatbot_h100();
+    params::all()
+        .map(|p| {
+            let values = match p.kind {
+                Kind::Number(n) => format!(
+                    "{}..={} {}",
+                    params::show(n.min),
+                    params::show(n.max),
+                    p.unit
+                ),
+                Kind::Choice(c) => (c.options)(&preset, 0)
+                    .into_iter()
+                    .map(|(k, _)| k)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            };
+            let class = if p.per_class() { "[CLASS]" } else { "" };
+            format!(
+                "{:<30} {} — {values}\n",
+                format!("{}{class}", p.path),
+                p.label
+            )
+        })
+        .collect()
+}
+
 fn load(path: &PathBuf) -> Result<ValidScenario, String> {
     let text = read_scenario(path)?;
     Scenario::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
@@ -429,290 +478,5 @@ fn read_scenario(path: &PathBuf) -> Result<String, String> {
     Ok(text)
 }
 
-fn ms(v: Option<f64>) -> String {
-    match v {
-        None => "–".into(),
-        Some(x) if x >= 10_000.0 => format!("{:.1} s", x / 1000.0),
-        Some(x) if x >= 100.0 => format!("{x:.0} ms"),
-        Some(x) => format!("{x:.1} ms"),
-    }
-}
-
-fn line(name: &str, l: &LatencyStats) -> String {
-    format!(
-        "  {name:<12} mean {:>9}  p50 {:>9}  p90 {:>9}  p99 {:>9}  max {:>9}\n",
-        ms(l.mean_ms),
-        ms(l.p50_ms),
-        ms(l.p90_ms),
-        ms(l.p99_ms),
-        ms(l.max_ms)
-    )
-}
-
-/// A readable summary of a report.
-fn summary(s: &Scenario, r: &Report) -> String {
-    let mut o = String::new();
-    let name = if s.name.is_empty() {
-        "scenario"
-    } else {
-        &s.name
-    };
-    o += &format!(
-        "{name} — seed {}, {:.1} s simulated, {} events\n",
-        s.seed, r.sim_time_s, r.events
-    );
-    for w in &r.warnings {
-        o += &format!("warning: {w}\n");
-    }
-    let c = &r.requests;
-    o += &format!(
-        "requests: {} arrived, {} completed, {} rejected, {} failed, {} in flight\n",
-        c.arrived, c.completed, c.rejected, c.failed, c.in_flight
-    );
-    o += "latency:\n";
-    o += &line("TTFT", &r.overall.ttft);
-    o += &line("TPOT", &r.overall.tpot);
-    o += &line("end-to-end", &r.overall.e2e);
-    o += &line("queue wait", &r.overall.queue_wait);
-    if r.per_class.len() > 1 {
-        for k in &r.per_class {
-            o += &format!("  class {}:\n", k.name);
-            o += &line("  TTFT", &k.ttft);
-            o += &line("  end-to-end", &k.e2e);
-        }
-    }
-    let t = &r.throughput;
-    o += &format!(
-        "throughput: {:.0} output tok/s, {:.0} input tok/s, {:.2} req/s; SLO met by {}\n",
-        t.output_tokens_per_s,
-        t.input_tokens_per_s,
-        t.requests_per_s,
-        t.goodput_fraction
-            .map_or("–".into(), |g| format!("{:.1} % of requests", g * 100.0))
-    );
-    if r.cost.gpus > 0 {
-        let u = &r.utilisation;
-        o += &format!(
-            "utilisation: GPU busy {:.0} %, mean batch {:.1}, KV mean {:.0} % / peak {:.0} %, {} preemptions, MFU {:.0} %, bandwidth {:.0} %\n",
-            u.gpu_busy_fraction * 100.0,
-            u.mean_batch_size,
-            u.kv_use_mean * 100.0,
-            u.kv_use_peak * 100.0,
-            u.preemptions,
-            u.mfu * 100.0,
-            u.bandwidth_utilisation * 100.0
-        );
-        if let Some(l) = &r.physical_limit {
-            o += &format!(
-                "physical limit: {:.0} output tok/s at batch {} (roofline); this run reached {:.0} % of it\n",
-                l.output_tokens_per_s,
-                l.batch,
-                l.achieved_fraction * 100.0
-            );
-        }
-    }
-    if let Some(a) = &r.api {
-        o += &format!(
-            "API: {} requests, {} attempts ({:.2} per request), {} × 429, {} failed, {} turned away by the client queue\n",
-            a.requests,
-            a.attempts,
-            a.attempts_per_request,
-            a.throttled_429,
-            a.failed_429 + a.failed_too_large,
-            a.rejected_by_client
-        );
-        for t in &a.tiers {
-            o += &format!(
-                "  tier {}: {} requests, {} × 429, ${:.2} for the run, ${:.0}/month\n",
-                t.name, t.requests, t.throttled_429, t.usd, t.usd_per_month
-            );
-        }
-    }
-    let k = &r.cost;
-    o += &format!(
-        "cost: fleet {} GPUs × ${:.2}/h = ${:.2}, API ${:.2}: ${:.2} for the run, ${:.0}/month; {} per million output tokens\n",
-        k.gpus,
-        k.usd_per_gpu_hour,
-        k.fleet_usd,
-        k.api_usd,
-        k.total_usd,
-        k.usd_per_month,
-        k.usd_per_mtok_output
-            .map_or("–".into(), |v| format!("${v:.2}"))
-    );
-    o
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Write preset `id` as a scenario file in `dir`.
-    fn preset_file(dir: &tempfile::TempDir, id: &str) -> PathBuf {
-        let path = dir.path().join(format!("{id}.json"));
-        let json = execute(Command::Preset { id: id.into() }).expect("preset");
-        std::fs::write(&path, json).expect("write");
-        path
-    }
-
-    #[test]
-    fn a_preset_round_trips_through_a_file_and_reproduces_the_library_run() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let path = preset_file(&dir, "chatbot-h100");
-        let out = execute(Command::Run {
-            scenario: path.clone(),
-            json: true,
-        })
-        .expect("run");
-        let report: Report = serde_json::from_str(&out).expect("report JSON");
-        assert_eq!(
-            report,
-            sim_core::run_scenario(sim_core::presets::chatbot_h100()).expect("valid")
-        );
-        let text = execute(Command::Run {
-            scenario: path,
-            json: false,
-        })
-        .expect("run");
-        assert!(
-            text.contains("TTFT") && text.contains("per million output tokens"),
-            "{text}"
-        );
-    }
-
-    #[test]
-    fn a_bad_file_is_reported_with_its_problem() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let path = dir.path().join("bad.json");
-        let mut v = serde_json::to_value(sim_core::presets::chatbot_h100()).expect("value");
-        v["serving"]["replicas"] = serde_json::json!(0);
-        std::fs::write(&path, v.to_string()).expect("write");
-        let err = execute(Command::Run {
-            scenario: path,
-            json: false,
-        })
-        .expect_err("invalid");
-        assert!(
-            err.contains("serving.replicas must be 1..=1024, got 0"),
-            "{err}"
-        );
-        let err = execute(Command::Run {
-            scenario: dir.path().join("missing.json"),
-            json: false,
-        })
-        .expect_err("missing");
-        assert!(err.contains("missing.json"), "{err}");
-        assert!(
-            execute(Command::Preset { id: "nope".into() })
-                .expect_err("unknown")
-                .contains("known: chatbot-h100")
-        );
-    }
-
-    #[test]
-    fn compare_prints_both_costs_and_the_crossover() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let path = preset_file(&dir, "pay-for-speed");
-        let out = execute(Command::Compare {
-            scenario: path.clone(),
-            tier: None,
-            loads: vec![0.1, 5.0, 50.0],
-            json: false,
-        })
-        .expect("compare");
-        assert!(
-            out.contains("API tier \"voice-llm\"") && out.contains("self-hosted $/month"),
-            "{out}"
-        );
-        assert!(out.contains("cheaper from 0.35 tasks/s"), "{out}");
-        let err = execute(Command::Compare {
-            scenario: path,
-            tier: Some("nope".into()),
-            loads: vec![1.0],
-            json: false,
-        })
-        .expect_err("unknown tier");
-        assert!(err.contains("the scenario has: voice-llm"), "{err}");
-    }
-}
-
-#[cfg(test)]
-mod analysis_tests {
-    use sim_core::plan::{PlanSlo, Space};
-    use sim_core::sweep::{Axis, Summary};
-    use tlab::analysis;
-
-    fn base() -> sim_core::Scenario {
-        let mut s = sim_core::presets::chatbot_h100();
-        s.duration_s = 60.0;
-        s
-    }
-
-    #[test]
-    fn a_sweep_point_equals_an_individual_run_and_parallel_equals_serial() {
-        let axes = [
-            Axis::parse("arrival.rate=4,12,20").expect("axis"),
-            Axis::parse("batching.max_seqs=32,128").expect("axis"),
-        ];
-        let parallel = analysis::sweep(&base(), &axes, true, false).expect("valid");
-        let serial = analysis::sweep(&base(), &axes, false, false).expect("valid");
-        assert_eq!(parallel, serial);
-        let mut s = base();
-        s.workload.arrival = sim_core::scenario::Arrival::Poisson { rate_per_s: 12.0 };
-        if let sim_core::scenario::Batching::ChunkedPrefill { max_num_seqs, .. } =
-            &mut s.serving.batching
-        {
-            *max_num_seqs = 128;
-        }
-        let direct = Summary::of(&sim_core::run_scenario(s.clone()).expect("valid"));
-        let row = parallel
-            .iter()
-            .find(|(l, _)| l == &["12", "128"])
-            .expect("point");
-        assert_eq!(row.1, direct);
-    }
-
-    #[test]
-    fn the_plan_s_answer_passes_when_rerun_and_the_cheaper_near_miss_fails() {
-        let slo = PlanSlo {
-            ttft_p99_ms: 500.0,
-            tpot_p99_ms: 50.0,
-            max_error_fraction: 0.01,
-            min_goodput: 0.9,
-        };
-        let space = Space {
-            gpus: vec![
-                sim_core::physics::Gpu::L4,
-                sim_core::physics::Gpu::L40s,
-                sim_core::physics::Gpu::H100,
-            ],
-            tps: vec![1, 2],
-            weights: vec![sim_core::physics::Precision::Fp8],
-            max_seqs: vec![64, 256],
-            max_replicas: 16,
-            api_multipliers: vec![1],
-        };
-        let p = analysis::plan_parallel(&base(), slo, &space, true);
-        assert_eq!(
-            p,
-            analysis::plan_parallel(&base(), slo, &space, false),
-            "parallel equals serial"
-        );
-        let best = p.feasible.first().expect("something fits");
-        let rerun = |e: &sim_core::plan::Evaluated| {
-            let search = sim_core::plan::Search::new(&base(), e.config.clone(), slo, &space);
-            let mut s = search.next().expect("not pruned");
-            s.serving.replicas = e.replicas;
-            slo.check(&sim_core::run_scenario(s.clone()).expect("valid"))
-        };
-        assert!(rerun(best).is_ok(), "{}", best.description);
-        let miss = p.near_misses.first().expect("a cheaper setup failed");
-        assert!(miss.usd_per_month < best.usd_per_month);
-        assert!(rerun(miss).is_err(), "{}", miss.description);
-        assert!(
-            p.feasible
-                .windows(2)
-                .all(|w| w[0].usd_per_month <= w[1].usd_per_month)
-        );
-    }
-}
+mod tests;

@@ -206,9 +206,87 @@ pub fn compare_with_capacity(
     })
 }
 
+/// Cost curves of a scenario: self-hosted $/Mtok as load grows, and API vs
+/// self-hosted monthly cost when the scenario has an API tier.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CostCurves {
+    /// (load in tasks/s, $ per million output tokens), up to 1.5 × what the
+    /// fleet sustains; beyond capacity the fleet makes no more tokens.
+    pub per_mtok: Vec<(f64, f64)>,
+    /// API vs self-hosted, up to 3 × the fleet's capacity.
+    pub comparison: Option<CostComparison>,
+}
+
+/// The cost curves of a scenario, given the tasks/s one saturated replica
+/// sustains ([`replica_capacity_per_s`], or [`capacity_from`] of a
+/// [`capacity_scenario`] run): the fleet costs the same per hour at every
+/// load, so $/Mtok = $/h ÷ (tokens/s at min(load, capacity) × 3,600) × 10⁶.
+pub fn cost_curves(s: &Scenario, capacity: f64) -> CostCurves {
+    let fleet = capacity * f64::from(s.serving.replicas);
+    let (out_per_task, _) = s.mean_tokens();
+    let usd_per_hour =
+        f64::from(s.serving.replicas * s.serving.gpus_per_replica) * s.usd_per_gpu_hour();
+    let per_mtok = (1..=30)
+        .map(|i| fleet * 1.5 * f64::from(i) / 30.0)
+        .filter(|l| *l > 0.0)
+        .map(|l| {
+            (
+                l,
+                usd_per_hour / (l.min(fleet) * out_per_task * 3600.0) * 1e6,
+            )
+        })
+        .collect();
+    let comparison = s.api.as_ref().and_then(|a| {
+        let tier = a
+            .tiers
+            .iter()
+            .position(|t| t.name == a.default_backend)
+            .unwrap_or(0);
+        let max = (fleet * 3.0).max(1e-3);
+        let loads: Vec<f64> = (1..=40).map(|i| max * f64::from(i) / 40.0).collect();
+        compare_with_capacity(s, tier, &loads, capacity).ok()
+    });
+    CostCurves {
+        per_mtok,
+        comparison,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cost_per_token_falls_with_load_until_the_fleet_is_full_then_stays() {
+        let s = crate::presets::chatbot_h100();
+        let capacity = 10.0;
+        let c = cost_curves(&s, capacity);
+        assert_eq!(c.per_mtok.len(), 30);
+        assert!(c.comparison.is_none(), "no API tier, no comparison");
+        let (out, _) = s.mean_tokens();
+        let usd_per_hour = s.usd_per_gpu_hour();
+        for &(load, usd) in &c.per_mtok {
+            let tokens_per_s = load.min(capacity) * out;
+            let want = usd_per_hour / (tokens_per_s * 3600.0) * 1e6;
+            assert!(
+                (usd - want).abs() <= want * 1e-12,
+                "{load}: {usd} vs {want}"
+            );
+        }
+        for w in c.per_mtok.windows(2) {
+            assert!(w[1].1 <= w[0].1, "never dearer at a higher load");
+        }
+        let full = c.per_mtok.last().expect("points").1;
+        let at_capacity = c
+            .per_mtok
+            .iter()
+            .find(|(l, _)| *l >= capacity)
+            .expect("past capacity")
+            .1;
+        assert_eq!(full, at_capacity, "flat beyond capacity");
+        let api = cost_curves(&crate::presets::pay_for_speed(), capacity);
+        assert_eq!(api.comparison.expect("an API tier").points.len(), 40);
+    }
 
     #[test]
     fn the_crossover_is_where_the_curves_meet_and_costs_are_monotone() {

@@ -15,6 +15,7 @@ pub mod engine;
 pub mod event;
 pub mod link;
 pub mod metrics;
+pub mod params;
 pub mod physics;
 pub mod plan;
 pub mod presets;

@@ -41,6 +41,9 @@ pub struct Report {
     pub api: Option<ApiReport>,
     /// Latency distributions over all requests, as quantiles.
     pub distribution: Distribution,
+    /// The service-level targets goodput was measured against.
+    #[serde(default)]
+    pub slo: crate::scenario::Slo,
 }
 
 /// Latency distributions: the value at each quantile in `quantiles`.
@@ -269,6 +272,45 @@ pub struct Series {
     pub api_tokens_per_min: Vec<f64>,
     /// Mean fraction of the token limit available at attempts (empty without an API).
     pub api_token_fill: Vec<Option<f64>>,
+}
+
+impl Series {
+    /// The windows that end by `t_s` seconds (for replaying a run up to a time).
+    pub fn until(&self, t_s: f64) -> Series {
+        let n = self.t_s.partition_point(|&t| t <= t_s + 1e-9);
+        let cut = |v: &Vec<f64>| v[..n.min(v.len())].to_vec();
+        let cut_opt = |v: &Vec<Option<f64>>| v[..n.min(v.len())].to_vec();
+        Series {
+            window_s: self.window_s,
+            t_s: cut(&self.t_s),
+            arrivals_per_s: cut(&self.arrivals_per_s),
+            queue_depth: cut(&self.queue_depth),
+            in_flight: cut(&self.in_flight),
+            batch_size: cut(&self.batch_size),
+            kv_use: cut(&self.kv_use),
+            output_tokens_per_s: cut(&self.output_tokens_per_s),
+            input_tokens_per_s: cut(&self.input_tokens_per_s),
+            ttft_p50_ms: cut_opt(&self.ttft_p50_ms),
+            ttft_p99_ms: cut_opt(&self.ttft_p99_ms),
+            e2e_p50_ms: cut_opt(&self.e2e_p50_ms),
+            e2e_p99_ms: cut_opt(&self.e2e_p99_ms),
+            throttled_per_s: cut(&self.throttled_per_s),
+            retries_per_s: cut(&self.retries_per_s),
+            api_tokens_per_min: cut(&self.api_tokens_per_min),
+            api_token_fill: cut_opt(&self.api_token_fill),
+        }
+    }
+}
+
+impl Report {
+    /// The report with its time series cut at `t_s` seconds (the summary
+    /// numbers stay those of the whole run).
+    pub fn until(&self, t_s: f64) -> Report {
+        Report {
+            series: self.series.until(t_s),
+            ..self.clone()
+        }
+    }
 }
 
 /// Cost of the self-hosted fleet: it is paid by the hour, busy or idle.

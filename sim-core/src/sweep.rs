@@ -7,45 +7,12 @@
 //! results do not depend on it.
 
 use crate::Report;
-use crate::physics::{Gpu, Model, Precision};
-use crate::scenario::{Arrival, Batching, Scenario, ScenarioError, ValidScenario};
+use crate::params;
+use crate::scenario::{Scenario, ScenarioError, ValidScenario};
 use serde::{Deserialize, Serialize};
 
 /// Most points one sweep may have.
 pub const MAX_POINTS: usize = 10_000;
-
-/// Parameters a sweep can vary, with what values mean.
-pub const PARAMETERS: [(&str, &str); 14] = [
-    (
-        "arrival.rate",
-        "tasks/s of a Poisson or gamma arrival process",
-    ),
-    (
-        "arrival.cv",
-        "burstiness: coefficient of variation of inter-arrival gaps",
-    ),
-    (
-        "users",
-        "closed-loop users (every step of the schedule scaled to this peak)",
-    ),
-    ("duration", "arrival window, s"),
-    ("replicas", "replicas"),
-    ("gpus_per_replica", "tensor-parallel degree: 1, 2, 4 or 8"),
-    ("gpu", "a100, h100, h200, l4, l40s, mi300x"),
-    (
-        "model",
-        "llama-3.1-8b, llama-3.1-70b, mistral-7b, qwen2.5-7b, qwen2.5-72b, llama-2-7b, llama-2-70b",
-    ),
-    ("weights", "bf16, fp8, int8, int4"),
-    (
-        "batching.policy",
-        "none, static, continuous, chunked_prefill",
-    ),
-    ("batching.max_seqs", "max_num_seqs (or static max_batch)"),
-    ("batching.max_batched_tokens", "token budget per pass"),
-    ("slo.ttft_ms", "TTFT target, ms"),
-    ("rate_limit_multiplier", "API rate-limit tier, × limits"),
-];
 
 /// One axis of a sweep: a parameter and the values it takes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -57,48 +24,33 @@ pub struct Axis {
 }
 
 impl Axis {
-    /// Parse `name=start:stop:step` (inclusive) or `name=a,b,c`.
+    /// Parse `name=start:stop:step` (inclusive) or `name=a,b,c`, where `name`
+    /// is a path of the parameter catalogue ([`crate::params`]), with
+    /// `[CLASS]` after per-class parameters of multi-class workloads.
     pub fn parse(spec: &str) -> Result<Axis, String> {
-        let (name, values) = spec.split_once('=').ok_or_else(|| {
-            format!("--vary {spec:?}: expected NAME=START:STOP:STEP or NAME=A,B,C")
-        })?;
+        let (name, values) = spec
+            .split_once('=')
+            .ok_or_else(|| format!("{spec:?}: expected NAME=START:STOP:STEP or NAME=A,B,C"))?;
         let name = name.trim();
-        if !PARAMETERS.iter().any(|(p, _)| *p == name) {
-            let known: Vec<&str> = PARAMETERS.iter().map(|(p, _)| *p).collect();
-            return Err(format!(
-                "--vary: unknown parameter {name:?}; known: {}",
-                known.join(", ")
-            ));
-        }
-        let values: Vec<String> =
-            if let [start, stop, step] = values.split(':').collect::<Vec<_>>()[..] {
-                let num = |s: &str| {
-                    s.trim()
-                        .parse::<f64>()
-                        .ok()
-                        .filter(|v| v.is_finite())
-                        .ok_or_else(|| format!("--vary {name}: {s:?} is not a number"))
-                };
-                let (a, b, d) = (num(start)?, num(stop)?, num(step)?);
-                if d <= 0.0 || b < a {
-                    return Err(format!(
-                        "--vary {name}: need START ≤ STOP and STEP > 0, got {a}:{b}:{d}"
-                    ));
-                }
-                let n = ((b - a) / d + 1e-9).floor() as usize + 1;
-                if n > MAX_POINTS {
-                    return Err(format!("--vary {name}: {n} values; at most {MAX_POINTS}"));
-                }
-                (0..n).map(|i| trim_float(a + d * i as f64)).collect()
-            } else {
-                values
-                    .split(',')
-                    .map(|v| v.trim().to_owned())
-                    .filter(|v| !v.is_empty())
-                    .collect()
-            };
+        params::check_name(name)?;
+        let values = if let [start, stop, step] = values.split(':').collect::<Vec<_>>()[..] {
+            range(name, start, stop, step)?
+        } else {
+            let values: Vec<String> = values
+                .split(',')
+                .map(|v| v.trim().to_owned())
+                .filter(|v| !v.is_empty())
+                .collect();
+            if values.len() > MAX_POINTS {
+                return Err(format!(
+                    "{name}: {} values; at most {MAX_POINTS}",
+                    values.len()
+                ));
+            }
+            values
+        };
         if values.is_empty() {
-            return Err(format!("--vary {name}: no values"));
+            return Err(format!("{name}: no values after the ="));
         }
         Ok(Axis {
             parameter: name.to_owned(),
@@ -107,137 +59,42 @@ impl Axis {
     }
 }
 
+/// The values of `START:STOP:STEP`, inclusive, refusing more than
+/// [`MAX_POINTS`] before making any.
+fn range(name: &str, start: &str, stop: &str, step: &str) -> Result<Vec<String>, String> {
+    let num = |s: &str| {
+        s.trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite())
+            .ok_or_else(|| format!("{name}: {:?} is not a finite number", s.trim()))
+    };
+    let (a, b, d) = (num(start)?, num(stop)?, num(step)?);
+    if d <= 0.0 || b < a {
+        return Err(format!(
+            "{name}: need START ≤ STOP and STEP > 0, got {a}:{b}:{d}"
+        ));
+    }
+    let count = ((b - a) / d + 1e-9).floor() + 1.0;
+    if count.is_nan() || count > MAX_POINTS as f64 {
+        return Err(format!(
+            "{name}: {a}:{b}:{d} makes {count:.3e} values; at most {MAX_POINTS}"
+        ));
+    }
+    Ok((0..count as usize)
+        .map(|i| trim_float(a + d * i as f64))
+        .collect())
+}
+
 fn trim_float(v: f64) -> String {
     let s = format!("{:.6}", v);
     s.trim_end_matches('0').trim_end_matches('.').to_owned()
 }
 
-fn number(name: &str, v: &str) -> Result<f64, String> {
-    v.parse::<f64>()
-        .ok()
-        .filter(|x| x.is_finite())
-        .ok_or_else(|| format!("{name}: {v:?} is not a number"))
-}
-
-fn whole(name: &str, v: &str) -> Result<u32, String> {
-    let x = number(name, v)?;
-    if x >= 0.0 && x <= f64::from(u32::MAX) && x.fract() == 0.0 {
-        Ok(x as u32)
-    } else {
-        Err(format!("{name}: {v:?} is not a whole number"))
-    }
-}
-
-fn named<T: serde::de::DeserializeOwned>(name: &str, v: &str) -> Result<T, String> {
-    serde_json::from_value(serde_json::Value::String(v.to_owned()))
-        .map_err(|_| format!("{name}: unknown value {v:?}"))
-}
-
-/// Set one parameter of a scenario (validation comes later, on the whole scenario).
+/// Set one parameter of a scenario through the catalogue (validation comes
+/// later, on the whole scenario).
 pub fn apply(s: &mut Scenario, parameter: &str, value: &str) -> Result<(), String> {
-    match parameter {
-        "arrival.rate" => {
-            let r = number(parameter, value)?;
-            match &mut s.workload.arrival {
-                Arrival::Poisson { rate_per_s } | Arrival::Gamma { rate_per_s, .. } => {
-                    *rate_per_s = r
-                }
-                _ => return Err("arrival.rate needs a Poisson or gamma arrival process".into()),
-            }
-        }
-        "arrival.cv" => {
-            let cv = number(parameter, value)?;
-            match s.workload.arrival {
-                Arrival::Poisson { rate_per_s } | Arrival::Gamma { rate_per_s, .. } => {
-                    s.workload.arrival = Arrival::Gamma { rate_per_s, cv }
-                }
-                _ => return Err("arrival.cv needs a Poisson or gamma arrival process".into()),
-            }
-        }
-        "users" => {
-            let peak = f64::from(whole(parameter, value)?);
-            let Arrival::ClosedLoop { users, .. } = &mut s.workload.arrival else {
-                return Err("users needs a closed-loop arrival process".into());
-            };
-            let old = users.iter().map(|u| u.users).max().unwrap_or(1).max(1);
-            for u in users.iter_mut() {
-                u.users = (f64::from(u.users) * peak / f64::from(old)).round() as u32;
-            }
-        }
-        "duration" => s.duration_s = number(parameter, value)?,
-        "replicas" => s.serving.replicas = whole(parameter, value)?,
-        "gpus_per_replica" => s.serving.gpus_per_replica = whole(parameter, value)?,
-        "gpu" => {
-            s.serving.gpu = named::<Gpu>(parameter, value)?;
-            s.serving.usd_per_gpu_hour = None;
-        }
-        "model" => s.serving.model = named::<Model>(parameter, value)?,
-        "weights" => s.serving.weights = named::<Precision>(parameter, value)?,
-        "batching.policy" => {
-            let seqs = s.serving.batching.max_seqs().max(1);
-            let longest = s.max_input_tokens().unwrap_or(8192).clamp(2048, 65_536);
-            s.serving.batching = match value {
-                "none" => Batching::None,
-                "static" => Batching::Static {
-                    max_batch: seqs,
-                    max_wait_ms: 50.0,
-                },
-                "continuous" => Batching::Continuous {
-                    max_num_seqs: seqs,
-                    max_num_batched_tokens: longest.max(seqs),
-                },
-                "chunked_prefill" => Batching::ChunkedPrefill {
-                    max_num_seqs: seqs,
-                    max_num_batched_tokens: 2048.max(seqs),
-                    chunk_tokens: 2048,
-                },
-                _ => return Err(format!("batching.policy: unknown value {value:?}")),
-            };
-        }
-        "batching.max_seqs" => {
-            let n = whole(parameter, value)?;
-            match &mut s.serving.batching {
-                Batching::Continuous { max_num_seqs, .. } => *max_num_seqs = n,
-                Batching::ChunkedPrefill {
-                    max_num_seqs,
-                    max_num_batched_tokens,
-                    ..
-                } => {
-                    *max_num_seqs = n;
-                    *max_num_batched_tokens = (*max_num_batched_tokens).max(n);
-                }
-                Batching::Static { max_batch, .. } => *max_batch = n,
-                Batching::None => {
-                    return Err("batching.max_seqs does not apply to batching none".into());
-                }
-            }
-        }
-        "batching.max_batched_tokens" => {
-            let n = whole(parameter, value)?;
-            match &mut s.serving.batching {
-                Batching::Continuous {
-                    max_num_batched_tokens,
-                    ..
-                } => *max_num_batched_tokens = n,
-                Batching::ChunkedPrefill {
-                    max_num_batched_tokens,
-                    chunk_tokens,
-                    ..
-                } => {
-                    *max_num_batched_tokens = n;
-                    *chunk_tokens = (*chunk_tokens).min(n);
-                }
-                _ => return Err("batching.max_batched_tokens needs continuous batching".into()),
-            }
-        }
-        "slo.ttft_ms" => s.slo.ttft_ms = number(parameter, value)?,
-        "rate_limit_multiplier" => match s.api.as_mut() {
-            Some(a) => a.rate_limit_multiplier = whole(parameter, value)?,
-            None => return Err("rate_limit_multiplier needs a scenario with an api section".into()),
-        },
-        _ => return Err(format!("unknown parameter {parameter:?}")),
-    }
-    Ok(())
+    params::apply(s, parameter, value)
 }
 
 /// The scenarios of a sweep, in row-major order (the last axis varies fastest),
@@ -269,7 +126,8 @@ pub fn points(
         }
         let mut s = base.clone();
         for (a, v) in axes.iter().zip(&labels) {
-            apply(&mut s, &a.parameter, v).map_err(bad)?;
+            apply(&mut s, &a.parameter, v)
+                .map_err(|e| bad(format!("at {}: {e}", describe(axes, &labels))))?;
         }
         let s = s.validate().map_err(|e| ScenarioError {
             problems: e
@@ -519,7 +377,7 @@ mod tests {
         let bad = [Axis::parse("replicas=0,1").expect("parses")];
         let err = points(&presets::chatbot_h100(), &bad).expect_err("replicas 0");
         assert!(
-            err.problems[0].starts_with("at replicas=0: serving.replicas must be 1..=1024, got 0"),
+            err.problems[0].starts_with("at replicas=0: replicas must be 1..=1024 servers, got 0"),
             "{err}"
         );
     }

@@ -4,11 +4,18 @@
 //! and charts come from `lab-charts`, generic over the plotters backend.
 
 pub mod app;
+pub mod cards;
+pub mod chart_views;
+pub mod control_views;
 pub mod controls;
+pub mod downloads;
 pub mod export;
+pub mod format;
 pub mod jobs;
 pub mod planner;
+pub mod playback;
 pub mod runner;
+pub mod url_state;
 
 pub use app::App;
 

@@ -2,11 +2,9 @@
 //! far this setup's load can grow, and the latency–throughput curve of every
 //! batching policy. All of it runs in the background, in slices.
 
+use crate::chart_views::{ChartSpec, chart_canvas};
 use crate::jobs::{self, CurveJobs, PlanJobs};
-use lab_charts::latency_throughput;
 use leptos::prelude::*;
-use plotters::prelude::IntoDrawingArea;
-use plotters_canvas::CanvasBackend;
 use sim_core::Scenario;
 use sim_core::plan::{Headroom, HeadroomSearch, Plan, PlanSlo, Space};
 use sim_core::sweep::Curve;
@@ -51,7 +49,6 @@ pub fn Planner(
     let curves = RwSignal::new(None::<Vec<Curve>>);
     let error = RwSignal::new(None::<String>);
     let cancel: Rc<RefCell<Option<Rc<RefCell<bool>>>>> = Rc::new(RefCell::new(None));
-    let canvas = NodeRef::<leptos::html::Canvas>::new();
 
     let stop_previous = {
         let cancel = cancel.clone();
@@ -110,17 +107,6 @@ pub fn Planner(
             }
         }
     };
-
-    Effect::new(move |_| {
-        curves.with(|c| {
-            let (Some(c), Some(el)) = (c.as_ref(), canvas.get()) else {
-                return;
-            };
-            if let Some(backend) = CanvasBackend::with_canvas_object(el) {
-                let _ = latency_throughput(&backend.into_drawing_area(), c);
-            }
-        });
-    });
 
     view! {
         <section class="planner" aria-label="Capacity planning">
@@ -189,8 +175,8 @@ pub fn Planner(
                                                     <tr>
                                                         <td>{e.description.clone()}</td>
                                                         <td>{usd(e.usd_per_month)}</td>
-                                                        <td>{crate::app::fmt_ms(e.summary.ttft_p99_ms)}</td>
-                                                        <td>{crate::app::fmt_ms(e.summary.tpot_p99_ms)}</td>
+                                                        <td>{crate::format::fmt_ms(e.summary.ttft_p99_ms)}</td>
+                                                        <td>{crate::format::fmt_ms(e.summary.tpot_p99_ms)}</td>
                                                         <td>{format!("{:.0} %", e.verdict.as_ref().map_or(0.0, |m| m * 100.0))}</td>
                                                     </tr>
                                                 }
@@ -221,12 +207,17 @@ pub fn Planner(
                         })
                 }}
             </Show>
-            <figure class="chart" style:display=move || if curves.with(|c| c.is_some()) { "block" } else { "none" }>
-                <canvas node_ref=canvas data-testid="chart-curve" width="900" height="420"></canvas>
-                <figcaption>
-                    "Each line is a batching policy: end-to-end latency (p50 solid, p99 dashed) against the throughput it achieved as load rose; the circle marks the last load it kept up with."
-                </figcaption>
-            </figure>
+            {chart_canvas(
+                ChartSpec {
+                    id: "chart-curve",
+                    size: (900, 420),
+                    caption: Some("Each line is a batching policy: end-to-end latency (p50 solid, p99 dashed) against the throughput it achieved as load rose; the circle marks the last load it kept up with."),
+                    wide: false,
+                },
+                move || curves.with(|c| c.is_some()),
+                move || curves.track(),
+                move || curves.with_untracked(|c| c.as_ref().map(|c| lab_charts::curve::model(c))),
+            )}
         </section>
     }
 }

@@ -18,7 +18,7 @@ use crate::event::EventQueue;
 use crate::physics::{Efficiency, KV_BLOCK_TOKENS};
 use crate::report::Report;
 use crate::rng::{Stream, StreamId};
-use crate::scenario::{Arrival, Router, ServiceModel, ValidScenario};
+use crate::scenario::{Arrival, Router, ServiceModel, Slo, ValidScenario};
 use std::collections::VecDeque;
 
 mod arrivals;
@@ -91,6 +91,8 @@ struct Config {
     usd_per_gpu_hour: f64,
     slo_ttft_ns: u64,
     slo_tpot_ns: u64,
+    /// The targets as given, for the report.
+    slo: Slo,
     /// Where each class is served.
     class_backend: Vec<Backend>,
     /// Whether any class uses the self-hosted fleet (only then is it billed).
@@ -208,6 +210,7 @@ impl Simulation {
             usd_per_gpu_hour: scenario.usd_per_gpu_hour(),
             slo_ttft_ns: secs_to_ns(scenario.slo.ttft_ms / 1000.0),
             slo_tpot_ns: secs_to_ns(scenario.slo.tpot_ms / 1000.0),
+            slo: scenario.slo.clone(),
             class_backend: request::class_backends(scenario),
             fleet_used: scenario.uses_fleet(),
         };

@@ -196,6 +196,7 @@ impl Simulation {
                     quantiles,
                 }
             },
+            slo: self.cfg.slo.clone(),
         }
     }
 }

@@ -1,0 +1,70 @@
+//! The latency distribution as a cumulative curve, with the TTFT target.
+
+use crate::model::{
+    Axis, BLUE, Chart, Corner, GREEN, Line, Mark, ORANGE, RED, Scale, Stroke, TimeUnit,
+};
+use sim_core::Report;
+
+/// The chart's content: x is latency, y the share of requests faster.
+pub fn model(r: &Report, pinned: Option<&Report>) -> Chart {
+    let d = &r.distribution;
+    let max_ms = d
+        .e2e_ms
+        .iter()
+        .chain(&d.ttft_ms)
+        .chain(pinned.iter().flat_map(|p| p.distribution.e2e_ms.iter()))
+        .copied()
+        .fold(r.slo.ttft_ms, f64::max);
+    let unit = TimeUnit::for_max_ms(max_ms);
+    let cdf = |v: &[f64], q: &[f64]| -> Vec<(f64, f64)> {
+        v.iter()
+            .map(|v| v / unit.ms())
+            .zip(q.iter().map(|q| q * 100.0))
+            .collect()
+    };
+    let mut lines = vec![
+        Line::new("TTFT", GREEN, Stroke::Solid, cdf(&d.ttft_ms, &d.quantiles)),
+        Line::new(
+            "end-to-end",
+            BLUE,
+            Stroke::Solid,
+            cdf(&d.e2e_ms, &d.quantiles),
+        ),
+    ];
+    if let Some(p) = pinned {
+        lines.push(Line::new(
+            "end-to-end (A)",
+            ORANGE,
+            Stroke::Dashed,
+            cdf(&p.distribution.e2e_ms, &p.distribution.quantiles),
+        ));
+    }
+    let mut chart = Chart::lines(
+        "Latency distribution (share of requests faster than x)",
+        Axis {
+            label: format!("latency ({})", unit.symbol()),
+            min: 0.0,
+            max: (max_ms / unit.ms() * 1.05).max(1e-3),
+            scale: Scale::Linear,
+        },
+        Axis {
+            label: "% of requests".into(),
+            min: 0.0,
+            max: 100.0,
+            scale: Scale::Linear,
+        },
+        lines,
+    );
+    chart.legend = Corner::LowerRight;
+    let target = r.slo.ttft_ms / unit.ms();
+    chart.marks.push(Mark::Vertical {
+        x: target,
+        label: format!(
+            "TTFT target {} {}",
+            crate::model::short(target),
+            unit.symbol()
+        ),
+        colour: RED,
+    });
+    chart
+}

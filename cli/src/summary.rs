@@ -1,0 +1,118 @@
+//! The readable summary `tlab run` prints.
+
+use sim_core::report::LatencyStats;
+use sim_core::{Report, Scenario};
+
+pub(crate) fn ms(v: Option<f64>) -> String {
+    match v {
+        None => "–".into(),
+        Some(x) if x >= 10_000.0 => format!("{:.1} s", x / 1000.0),
+        Some(x) if x >= 100.0 => format!("{x:.0} ms"),
+        Some(x) => format!("{x:.1} ms"),
+    }
+}
+
+fn line(name: &str, l: &LatencyStats) -> String {
+    format!(
+        "  {name:<12} mean {:>9}  p50 {:>9}  p90 {:>9}  p99 {:>9}  max {:>9}\n",
+        ms(l.mean_ms),
+        ms(l.p50_ms),
+        ms(l.p90_ms),
+        ms(l.p99_ms),
+        ms(l.max_ms)
+    )
+}
+
+/// A readable summary of a report.
+pub(crate) fn summary(s: &Scenario, r: &Report) -> String {
+    let mut o = String::new();
+    let name = if s.name.is_empty() {
+        "scenario"
+    } else {
+        &s.name
+    };
+    o += &format!(
+        "{name} — seed {}, {:.1} s simulated, {} events\n",
+        s.seed, r.sim_time_s, r.events
+    );
+    for w in &r.warnings {
+        o += &format!("warning: {w}\n");
+    }
+    let c = &r.requests;
+    o += &format!(
+        "requests: {} arrived, {} completed, {} rejected, {} failed, {} in flight\n",
+        c.arrived, c.completed, c.rejected, c.failed, c.in_flight
+    );
+    o += "latency:\n";
+    o += &line("TTFT", &r.overall.ttft);
+    o += &line("TPOT", &r.overall.tpot);
+    o += &line("end-to-end", &r.overall.e2e);
+    o += &line("queue wait", &r.overall.queue_wait);
+    if r.per_class.len() > 1 {
+        for k in &r.per_class {
+            o += &format!("  class {}:\n", k.name);
+            o += &line("  TTFT", &k.ttft);
+            o += &line("  end-to-end", &k.e2e);
+        }
+    }
+    let t = &r.throughput;
+    o += &format!(
+        "throughput: {:.0} output tok/s, {:.0} input tok/s, {:.2} req/s; SLO met by {}\n",
+        t.output_tokens_per_s,
+        t.input_tokens_per_s,
+        t.requests_per_s,
+        t.goodput_fraction
+            .map_or("–".into(), |g| format!("{:.1} % of requests", g * 100.0))
+    );
+    if r.cost.gpus > 0 {
+        let u = &r.utilisation;
+        o += &format!(
+            "utilisation: GPU busy {:.0} %, mean batch {:.1}, KV mean {:.0} % / peak {:.0} %, {} preemptions, MFU {:.0} %, bandwidth {:.0} %\n",
+            u.gpu_busy_fraction * 100.0,
+            u.mean_batch_size,
+            u.kv_use_mean * 100.0,
+            u.kv_use_peak * 100.0,
+            u.preemptions,
+            u.mfu * 100.0,
+            u.bandwidth_utilisation * 100.0
+        );
+        if let Some(l) = &r.physical_limit {
+            o += &format!(
+                "physical limit: {:.0} output tok/s at batch {} (roofline); this run reached {:.0} % of it\n",
+                l.output_tokens_per_s,
+                l.batch,
+                l.achieved_fraction * 100.0
+            );
+        }
+    }
+    if let Some(a) = &r.api {
+        o += &format!(
+            "API: {} requests, {} attempts ({:.2} per request), {} × 429, {} failed, {} turned away by the client queue\n",
+            a.requests,
+            a.attempts,
+            a.attempts_per_request,
+            a.throttled_429,
+            a.failed_429 + a.failed_too_large,
+            a.rejected_by_client
+        );
+        for t in &a.tiers {
+            o += &format!(
+                "  tier {}: {} requests, {} × 429, ${:.2} for the run, ${:.0}/month\n",
+                t.name, t.requests, t.throttled_429, t.usd, t.usd_per_month
+            );
+        }
+    }
+    let k = &r.cost;
+    o += &format!(
+        "cost: fleet {} GPUs × ${:.2}/h = ${:.2}, API ${:.2}: ${:.2} for the run, ${:.0}/month; {} per million output tokens\n",
+        k.gpus,
+        k.usd_per_gpu_hour,
+        k.fleet_usd,
+        k.api_usd,
+        k.total_usd,
+        k.usd_per_month,
+        k.usd_per_mtok_output
+            .map_or("–".into(), |v| format!("${v:.2}"))
+    );
+    o
+}

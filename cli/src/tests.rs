@@ -1,0 +1,177 @@
+//! The commands end to end, and parallel runs equal serial ones.
+
+mod runs {
+    use crate::*;
+
+    /// Write preset `id` as a scenario file in `dir`.
+    fn preset_file(dir: &tempfile::TempDir, id: &str) -> PathBuf {
+        let path = dir.path().join(format!("{id}.json"));
+        let json = execute(Command::Preset { id: id.into() }).expect("preset");
+        std::fs::write(&path, json).expect("write");
+        path
+    }
+
+    #[test]
+    fn a_preset_round_trips_through_a_file_and_reproduces_the_library_run() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = preset_file(&dir, "chatbot-h100");
+        let out = execute(Command::Run {
+            scenario: path.clone(),
+            json: true,
+            set: Vec::new(),
+        })
+        .expect("run");
+        let report: sim_core::Report = serde_json::from_str(&out).expect("report JSON");
+        assert_eq!(
+            report,
+            sim_core::run_scenario(sim_core::presets::chatbot_h100()).expect("valid")
+        );
+        let text = execute(Command::Run {
+            scenario: path,
+            json: false,
+            set: Vec::new(),
+        })
+        .expect("run");
+        assert!(
+            text.contains("TTFT") && text.contains("per million output tokens"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_bad_file_is_reported_with_its_problem() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("bad.json");
+        let mut v = serde_json::to_value(sim_core::presets::chatbot_h100()).expect("value");
+        v["serving"]["replicas"] = serde_json::json!(0);
+        std::fs::write(&path, v.to_string()).expect("write");
+        let err = execute(Command::Run {
+            scenario: path,
+            json: false,
+            set: Vec::new(),
+        })
+        .expect_err("invalid");
+        assert!(
+            err.contains("serving.replicas must be 1..=1024, got 0"),
+            "{err}"
+        );
+        let err = execute(Command::Run {
+            scenario: dir.path().join("missing.json"),
+            json: false,
+            set: Vec::new(),
+        })
+        .expect_err("missing");
+        assert!(err.contains("missing.json"), "{err}");
+        assert!(
+            execute(Command::Preset { id: "nope".into() })
+                .expect_err("unknown")
+                .contains("known: chatbot-h100")
+        );
+    }
+
+    #[test]
+    fn compare_prints_both_costs_and_the_crossover() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = preset_file(&dir, "pay-for-speed");
+        let out = execute(Command::Compare {
+            scenario: path.clone(),
+            tier: None,
+            loads: vec![0.1, 5.0, 50.0],
+            json: false,
+        })
+        .expect("compare");
+        assert!(
+            out.contains("API tier \"voice-llm\"") && out.contains("self-hosted $/month"),
+            "{out}"
+        );
+        assert!(out.contains("cheaper from 0.35 tasks/s"), "{out}");
+        let err = execute(Command::Compare {
+            scenario: path,
+            tier: Some("nope".into()),
+            loads: vec![1.0],
+            json: false,
+        })
+        .expect_err("unknown tier");
+        assert!(err.contains("the scenario has: voice-llm"), "{err}");
+    }
+}
+
+mod analysis_tests {
+    use sim_core::plan::{PlanSlo, Space};
+    use sim_core::sweep::{Axis, Summary};
+    use tlab::analysis;
+
+    fn base() -> sim_core::Scenario {
+        let mut s = sim_core::presets::chatbot_h100();
+        s.duration_s = 60.0;
+        s
+    }
+
+    #[test]
+    fn a_sweep_point_equals_an_individual_run_and_parallel_equals_serial() {
+        let axes = [
+            Axis::parse("arrival.rate=4,12,20").expect("axis"),
+            Axis::parse("batching.max_seqs=32,128").expect("axis"),
+        ];
+        let parallel = analysis::sweep(&base(), &axes, true, false).expect("valid");
+        let serial = analysis::sweep(&base(), &axes, false, false).expect("valid");
+        assert_eq!(parallel, serial);
+        let mut s = base();
+        s.workload.arrival = sim_core::scenario::Arrival::Poisson { rate_per_s: 12.0 };
+        if let sim_core::scenario::Batching::ChunkedPrefill { max_num_seqs, .. } =
+            &mut s.serving.batching
+        {
+            *max_num_seqs = 128;
+        }
+        let direct = Summary::of(&sim_core::run_scenario(s.clone()).expect("valid"));
+        let row = parallel
+            .iter()
+            .find(|(l, _)| l == &["12", "128"])
+            .expect("point");
+        assert_eq!(row.1, direct);
+    }
+
+    #[test]
+    fn the_plan_s_answer_passes_when_rerun_and_the_cheaper_near_miss_fails() {
+        let slo = PlanSlo {
+            ttft_p99_ms: 500.0,
+            tpot_p99_ms: 50.0,
+            max_error_fraction: 0.01,
+            min_goodput: 0.9,
+        };
+        let space = Space {
+            gpus: vec![
+                sim_core::physics::Gpu::L4,
+                sim_core::physics::Gpu::L40s,
+                sim_core::physics::Gpu::H100,
+            ],
+            tps: vec![1, 2],
+            weights: vec![sim_core::physics::Precision::Fp8],
+            max_seqs: vec![64, 256],
+            max_replicas: 16,
+            api_multipliers: vec![1],
+        };
+        let p = analysis::plan_parallel(&base(), slo, &space, true);
+        assert_eq!(
+            p,
+            analysis::plan_parallel(&base(), slo, &space, false),
+            "parallel equals serial"
+        );
+        let best = p.feasible.first().expect("something fits");
+        let rerun = |e: &sim_core::plan::Evaluated| {
+            let search = sim_core::plan::Search::new(&base(), e.config.clone(), slo, &space);
+            let mut s = search.next().expect("not pruned");
+            s.serving.replicas = e.replicas;
+            slo.check(&sim_core::run_scenario(s.clone()).expect("valid"))
+        };
+        assert!(rerun(best).is_ok(), "{}", best.description);
+        let miss = p.near_misses.first().expect("a cheaper setup failed");
+        assert!(miss.usd_per_month < best.usd_per_month);
+        assert!(rerun(miss).is_err(), "{}", miss.description);
+        assert!(
+            p.feasible
+                .windows(2)
+                .all(|w| w[0].usd_per_month <= w[1].usd_per_month)
+        );
+    }
+}

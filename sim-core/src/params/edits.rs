@@ -1,0 +1,194 @@
+//! Scenario edits with rules of their own, shared by the catalogue's setters:
+//! launch-spike schedules, class shares that keep summing to 100 %, fresh
+//! settings for a batching policy, the API's main tier.
+
+use crate::api::ProviderTier;
+use crate::scenario::{Arrival, Batching, RatePoint, Scenario, UserStep, bounds};
+
+/// A launch spike: the base rate, then `k` × it through the middle third of the
+/// arrival window, then the base rate again (ramps of 1 % of the window).
+pub fn spike_schedule(base: f64, k: f64, duration_s: f64) -> Arrival {
+    let (a, b, ramp) = (duration_s / 3.0, 2.0 * duration_s / 3.0, duration_s / 100.0);
+    let point = |at_s, rate_per_s| RatePoint { at_s, rate_per_s };
+    Arrival::Schedule {
+        points: vec![
+            point(0.0, base),
+            point(a, base),
+            point(a + ramp, base * k),
+            point(b, base * k),
+            point(b + ramp, base),
+        ],
+    }
+}
+
+/// The spike factor of a Poisson process (1) or of a schedule made by
+/// [`spike_schedule`]; None for any other arrival process.
+pub(super) fn spike_factor(s: &Scenario) -> Option<f64> {
+    match &s.workload.arrival {
+        Arrival::Poisson { .. } => Some(1.0),
+        Arrival::Schedule { points } if is_spike(points) => {
+            Some(points[2].rate_per_s / points[0].rate_per_s)
+        }
+        _ => None,
+    }
+}
+
+fn is_spike(points: &[RatePoint]) -> bool {
+    points.len() == 5
+        && points[0].rate_per_s > 0.0
+        && points[1].rate_per_s == points[0].rate_per_s
+        && points[2].rate_per_s == points[3].rate_per_s
+        && points[4].rate_per_s == points[0].rate_per_s
+}
+
+/// The base rate of an open-loop process: its rate, or a schedule's first point.
+pub(super) fn base_rate(s: &Scenario) -> Option<f64> {
+    match &s.workload.arrival {
+        Arrival::Poisson { rate_per_s } | Arrival::Gamma { rate_per_s, .. } => Some(*rate_per_s),
+        Arrival::Schedule { points } => points.first().map(|p| p.rate_per_s),
+        _ => None,
+    }
+}
+
+/// Set the base rate; a schedule is scaled as a whole, so a spike keeps its shape.
+pub(super) fn set_base_rate(s: &mut Scenario, v: f64) -> Result<(), String> {
+    match &mut s.workload.arrival {
+        Arrival::Poisson { rate_per_s } | Arrival::Gamma { rate_per_s, .. } => *rate_per_s = v,
+        Arrival::Schedule { points } => {
+            let old = points.first().map_or(1.0, |p| p.rate_per_s);
+            if old <= 0.0 {
+                return Err(
+                    "arrival.rate scales a rate schedule by its first point, which is 0 here"
+                        .into(),
+                );
+            }
+            for p in points.iter_mut() {
+                p.rate_per_s *= v / old;
+            }
+        }
+        Arrival::ClosedLoop { .. } | Arrival::Trace { .. } => {
+            return Err(
+                "arrival.rate needs an open-loop arrival process (Poisson, gamma or a rate schedule)"
+                    .into(),
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The closed-loop user schedule, if the scenario has one.
+pub(super) fn users(s: &Scenario) -> Option<&Vec<UserStep>> {
+    match &s.workload.arrival {
+        Arrival::ClosedLoop { users, .. } => Some(users),
+        _ => None,
+    }
+}
+
+/// Give class `i` `pct` % of the traffic; the other classes keep their
+/// proportions to each other and share the rest. With every other share at 0,
+/// class `i` keeps its old share (it already has all the traffic).
+pub fn set_share(s: &mut Scenario, i: usize, pct: f64) -> Result<(), String> {
+    let classes = &mut s.workload.classes;
+    if i >= classes.len() {
+        return Err(format!("no class {i}"));
+    }
+    let pct = pct.clamp(0.0, 100.0);
+    let rest: f64 = classes
+        .iter()
+        .enumerate()
+        .filter(|(j, _)| *j != i)
+        .map(|(_, k)| k.share)
+        .sum();
+    if rest > 0.0 {
+        for (j, k) in classes.iter_mut().enumerate() {
+            if j != i {
+                k.share *= (100.0 - pct) / rest;
+            }
+        }
+        classes[i].share = pct;
+    }
+    Ok(())
+}
+
+/// Settings a batching policy starts from, whatever the scenario had before:
+/// switching policy is a state, not a history. vLLM's defaults for
+/// iteration-level policies (256 sequences; 2,048-token passes with chunked
+/// prefill); without chunking, the token budget holds the longest prompt.
+pub fn batching_for_policy(s: &Scenario, policy: &str) -> Result<Batching, String> {
+    Ok(match policy {
+        "none" => Batching::None,
+        "static" => Batching::Static {
+            max_batch: 64,
+            max_wait_ms: 50.0,
+        },
+        "continuous" => Batching::Continuous {
+            max_num_seqs: 256,
+            max_num_batched_tokens: s
+                .max_input_tokens()
+                .unwrap_or(8192)
+                .clamp(8192, bounds::BATCHED_TOKENS),
+        },
+        "chunked_prefill" => Batching::ChunkedPrefill {
+            max_num_seqs: 256,
+            max_num_batched_tokens: 2048,
+            chunk_tokens: 2048,
+        },
+        _ => {
+            return Err(format!(
+                "batching.policy: unknown value {policy:?}; one of none, static, continuous, chunked_prefill"
+            ));
+        }
+    })
+}
+
+/// The policy key of a batching setting.
+pub(super) fn policy_key(b: &Batching) -> &'static str {
+    match b {
+        Batching::None => "none",
+        Batching::Static { .. } => "static",
+        Batching::Continuous { .. } => "continuous",
+        Batching::ChunkedPrefill { .. } => "chunked_prefill",
+    }
+}
+
+/// The tier the default backend names (the API's main model), else the first.
+pub(super) fn main_tier(s: &Scenario) -> Option<&ProviderTier> {
+    let a = s.api.as_ref()?;
+    a.tiers
+        .iter()
+        .find(|t| t.name == a.default_backend)
+        .or(a.tiers.first())
+}
+
+pub(super) fn main_tier_mut(s: &mut Scenario) -> Result<&mut ProviderTier, String> {
+    let a = s
+        .api
+        .as_mut()
+        .ok_or("the scenario has no api section".to_owned())?;
+    let i = a
+        .tiers
+        .iter()
+        .position(|t| t.name == a.default_backend)
+        .unwrap_or(0);
+    a.tiers
+        .get_mut(i)
+        .ok_or_else(|| "the api section has no tiers".to_owned())
+}
+
+/// A value's serde name (the key of an option).
+pub(super) fn key<T: serde::Serialize>(v: &T) -> String {
+    match serde_json::to_value(v) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => String::new(),
+    }
+}
+
+/// The value a serde name denotes.
+pub(super) fn from_key<T: serde::de::DeserializeOwned>(
+    path: &str,
+    k: &str,
+    known: &[String],
+) -> Result<T, String> {
+    serde_json::from_value(serde_json::Value::String(k.to_owned()))
+        .map_err(|_| format!("{path}: unknown value {k:?}; one of {}", known.join(", ")))
+}

@@ -1,0 +1,363 @@
+//! Serving and batching parameters.
+
+use super::edits::{batching_for_policy, from_key, key, policy_key};
+use super::{Choice, Group, Kind, Number, Param};
+use crate::physics::{Gpu, Model, Precision};
+use crate::scenario::{Batching, Router, Scenario, bounds};
+
+fn gpu_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
+    Gpu::ALL
+        .iter()
+        .map(|g| (key(g), g.spec().name.to_owned()))
+        .collect()
+}
+
+fn model_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
+    Model::NAMED
+        .iter()
+        .map(|m| (key(m), m.name().to_owned()))
+        .collect()
+}
+
+fn precision_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
+    [
+        (Precision::Bf16, "BF16"),
+        (Precision::Fp8, "FP8"),
+        (Precision::Int8, "INT8 (weights only)"),
+        (Precision::Int4, "INT4 (weights only)"),
+    ]
+    .iter()
+    .map(|(p, l)| (key(p), (*l).to_owned()))
+    .collect()
+}
+
+fn kv_options(s: &Scenario, i: usize) -> Vec<(String, String)> {
+    precision_options(s, i).into_iter().take(2).collect()
+}
+
+pub(super) fn keys(options: Vec<(String, String)>) -> Vec<String> {
+    options.into_iter().map(|(k, _)| k).collect()
+}
+
+fn tp_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
+    [1, 2, 4, 8]
+        .iter()
+        .map(|n| (n.to_string(), n.to_string()))
+        .collect()
+}
+
+fn router_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
+    [
+        ("round_robin", "Round robin"),
+        ("least_outstanding", "Least outstanding requests"),
+        ("join_shortest_queue", "Join shortest queue"),
+        ("central_queue", "One shared queue"),
+    ]
+    .iter()
+    .map(|(k, l)| ((*k).to_owned(), (*l).to_owned()))
+    .collect()
+}
+
+fn policy_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
+    [
+        ("none", "None (one at a time)"),
+        ("static", "Static batches"),
+        ("continuous", "Continuous"),
+        ("chunked_prefill", "Continuous + chunked prefill"),
+    ]
+    .iter()
+    .map(|(k, l)| ((*k).to_owned(), (*l).to_owned()))
+    .collect()
+}
+
+fn max_seqs(s: &Scenario) -> Option<f64> {
+    match s.serving.batching {
+        Batching::Continuous { max_num_seqs, .. }
+        | Batching::ChunkedPrefill { max_num_seqs, .. } => Some(f64::from(max_num_seqs)),
+        Batching::Static { max_batch, .. } => Some(f64::from(max_batch)),
+        Batching::None => None,
+    }
+}
+
+fn token_budget(s: &Scenario) -> Option<f64> {
+    match s.serving.batching {
+        Batching::Continuous {
+            max_num_batched_tokens,
+            ..
+        }
+        | Batching::ChunkedPrefill {
+            max_num_batched_tokens,
+            ..
+        } => Some(f64::from(max_num_batched_tokens)),
+        _ => None,
+    }
+}
+
+pub(super) const PARAMS: &[Param] = &[
+    Param {
+        path: "gpu",
+        id: "gpu",
+        group: Group::Serving,
+        label: "GPU",
+        unit: "",
+        help: "The accelerator each replica runs on; its compute, memory bandwidth and memory set the step times. Choosing one resets the GPU price to its catalogue price.",
+        kind: Kind::Choice(Choice {
+            options: gpu_options,
+            get: |s, _| Some(key(&s.serving.gpu)),
+            set: |s, i, k| {
+                s.serving.gpu = from_key::<Gpu>("gpu", k, &keys(gpu_options(s, i)))?;
+                s.serving.usd_per_gpu_hour = None;
+                Ok(())
+            },
+        }),
+    },
+    Param {
+        path: "model",
+        id: "model",
+        group: Group::Serving,
+        label: "Model",
+        unit: "",
+        help: "The model served; its size sets how much must be read from memory for every step.",
+        kind: Kind::Choice(Choice {
+            options: model_options,
+            get: |s, _| Some(key(&s.serving.model)),
+            set: |s, i, k| {
+                s.serving.model = from_key::<Model>("model", k, &keys(model_options(s, i)))?;
+                Ok(())
+            },
+        }),
+    },
+    Param {
+        path: "weights",
+        id: "weights",
+        group: Group::Serving,
+        label: "Weight precision",
+        unit: "",
+        help: "Bytes per weight: 8- and 4-bit formats read less memory per step; FP8 also doubles compute on GPUs that have it.",
+        kind: Kind::Choice(Choice {
+            options: precision_options,
+            get: |s, _| Some(key(&s.serving.weights)),
+            set: |s, i, k| {
+                s.serving.weights = from_key("weights", k, &keys(precision_options(s, i)))?;
+                Ok(())
+            },
+        }),
+    },
+    Param {
+        path: "kv_cache",
+        id: "kv-cache",
+        group: Group::Serving,
+        label: "KV-cache precision",
+        unit: "",
+        help: "Bytes per cached key/value: FP8 holds twice the tokens in the same memory.",
+        kind: Kind::Choice(Choice {
+            options: kv_options,
+            get: |s, _| Some(key(&s.serving.kv_cache)),
+            set: |s, i, k| {
+                let known = keys(kv_options(s, i));
+                if !known.iter().any(|o| o == k) {
+                    return Err(format!(
+                        "kv_cache: unknown value {k:?}; one of {}",
+                        known.join(", ")
+                    ));
+                }
+                s.serving.kv_cache = from_key("kv_cache", k, &known)?;
+                Ok(())
+            },
+        }),
+    },
+    Param {
+        path: "gpus_per_replica",
+        id: "tp",
+        group: Group::Serving,
+        label: "GPUs per replica",
+        unit: "",
+        help: "Tensor parallelism: one model split across GPUs, for models too big for one or for faster steps.",
+        kind: Kind::Choice(Choice {
+            options: tp_options,
+            get: |s, _| Some(s.serving.gpus_per_replica.to_string()),
+            set: |s, _, k| match k.parse::<u32>() {
+                Ok(n) if [1, 2, 4, 8].contains(&n) => {
+                    s.serving.gpus_per_replica = n;
+                    Ok(())
+                }
+                _ => Err(format!("gpus_per_replica must be 1, 2, 4 or 8, got {k:?}")),
+            },
+        }),
+    },
+    Param {
+        path: "replicas",
+        id: "replicas",
+        group: Group::Serving,
+        label: "Replicas",
+        unit: "servers",
+        help: "Identical copies of the server behind a router; each costs its GPUs by the hour.",
+        kind: Kind::Number(Number {
+            min: 1.0,
+            max: bounds::REPLICAS as f64,
+            slider: (1.0, 64.0),
+            log: true,
+            decimals: 0,
+            get: |s, _| Some(f64::from(s.serving.replicas)),
+            set: |s, _, v| {
+                s.serving.replicas = v as u32;
+                Ok(())
+            },
+        }),
+    },
+    Param {
+        path: "router",
+        id: "router",
+        group: Group::Serving,
+        label: "Router",
+        unit: "",
+        help: "How requests are spread over replicas.",
+        kind: Kind::Choice(Choice {
+            options: router_options,
+            get: |s, _| Some(key(&s.serving.router)),
+            set: |s, i, k| {
+                s.serving.router = from_key::<Router>("router", k, &keys(router_options(s, i)))?;
+                Ok(())
+            },
+        }),
+    },
+    Param {
+        path: "batching.policy",
+        id: "batching",
+        group: Group::Batching,
+        label: "Policy",
+        unit: "",
+        help: "How requests share the GPU: one at a time, fixed batches, or continuous (iteration-level) batching, optionally with chunked prefill. Each policy starts from its usual settings.",
+        kind: Kind::Choice(Choice {
+            options: policy_options,
+            get: |s, _| Some(policy_key(&s.serving.batching).to_owned()),
+            set: |s, _, k| {
+                s.serving.batching = batching_for_policy(s, k)?;
+                Ok(())
+            },
+        }),
+    },
+    Param {
+        path: "batching.max_seqs",
+        id: "max-seqs",
+        group: Group::Batching,
+        label: "Max batch size",
+        unit: "sequences",
+        help: "Most requests processed together in one forward pass (vLLM's max_num_seqs): more means more throughput and slower steps. With chunked prefill the token budget rises to at least this.",
+        kind: Kind::Number(Number {
+            min: 1.0,
+            max: bounds::BATCH as f64,
+            slider: (1.0, 1024.0),
+            log: true,
+            decimals: 0,
+            get: |s, _| max_seqs(s),
+            set: |s, _, v| {
+                let n = v as u32;
+                match &mut s.serving.batching {
+                    Batching::Continuous { max_num_seqs, .. } => *max_num_seqs = n,
+                    Batching::ChunkedPrefill {
+                        max_num_seqs,
+                        max_num_batched_tokens,
+                        ..
+                    } => {
+                        *max_num_seqs = n;
+                        *max_num_batched_tokens = (*max_num_batched_tokens).max(n);
+                    }
+                    Batching::Static { max_batch, .. } => *max_batch = n,
+                    Batching::None => {
+                        return Err("batching.max_seqs does not apply to batching none".into());
+                    }
+                }
+                Ok(())
+            },
+        }),
+    },
+    Param {
+        path: "batching.max_wait_ms",
+        id: "max-wait",
+        group: Group::Batching,
+        label: "Max batch wait",
+        unit: "ms",
+        help: "Longest the first request of a static batch waits for the batch to fill.",
+        kind: Kind::Number(Number {
+            min: 0.0,
+            max: 3_600_000.0,
+            slider: (0.0, 5000.0),
+            log: false,
+            decimals: 0,
+            get: |s, _| match s.serving.batching {
+                Batching::Static { max_wait_ms, .. } => Some(max_wait_ms),
+                _ => None,
+            },
+            set: |s, _, v| match &mut s.serving.batching {
+                Batching::Static { max_wait_ms, .. } => {
+                    *max_wait_ms = v;
+                    Ok(())
+                }
+                _ => Err("batching.max_wait_ms needs static batching".into()),
+            },
+        }),
+    },
+    Param {
+        path: "batching.max_batched_tokens",
+        id: "token-budget",
+        group: Group::Batching,
+        label: "Tokens per pass",
+        unit: "tokens",
+        help: "Most tokens one forward pass processes (max_num_batched_tokens): larger prefills faster, but each pass takes longer. With chunked prefill it stays at least the batch size, and the chunk at most it.",
+        kind: Kind::Number(Number {
+            min: 1.0,
+            max: bounds::BATCHED_TOKENS as f64,
+            slider: (64.0, 65_536.0),
+            log: true,
+            decimals: 0,
+            get: |s, _| token_budget(s),
+            set: |s, _, v| {
+                match &mut s.serving.batching {
+                    Batching::Continuous {
+                        max_num_batched_tokens,
+                        ..
+                    } => *max_num_batched_tokens = v as u32,
+                    Batching::ChunkedPrefill {
+                        max_num_batched_tokens,
+                        max_num_seqs,
+                        chunk_tokens,
+                    } => {
+                        *max_num_batched_tokens = (v as u32).max(*max_num_seqs);
+                        *chunk_tokens = (*chunk_tokens).min(*max_num_batched_tokens);
+                    }
+                    _ => {
+                        return Err("batching.max_batched_tokens needs continuous batching".into());
+                    }
+                }
+                Ok(())
+            },
+        }),
+    },
+    Param {
+        path: "batching.chunk_tokens",
+        id: "chunk",
+        group: Group::Batching,
+        label: "Prefill chunk",
+        unit: "tokens",
+        help: "Largest piece of one prompt processed per pass, so long prompts do not stall everyone's next token.",
+        kind: Kind::Number(Number {
+            min: 1.0,
+            max: bounds::BATCHED_TOKENS as f64,
+            slider: (16.0, 65_536.0),
+            log: true,
+            decimals: 0,
+            get: |s, _| match s.serving.batching {
+                Batching::ChunkedPrefill { chunk_tokens, .. } => Some(f64::from(chunk_tokens)),
+                _ => None,
+            },
+            set: |s, _, v| match &mut s.serving.batching {
+                Batching::ChunkedPrefill { chunk_tokens, .. } => {
+                    *chunk_tokens = v as u32;
+                    Ok(())
+                }
+                _ => Err("batching.chunk_tokens needs chunked prefill".into()),
+            },
+        }),
+    },
+];

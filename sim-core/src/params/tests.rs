@@ -1,0 +1,177 @@
+use super::*;
+use crate::presets;
+
+fn numbers() -> Vec<(&'static Param, Number)> {
+    all()
+        .filter_map(|p| match p.kind {
+            Kind::Number(n) => Some((p, n)),
+            Kind::Choice(_) => None,
+        })
+        .collect()
+}
+
+#[test]
+fn paths_and_ids_are_unique_and_slider_ranges_lie_within_the_accepted_ones() {
+    let params: Vec<&Param> = all().collect();
+    for (i, p) in params.iter().enumerate() {
+        for q in &params[i + 1..] {
+            assert_ne!(p.path, q.path);
+            assert_ne!(p.id, q.id);
+        }
+        assert!(!p.help.is_empty() && p.help.ends_with('.'), "{}", p.path);
+    }
+    for (p, n) in numbers() {
+        assert!(
+            n.min <= n.slider.0 && n.slider.0 < n.slider.1 && n.slider.1 <= n.max,
+            "{}",
+            p.path
+        );
+        assert!(!n.log || n.slider.0 > 0.0, "{}: log slider from 0", p.path);
+    }
+}
+
+#[test]
+fn every_number_writes_what_it_reads_and_keeps_every_preset_valid() {
+    for preset in presets::all() {
+        for (p, n) in numbers() {
+            for i in 0..preset.scenario.workload.classes.len() {
+                let mut s = preset.scenario.clone();
+                let Some(v) = (n.get)(&s, i) else { continue };
+                // A value a third of the way along the slider from the current one.
+                let (lo, hi) = n.slider;
+                let target = if n.log {
+                    let c = v.clamp(lo, hi);
+                    (c.ln() + (hi.ln() - c.ln()) / 3.0).exp()
+                } else {
+                    let c = v.clamp(lo, hi);
+                    c + (hi - c) / 3.0
+                };
+                let target = (target * 10f64.powi(n.decimals as i32)).round()
+                    / 10f64.powi(n.decimals as i32);
+                p.set_number(&mut s, i, target)
+                    .unwrap_or_else(|e| panic!("{} on {}: {e}", p.path, preset.id));
+                if let Err(e) = s.check() {
+                    panic!(
+                        "{} on {} at {target} made the scenario invalid: {e}",
+                        p.path, preset.id
+                    );
+                }
+                let back = (n.get)(&s, i).expect("still applies");
+                assert!(
+                    (back - target).abs() <= target.abs() * 1e-6 + 1e-9,
+                    "{} on {}: set {target}, read {back}",
+                    p.path,
+                    preset.id
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_choice_offers_the_current_value_and_accepts_each_option() {
+    for preset in presets::all() {
+        for p in all() {
+            let Kind::Choice(c) = p.kind else { continue };
+            for i in 0..preset.scenario.workload.classes.len() {
+                let Some(cur) = (c.get)(&preset.scenario, i) else {
+                    continue;
+                };
+                let opts = (c.options)(&preset.scenario, i);
+                assert!(
+                    opts.iter().any(|(k, _)| *k == cur),
+                    "{}: {cur} not among options",
+                    p.path
+                );
+                for (k, _) in opts {
+                    let mut s = preset.scenario.clone();
+                    (c.set)(&mut s, i, &k).expect("an offered option");
+                    assert_eq!((c.get)(&s, i).as_deref(), Some(k.as_str()), "{}", p.path);
+                }
+                let mut s = preset.scenario.clone();
+                let err = (c.set)(&mut s, i, "no-such-option").expect_err("unknown key");
+                assert!(err.contains("no-such-option"), "{}: {err}", p.path);
+            }
+        }
+    }
+}
+
+#[test]
+fn switching_batching_policy_gives_what_choosing_it_fresh_gives() {
+    let policies = ["none", "static", "continuous", "chunked_prefill"];
+    let base = presets::chatbot_h100();
+    for from in policies {
+        for to in policies {
+            let mut walked = base.clone();
+            apply(&mut walked, "batching.policy", from).expect("policy");
+            // Knobs moved while on `from` must not leak into `to`.
+            let _ = apply(&mut walked, "batching.max_seqs", "3");
+            apply(&mut walked, "batching.policy", to).expect("policy");
+            let mut fresh = base.clone();
+            apply(&mut fresh, "batching.policy", to).expect("policy");
+            assert_eq!(walked, fresh, "{from} → {to}");
+            assert!(walked.check().is_ok(), "{to} is valid");
+        }
+    }
+}
+
+#[test]
+fn per_class_parameters_name_their_class_and_shares_stay_whole() {
+    let mut s = presets::launch_spike();
+    assert!(s.workload.classes.len() > 1);
+    let err = apply(&mut s, "input_tokens", "100").expect_err("which class?");
+    assert!(err.contains("name one"), "{err}");
+    let name = s.workload.classes[1].name.clone();
+    apply(&mut s, &format!("input_tokens[{name}]"), "123").expect("by name");
+    assert_eq!(s.workload.classes[1].input_tokens.mean().round(), 123.0);
+    apply(&mut s, "share[0]", "30").expect("by index");
+    let total: f64 = s.workload.classes.iter().map(|k| k.share).sum();
+    assert!((total - 100.0).abs() < 1e-9, "{total}");
+    assert!(
+        apply(&mut s, "input_tokens[nope]", "1")
+            .expect_err("no class")
+            .contains("no such class")
+    );
+    assert!(
+        apply(&mut s, "replicas[0]", "2")
+            .expect_err("not per class")
+            .contains("not set per class")
+    );
+}
+
+#[test]
+fn values_out_of_range_unknown_names_and_inapplicable_edits_say_so() {
+    let mut s = presets::chatbot_h100();
+    let err = apply(&mut s, "arrival.rate", "1e308").expect_err("too high");
+    assert!(
+        err.contains("arrival.rate must be") && err.contains("1e308"),
+        "{err}"
+    );
+    let err = apply(&mut s, "arrival.rate", "NaN").expect_err("NaN");
+    assert!(err.contains("arrival.rate"), "{err}");
+    let err = apply(&mut s, "warp", "1").expect_err("unknown");
+    assert!(err.contains("unknown parameter \"warp\""), "{err}");
+    let err = apply(&mut s, "users", "10").expect_err("open loop");
+    assert!(err.contains("closed-loop"), "{err}");
+    let mut closed = presets::launch_spike();
+    let err = apply(&mut closed, "arrival.rate", "10").expect_err("closed loop");
+    assert!(err.contains("open-loop"), "{err}");
+}
+
+#[test]
+fn the_rate_scales_a_spike_schedule_whole() {
+    let mut s = presets::chatbot_h100();
+    apply(&mut s, "arrival.spike", "4").expect("spike");
+    apply(&mut s, "arrival.rate", "2").expect("rate");
+    let Some(Kind::Number(n)) = find("arrival.spike").map(|p| p.kind) else {
+        panic!("spike is a number")
+    };
+    assert_eq!((n.get)(&s, 0), Some(4.0));
+    match &s.workload.arrival {
+        crate::scenario::Arrival::Schedule { points } => {
+            assert_eq!(points[0].rate_per_s, 2.0);
+            assert_eq!(points[2].rate_per_s, 8.0);
+        }
+        a => panic!("expected a schedule, got {a:?}"),
+    }
+}

@@ -1,0 +1,227 @@
+//! GPU forward-pass timing from the physics of the hardware and the model.
+//!
+//! One function, [`StepModel::step_time_ns`], maps a batch's shape to a duration:
+//! a roofline — the larger of compute time and memory time — plus a fixed per-step
+//! overhead and, under tensor parallelism, the all-reduces. Hardware and model
+//! figures come from `shared/reference.md` §1–§3; efficiencies live in
+//! [`Efficiency::CALIBRATED`] with their sources; `docs/calibration.md` shows how
+//! far the model is from published measurements.
+
+mod catalogue;
+mod memory;
+
+pub use catalogue::{Gpu, GpuSpec, Model, ModelDims, Precision};
+pub use memory::{Deployment, RUNTIME_OVERHEAD_BYTES_PER_GPU};
+
+/// Tokens per KV-cache block (vLLM's default block size).
+pub const KV_BLOCK_TOKENS: u32 = 16;
+
+/// Fractions of datasheet peaks that real kernels reach, and fixed costs: the
+/// only tuned numbers in the timing model, shared by every GPU and model.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Efficiency {
+    /// Fraction of the dense 16-bit tensor peak reached by the model's matrix multiplies.
+    pub compute_16bit: f64,
+    /// Fraction of the FP8 tensor peak reached by FP8 matrix multiplies.
+    pub compute_fp8: f64,
+    /// Fraction of peak HBM bandwidth reached streaming weights and KV cache.
+    pub bandwidth: f64,
+    /// Fixed time per forward pass (scheduling, sampling, launch of the pass), ns.
+    pub step_overhead_ns: u64,
+    /// Fixed time per transformer layer per pass (kernel launches, norms,
+    /// rotary embeddings: work that does not scale with the roofline), ns.
+    pub layer_overhead_ns: u64,
+    /// Extra fixed time per layer when a pass carries prompt tokens (the
+    /// context phase launches more, smaller kernels: variable-length attention,
+    /// padding removal, KV writes), ns.
+    pub prefill_layer_overhead_ns: u64,
+    /// Latency of one all-reduce under tensor parallelism, ns.
+    pub allreduce_latency_ns: u64,
+    /// How imperfectly compute and memory traffic overlap: a pass takes
+    /// (computeᵏ + memoryᵏ)^(1/k). Infinite k is the pure roofline max(compute,
+    /// memory); smaller k charges for the overlap real kernels miss when both
+    /// are of similar size (a "soft roofline").
+    pub overlap_exponent: f64,
+}
+
+impl Efficiency {
+    /// The datasheet itself: every peak reached, nothing else costs time. The
+    /// physical limit no real server passes.
+    pub const PEAK: Efficiency = Efficiency {
+        compute_16bit: 1.0,
+        compute_fp8: 1.0,
+        bandwidth: 1.0,
+        step_overhead_ns: 0,
+        layer_overhead_ns: 0,
+        prefill_layer_overhead_ns: 0,
+        allreduce_latency_ns: 0,
+        overlap_exponent: f64::INFINITY,
+    };
+
+    /// Other simulators' defaults (BLIS `hardware_config.json`, reference §3):
+    /// ≈ 0.65 of peak compute, ≈ 0.72 of peak bandwidth, ≈ 0.5 ms per step, no
+    /// per-layer cost. Kept to show how far a datasheet roofline is from measurements.
+    pub const ROOFLINE_DEFAULTS: Efficiency = Efficiency {
+        compute_16bit: 0.65,
+        compute_fp8: 0.65,
+        bandwidth: 0.72,
+        step_overhead_ns: 500_000,
+        layer_overhead_ns: 0,
+        prefill_layer_overhead_ns: 0,
+        allreduce_latency_ns: 10_000,
+        overlap_exponent: f64::INFINITY,
+    };
+
+    /// The constants the simulator uses, fitted to NVIDIA's published
+    /// TensorRT-LLM measurements (reference §4) by `cargo run --release -p sim-core
+    /// --example calibrate`: a grid search minimising the worst error relative to
+    /// each point's target, over all 15 points at once (no per-point factors).
+    /// `docs/calibration.md` has the resulting table.
+    /// - 16-bit compute 0.65 of peak: cuBLAS on large GEMMs reaches 0.6–0.75.
+    /// - FP8 compute 0.50 of the doubled FP8 peak: FP8 GEMMs of that generation
+    ///   (per-tensor scaling, 16-bit attention and epilogues) gained ≈ 1.5×, not 2×.
+    /// - Bandwidth 0.80 of peak: what streaming kernels reach on HBM (0.8–0.9).
+    /// - 0.5 ms per pass (as BLIS), 40 µs per layer per pass and 80 µs more per
+    ///   layer for a pass with prompt tokens: launch-bound kernels. These put a
+    ///   batch-1 decode step of Llama-3.1-8B on an H100 at ≈ 7.8 ms, against a
+    ///   4.8 ms pure weight-read bound.
+    /// - 10 µs per all-reduce: a custom all-reduce's small-message latency on NVLink.
+    /// - Overlap exponent 1.5: compute and memory traffic of a pass overlap only
+    ///   partly; the grid preferred 1.5 to 2, 3 and a pure max.
+    pub const CALIBRATED: Efficiency = Efficiency {
+        compute_16bit: 0.65,
+        compute_fp8: 0.50,
+        bandwidth: 0.80,
+        step_overhead_ns: 500_000,
+        layer_overhead_ns: 40_000,
+        prefill_layer_overhead_ns: 80_000,
+        allreduce_latency_ns: 10_000,
+        overlap_exponent: 1.5,
+    };
+}
+
+/// The shape of one forward pass, aggregated so it costs O(1) to time.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct BatchShape {
+    /// New prompt tokens processed (prefill chunks), summed over sequences.
+    pub prefill_tokens: u64,
+    /// Σ over prefill chunks of chunk · (tokens already cached + chunk / 2): the
+    /// causal attention work of the prefill, in token-pairs.
+    pub prefill_attention_pairs: u64,
+    /// Σ over prefill chunks of tokens already cached (read back for attention).
+    pub prefill_cached_tokens: u64,
+    /// Sequences generating one token each.
+    pub decode_seqs: u64,
+    /// Σ of the decoding sequences' context lengths.
+    pub decode_context_tokens: u64,
+}
+
+/// Everything needed to time a forward pass on one replica, precomputed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepModel {
+    params: f64,
+    weight_bytes: f64,
+    kv_bytes_per_token: f64,
+    /// 4 · layers · q_heads · head_dim: attention FLOPs per token-pair.
+    attn_flops_per_pair: f64,
+    /// Peak FLOP/s of one GPU in the precision the matrix multiplies run in.
+    peak_flops: f64,
+    /// Fraction of that peak reached.
+    compute_efficiency: f64,
+    bandwidth: f64,
+    layers: f64,
+    hidden: f64,
+    tp: f64,
+    link_bytes_per_s: f64,
+    /// Fixed time per pass: per-step plus per-layer overheads.
+    fixed_ns: u64,
+    /// Extra fixed time of a pass with prompt tokens.
+    prefill_fixed_ns: u64,
+    eff: Efficiency,
+}
+
+/// A forward pass's cost, split so a run can report MFU and bandwidth use.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepCost {
+    /// Total duration, ns.
+    pub time_ns: u64,
+    /// FLOPs across the replica.
+    pub flops: f64,
+    /// Bytes moved from HBM across the replica.
+    pub bytes: f64,
+}
+
+impl StepModel {
+    /// The cost of one forward pass of the given shape.
+    pub fn step(&self, s: &BatchShape) -> StepCost {
+        let tokens = (s.prefill_tokens + s.decode_seqs) as f64;
+        let pairs = s.prefill_attention_pairs as f64 + s.decode_context_tokens as f64;
+        let flops = 2.0 * self.params * tokens + self.attn_flops_per_pair * pairs;
+        let kv_tokens =
+            (s.decode_context_tokens + s.prefill_cached_tokens + s.prefill_tokens) as f64;
+        let bytes = self.weight_bytes + kv_tokens * self.kv_bytes_per_token;
+        let compute_s = flops / self.tp / (self.peak_flops * self.compute_efficiency);
+        let memory_s = bytes / self.tp / (self.bandwidth * self.eff.bandwidth);
+        let mut comm_s = 0.0;
+        if self.tp > 1.0 {
+            // Two all-reduces per layer of tokens × hidden 16-bit activations; a ring
+            // moves 2(tp − 1)/tp of the message over each link.
+            let msg = tokens * self.hidden * 2.0;
+            let per = msg * 2.0 * (self.tp - 1.0) / self.tp / self.link_bytes_per_s
+                + self.eff.allreduce_latency_ns as f64 * 1e-9;
+            comm_s = 2.0 * self.layers * per;
+        }
+        let (hi, lo) = if compute_s >= memory_s {
+            (compute_s, memory_s)
+        } else {
+            (memory_s, compute_s)
+        };
+        let k = self.eff.overlap_exponent;
+        let overlapped = if hi <= 0.0 || !k.is_finite() {
+            hi
+        } else {
+            hi * libm::pow(1.0 + libm::pow(lo / hi, k), 1.0 / k)
+        };
+        let t = overlapped + comm_s;
+        StepCost {
+            time_ns: (t * 1e9) as u64
+                + self.fixed_ns
+                + if s.prefill_tokens > 0 {
+                    self.prefill_fixed_ns
+                } else {
+                    0
+                },
+            flops,
+            bytes,
+        }
+    }
+
+    /// Duration of one forward pass, ns.
+    pub fn step_time_ns(&self, s: &BatchShape) -> u64 {
+        self.step(s).time_ns
+    }
+
+    /// Peak FLOP/s across the replica (for MFU).
+    pub fn peak_flops(&self) -> f64 {
+        self.peak_flops * self.tp
+    }
+
+    /// Peak bytes/s across the replica (for bandwidth utilisation).
+    pub fn peak_bandwidth(&self) -> f64 {
+        self.bandwidth * self.tp
+    }
+
+    /// Upper bound on decode output tokens/s at `batch` sequences of `context`
+    /// tokens each: the roofline with no overheads beyond the model's.
+    pub fn decode_roofline_tokens_per_s(&self, batch: u32, context: u32) -> f64 {
+        let shape = BatchShape {
+            decode_seqs: u64::from(batch),
+            decode_context_tokens: u64::from(batch) * u64::from(context),
+            ..BatchShape::default()
+        };
+        f64::from(batch) / (self.step_time_ns(&shape) as f64 * 1e-9)
+    }
+}
+
+#[cfg(test)]
+mod tests;

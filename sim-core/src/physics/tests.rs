@@ -1,0 +1,215 @@
+use super::*;
+
+#[test]
+fn derived_params_and_kv_match_the_published_table() {
+    // (model, params in billions, KV bytes/token in BF16) from reference §2.
+    let table = [
+        (Model::Llama31_8b, 8.03, 131_072.0),
+        (Model::Llama31_70b, 70.6, 327_680.0),
+        (Model::Mistral7b, 7.24, 131_072.0),
+        (Model::Qwen25_7b, 7.62, 57_344.0),
+        (Model::Qwen25_72b, 72.7, 327_680.0),
+        (Model::Llama2_7b, 6.74, 524_288.0),
+    ];
+    for (m, params_b, kv) in table {
+        let d = m.dims();
+        let p = d.params() / 1e9;
+        assert!(
+            (p - params_b).abs() / params_b < 0.005,
+            "{}: {p:.3} B vs {params_b} B",
+            m.name()
+        );
+        assert_eq!(d.kv_bytes_per_token(Precision::Bf16), kv, "{}", m.name());
+    }
+}
+
+fn h100_8b() -> Deployment {
+    Deployment {
+        gpu: Gpu::H100,
+        tp: 1,
+        model: Model::Llama31_8b,
+        weights: Precision::Bf16,
+        kv: Precision::Bf16,
+        memory_utilisation: 0.9,
+        max_batched_tokens: 2048,
+        max_seqs: 256,
+    }
+}
+
+#[test]
+fn batch_one_decode_is_bounded_by_the_weight_read() {
+    // 8.03 B params × 2 bytes ≈ 16.1 GB; at 3.35 TB/s that is ≥ 4.8 ms.
+    let dep = h100_8b();
+    assert!((dep.weight_bytes() / 1e9 - 16.06).abs() < 0.05);
+    let m = dep.step_model(Efficiency::PEAK);
+    let t = m.step_time_ns(&BatchShape {
+        decode_seqs: 1,
+        decode_context_tokens: 1,
+        ..Default::default()
+    });
+    assert!((4_750_000..4_850_000).contains(&t), "{t} ns");
+}
+
+#[test]
+fn kv_capacity_of_llama_8b_on_an_h100() {
+    // (80 GB · 0.9 − 16.06 GB − activations) / 131,072 B per token ≈ 420k tokens.
+    let blocks = h100_8b().kv_capacity_blocks().expect("fits");
+    let tokens = blocks * u64::from(KV_BLOCK_TOKENS);
+    assert!((380_000..430_000).contains(&tokens), "{tokens}");
+}
+
+#[test]
+fn a_model_that_does_not_fit_says_how_much_memory_it_needs() {
+    let dep = Deployment {
+        gpu: Gpu::L4,
+        model: Model::Llama31_70b,
+        ..h100_8b()
+    };
+    let err = dep
+        .kv_capacity_blocks()
+        .expect_err("70B does not fit on one L4");
+    assert!(err.contains("needs 14"), "{err}");
+    assert!(err.contains("21.6 GB is usable"), "{err}");
+}
+
+#[test]
+fn bigger_batches_never_take_less_time_and_more_bandwidth_never_slows_decode() {
+    let dep = h100_8b();
+    let m = dep.step_model(Efficiency::CALIBRATED);
+    let mut last = 0;
+    for b in [1u64, 2, 8, 32, 64, 128, 256, 512, 1024] {
+        let t = m.step_time_ns(&BatchShape {
+            decode_seqs: b,
+            decode_context_tokens: b * 1000,
+            ..Default::default()
+        });
+        assert!(t >= last);
+        last = t;
+    }
+    let fast = Deployment {
+        gpu: Gpu::H200,
+        ..dep
+    }
+    .step_model(Efficiency::CALIBRATED);
+    let shape = BatchShape {
+        decode_seqs: 16,
+        decode_context_tokens: 16_000,
+        ..Default::default()
+    };
+    assert!(fast.step_time_ns(&shape) <= m.step_time_ns(&shape));
+    let fp8 = Deployment {
+        weights: Precision::Fp8,
+        ..dep
+    }
+    .step_model(Efficiency::CALIBRATED);
+    assert!(fp8.step_time_ns(&shape) <= m.step_time_ns(&shape));
+}
+
+#[test]
+fn tensor_parallelism_splits_the_work_and_adds_all_reduces() {
+    let tp1 = Deployment {
+        model: Model::Llama31_70b,
+        weights: Precision::Fp8,
+        ..h100_8b()
+    };
+    assert!(
+        tp1.kv_capacity_blocks().is_err(),
+        "70B FP8 does not fit one H100 with room for KV"
+    );
+    let tp4 = Deployment { tp: 4, ..tp1 };
+    let blocks = tp4.kv_capacity_blocks().expect("fits on four");
+    assert!(blocks > 10_000);
+    let shape = BatchShape {
+        prefill_tokens: 2048,
+        prefill_attention_pairs: 2048 * 1024,
+        ..Default::default()
+    };
+    let one = Deployment { tp: 1, ..tp4 }
+        .step_model(Efficiency::PEAK)
+        .step(&shape);
+    let four = tp4.step_model(Efficiency::PEAK).step(&shape);
+    // Same total work; a quarter per GPU, plus 2 × 80 all-reduces of
+    // 2048 × 8192 × 2 bytes moving 2·3/4 of that over 450 GB/s links.
+    assert_eq!(one.flops, four.flops);
+    let comm_ns = 160.0 * (2048.0 * 8192.0 * 2.0 * 1.5 / 450e9) * 1e9;
+    let expected = one.time_ns as f64 / 4.0 + comm_ns;
+    assert!(
+        (four.time_ns as f64 / expected - 1.0).abs() < 0.01,
+        "{} vs {expected}",
+        four.time_ns
+    );
+}
+
+#[test]
+fn fp8_kv_halves_the_bytes_per_token_and_int4_shrinks_weights() {
+    let d = Model::Llama31_8b.dims();
+    assert_eq!(
+        d.kv_bytes_per_token(Precision::Fp8) * 2.0,
+        d.kv_bytes_per_token(Precision::Bf16)
+    );
+    let bf16 = h100_8b();
+    let fp8_kv = Deployment {
+        kv: Precision::Fp8,
+        ..bf16
+    };
+    let ratio = fp8_kv.kv_capacity_blocks().expect("fits") as f64
+        / bf16.kv_capacity_blocks().expect("fits") as f64;
+    assert!((ratio - 2.0).abs() < 0.01, "{ratio}");
+    let int4 = Deployment {
+        weights: Precision::Int4,
+        ..bf16
+    };
+    assert!((int4.weight_bytes() / bf16.weight_bytes() - 0.2578).abs() < 0.001);
+}
+
+fn any_deployment() -> impl Strategy<Value = Deployment> {
+    (
+        prop::sample::select(Gpu::ALL.to_vec()),
+        prop::sample::select(Model::NAMED.to_vec()),
+        prop::sample::select(vec![
+            Precision::Bf16,
+            Precision::Fp8,
+            Precision::Int8,
+            Precision::Int4,
+        ]),
+        prop::sample::select(vec![1u32, 2, 4, 8]),
+    )
+        .prop_map(|(gpu, model, weights, tp)| Deployment {
+            gpu,
+            model,
+            weights,
+            tp,
+            ..h100_8b()
+        })
+}
+
+use proptest::prelude::*;
+
+proptest! {
+    #[test]
+    fn a_larger_batch_never_takes_less_time(dep in any_deployment(), b in 1u64..2048, extra in 1u64..512, ctx in 1u64..32_768, prefill in 0u64..8192) {
+        let m = dep.step_model(Efficiency::CALIBRATED);
+        let shape = |d: u64| BatchShape { decode_seqs: d, decode_context_tokens: d * ctx, prefill_tokens: prefill, prefill_attention_pairs: prefill * prefill / 2, ..Default::default() };
+        prop_assert!(m.step_time_ns(&shape(b + extra)) >= m.step_time_ns(&shape(b)));
+    }
+
+    #[test]
+    fn more_bandwidth_never_slows_a_decode_step(dep in any_deployment(), b in 1u64..1024, ctx in 1u64..32_768) {
+        let shape = BatchShape { decode_seqs: b, decode_context_tokens: b * ctx, ..Default::default() };
+        let slow = dep.step_model(Efficiency::CALIBRATED).step_time_ns(&shape);
+        let fast = dep.step_model(Efficiency { bandwidth: 0.95, ..Efficiency::CALIBRATED }).step_time_ns(&shape);
+        prop_assert!(fast <= slow);
+        // H200 is an H100 with more bandwidth and memory.
+        let h100 = Deployment { gpu: Gpu::H100, ..dep }.step_model(Efficiency::CALIBRATED).step_time_ns(&shape);
+        let h200 = Deployment { gpu: Gpu::H200, ..dep }.step_model(Efficiency::CALIBRATED).step_time_ns(&shape);
+        prop_assert!(h200 <= h100);
+    }
+
+    #[test]
+    fn fp8_weights_never_slow_a_memory_bound_step(dep in any_deployment(), b in 1u64..64, ctx in 1u64..8192) {
+        let shape = BatchShape { decode_seqs: b, decode_context_tokens: b * ctx, ..Default::default() };
+        let bf16 = Deployment { weights: Precision::Bf16, ..dep }.step_model(Efficiency::CALIBRATED).step_time_ns(&shape);
+        let fp8 = Deployment { weights: Precision::Fp8, ..dep }.step_model(Efficiency::CALIBRATED).step_time_ns(&shape);
+        prop_assert!(fp8 <= bf16, "fp8 {fp8} ns > bf16 {bf16} ns");
+    }
+}

@@ -1,0 +1,149 @@
+//! Headroom: how far the load of one configuration can grow before its SLO
+//! breaks — doubling, then bisecting the load multiplier.
+
+use super::PlanSlo;
+use crate::Report;
+use crate::scenario::{Arrival, Scenario, ScenarioError};
+use serde::{Deserialize, Serialize};
+
+/// How far the load of a configuration can grow before the SLO breaks.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Headroom {
+    /// Largest load multiplier found to pass.
+    pub passes_at: f64,
+    /// Smallest load multiplier found to fail (None if none failed up to the cap).
+    pub fails_at: Option<f64>,
+    /// Why it fails there.
+    pub reason: Option<String>,
+    /// In words.
+    pub verdict: String,
+}
+
+/// Scale a scenario's load (arrival rate, users or schedule) by `k`.
+pub fn scale_load(s: &Scenario, k: f64) -> Scenario {
+    let mut s = s.clone();
+    match &mut s.workload.arrival {
+        Arrival::Poisson { rate_per_s } | Arrival::Gamma { rate_per_s, .. } => *rate_per_s *= k,
+        Arrival::ClosedLoop { users, .. } => {
+            for u in users.iter_mut() {
+                u.users = ((f64::from(u.users) * k).round() as u32).max(1);
+            }
+        }
+        Arrival::Schedule { points } => {
+            for p in points.iter_mut() {
+                p.rate_per_s *= k;
+            }
+        }
+        Arrival::Trace { .. } => {}
+    }
+    s
+}
+
+/// The headroom search as a state machine (`next` load multiplier's scenario to
+/// run, `feed` its report), so a page can run it in slices.
+#[derive(Clone, Debug)]
+pub struct HeadroomSearch {
+    base: Scenario,
+    slo: PlanSlo,
+    tolerance: f64,
+    lo: f64,
+    hi: Option<(f64, String)>,
+    next: Option<f64>,
+    result: Option<Headroom>,
+}
+
+/// Largest load multiplier the headroom search tries.
+pub const MAX_GROWTH: f64 = 64.0;
+
+impl HeadroomSearch {
+    /// Start at today's load.
+    pub fn new(base: &Scenario, slo: PlanSlo, tolerance: f64) -> Self {
+        HeadroomSearch {
+            base: base.clone(),
+            slo,
+            tolerance: tolerance.max(1e-4),
+            lo: 0.0,
+            hi: None,
+            next: Some(1.0),
+            result: None,
+        }
+    }
+
+    /// The scenario to run next, or None when done.
+    pub fn next(&self) -> Option<Scenario> {
+        self.next.map(|k| scale_load(&self.base, k))
+    }
+
+    /// The load multiplier of [`Self::next`].
+    pub fn next_multiplier(&self) -> Option<f64> {
+        self.next
+    }
+
+    /// Record the report of the last `next` scenario.
+    pub fn feed(&mut self, report: &Report) {
+        let Some(k) = self.next else { return };
+        match self.slo.check(report) {
+            Ok(_) => self.lo = k,
+            Err(why) if k == 1.0 => {
+                self.next = None;
+                self.result = Some(Headroom {
+                    passes_at: 0.0,
+                    fails_at: Some(1.0),
+                    verdict: format!("already over the targets at today's load: {why}"),
+                    reason: Some(why),
+                });
+                return;
+            }
+            Err(why) => self.hi = Some((k, why)),
+        }
+        self.next = match &self.hi {
+            // Double until something fails…
+            None if k * 2.0 <= MAX_GROWTH => Some(k * 2.0),
+            None => {
+                self.result = Some(Headroom {
+                    passes_at: self.lo,
+                    fails_at: None,
+                    reason: None,
+                    verdict: format!(
+                        "meets the targets at {:.0}× today's load, the largest tried",
+                        self.lo
+                    ),
+                });
+                None
+            }
+            // …then bisect to the tolerance.
+            Some((h, why)) if (h - self.lo) / self.lo <= self.tolerance => {
+                let first = why.split(';').next().unwrap_or(why).to_owned();
+                self.result = Some(Headroom {
+                    passes_at: self.lo,
+                    fails_at: Some(*h),
+                    verdict: format!("you can grow {:.2}× before {first}", self.lo),
+                    reason: Some(why.clone()),
+                });
+                None
+            }
+            Some((h, _)) => Some((self.lo + h) / 2.0),
+        };
+    }
+
+    /// The answer, once `next` is None.
+    pub fn result(&self) -> Option<&Headroom> {
+        self.result.as_ref()
+    }
+}
+
+/// Bisect the load multiplier (doubling from 1× up to 64×, then halving the
+/// bracket) until the passing and failing multipliers are within `tolerance`
+/// (relative) of each other.
+pub fn headroom(s: &Scenario, slo: PlanSlo, tolerance: f64) -> Result<Headroom, ScenarioError> {
+    let mut h = HeadroomSearch::new(s, slo, tolerance);
+    // Bounded: 6 doublings and at most ~40 halvings.
+    for _ in 0..64 {
+        let Some(next) = h.next() else { break };
+        let r = crate::run_scenario(next)?;
+        h.feed(&r);
+    }
+    h.result().cloned().ok_or_else(|| ScenarioError {
+        problems: vec!["the headroom search did not converge".into()],
+    })
+}

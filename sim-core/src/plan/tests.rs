@@ -1,0 +1,114 @@
+use super::*;
+use crate::presets;
+
+fn slo() -> PlanSlo {
+    PlanSlo {
+        ttft_p99_ms: 2000.0,
+        tpot_p99_ms: 100.0,
+        max_error_fraction: 0.01,
+        min_goodput: 0.9,
+    }
+}
+
+fn small() -> Scenario {
+    let mut s = presets::chatbot_h100();
+    s.duration_s = 60.0;
+    s
+}
+
+#[test]
+fn the_replica_search_finds_the_boundary() {
+    let mut s = small();
+    s.workload.arrival = Arrival::Poisson { rate_per_s: 40.0 };
+    let cfg = Config::SelfHosted {
+        gpu: Gpu::L4,
+        tp: 1,
+        weights: Precision::Fp8,
+        max_seqs: 64,
+    };
+    let done = Search::new(&s, cfg, slo(), &Space::default()).run_with(crate::run_scenario);
+    let best = done.best().expect("L4s can carry it with enough replicas");
+    assert!(best.replicas > 1);
+    // The size just below fails, and the best re-run directly passes.
+    let mut below = done.next().unwrap_or_else(|| s.clone());
+    below.serving = done.base.serving.clone();
+    below.serving.replicas = best.replicas - 1;
+    assert!(
+        slo()
+            .check(&crate::run_scenario(below.clone()).expect("valid"))
+            .is_err()
+    );
+    let mut at = below.clone();
+    at.serving.replicas = best.replicas;
+    assert!(
+        slo()
+            .check(&crate::run_scenario(at.clone()).expect("valid"))
+            .is_ok()
+    );
+}
+
+#[test]
+fn hopeless_configurations_are_pruned_with_a_reason() {
+    let s = small();
+    let tight = PlanSlo {
+        tpot_p99_ms: 3.0,
+        ..slo()
+    };
+    let l4 = Search::new(
+        &s,
+        Config::SelfHosted {
+            gpu: Gpu::L4,
+            tp: 1,
+            weights: Precision::Bf16,
+            max_seqs: 32,
+        },
+        tight,
+        &Space::default(),
+    );
+    assert!(
+        l4.pruned
+            .as_deref()
+            .is_some_and(|p| p.contains("slower than the 3 ms TPOT target")),
+        "{:?}",
+        l4.pruned
+    );
+    let mut huge = s.clone();
+    huge.serving.model = crate::physics::Model::Llama31_70b;
+    let fit = Search::new(
+        &huge,
+        Config::SelfHosted {
+            gpu: Gpu::L4,
+            tp: 1,
+            weights: Precision::Bf16,
+            max_seqs: 32,
+        },
+        slo(),
+        &Space::default(),
+    );
+    assert!(
+        fit.pruned
+            .as_deref()
+            .is_some_and(|p| p.contains("does not fit")),
+        "{:?}",
+        fit.pruned
+    );
+}
+
+#[test]
+fn headroom_brackets_the_boundary_within_two_percent() {
+    let s = small();
+    let h = headroom(&s, slo(), 0.02).expect("valid");
+    let hi = h.fails_at.expect("fails somewhere below 64×");
+    assert!((hi - h.passes_at) / h.passes_at <= 0.02);
+    assert!(
+        slo()
+            .check(&crate::run_scenario(scale_load(&s, h.passes_at)).expect("valid"))
+            .is_ok()
+    );
+    assert!(
+        slo()
+            .check(&crate::run_scenario(scale_load(&s, hi)).expect("valid"))
+            .is_err()
+    );
+    assert!(h.verdict.starts_with("you can grow"), "{}", h.verdict);
+}

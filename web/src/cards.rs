@@ -1,0 +1,163 @@
+//! The summary cards: the headline numbers of a run, each with its delta
+//! against the pinned run A.
+
+use crate::format::{fmt_ms, fmt_usd};
+use leptos::prelude::*;
+use sim_core::{Report, Scenario};
+
+/// One summary card: label, test id, help, and the text and raw value to show.
+pub struct Card {
+    /// Label.
+    pub label: &'static str,
+    /// Test id suffix (`card-…`).
+    pub id: &'static str,
+    /// One sentence defining the number.
+    pub help: &'static str,
+    /// Text and raw value, if the report has the number.
+    pub value: fn(&Report) -> Option<(String, f64)>,
+}
+
+/// Every card, in page order.
+pub fn cards() -> Vec<Card> {
+    vec![
+        Card {
+            label: "Time to first token, p50",
+            id: "ttft-p50",
+            help: "TTFT: from sending a request to the first token of the answer; half of the requests are faster.",
+            value: |r| r.overall.ttft.p50_ms.map(|v| (fmt_ms(Some(v)), v)),
+        },
+        Card {
+            label: "Time to first token, p99",
+            id: "ttft-p99",
+            help: "The TTFT that 99 % of requests beat: what your unluckiest users see.",
+            value: |r| r.overall.ttft.p99_ms.map(|v| (fmt_ms(Some(v)), v)),
+        },
+        Card {
+            label: "Time per output token, p50",
+            id: "tpot-p50",
+            help: "TPOT: the average gap between tokens after the first; it sets how fast the answer streams.",
+            value: |r| r.overall.tpot.p50_ms.map(|v| (fmt_ms(Some(v)), v)),
+        },
+        Card {
+            label: "Time per output token, p99",
+            id: "tpot-p99",
+            help: "The TPOT that 99 % of requests beat: the slowest streams your users see.",
+            value: |r| r.overall.tpot.p99_ms.map(|v| (fmt_ms(Some(v)), v)),
+        },
+        Card {
+            label: "End-to-end, p50",
+            id: "e2e-p50",
+            help: "From sending a request to its last token, including any queueing and retries; half of the requests are faster.",
+            value: |r| r.overall.e2e.p50_ms.map(|v| (fmt_ms(Some(v)), v)),
+        },
+        Card {
+            label: "End-to-end, p99",
+            id: "e2e-p99",
+            help: "From sending a request to its last token, including any queueing and retries.",
+            value: |r| r.overall.e2e.p99_ms.map(|v| (fmt_ms(Some(v)), v)),
+        },
+        Card {
+            label: "Output throughput",
+            id: "throughput",
+            help: "Tokens generated per second across all requests: what the system as a whole delivers.",
+            value: |r| {
+                Some((
+                    format!("{:.0} tok/s", r.throughput.output_tokens_per_s),
+                    r.throughput.output_tokens_per_s,
+                ))
+            },
+        },
+        Card {
+            label: "Goodput",
+            id: "goodput",
+            help: "The share of requests that completed within both targets (TTFT and TPOT); errors count as misses.",
+            value: |r| {
+                r.throughput
+                    .goodput_fraction
+                    .map(|g| (format!("{:.1} %", g * 100.0), g * 100.0))
+            },
+        },
+        Card {
+            label: "Cost per million output tokens",
+            id: "usd-per-mtok",
+            help: "What the run cost (servers by the hour plus API spend) divided by the tokens it generated.",
+            value: |r| r.cost.usd_per_mtok_output.map(|v| (fmt_usd(v), v)),
+        },
+        Card {
+            label: "Cost per month",
+            id: "usd-per-month",
+            help: "Servers for 730 hours at this size, plus API spend at this load for a month.",
+            value: |r| Some((fmt_usd(r.cost.usd_per_month), r.cost.usd_per_month)),
+        },
+        Card {
+            label: "429 responses",
+            id: "throttled",
+            help: "429: the provider refusing a request because the account is over its rate limit.",
+            value: |r| {
+                r.api
+                    .as_ref()
+                    .map(|a| (format!("{}", a.throttled_429), a.throttled_429 as f64))
+            },
+        },
+        Card {
+            label: "Failed requests",
+            id: "failed",
+            help: "Requests that reached the user as an error, or that the client's queue turned away.",
+            value: |r| {
+                let n = r.requests.failed + r.requests.rejected;
+                let pct = 100.0 * n as f64 / r.requests.arrived.max(1) as f64;
+                Some((format!("{n} ({pct:.1} %)"), pct))
+            },
+        },
+    ]
+}
+
+/// How B differs from A, as the card shows it.
+pub fn delta_text(a: f64, b: f64) -> String {
+    if a == b {
+        "same as A".to_owned()
+    } else if a.abs() > 1e-12 {
+        format!("{:+.1} % vs A", (b - a) / a.abs() * 100.0)
+    } else {
+        format!("{:+.3} vs A", b - a)
+    }
+}
+
+/// The cards for the current report, with deltas against the pinned one.
+pub fn cards_view(
+    report: RwSignal<Option<Report>>,
+    pinned: RwSignal<Option<(Scenario, Report)>>,
+) -> impl IntoView {
+    cards()
+        .into_iter()
+        .map(|c| {
+            let value = c.value;
+            let id = c.id;
+            let shown = move || report.with(|r| r.as_ref().and_then(value));
+            let delta = move || {
+                let b = shown()?.1;
+                let a = pinned.with(|p| p.as_ref().and_then(|(_, r)| value(r)))?.1;
+                Some(delta_text(a, b))
+            };
+            view! {
+                <Show when=move || shown().is_some()>
+                    <div class="card" title=c.help>
+                        <span class="card-label">{c.label}</span>
+                        <span
+                            class="card-value"
+                            data-testid=format!("card-{}", c.id)
+                            data-value=move || shown().map(|(_, v)| v.to_string()).unwrap_or_default()
+                        >
+                            {move || shown().map(|(t, _)| t).unwrap_or_default()}
+                        </span>
+                        <Show when=move || delta().is_some()>
+                            <span class="delta" data-testid=format!("card-{id}-delta")>
+                                {move || delta().unwrap_or_default()}
+                            </span>
+                        </Show>
+                    </div>
+                </Show>
+            }
+        })
+        .collect_view()
+}

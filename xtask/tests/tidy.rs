@@ -1,0 +1,89 @@
+//! Keeps the promises ARCHITECTURE.md makes about the code itself: sim-core
+//! reads no clock, keeps no unordered maps, draws no global randomness and does
+//! no I/O; no source file grows past about 600 lines.
+
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask sits in the workspace")
+        .to_path_buf()
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The file's text without comments (so prose may name what code may not use).
+fn code(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).expect("readable source");
+    text.lines()
+        .map(|l| match l.find("//") {
+            Some(i) => &l[..i],
+            None => l,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn sim_core_uses_no_clock_no_unordered_map_no_global_rng_and_no_io() {
+    let forbidden = [
+        ("Instant", "a clock"),
+        ("SystemTime", "a clock"),
+        ("HashMap", "iteration order that varies by run"),
+        ("HashSet", "iteration order that varies by run"),
+        ("thread_rng", "a global RNG"),
+        ("rand::random", "a global RNG"),
+        ("from_entropy", "entropy"),
+        ("getrandom", "entropy"),
+        ("std::fs", "I/O"),
+        ("std::io", "I/O"),
+        ("std::net", "I/O"),
+        ("std::env", "the environment"),
+        ("println!", "I/O"),
+        ("eprintln!", "I/O"),
+        ("print!(", "I/O"),
+    ];
+    let mut files = Vec::new();
+    rust_files(&root().join("sim-core/src"), &mut files);
+    assert!(files.len() > 20, "sim-core sources found: {}", files.len());
+    let mut problems = Vec::new();
+    for f in &files {
+        let c = code(f);
+        for (word, why) in forbidden {
+            if c.contains(word) {
+                problems.push(format!("{}: uses {word} ({why})", f.display()));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn no_source_file_is_over_600_lines() {
+    let mut files = Vec::new();
+    for dir in ["sim-core", "charts", "web", "cli", "xtask"] {
+        rust_files(&root().join(dir), &mut files);
+    }
+    let long: Vec<String> = files
+        .iter()
+        .filter_map(|f| {
+            let n = std::fs::read_to_string(f).ok()?.lines().count();
+            (n > 600).then(|| format!("{}: {n} lines", f.display()))
+        })
+        .collect();
+    assert!(long.is_empty(), "split these:\n{}", long.join("\n"));
+}
