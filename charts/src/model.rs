@@ -266,6 +266,28 @@ impl TimeUnit {
     }
 }
 
+/// Where a line of a time chart comes from in a report's series.
+pub type Pick = fn(&sim_core::report::Series) -> Vec<(f64, f64)>;
+
+/// A chart of a report's series over time: each line picked from the series;
+/// with a pinned run A, its `a` line drawn dashed in orange behind.
+pub fn time_chart(
+    title: &str,
+    y_label: &str,
+    r: &sim_core::Report,
+    picks: &[(&str, RGBColor, Stroke, Pick)],
+    a: Option<(&sim_core::Report, &str, Pick)>,
+) -> Chart {
+    let mut lines: Vec<Line> = picks
+        .iter()
+        .map(|&(label, colour, stroke, pick)| Line::new(label, colour, stroke, pick(&r.series)))
+        .collect();
+    if let Some((p, label, pick)) = a {
+        lines.push(Line::new(label, ORANGE, Stroke::Dashed, pick(&p.series)));
+    }
+    over_time(title, y_label, lines)
+}
+
 /// A chart of series over simulated time: x spans the run, y starts at 0 and
 /// fits the largest value.
 pub fn over_time(title: &str, y_label: &str, lines: Vec<Line>) -> Chart {
