@@ -23,13 +23,27 @@ fn line(name: &str, l: &LatencyStats) -> String {
     )
 }
 
+/// Text from a scenario made safe for a terminal: control characters (escape
+/// sequences, carriage returns…) are shown escaped, never sent as they are.
+pub(crate) fn printable(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            if c.is_control() {
+                c.escape_default().collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect()
+}
+
 /// A readable summary of a report.
 pub(crate) fn summary(s: &Scenario, r: &Report) -> String {
     let mut o = String::new();
     let name = if s.name.is_empty() {
-        "scenario"
+        "scenario".to_owned()
     } else {
-        &s.name
+        printable(&s.name)
     };
     o += &format!(
         "{name} — seed {}, {:.1} s simulated, {} events\n",
@@ -50,7 +64,7 @@ pub(crate) fn summary(s: &Scenario, r: &Report) -> String {
     o += &line("queue wait", &r.overall.queue_wait);
     if r.per_class.len() > 1 {
         for k in &r.per_class {
-            o += &format!("  class {}:\n", k.name);
+            o += &format!("  class {}:\n", printable(&k.name));
             o += &line("  TTFT", &k.ttft);
             o += &line("  end-to-end", &k.e2e);
         }
@@ -78,9 +92,10 @@ pub(crate) fn summary(s: &Scenario, r: &Report) -> String {
         );
         if let Some(l) = &r.physical_limit {
             o += &format!(
-                "physical limit: {:.0} output tok/s at batch {} (roofline); this run reached {:.0} % of it\n",
+                "physical limit: {:.0} output tok/s (decode at datasheet peak, batch {}, contexts of {} tokens); this run reached {:.0} % of it\n",
                 l.output_tokens_per_s,
                 l.batch,
+                l.context_tokens,
                 l.achieved_fraction * 100.0
             );
         }

@@ -96,6 +96,25 @@ mod runs {
     }
 }
 
+mod names {
+    use crate::summary::{printable, summary};
+
+    #[test]
+    fn control_characters_in_names_never_reach_the_terminal() {
+        let mut s = sim_core::presets::chatbot_h100();
+        s.name = "evil\u{1b}[31m red\r".into();
+        s.workload.classes[0].name = "chat\u{7}".into();
+        let r = sim_core::run_scenario(s.clone()).expect("valid");
+        let text = summary(&s, &r);
+        assert!(
+            !text.chars().any(|c| c.is_control() && c != '\n'),
+            "{text:?}"
+        );
+        assert!(text.contains("evil\\u{1b}[31m red\\r"), "{text}");
+        assert_eq!(printable("a\tb"), "a\\tb");
+    }
+}
+
 mod analysis_tests {
     use sim_core::plan::{PlanSlo, Space};
     use sim_core::sweep::{Axis, Summary};

@@ -4,6 +4,7 @@
 //! produces the same values on every platform (`rand_distr` would route through the
 //! platform's maths library whenever any crate in the build enables `num-traits/std`).
 
+use crate::params::show;
 use crate::rng::Stream;
 use serde::{Deserialize, Serialize};
 
@@ -74,7 +75,14 @@ impl Dist {
         let bad = |name: &str, v: f64, lo: f64, lo_inclusive: bool| {
             let ok = v.is_finite() && v <= max && if lo_inclusive { v >= lo } else { v > lo };
             let lower = if lo_inclusive { "≥" } else { ">" };
-            (!ok).then(|| format!("{field}.{name} must be {lower} {lo} and ≤ {max}, got {v}"))
+            (!ok).then(|| {
+                format!(
+                    "{field}.{name} must be {lower} {} and ≤ {}, got {}",
+                    show(lo),
+                    show(max),
+                    show(v)
+                )
+            })
         };
         match self {
             Dist::Fixed { value } => problems.extend(bad("value", *value, 0.0, true)),
@@ -83,7 +91,9 @@ impl Dist {
                 problems.extend(bad("max", *hi, 0.0, true));
                 if min > hi {
                     problems.push(format!(
-                        "{field}: min must be ≤ max, got min {min} > max {hi}"
+                        "{field}.max must be ≥ {field}.min ({}), got {}",
+                        show(*min),
+                        show(*hi)
                     ));
                 }
             }
@@ -188,6 +198,29 @@ impl Dist {
             Dist::Empirical { bins } => bins.iter().map(|b| b.hi).reduce(f64::max),
             _ => None,
         }
+    }
+
+    /// The parameter that sets the distribution's typical size (for messages
+    /// about its mean).
+    pub fn size_field(&self) -> &'static str {
+        match self {
+            Dist::Fixed { .. } => "value",
+            Dist::Uniform { .. } => "max",
+            Dist::Normal { .. } | Dist::Exponential { .. } => "mean",
+            Dist::LogNormal { .. } => "median",
+            Dist::Empirical { .. } => "bins",
+        }
+    }
+
+    /// The smallest value the distribution can take (0 when unbounded below).
+    pub fn lower_bound(&self) -> f64 {
+        match self {
+            Dist::Fixed { value } => *value,
+            Dist::Uniform { min, .. } => *min,
+            Dist::Empirical { bins } => bins.iter().map(|b| b.lo).reduce(f64::min).unwrap_or(0.0),
+            _ => 0.0,
+        }
+        .max(0.0)
     }
 
     /// A sampler with precomputed constants. Call only on a validated distribution.
@@ -474,6 +507,10 @@ mod tests {
         assert!(p[0].contains("input_tokens.max") && p[0].contains("NaN"));
         assert!(p[1].contains("p90 must be ≥ median"));
         assert!(p[2].contains("1..=4096 bins, got 0"));
-        assert!(p[3].contains("x.mean") && p[3].contains("1000000000000"));
+        assert!(
+            p[3].contains("x.mean") && p[3].contains("got 1e12"),
+            "{}",
+            p[3]
+        );
     }
 }

@@ -17,7 +17,11 @@ pub struct Report {
     pub warnings: Vec<String>,
     /// False when a limit stopped the run before all work drained.
     pub complete: bool,
-    /// Simulated time from 0 to the last event, seconds.
+    /// The measured window, seconds: from 0 to the end of the arrival window or
+    /// to when the last work in flight ended, whichever is later (idle timers,
+    /// such as closed-loop users thinking after the window, never extend it);
+    /// for a run stopped by a limit, to where it stopped. Rates, utilisation and
+    /// cost are over this window.
     pub sim_time_s: f64,
     /// Events processed.
     pub events: u64,
@@ -121,11 +125,13 @@ pub struct PhysicalLimit {
     /// Sequences per pass assumed: the configured batch size, capped by how many
     /// sequences of `context_tokens` the KV cache holds.
     pub batch: u32,
-    /// Mean context of a decoding sequence: prompt + half the output, tokens.
+    /// The shortest context a decoding sequence of this workload can have (its
+    /// shortest prompt and one token): the bound assumes every sequence has it.
     pub context_tokens: u32,
-    /// The bound across all replicas, output tokens/s.
+    /// The bound across all replicas, output tokens/s: decode steps at the
+    /// datasheet peak with no overheads. No run of this configuration passes it.
     pub output_tokens_per_s: f64,
-    /// Achieved output tokens/s as a fraction of the bound.
+    /// Achieved output tokens/s as a fraction of the bound, in [0, 1].
     pub achieved_fraction: f64,
 }
 

@@ -1,9 +1,12 @@
 //! Where tasks come from: open-loop processes (Poisson, gamma, rate schedules),
 //! replayed traces, and closed-loop users who think between tasks.
 
-use super::{Event, NS_PER_S, Simulation, secs_to_ns};
+use super::{Event, NS_PER_S, Simulation, later, secs_to_ns};
 use crate::dist::gamma;
 use crate::scenario::{Arrival, RatePoint, RequestClass};
+
+/// Least wait of a closed-loop user before trying again after an error, ns.
+pub(super) const ERROR_BACKOFF_NS: u64 = 1_000_000_000;
 
 /// Cumulative class shares, normalised so the last is 1.
 pub(super) fn class_cdf(classes: &[RequestClass]) -> Vec<f64> {
@@ -117,7 +120,10 @@ impl Simulation {
             return;
         };
         let target = users[step as usize].users;
-        if let Some(next) = users.get(step as usize + 1) {
+        // Steps after the arrival window would change nobody's behaviour.
+        if let Some(next) = users.get(step as usize + 1)
+            && secs_to_ns(next.at_s) < self.cfg.duration_ns
+        {
             self.st
                 .events
                 .push(secs_to_ns(next.at_s), Event::UsersChange { step: step + 1 });
@@ -137,11 +143,8 @@ impl Simulation {
                 self.st.users.active[i as usize] = true;
                 if !self.st.users.pending[i as usize] {
                     // New users arrive spread over one think time, not all at once.
-                    self.st.users.pending[i as usize] = true;
                     let think = self.draw_think();
-                    self.st
-                        .events
-                        .push(self.st.now + think, Event::UserWakes { user: i });
+                    self.wake_later(i, think);
                 }
             }
         }
@@ -154,13 +157,27 @@ impl Simulation {
         }
     }
 
-    /// A task ended (or was lost): its user, if any, thinks and sends the next.
-    pub(super) fn user_done(&mut self, user: Option<u32>) {
+    /// A task ended: its user, if any, thinks and sends the next. After an
+    /// error (rejected, failed) a user waits at least [`ERROR_BACKOFF_NS`], as
+    /// a person or a client does before trying again.
+    pub(super) fn user_done(&mut self, user: Option<u32>, after_error: bool) {
         let Some(user) = user else { return };
-        let think = self.draw_think();
-        self.st
-            .events
-            .push(self.st.now + think, Event::UserWakes { user });
+        let mut think = self.draw_think();
+        if after_error {
+            think = think.max(ERROR_BACKOFF_NS);
+        }
+        self.wake_later(user, think);
+    }
+
+    /// Wake `user` after `think`, unless that falls after the arrival window
+    /// (the user would send nothing): idle timers never extend the run.
+    fn wake_later(&mut self, user: u32, think: u64) {
+        let at = later(self.st.now, think);
+        let pending = at < self.cfg.duration_ns;
+        self.st.users.pending[user as usize] = pending;
+        if pending {
+            self.st.events.push(at, Event::UserWakes { user });
+        }
     }
 }
 

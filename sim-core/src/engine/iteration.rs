@@ -55,21 +55,7 @@ impl Simulation {
                     pass.decodes = self.st.replicas[r].decoding.len() as u64;
                     budget_left = budget_left.saturating_sub(pass.decodes);
                 }
-                // Partial prefills, oldest first.
-                for &id in &self.st.replicas[r].prefilling {
-                    if budget_left == 0 {
-                        break;
-                    }
-                    let req = &self.st.requests[id];
-                    let left = u64::from(req.prefill_target - req.prefilled);
-                    let take = left.min(c).min(budget_left);
-                    let cached = u64::from(req.prefilled);
-                    pass.chunks.push((id, take as u32));
-                    shape.prefill_tokens += take;
-                    shape.prefill_cached_tokens += cached;
-                    shape.prefill_attention_pairs += take * (cached + take / 2);
-                    budget_left -= take;
-                }
+                self.schedule_partial_prefills(r, c, &mut pass, &mut shape, &mut budget_left);
                 self.admit_prefills(r, lim, &mut pass, &mut shape, &mut budget_left);
             }
         }
@@ -122,15 +108,18 @@ impl Simulation {
             // The watermark keeps room for running sequences to grow; with none
             // running there is nothing to protect (and a request larger than
             // capacity − watermark would otherwise wait forever).
+            // Blocks for the first chunk only: later chunks allocate their own,
+            // as vLLM's V1 scheduler does.
+            let first = blocks_for(take);
             let rep = &self.st.replicas[r];
             let idle = rep.decoding.is_empty() && rep.prefilling.is_empty();
             let reserve = if idle { 0 } else { self.cfg.kv_watermark };
-            if rep.kv_used + need + reserve > self.cfg.kv_blocks {
+            if rep.kv_used + first + reserve > self.cfg.kv_blocks {
                 break; // admission waits for memory
             }
             self.st.queues[q].pop_front();
             self.admit(id, r);
-            self.st.replicas[r].kv_used += need;
+            self.st.replicas[r].kv_used += first;
             self.st.requests[id].phase = Phase::Prefilling;
             self.st.replicas[r].prefilling.push_back(id);
             pass.chunks.push((id, take as u32));
@@ -150,18 +139,62 @@ impl Simulation {
                 self.st.replicas[r].kv_used += need;
                 return;
             }
-            let Some(victim) = rep.decoding.newest() else {
+            let Some(decoder) = rep.decoding.newest() else {
                 return;
             };
             if rep.decoding.len() == 1 && rep.prefilling.is_empty() {
                 // Alone in the cache and still out of room: this sequence can never
                 // finish here. Recomputing it would loop forever; refuse it instead.
-                self.leave_decoding(r, victim);
+                self.leave_decoding(r, decoder);
                 self.st.replicas[r].running -= 1;
-                self.reject_too_long(victim);
+                self.reject_too_long(decoder);
                 continue;
             }
-            self.preempt(r, victim);
+            // The most recently admitted sequence goes, prefilling or decoding.
+            let order = |id: ReqId| self.st.requests[id].admit_order;
+            match rep.prefilling.back() {
+                Some(&p) if order(p) > order(decoder) => self.preempt_prefill(r),
+                _ => self.preempt(r, decoder),
+            }
+        }
+    }
+
+    /// Continue partial prefills, oldest first, each chunk allocating the KV
+    /// blocks its tokens need. When memory runs out the newest prefilling
+    /// sequence is preempted (possibly the one asking). Decoding sequences are
+    /// already in the pass and are not preempted for a prompt chunk.
+    fn schedule_partial_prefills(
+        &mut self,
+        r: usize,
+        chunk: u64,
+        pass: &mut Pass,
+        shape: &mut BatchShape,
+        budget_left: &mut u64,
+    ) {
+        let mut i = 0;
+        while i < self.st.replicas[r].prefilling.len() && *budget_left > 0 {
+            let id = self.st.replicas[r].prefilling[i];
+            let req = &self.st.requests[id];
+            let done = u64::from(req.prefilled);
+            let take = u64::from(req.prefill_target - req.prefilled)
+                .min(chunk)
+                .min(*budget_left);
+            let need = blocks_for(done + take) - blocks_for(done);
+            while self.st.replicas[r].kv_used + need > self.cfg.kv_blocks
+                && self.st.replicas[r].prefilling.len() > i
+            {
+                self.preempt_prefill(r);
+            }
+            if self.st.replicas[r].prefilling.len() <= i {
+                break; // it was the newest: preempted itself
+            }
+            self.st.replicas[r].kv_used += need;
+            pass.chunks.push((id, take as u32));
+            shape.prefill_tokens += take;
+            shape.prefill_cached_tokens += done;
+            shape.prefill_attention_pairs += take * (done + take / 2);
+            *budget_left -= take;
+            i += 1;
         }
     }
 
@@ -176,8 +209,29 @@ impl Simulation {
         ctx
     }
 
+    /// Preempt a decoding sequence: it keeps the tokens it generated and will
+    /// recompute prompt + those tokens, then generate only what remains.
     fn preempt(&mut self, r: usize, id: ReqId) {
-        self.leave_decoding(r, id);
+        let ctx = self.leave_decoding(r, id);
+        let req = &mut self.st.requests[id];
+        // Its context holds the prompt and every generated token but the last.
+        req.generated = (ctx - u64::from(req.input_tokens) + 1) as u32;
+        debug_assert!(req.generated < req.output_tokens);
+        self.requeue(r, id);
+    }
+
+    /// Preempt the newest prefilling sequence, freeing the blocks its chunks hold.
+    fn preempt_prefill(&mut self, r: usize) {
+        let Some(id) = self.st.replicas[r].prefilling.pop_back() else {
+            return;
+        };
+        let held = blocks_for(u64::from(self.st.requests[id].prefilled));
+        self.st.replicas[r].kv_used -= held;
+        self.requeue(r, id);
+    }
+
+    /// Send a preempted sequence back to the front of the queue to recompute.
+    fn requeue(&mut self, r: usize, id: ReqId) {
         self.rec.preemptions += 1;
         let q = self.queue_of(r);
         let central = self.cfg.router == Router::CentralQueue;
@@ -195,6 +249,7 @@ impl Simulation {
         // Back to the front of the queue, as vLLM does.
         self.st.queues[q].push_front(id);
         self.st.waiting += 1;
+        self.touch(r);
     }
 
     /// Apply a finished pass: advance decodes, finish sequences whose last
@@ -215,9 +270,10 @@ impl Simulation {
                 if !live {
                     continue; // preempted or refused since: a stale entry
                 }
-                self.leave_decoding(r, f.id);
+                let ctx = self.leave_decoding(r, f.id);
                 let req = &mut self.st.requests[f.id];
-                req.generated = req.output_tokens;
+                req.generated = (ctx - u64::from(req.input_tokens) + 1) as u32;
+                debug_assert_eq!(req.generated, req.output_tokens, "finished early or late");
                 self.complete(f.id);
             }
         }

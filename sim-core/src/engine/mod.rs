@@ -18,7 +18,7 @@ use crate::event::EventQueue;
 use crate::physics::{Efficiency, KV_BLOCK_TOKENS};
 use crate::report::Report;
 use crate::rng::{Stream, StreamId};
-use crate::scenario::{Arrival, Router, ServiceModel, Slo, ValidScenario};
+use crate::scenario::{Arrival, Router, ServiceModel, Slo, ValidScenario, bounds};
 use std::collections::VecDeque;
 
 mod arrivals;
@@ -130,6 +130,8 @@ struct State {
     /// Requests waiting for admission anywhere (fleet queues and API client).
     waiting: u64,
     rr_next: u32,
+    /// The replicas by route key (least-outstanding and join-shortest-queue).
+    index: router::ReplicaIndex,
     admit_counter: u64,
     users: Users,
     stopped: Option<String>,
@@ -148,15 +150,28 @@ pub struct Simulation {
     api: Option<ApiState>,
 }
 
+/// Longest span any one sampled or computed duration may have: 2⁶² ns, about
+/// 146 years. Every event time is at most `limits.max_sim_time_s` (≤ 70 days,
+/// `scenario::bounds`) plus two such spans, so time arithmetic cannot wrap;
+/// an event that far out stops the run at its time limit with a warning.
+const MAX_SPAN_NS: u64 = 1 << 62;
+
+/// Seconds to nanoseconds, clamped to `0..=MAX_SPAN_NS` (NaN gives 0).
 fn secs_to_ns(s: f64) -> u64 {
     let ns = s * NS_PER_S;
-    if ns <= 0.0 {
+    if ns.is_nan() || ns <= 0.0 {
         0
-    } else if ns >= u64::MAX as f64 {
-        u64::MAX
+    } else if ns >= MAX_SPAN_NS as f64 {
+        MAX_SPAN_NS
     } else {
         ns as u64
     }
+}
+
+/// `t + span`, for event times: spans are clamped, so this never saturates in
+/// practice; saturating keeps it safe if that ever changes.
+fn later(t: u64, span: u64) -> u64 {
+    t.saturating_add(span.min(MAX_SPAN_NS))
 }
 
 fn blocks_for(tokens: u64) -> u64 {
@@ -231,6 +246,7 @@ impl Simulation {
             queues: vec![VecDeque::new(); if central { 1 } else { replicas }],
             waiting: 0,
             rr_next: 0,
+            index: router::ReplicaIndex::new(replicas),
             admit_counter: 0,
             users: Users::default(),
             stopped: None,
@@ -304,6 +320,14 @@ impl Simulation {
             return false;
         };
         if !accept(next) {
+            return false;
+        }
+        if self.rec.arrived >= bounds::REQUESTS {
+            self.st.stopped = Some(format!(
+                "stopped after {} requests at {:.1} s of simulated time (the simulator's bound); the numbers cover the partial run",
+                bounds::REQUESTS,
+                self.st.now as f64 / NS_PER_S
+            ));
             return false;
         }
         if self.st.processed >= self.cfg.max_events {

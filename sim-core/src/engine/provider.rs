@@ -2,7 +2,7 @@
 //! client retries and the client-side queue, and the provider's own latency.
 
 use super::request::{Phase, ReqId};
-use super::{Event, Simulation, secs_to_ns};
+use super::{Event, Simulation, later, secs_to_ns};
 use crate::api::{Api, Charge, ClientPolicy, Limiter, full_jitter_delay_ns, sdk_retry_delay_ns};
 use crate::dist::Sampler;
 use crate::report::{ApiReport, TierReport};
@@ -351,7 +351,7 @@ impl Simulation {
         let ttft_ns = secs_to_ns(first).max(1);
         let gen_ns = secs_to_ns(f64::from(req.output_tokens) / speed);
         req.admitted_ns = req.admitted_ns.min(now);
-        req.first_token_ns = now + ttft_ns;
+        req.first_token_ns = later(now, ttft_ns);
         // The reservation is a class's max_tokens, within `bounds::TOKENS`.
         req.output_reserved = u32::try_from(charge.output_reserved).unwrap_or(u32::MAX);
         req.phase = Phase::Batched;
@@ -359,9 +359,10 @@ impl Simulation {
             now,
             u64::from(req.input_tokens) + u64::from(req.output_tokens),
         );
-        self.st
-            .events
-            .push(now + ttft_ns + gen_ns, Event::ApiDone { req: id });
+        self.st.events.push(
+            later(later(now, ttft_ns), gen_ns),
+            Event::ApiDone { req: id },
+        );
     }
 
     /// The provider's answer is complete.

@@ -84,6 +84,7 @@ pub struct TraceLog {
 }
 
 /// A forward pass's cost and shape, as the recorder takes it.
+#[derive(Clone, Debug)]
 pub(super) struct PassSample {
     pub(super) replica: u32,
     pub(super) start_ns: u64,
@@ -121,7 +122,12 @@ pub(super) struct Recorder {
     pub(super) passes: u64,
     pub(super) preemptions: u64,
     pub(super) last_event_ns: u64,
+    /// When work last ended: a request completed, failed or was rejected, or a
+    /// pass finished. With the arrival window it bounds the measured window.
+    pub(super) last_work_ns: u64,
     pub(super) rejected_too_long: u64,
+    /// Arrivals refused because `bounds::IN_FLIGHT` requests were in flight.
+    pub(super) rejected_in_flight: u64,
     pub(super) trace: Option<TraceLog>,
     /// The first request too large for its tier's limits, for the warning.
     pub(super) too_large_example: Option<String>,
@@ -151,7 +157,9 @@ impl Recorder {
             passes: 0,
             preemptions: 0,
             last_event_ns: 0,
+            last_work_ns: 0,
             rejected_too_long: 0,
+            rejected_in_flight: 0,
             trace: None,
             too_large_example: None,
             limit,

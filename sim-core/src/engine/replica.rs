@@ -6,7 +6,7 @@ use super::decode::DecodeSet;
 use super::recorder::PassSample;
 use super::request::ReqId;
 use super::static_batch::StaticBatch;
-use super::{Event, Simulation, secs_to_ns};
+use super::{Event, Simulation, later, secs_to_ns};
 use crate::dist::Sampler;
 use crate::physics::{BatchShape, Efficiency, StepModel};
 use crate::scenario::{Batching, ServiceModel, ValidScenario};
@@ -107,6 +107,8 @@ pub(super) struct Pass {
     pub(super) chunks: Vec<(ReqId, u32)>,
     /// Static batches: the pass is the batch's prefill (true) or a decode step.
     pub(super) static_prefill: bool,
+    /// The pass's cost and shape, recorded when it ends (GPU physics only).
+    pub(super) sample: Option<PassSample>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -145,25 +147,28 @@ impl Simulation {
             let rep = &mut self.st.replicas[r];
             rep.busy = true;
             rep.pass.start_ns = now;
-            self.st
-                .events
-                .push(now + duration.max(1), Event::PassDone { replica: r as u32 });
+            self.st.events.push(
+                later(now, duration.max(1)),
+                Event::PassDone { replica: r as u32 },
+            );
         }
     }
 
-    /// Time a pass of this shape on replica `r` and record it.
+    /// Time a pass of this shape on replica `r`; it is recorded when it ends,
+    /// so a run stopped by a limit counts only the passes it finished.
     pub(super) fn time_pass(&mut self, r: usize, shape: &BatchShape, seqs: u64) -> u64 {
         let Service::Physics(model) = &self.cfg.service else {
             return 0;
         };
-        let cost = model.step(shape);
+        let mut cost = model.step(shape);
+        cost.time_ns = cost.time_ns.clamp(1, super::MAX_SPAN_NS);
         let kv_used = self.st.replicas[r].kv_used;
         debug_assert!(
             kv_used <= self.cfg.kv_blocks,
             "replica {r} holds {kv_used} KV blocks of {}",
             self.cfg.kv_blocks
         );
-        self.rec.pass(&PassSample {
+        self.st.replicas[r].pass.sample = Some(PassSample {
             replica: r as u32,
             start_ns: self.st.now,
             time_ns: cost.time_ns,
@@ -179,6 +184,10 @@ impl Simulation {
     }
 
     pub(super) fn finish_pass(&mut self, r: usize) {
+        if let Some(sample) = self.st.replicas[r].pass.sample.take() {
+            self.rec.pass(&sample);
+        }
+        self.rec.last_work_ns = self.st.now;
         // The replica stays busy while the pass is applied, so requests that
         // completions spawn (agent chains) queue instead of starting a pass early.
         self.st.finishing = Some(r);

@@ -10,11 +10,15 @@ use crate::report::{
 };
 use crate::scenario::Scenario;
 
-/// The decode roofline of one replica: the configured batch (capped by what the
-/// KV cache holds at the mean context), every peak reached, no overheads.
+/// An upper bound on one replica's output tokens/s that no run can pass: decode
+/// steps at the datasheet peak with no overheads, as many sequences as the
+/// configuration allows (capped by what the KV cache holds), each with the
+/// shortest context the workload has (its shortest prompt and one token). A
+/// pass of B sequences yields at most B tokens and takes at least this
+/// roofline's time for B, and B / time grows with B; so tokens per busy second
+/// never exceed the bound, and the achieved fraction stays within [0, 1].
 pub(super) fn physical_limit(scenario: &Scenario, kv_blocks: u64) -> PhysicalLimit {
-    let (_, context) = scenario.mean_tokens();
-    let context = libm::round(context).clamp(1.0, f64::from(u32::MAX)) as u32;
+    let context = scenario.min_input_tokens().saturating_add(1);
     let fits = (kv_blocks * BLOCK / u64::from(context)).clamp(1, u64::from(u32::MAX)) as u32;
     let batch = scenario.serving.batching.max_seqs().min(fits).max(1);
     let model = scenario.deployment().step_model(Efficiency::PEAK);
@@ -27,6 +31,18 @@ pub(super) fn physical_limit(scenario: &Scenario, kv_blocks: u64) -> PhysicalLim
 }
 
 impl Simulation {
+    /// The end of the measured window: for a run that drained, the arrival
+    /// window or the last work in flight ending, whichever is later (idle timers
+    /// never count); for a run stopped by a limit or still in progress, now.
+    pub fn measured_end_ns(&self) -> u64 {
+        let end = if self.st.stopped.is_none() && self.st.events.is_empty() {
+            self.cfg.duration_ns.max(self.rec.last_work_ns)
+        } else {
+            self.rec.last_event_ns
+        };
+        end.max(1)
+    }
+
     /// Counts taken from the queues and replicas themselves (not from the
     /// arrival/completion counters), so `arrived = completed + rejected + waiting
     /// + running` is a real check.
@@ -75,13 +91,20 @@ impl Simulation {
     /// The report of the run so far (complete once [`Self::is_finished`]).
     pub fn report(&self) -> Report {
         let rec = &self.rec;
-        let end = rec.last_event_ns.max(1);
+        let end = self.measured_end_ns();
         let secs = end as f64 / NS_PER_S;
         let mut warnings = Vec::new();
         if let Some(w) = &self.st.stopped {
             warnings.push(w.clone());
         } else if !self.st.events.is_empty() {
             warnings.push(format!("run in progress at {secs:.1} s of simulated time"));
+        }
+        if rec.rejected_in_flight > 0 {
+            warnings.push(format!(
+                "{} request(s) refused because {} were already in flight (the simulator's memory bound): demand far exceeds capacity",
+                rec.rejected_in_flight,
+                crate::scenario::bounds::IN_FLIGHT
+            ));
         }
         if rec.completed == 0 {
             warnings.push("no request completed".to_owned());

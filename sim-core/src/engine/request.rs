@@ -167,6 +167,12 @@ impl Simulation {
         });
         self.rec.arrived += 1;
         self.rec.windows.arrival(now);
+        if self.st.requests.len() > bounds::IN_FLIGHT {
+            // Memory bound: refuse rather than hold more than IN_FLIGHT at once.
+            self.rec.rejected_in_flight += 1;
+            self.reject(id);
+            return;
+        }
         self.rec.trace_arrival(ArrivalRecord {
             at_ns: now,
             class,
@@ -198,6 +204,7 @@ impl Simulation {
         req.admit_order = order;
         self.st.replicas[r].running += 1;
         self.st.waiting -= 1;
+        self.touch(r);
     }
 
     /// A request's last token: record it and continue (or end) its task.
@@ -217,12 +224,14 @@ impl Simulation {
             let rep = &mut self.st.replicas[r as usize];
             rep.running -= 1;
             rep.outstanding -= 1;
+            self.touch(r as usize);
         }
         self.st.requests.remove(id);
         let met = sample.ttft_ns <= self.cfg.slo_ttft_ns
             && sample.tpot_ns.is_none_or(|t| t <= self.cfg.slo_tpot_ns);
         self.rec
             .completion(now, &sample, met, u64::from(input), u64::from(output));
+        self.rec.last_work_ns = now;
 
         let task = &mut self.st.tasks[task_id];
         task.calls_left -= 1;
@@ -234,7 +243,8 @@ impl Simulation {
         let (class, start, user) = (task.class, task.start_ns, task.user);
         self.st.tasks.remove(task_id);
         self.rec.task_done(class, now - start);
-        self.user_done(user);
+        self.rec.last_work_ns = now;
+        self.user_done(user, false);
     }
 
     pub(super) fn reject(&mut self, id: ReqId) {
@@ -252,7 +262,8 @@ impl Simulation {
         self.st.requests.remove(id);
         let user = self.st.tasks[task].user;
         self.st.tasks.remove(task);
-        self.user_done(user);
+        self.rec.last_work_ns = self.st.now;
+        self.user_done(user, true);
     }
 
     /// A request no replica's KV cache can ever hold.
@@ -260,6 +271,7 @@ impl Simulation {
         self.rec.rejected_too_long += 1;
         if let Some(r) = self.st.requests[id].replica {
             self.st.replicas[r as usize].outstanding -= 1;
+            self.touch(r as usize);
         }
         self.reject(id);
     }

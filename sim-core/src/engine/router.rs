@@ -42,34 +42,55 @@ impl Simulation {
         self.st.replicas[ri].outstanding += 1;
         self.st.queues[ri].push_back(id);
         self.st.waiting += 1;
+        self.touch(ri);
         if !self.st.replicas[ri].busy {
             self.try_start(ri);
         }
     }
 
     /// The replica a per-replica router chooses; ties go to the lowest index.
+    /// O(1) from the index that [`Self::touch`] keeps up to date.
     fn pick_replica(&mut self) -> u32 {
         let n = self.st.replicas.len() as u32;
-        let reps = &self.st.replicas;
         match self.cfg.router {
             Router::RoundRobin => {
                 let r = self.st.rr_next;
                 self.st.rr_next = (r + 1) % n;
                 r
             }
-            Router::LeastOutstanding => (0..n)
-                .min_by_key(|&r| (reps[r as usize].outstanding, r))
-                .unwrap_or(0),
-            Router::JoinShortestQueue => (0..n)
-                .min_by_key(|&r| {
-                    (
-                        self.st.queues[r as usize].len(),
-                        reps[r as usize].outstanding,
-                        r,
-                    )
-                })
-                .unwrap_or(0),
+            Router::LeastOutstanding | Router::JoinShortestQueue => {
+                let best = self.st.index.min();
+                debug_assert_eq!(
+                    Some(best),
+                    (0..n).min_by_key(|&r| self.route_key(r as usize)),
+                    "the router's index is stale"
+                );
+                best
+            }
             Router::CentralQueue => 0,
+        }
+    }
+
+    /// What the router minimises for replica `r`: (requests waiting or running)
+    /// for least-outstanding, (waiting, then waiting or running) for
+    /// join-shortest-queue; the index breaks ties.
+    fn route_key(&self, r: usize) -> RouteKey {
+        let out = self.st.replicas[r].outstanding;
+        match self.cfg.router {
+            Router::JoinShortestQueue => (self.st.queues[r].len() as u64, out, r as u32),
+            _ => (out, 0, r as u32),
+        }
+    }
+
+    /// Replica `r`'s queue or outstanding count changed: refresh its place in
+    /// the router's index (O(log replicas)).
+    pub(super) fn touch(&mut self, r: usize) {
+        if matches!(
+            self.cfg.router,
+            Router::LeastOutstanding | Router::JoinShortestQueue
+        ) {
+            let key = self.route_key(r);
+            self.st.index.set(r, key);
         }
     }
 
@@ -104,6 +125,7 @@ impl Simulation {
                 rep.abstract_members.push(id);
                 rep.outstanding += 1;
                 rep.running += 1;
+                self.touch(r);
                 return true;
             }
         }
@@ -117,5 +139,46 @@ impl Simulation {
         } else {
             replica
         }
+    }
+}
+
+/// A router's sort key for one replica.
+pub(super) type RouteKey = (u64, u64, u32);
+
+/// A tournament tree over the replicas' route keys: the least in O(1), an
+/// update in O(log replicas).
+#[derive(Clone, Debug, Default)]
+pub(super) struct ReplicaIndex {
+    leaves: usize,
+    nodes: Vec<RouteKey>,
+}
+
+impl ReplicaIndex {
+    /// An index of `n` replicas, all idle.
+    pub(super) fn new(n: usize) -> Self {
+        let leaves = n.next_power_of_two().max(1);
+        let mut nodes = vec![(u64::MAX, u64::MAX, u32::MAX); 2 * leaves];
+        for r in 0..n {
+            nodes[leaves + r] = (0, 0, r as u32);
+        }
+        for i in (1..leaves).rev() {
+            nodes[i] = nodes[2 * i].min(nodes[2 * i + 1]);
+        }
+        ReplicaIndex { leaves, nodes }
+    }
+
+    /// Set replica `r`'s key.
+    pub(super) fn set(&mut self, r: usize, key: RouteKey) {
+        let mut i = self.leaves + r;
+        self.nodes[i] = key;
+        while i > 1 {
+            i /= 2;
+            self.nodes[i] = self.nodes[2 * i].min(self.nodes[2 * i + 1]);
+        }
+    }
+
+    /// The replica with the least key.
+    pub(super) fn min(&self) -> u32 {
+        self.nodes.get(1).map_or(0, |k| k.2)
     }
 }

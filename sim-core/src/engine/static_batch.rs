@@ -4,7 +4,7 @@
 
 use super::replica::{Policy, Service};
 use super::request::{Phase, ReqId};
-use super::{Event, Simulation, blocks_for, secs_to_ns};
+use super::{Event, Simulation, blocks_for, later, secs_to_ns};
 use crate::physics::BatchShape;
 
 #[derive(Clone, Debug)]
@@ -47,7 +47,7 @@ impl Simulation {
         if !rep.timer_armed {
             rep.timer_armed = true;
             self.st.events.push(
-                oldest_arrival + max_wait_ns,
+                later(oldest_arrival, max_wait_ns),
                 Event::BatchTimer {
                     replica: r as u32,
                     epoch: rep.timer_epoch,
@@ -118,8 +118,12 @@ impl Simulation {
                 break;
             };
             let req = &self.st.requests[id];
-            // Static batches reserve prompt + max output up front: no preemption.
-            let need = blocks_for(u64::from(req.input_tokens) + u64::from(req.output_tokens));
+            // Static batches reserve prompt + max_tokens up front (no server knows
+            // an answer's length in advance): no preemption.
+            let max_tokens = self.cfg.classes[req.class as usize].max_tokens;
+            let need = blocks_for(
+                u64::from(req.input_tokens) + u64::from(max_tokens.max(req.output_tokens)),
+            );
             if need > self.cfg.kv_blocks {
                 self.st.queues[q].pop_front();
                 self.st.waiting -= 1;

@@ -6,6 +6,15 @@ pub const DURATION_S: f64 = 604_800.0;
 pub const RATE_PER_S: f64 = 100_000.0;
 /// Most tasks an arrival process may be expected to produce.
 pub const EXPECTED_TASKS: f64 = 20_000_000.0;
+/// Most requests (agent-chain calls count one each) a run may be expected to
+/// send; at about 2 µs each natively, a minute's work.
+pub const EXPECTED_REQUESTS: f64 = 25_000_000.0;
+/// Most requests a run creates: it stops there with a warning (the expected
+/// count is an estimate; this is the hard stop).
+pub const REQUESTS: u64 = 30_000_000;
+/// Most requests in flight at once (waiting anywhere or running); arrivals
+/// beyond it are refused and counted. About 150 bytes each: ≈ 300 MB.
+pub const IN_FLIGHT: usize = 2_000_000;
 /// Most closed-loop users.
 pub const USERS: u32 = 1_000_000;
 /// Most points in a rate or user schedule.
@@ -29,4 +38,4 @@ pub const QUEUE: u32 = 10_000_000;
 /// Longest think time or service time, s.
 pub const TIME_S: f64 = 86_400.0;
 /// Most events in a run.
-pub const EVENTS: u64 = 2_000_000_000;
+pub const EVENTS: u64 = 300_000_000;

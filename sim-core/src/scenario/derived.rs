@@ -52,6 +52,24 @@ impl Scenario {
         (out / total, ctx / total)
     }
 
+    /// The shortest prompt the workload can send (at least one token).
+    pub fn min_input_tokens(&self) -> u32 {
+        match &self.workload.arrival {
+            Arrival::Trace { requests } => requests.iter().map(|r| r.input_tokens).min(),
+            _ => self
+                .workload
+                .classes
+                .iter()
+                .map(|k| {
+                    libm::round(k.input_tokens.lower_bound()).clamp(1.0, f64::from(bounds::TOKENS))
+                        as u32
+                })
+                .min(),
+        }
+        .unwrap_or(1)
+        .max(1)
+    }
+
     /// The longest prompt the workload can send, if bounded.
     pub fn max_input_tokens(&self) -> Option<u32> {
         match &self.workload.arrival {
@@ -92,11 +110,9 @@ impl Scenario {
             .unwrap_or(self.serving.gpu.spec().usd_per_hour)
     }
 
-    /// Parse a scenario from JSON and validate it.
+    /// Parse a scenario from JSON and validate it; every error names the
+    /// field (see `parse`).
     pub fn from_json(json: &str) -> Result<ValidScenario, ScenarioError> {
-        let s: Scenario = serde_json::from_str(json).map_err(|e| ScenarioError {
-            problems: vec![format!("not a valid scenario document: {e}")],
-        })?;
-        s.validate()
+        super::parse::from_json(json)
     }
 }

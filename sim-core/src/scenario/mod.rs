@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod bounds;
 mod derived;
+mod parse;
 mod validate;
 mod validate_api;
 

@@ -2,6 +2,7 @@
 //! problem names the field, the allowed range and the value given.
 
 use super::*;
+use crate::params::show;
 use crate::physics::Model;
 
 pub(super) struct Checker {
@@ -11,14 +12,21 @@ pub(super) struct Checker {
 impl Checker {
     pub(super) fn range_f(&mut self, field: &str, v: f64, lo: f64, hi: f64, unit: &str) {
         if !(v.is_finite() && v >= lo && v <= hi) {
-            self.problems
-                .push(format!("{field} must be {lo}..={hi}{unit}, got {v}"));
+            self.problems.push(format!(
+                "{field} must be {}..={}{unit}, got {}",
+                show(lo),
+                show(hi),
+                show(v)
+            ));
         }
     }
     pub(super) fn positive_f(&mut self, field: &str, v: f64, hi: f64, unit: &str) {
         if !(v.is_finite() && v > 0.0 && v <= hi) {
-            self.problems
-                .push(format!("{field} must be > 0 and ≤ {hi}{unit}, got {v}"));
+            self.problems.push(format!(
+                "{field} must be > 0 and ≤ {}{unit}, got {}",
+                show(hi),
+                show(v)
+            ));
         }
     }
     pub(super) fn range_u(&mut self, field: &str, v: u64, lo: u64, hi: u64) {
@@ -253,6 +261,24 @@ impl Scenario {
                 "workload: the arrival process would send about {expected_tasks:.0} tasks in duration_s; at most {} are allowed — lower the rate, the users or the duration",
                 bounds::EXPECTED_TASKS
             ));
+        } else {
+            let total_share: f64 = w.classes.iter().map(|k| k.share.max(0.0)).sum();
+            let calls = if total_share > 0.0 {
+                w.classes
+                    .iter()
+                    .map(|k| k.share.max(0.0) * f64::from(k.calls_per_task))
+                    .sum::<f64>()
+                    / total_share
+            } else {
+                1.0
+            };
+            let requests = expected_tasks * calls;
+            if requests > bounds::EXPECTED_REQUESTS {
+                c.problems.push(format!(
+                    "workload: about {expected_tasks:.0} tasks of {calls:.1} calls each would send {requests:.0} requests; at most {} are allowed — lower the rate, the users, the duration or workload.classes[].calls_per_task",
+                    bounds::EXPECTED_REQUESTS
+                ));
+            }
         }
 
         let n = w.classes.len();
@@ -269,6 +295,12 @@ impl Scenario {
                 c.problems.push(format!(
                     "{f}.name must be 1..=64 bytes, got {}",
                     k.name.len()
+                ));
+            }
+            if w.classes[..i].iter().any(|o| o.name == k.name) {
+                c.problems.push(format!(
+                    "{f}.name {:?} is used by an earlier class; class names must differ (reports and routes name classes)",
+                    k.name
                 ));
             }
             c.range_f(&format!("{f}.share"), k.share, 0.0, 1e6, "");
@@ -294,8 +326,16 @@ impl Scenario {
             );
         }
         if n > 0 && total_share <= 0.0 && !matches!(w.arrival, Arrival::Trace { .. }) {
-            c.problems
-                .push("workload.classes: at least one share must be > 0".into());
+            let which = if n == 1 {
+                "workload.classes[0].share".to_owned()
+            } else {
+                format!(
+                    "one of workload.classes[0..{n}].share (workload.classes[0].share and the rest)"
+                )
+            };
+            c.problems.push(format!(
+                "{which} must be > 0: a workload needs some traffic, got every share 0"
+            ));
         }
     }
 

@@ -35,8 +35,12 @@ impl Scenario {
             if t.output_tokens_per_s.mean() <= 0.0
                 || t.output_tokens_per_s.upper_bound() == Some(0.0)
             {
-                c.problems
-                    .push(format!("{f}.output_tokens_per_s must be > 0 on average"));
+                let d = &t.output_tokens_per_s;
+                c.problems.push(format!(
+                    "{f}.output_tokens_per_s.{} must make the mean output speed > 0 tokens/s, got a mean of {}",
+                    d.size_field(),
+                    crate::params::show(d.mean())
+                ));
             }
             c.positive_f(
                 &format!("{f}.input_tokens_per_s"),
@@ -85,7 +89,7 @@ impl Scenario {
                     100_000_000_000,
                 );
             }
-            if l.style == LimitStyle::Azure && l.tpm * 6 / 1000 < 6 {
+            if l.style == LimitStyle::Azure && l.tpm < 1000 {
                 c.problems.push(format!(
                     "{f}.limits.tpm must be ≥ 1000 for Azure (6 RPM per 1,000 TPM, enforced per 10 s), got {}",
                     l.tpm

@@ -2,6 +2,7 @@
 
 mod behaviour;
 mod calibration;
+mod defects;
 mod determinism;
 mod providers;
 mod queueing;

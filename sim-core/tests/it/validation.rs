@@ -143,15 +143,100 @@ fn a_model_that_does_not_fit_names_the_memory_it_needs() {
 #[test]
 fn bad_json_and_unknown_fields_are_reported() {
     let err = Scenario::from_json("{\"version\": 1").expect_err("truncated");
-    assert!(
-        err.problems[0].contains("not a valid scenario document"),
-        "{err}"
-    );
+    assert!(err.problems[0].contains("ends too early"), "{err}");
     let mut v = serde_json::to_value(chatbot_h100()).expect("serialises");
     v["serving"]["warp_drive"] = serde_json::json!(true);
     let err = Scenario::from_json(&v.to_string()).expect_err("unknown field");
-    assert!(err.problems[0].contains("warp_drive"), "{err}");
+    assert!(
+        err.problems[0].starts_with("serving.warp_drive: unknown field"),
+        "{err}"
+    );
     let ok = Scenario::from_json(&serde_json::to_string(&chatbot_h100()).expect("serialises"))
         .expect("round trip");
     assert_eq!(*ok, chatbot_h100());
+}
+
+/// Every numeric field of every preset × NaN, ±Infinity, negative, 0, 1e308,
+/// a string, null, a boolean: each refused input names its field.
+#[test]
+fn every_bad_value_in_every_numeric_field_is_named() {
+    fn leaves(v: &serde_json::Value, at: String, out: &mut Vec<(String, String)>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, x) in m {
+                    let path = if at.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{at}.{k}")
+                    };
+                    leaves(x, path, out);
+                }
+            }
+            serde_json::Value::Array(xs) => {
+                for (i, x) in xs.iter().enumerate().take(3) {
+                    leaves(x, format!("{at}[{i}]"), out);
+                }
+            }
+            serde_json::Value::Number(_) => out.push((at.clone(), pointer(&at))),
+            _ => {}
+        }
+    }
+    fn pointer(path: &str) -> String {
+        let mut p = String::new();
+        for part in path.split('.') {
+            let (key, rest) = part.split_once('[').unwrap_or((part, ""));
+            p.push('/');
+            p.push_str(key);
+            for idx in rest.split('[').filter(|s| !s.is_empty()) {
+                p.push('/');
+                p.push_str(idx.trim_end_matches(']'));
+            }
+        }
+        p
+    }
+    let bad = [
+        "NaN",
+        "Infinity",
+        "-Infinity",
+        "-1",
+        "0",
+        "1e308",
+        "\"x\"",
+        "null",
+        "true",
+    ];
+    let (mut refused, mut named) = (0, 0);
+    let mut unnamed = Vec::new();
+    for preset in sim_core::presets::all() {
+        let doc = serde_json::to_value(&preset.scenario).expect("serialises");
+        let mut fields = Vec::new();
+        leaves(&doc, String::new(), &mut fields);
+        for (path, ptr) in &fields {
+            for b in bad {
+                let mut v = doc.clone();
+                *v.pointer_mut(ptr).expect("leaf") = serde_json::Value::String("@@".into());
+                let text = serde_json::to_string(&v)
+                    .expect("serialises")
+                    .replace("\"@@\"", b);
+                let Err(e) = Scenario::from_json(&text) else {
+                    continue;
+                };
+                refused += 1;
+                let msg = e.problems.join("; ");
+                if msg.contains(path.as_str()) {
+                    named += 1;
+                } else if unnamed.len() < 10 {
+                    unnamed.push(format!("{}: {path} = {b}: {msg}", preset.id));
+                }
+            }
+        }
+    }
+    println!("{named} of {refused} refused inputs name their field");
+    assert!(refused > 1000, "{refused}");
+    assert!(
+        unnamed.is_empty(),
+        "{} unnamed, e.g.:\n{}",
+        refused - named,
+        unnamed.join("\n")
+    );
 }
