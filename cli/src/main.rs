@@ -264,7 +264,8 @@ fn execute(command: Command) -> Result<String, String> {
             json,
         } => {
             let s = load(&scenario)?;
-            let rates: Vec<f64> = sim_core::sweep::Axis::parse(&format!("arrival.rate={rates}"))?
+            let rates: Vec<f64> = sim_core::sweep::Axis::parse(&format!("arrival.rate={rates}"))
+                .map_err(|e| format!("--rates: {e}"))?
                 .values
                 .iter()
                 .map(|v| v.parse::<f64>().map_err(|e| e.to_string()))

@@ -123,15 +123,21 @@ fn check_inputs(scenario: &Scenario, tier: usize, loads: &[f64]) -> Result<(), S
             api.tiers.len()
         ))
     })?;
-    if loads.is_empty()
-        || loads.len() > 1000
-        || loads
-            .iter()
-            .any(|l| !(l.is_finite() && *l > 0.0 && *l <= 1e6))
+    if loads.is_empty() || loads.len() > 1000 {
+        return Err(bad(format!(
+            "loads must be 1..=1000 values, got {}",
+            loads.len()
+        )));
+    }
+    if let Some((i, l)) = loads
+        .iter()
+        .enumerate()
+        .find(|(_, l)| !(l.is_finite() && **l > 0.0 && **l <= 1e6))
     {
-        return Err(bad(
-            "loads must be 1..=1000 values, each > 0 and ≤ 1000000 tasks/s".into(),
-        ));
+        return Err(bad(format!(
+            "loads[{i}] must be > 0 and ≤ 1000000 tasks/s, got {}",
+            crate::params::show(*l)
+        )));
     }
     Ok(())
 }
@@ -332,8 +338,8 @@ mod tests {
                 .contains("tier index must be 0..1, got 3")
         );
         assert!(
-            compare(&s, 0, &[f64::NAN]).expect_err("NaN load").problems[0]
-                .contains("loads must be")
+            compare(&s, 0, &[2.0, f64::NAN]).expect_err("NaN load").problems[0]
+                .contains("loads[1] must be > 0 and ≤ 1000000 tasks/s, got NaN")
         );
         assert!(
             compare(&crate::presets::chatbot_h100(), 0, &[1.0])

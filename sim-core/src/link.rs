@@ -37,6 +37,10 @@ pub enum LinkError {
     TooLarge,
     /// Not a scenario document, or a scenario with invalid values.
     Invalid(ScenarioError),
+    /// Valid, but its own link would exceed the bounds: (JSON bytes, link
+    /// characters). Refused at the same bounds both ways, so every link that
+    /// opens can be shared again.
+    TooLargeToShare(usize, usize),
 }
 
 impl std::fmt::Display for LinkError {
@@ -78,6 +82,10 @@ impl std::fmt::Display for LinkError {
                 f,
                 "the link's scenario cannot be used: {}",
                 e.problems.join("; ")
+            ),
+            LinkError::TooLargeToShare(bytes, chars) => write!(
+                f,
+                "the link's scenario is {bytes} bytes of JSON and its link {chars} characters; at most {MAX_SCENARIO_BYTES} bytes and {MAX_LINK_CHARS} characters can be shared, so it is refused here too (run it as a file with tlab)"
             ),
         }
     }
@@ -133,7 +141,19 @@ pub fn decode(payload: &str) -> Result<ValidScenario, LinkError> {
             }
         })?;
     let text = std::str::from_utf8(&json).map_err(|_| LinkError::Damaged)?;
-    Scenario::from_json(text).map_err(LinkError::Invalid)
+    let s = Scenario::from_json(text).map_err(LinkError::Invalid)?;
+    shareable(&s)?;
+    Ok(s)
+}
+
+/// Check that a scenario's own link stays within the bounds [`decode`] accepts.
+pub fn shareable(s: &Scenario) -> Result<(), LinkError> {
+    let bytes = serde_json::to_vec(s).map_or(usize::MAX, |j| j.len());
+    let chars = encode(s).len();
+    if bytes > MAX_SCENARIO_BYTES || chars > MAX_LINK_CHARS {
+        return Err(LinkError::TooLargeToShare(bytes, chars));
+    }
+    Ok(())
 }
 
 /// Read a URL fragment (`#s=v1.…`, with or without the `#`); other `&`-separated
@@ -152,6 +172,42 @@ mod tests {
     use super::*;
     use crate::presets;
     use crate::rng::{Stream, StreamId};
+
+    #[test]
+    fn a_link_that_opens_can_be_shared_again() {
+        // A trace written compactly (times as `0`, which this build writes as
+        // `0.0`): inside the size bound as written, past it once re-encoded.
+        let trace = |n: usize| {
+            let mut v = serde_json::to_value(presets::chatbot_h100()).expect("serialises");
+            let req = serde_json::json!({"at_s": 0, "input_tokens": 100, "output_tokens": 50});
+            v["workload"]["arrival"] =
+                serde_json::json!({"kind": "trace", "requests": vec![req; n]});
+            serde_json::to_string(&v).expect("serialises")
+        };
+        let (one, two) = (trace(1).len(), trace(2).len());
+        let per = two - one;
+        // The largest trace whose compact JSON fits, and which then grows 2
+        // bytes a request when re-encoded.
+        let n = (MAX_SCENARIO_BYTES - (one - per)) / per;
+        let compact = trace(n);
+        assert!(compact.len() <= MAX_SCENARIO_BYTES);
+        let link = format!(
+            "v{LINK_VERSION}.{}",
+            URL_SAFE_NO_PAD.encode(miniz_oxide::deflate::compress_to_vec(compact.as_bytes(), 9))
+        );
+        assert!(link.len() <= MAX_LINK_CHARS, "{} characters", link.len());
+        let err = decode(&link).expect_err("its own link would be too large");
+        assert!(matches!(err, LinkError::TooLargeToShare(..)), "{err}");
+        assert!(err.to_string().contains("can be shared"), "{err}");
+        // A little smaller, it opens, and its own link opens too.
+        let small = trace(n / 2);
+        let link = format!(
+            "v{LINK_VERSION}.{}",
+            URL_SAFE_NO_PAD.encode(miniz_oxide::deflate::compress_to_vec(small.as_bytes(), 9))
+        );
+        let s = decode(&link).expect("opens");
+        assert_eq!(decode(&encode(&s)).expect("opens again"), s);
+    }
 
     #[test]
     fn every_preset_round_trips_exactly_and_compactly() {

@@ -263,6 +263,17 @@ pub fn curve_points(
     rates: &[f64],
 ) -> Result<Vec<(String, f64, ValidScenario)>, ScenarioError> {
     let policies = ["none", "static", "continuous", "chunked_prefill"];
+    let runs = rates.len() * policies.len();
+    if rates.is_empty() || runs > MAX_POINTS {
+        return Err(ScenarioError {
+            problems: vec![format!(
+                "rates: {} rates × {} batching policies make {runs} runs; 1..={} rates are allowed",
+                rates.len(),
+                policies.len(),
+                MAX_POINTS / policies.len()
+            )],
+        });
+    }
     let mut out = Vec::new();
     for p in policies {
         for &r in rates {

@@ -50,6 +50,9 @@ pub struct HeadroomSearch {
     hi: Option<(f64, String)>,
     next: Option<f64>,
     result: Option<Headroom>,
+    /// The largest multiplier tried: [`MAX_GROWTH`], or less where the
+    /// scenario would leave the simulator's bounds (and why).
+    cap: (f64, Option<String>),
 }
 
 /// Largest load multiplier the headroom search tries.
@@ -66,12 +69,19 @@ impl HeadroomSearch {
             hi: None,
             next: Some(1.0),
             result: None,
+            cap: growth_cap(base),
         }
     }
 
     /// The scenario to run next, or None when done.
     pub fn next(&self) -> Option<Scenario> {
         self.next.map(|k| scale_load(&self.base, k))
+    }
+
+    /// The largest load multiplier the search tries, and the bound that stops
+    /// it below [`MAX_GROWTH`], if one does.
+    pub fn cap(&self) -> (f64, Option<&str>) {
+        (self.cap.0, self.cap.1.as_deref())
     }
 
     /// The load multiplier of [`Self::next`].
@@ -96,18 +106,26 @@ impl HeadroomSearch {
             }
             Err(why) => self.hi = Some((k, why)),
         }
+        let (cap, why_cap) = &self.cap;
         self.next = match &self.hi {
             // Double until something fails…
-            None if k * 2.0 <= MAX_GROWTH => Some(k * 2.0),
+            None if k < *cap => Some((k * 2.0).min(*cap)),
             None => {
+                let verdict = match why_cap {
+                    None => format!(
+                        "meets the targets at {:.0}× today's load, the largest tried",
+                        self.lo
+                    ),
+                    Some(why) => format!(
+                        "meets the targets at {}× today's load, the most the simulator runs for this scenario (beyond it: {why})",
+                        crate::params::show((self.lo * 100.0).round() / 100.0)
+                    ),
+                };
                 self.result = Some(Headroom {
                     passes_at: self.lo,
                     fails_at: None,
                     reason: None,
-                    verdict: format!(
-                        "meets the targets at {:.0}× today's load, the largest tried",
-                        self.lo
-                    ),
+                    verdict,
                 });
                 None
             }
@@ -130,6 +148,32 @@ impl HeadroomSearch {
     pub fn result(&self) -> Option<&Headroom> {
         self.result.as_ref()
     }
+}
+
+/// The largest load multiplier (at most [`MAX_GROWTH`]) whose scenario stays
+/// valid, and the first problem beyond it: a scenario at 1,600 req/s can grow
+/// 62.5× before the simulator's 100,000 req/s bound, and the search says so
+/// instead of failing on a rate the user never wrote.
+fn growth_cap(base: &Scenario) -> (f64, Option<String>) {
+    let valid = |k: f64| scale_load(base, k).check();
+    let Err(beyond) = valid(MAX_GROWTH) else {
+        return (MAX_GROWTH, None);
+    };
+    if valid(1.0).is_err() {
+        return (1.0, beyond.problems.first().cloned());
+    }
+    let (mut lo, mut hi) = (1.0, MAX_GROWTH);
+    // 40 halvings: well within a thousandth of the bound.
+    for _ in 0..40 {
+        let mid = (lo + hi) / 2.0;
+        if valid(mid).is_ok() {
+            lo = mid
+        } else {
+            hi = mid
+        }
+    }
+    let why = valid(hi).err().and_then(|e| e.problems.into_iter().next());
+    ((lo * 1000.0).floor() / 1000.0, why)
 }
 
 /// Bisect the load multiplier (doubling from 1× up to 64×, then halving the

@@ -112,3 +112,23 @@ fn headroom_brackets_the_boundary_within_two_percent() {
     );
     assert!(h.verdict.starts_with("you can grow"), "{}", h.verdict);
 }
+
+#[test]
+fn headroom_stops_at_the_simulators_bounds_and_says_which() {
+    let mut s = presets::chatbot_h100();
+    s.duration_s = 10.0;
+    s.workload.arrival = crate::scenario::Arrival::Poisson { rate_per_s: 1600.0 };
+    let h = HeadroomSearch::new(&s, slo(), 0.01);
+    assert!((62.4..=62.5).contains(&h.cap().0), "{}", h.cap().0);
+    let why = h.cap().1.expect("a reason");
+    assert!(
+        why.contains("rate_per_s") && why.contains("100000"),
+        "{why}"
+    );
+    let mut small = presets::chatbot_h100();
+    small.duration_s = 10.0;
+    assert_eq!(
+        HeadroomSearch::new(&small, slo(), 0.01).cap(),
+        (MAX_GROWTH, None)
+    );
+}
