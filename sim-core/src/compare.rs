@@ -338,7 +338,9 @@ mod tests {
                 .contains("tier index must be 0..1, got 3")
         );
         assert!(
-            compare(&s, 0, &[2.0, f64::NAN]).expect_err("NaN load").problems[0]
+            compare(&s, 0, &[2.0, f64::NAN])
+                .expect_err("NaN load")
+                .problems[0]
                 .contains("loads[1] must be > 0 and ≤ 1000000 tasks/s, got NaN")
         );
         assert!(

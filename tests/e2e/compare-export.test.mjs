@@ -85,6 +85,31 @@ test('exports download and parse, and the scenario runs in the CLI with the same
   assert.deepEqual(lab.errors, []);
 });
 
+test('a GPU run under KV pressure, with preemptions, is bit-identical natively and in the browser', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  const scenario = JSON.parse(await p.page.evaluate(() => window.wasmBindings.default_scenario_json()));
+  // A small KV cache and long answers: the GPU step model, KV blocks and
+  // recompute preemption all run on both targets.
+  scenario.duration_s = 60;
+  scenario.serving.gpu_memory_utilisation = 0.26;
+  scenario.workload.arrival = { kind: 'poisson', rate_per_s: 12 };
+  scenario.workload.classes[0].output_tokens = { kind: 'log_normal', median: 600, p90: 1000 };
+  const text = JSON.stringify(scenario);
+  const dir = await mkdtemp(join(tmpdir(), 'tlab-'));
+  const file = join(dir, 'kv-pressure.json');
+  await writeFile(file, text);
+  const native = execFileSync('cargo', ['run', '--quiet', '-p', 'tlab', '--', 'run', file, '--json'], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const browser = await p.page.evaluate((json) => window.wasmBindings.report_json(json), text);
+  const report = JSON.parse(native);
+  assert.ok(report.utilisation.preemptions > 100, `${report.utilisation.preemptions} preemptions`);
+  assert.equal(JSON.stringify(JSON.parse(browser)), JSON.stringify(report), 'bit-identical reports');
+  assert.deepEqual(lab.errors, []);
+});
+
 test('cost curves appear, with the API crossover when there is an API', async () => {
   const p = new LabPage(await lab.newPage(), lab.url);
   await p.open();

@@ -62,6 +62,7 @@ pub fn App() -> impl IntoView {
 
     let report = runner.report;
     let state = runner.state;
+    let slices = runner.slices;
 
     let cost_job: std::rc::Rc<std::cell::RefCell<Option<std::rc::Rc<std::cell::RefCell<bool>>>>> =
         Default::default();
@@ -182,7 +183,12 @@ pub fn App() -> impl IntoView {
                         }
                         RunState::Done(ms) => {
                             view! {
-                                <span data-testid="run-time" data-value=format!("{ms:.1}")>
+                                <span
+                                    data-testid="run-time"
+                                    data-value=format!("{ms:.1}")
+                                    data-slices=move || slices.get().slices.to_string()
+                                    data-max-slice-events=move || slices.get().max_events.to_string()
+                                >
                                     {move || {
                                         report
                                             .with(|r| {

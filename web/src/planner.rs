@@ -132,7 +132,19 @@ pub fn Planner(
             </div>
             <Show when=move || progress.get().is_some()>
                 <p class="status">
-                    <progress data-testid="planner-progress" max="100" value=move || format!("{:.0}", progress.get().unwrap_or(0.0) * 100.0)></progress>
+                    <progress
+                        data-testid="planner-progress"
+                        max="100"
+                        value=move || format!("{:.0}", progress.get().unwrap_or(0.0) * 100.0)
+                        data-slices=move || {
+                            progress.track();
+                            jobs::SLICES.with(|s| s.borrow().slices).to_string()
+                        }
+                        data-max-slice-events=move || {
+                            progress.track();
+                            jobs::SLICES.with(|s| s.borrow().max_events).to_string()
+                        }
+                    ></progress>
                     {move || what.get()}
                 </p>
             </Show>

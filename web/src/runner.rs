@@ -7,7 +7,7 @@ use sim_core::{Report, Scenario, Simulation};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use crate::jobs::{EVENTS_PER_CHECK, SLICE_MS, now_ms};
+use crate::jobs::{EVENTS_PER_CHECK, MAX_SLICE_EVENTS, SLICE_MS, SliceStats, now_ms};
 
 /// What the page shows about the run in progress.
 #[derive(Clone, Debug, PartialEq)]
@@ -28,6 +28,8 @@ pub struct Runner {
     pub report: RwSignal<Option<Report>>,
     /// Progress of the run in progress.
     pub state: RwSignal<RunState>,
+    /// How the latest run was sliced.
+    pub slices: RwSignal<SliceStats>,
 }
 
 impl Default for Runner {
@@ -45,6 +47,7 @@ impl Runner {
             frame_requested: Rc::new(Cell::new(false)),
             report: RwSignal::new(None),
             state: RwSignal::new(RunState::Running(0.0)),
+            slices: RwSignal::new(SliceStats::default()),
         }
     }
 
@@ -72,6 +75,7 @@ impl Runner {
                 let sim = Simulation::new(&scenario);
                 let horizon = (scenario.duration_s * 1e9) as u64;
                 self.state.set(RunState::Running(0.0));
+                self.slices.set(SliceStats::default());
                 self.slice(
                     Rc::new(RefCell::new(sim)),
                     generation,
@@ -88,17 +92,21 @@ impl Runner {
             return; // superseded
         }
         let t0 = now_ms();
-        let done = {
+        let (done, events) = {
             let mut s = sim.borrow_mut();
+            let start = s.events();
             loop {
-                if s.advance_events(EVENTS_PER_CHECK) {
-                    break true;
+                let left = MAX_SLICE_EVENTS - (s.events() - start);
+                if s.advance_events(EVENTS_PER_CHECK.min(left)) {
+                    break (true, s.events() - start);
                 }
-                if now_ms() - t0 > SLICE_MS {
-                    break false;
+                let events = s.events() - start;
+                if now_ms() - t0 > SLICE_MS || events >= MAX_SLICE_EVENTS {
+                    break (false, events);
                 }
             }
         };
+        self.slices.update(|st| st.add(events));
         if done {
             self.report.set(Some(sim.borrow().report()));
             self.state.set(RunState::Done(now_ms() - started));

@@ -307,6 +307,11 @@ impl Simulation {
         self.st.now
     }
 
+    /// Events processed so far.
+    pub fn events(&self) -> u64 {
+        self.st.processed
+    }
+
     fn step_if(&mut self, accept: impl Fn(u64) -> bool) -> bool {
         if self.st.stopped.is_some() {
             return false;
