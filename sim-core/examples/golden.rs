@@ -89,12 +89,35 @@ fn variants() -> Vec<(String, Scenario)> {
 }
 
 fn main() {
-    let dir = std::env::args().nth(1).expect("usage: golden DIR");
+    let mut args = std::env::args().skip(1);
+    let first = args.next().expect("usage: golden DIR | golden --fixtures DIR");
+    // `--fixtures DIR`: for each variant its scenario, its share link and its
+    // report, compact, as the golden tests read them.
+    let (dir, fixtures) = if first == "--fixtures" {
+        (args.next().expect("usage: golden --fixtures DIR"), true)
+    } else {
+        (first, false)
+    };
     std::fs::create_dir_all(&dir).expect("create DIR");
     for (name, s) in variants() {
+        if fixtures {
+            let scenario = serde_json::to_string(&s).expect("serialise");
+            std::fs::write(format!("{dir}/{name}.scenario.json"), scenario).expect("write");
+            std::fs::write(format!("{dir}/{name}.link"), sim_core::link::encode(&s)).expect("write");
+        }
         let r = sim_core::run_scenario(s).expect("valid scenario");
-        let json = serde_json::to_string_pretty(&r).expect("serialise");
-        std::fs::write(format!("{dir}/{name}.json"), json).expect("write");
+        let json = if fixtures {
+            serde_json::to_string(&r)
+        } else {
+            serde_json::to_string_pretty(&r)
+        }
+        .expect("serialise");
+        let file = if fixtures {
+            format!("{dir}/{name}.report.json")
+        } else {
+            format!("{dir}/{name}.json")
+        };
+        std::fs::write(file, json).expect("write");
         println!(
             "{name:28} done {:>6} preempt {:>5} out tok/s {:>8.0}",
             r.requests.completed, r.utilisation.preemptions, r.throughput.output_tokens_per_s

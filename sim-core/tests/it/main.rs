@@ -4,6 +4,7 @@ mod behaviour;
 mod calibration;
 mod defects;
 mod determinism;
+mod golden;
 mod providers;
 mod queueing;
 mod validation;
