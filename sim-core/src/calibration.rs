@@ -209,6 +209,8 @@ impl Measurement {
                 max_queue_per_replica: batch,
                 usd_per_gpu_hour: None,
                 service: ServiceModel::Physics,
+                software: crate::physics::ServingSoftware::TensorrtLlm,
+                prefix_caching: None,
             },
             slo: Slo::default(),
             limits: Limits::default(),
@@ -219,7 +221,7 @@ impl Measurement {
     /// The simulator's value for this measurement under `eff`.
     pub fn predict(&self, eff: Efficiency) -> Result<f64, String> {
         let scenario = self.scenario().validate().map_err(|e| e.to_string())?;
-        let mut sim = crate::Simulation::with_efficiency(&scenario, eff);
+        let mut sim = crate::Simulation::with_timing(&scenario, crate::physics::Timing::Legacy(eff));
         sim.advance_until(u64::MAX);
         let r = sim.report();
         if r.requests.completed != r.requests.arrived {

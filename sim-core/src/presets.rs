@@ -3,7 +3,7 @@
 
 use crate::api::{Api, ClientPolicy, FastVariant, LimitStyle, ProviderTier, RateLimits, Route};
 use crate::dist::Dist;
-use crate::physics::{Gpu, Model, Precision};
+use crate::physics::{Gpu, Model, Precision, ServingSoftware};
 use crate::scenario::UserStep;
 use crate::scenario::{
     Arrival, Batching, Limits, RequestClass, Router, SCENARIO_VERSION, Scenario, ServiceModel,
@@ -60,6 +60,8 @@ pub fn h100_llama_8b() -> Serving {
         max_queue_per_replica: 100_000,
         usd_per_gpu_hour: None,
         service: ServiceModel::Physics,
+        software: ServingSoftware::TensorrtLlm,
+        prefix_caching: None,
     }
 }
 

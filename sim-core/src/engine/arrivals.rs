@@ -160,13 +160,14 @@ impl Simulation {
     /// A task ended: its user, if any, thinks and sends the next. After an
     /// error (rejected, failed) a user waits at least [`ERROR_BACKOFF_NS`], as
     /// a person or a client does before trying again.
-    pub(super) fn user_done(&mut self, user: Option<u32>, after_error: bool) {
+    /// `seen` is how long the answer still takes to reach the user.
+    pub(super) fn user_done(&mut self, user: Option<u32>, after_error: bool, seen: u64) {
         let Some(user) = user else { return };
         let mut think = self.draw_think();
         if after_error {
             think = think.max(ERROR_BACKOFF_NS);
         }
-        self.wake_later(user, think);
+        self.wake_later(user, later(think, seen));
     }
 
     /// Wake `user` after `think`, unless that falls after the arrival window

@@ -61,6 +61,7 @@ impl Simulation {
         }
         let decoding = &self.st.replicas[r].decoding;
         shape.decode_seqs = pass.decodes;
+        shape.prefill_seqs = pass.chunks.len() as u64;
         if pass.decodes > 0 {
             shape.decode_context_tokens = decoding.context_sum();
         }

@@ -15,7 +15,7 @@
 
 use crate::dist::Sampler;
 use crate::event::EventQueue;
-use crate::physics::{Efficiency, KV_BLOCK_TOKENS};
+use crate::physics::{KV_BLOCK_TOKENS, Timing};
 use crate::report::Report;
 use crate::rng::{Stream, StreamId};
 use crate::scenario::{Arrival, Router, ServiceModel, Slo, ValidScenario, bounds};
@@ -38,7 +38,7 @@ pub use recorder::{ArrivalRecord, PassRecord, TraceLog};
 use provider::ApiState;
 use recorder::Recorder;
 use replica::{Policy, Replica, Service};
-use request::{Backend, ClassSpec, ReqId, Request, Task};
+use request::{Backend, ClassSpec, ReqId, Request, Task, TaskId};
 use slab::Slab;
 
 const NS_PER_S: f64 = 1e9;
@@ -55,6 +55,11 @@ enum Event {
     UserWakes { user: u32 },
     /// The closed-loop user count changes to the schedule's step `step`.
     UsersChange { step: u32 },
+    /// A request has passed the serving software's front end (HTTP,
+    /// tokenisation) and reaches the router.
+    Enqueue { req: ReqId },
+    /// An agent chain's client has the last answer and sends the next call.
+    NextCall { task: TaskId },
     /// A replica's forward pass (or abstract service period) ends.
     PassDone { replica: u32 },
     /// A client retries a request the provider refused.
@@ -97,6 +102,10 @@ struct Config {
     class_backend: Vec<Backend>,
     /// Whether any class uses the self-hosted fleet (only then is it billed).
     fleet_used: bool,
+    /// The serving software's API-server time before a request reaches the
+    /// scheduler, and after its tokens leave the GPU (self-hosted only).
+    frontend_in_ns: u64,
+    frontend_out_ns: u64,
 }
 
 /// The random streams of the fleet side (the API side keeps its own).
@@ -127,8 +136,11 @@ struct State {
     replicas: Vec<Replica>,
     /// Waiting requests: one queue per replica, or one shared (central queue).
     queues: Vec<VecDeque<ReqId>>,
-    /// Requests waiting for admission anywhere (fleet queues and API client).
+    /// Requests waiting for admission anywhere (fleet queues, the serving
+    /// software's front end, and the API client).
     waiting: u64,
+    /// Requests in the serving software's front end.
+    in_frontend: u64,
     rr_next: u32,
     /// The replicas by route key (least-outstanding and join-shortest-queue).
     index: router::ReplicaIndex,
@@ -188,13 +200,18 @@ pub fn run(scenario: &ValidScenario) -> Report {
 impl Simulation {
     /// Set up a run of a validated scenario at time 0.
     pub fn new(scenario: &ValidScenario) -> Simulation {
-        Self::with_efficiency(scenario, Efficiency::CALIBRATED)
+        Self::with_timing(scenario, scenario.serving.software.profile().timing)
     }
 
-    /// As [`Self::new`], with other hardware efficiencies (for calibration).
-    pub fn with_efficiency(scenario: &ValidScenario, efficiency: Efficiency) -> Simulation {
+    /// As [`Self::new`], with other step-time constants (for calibration and
+    /// its fits); the KV cache is sized by the scenario's serving software.
+    pub fn with_timing(scenario: &ValidScenario, timing: Timing) -> Simulation {
         let s = &scenario.serving;
-        let (service, kv_blocks) = Service::new(scenario, efficiency);
+        let (service, kv_blocks) = Service::new(scenario, timing);
+        let (frontend_in_ns, frontend_out_ns) = match timing {
+            Timing::Serving(c) => (c.frontend_in_ns, c.frontend_out_ns),
+            Timing::Legacy(_) => (0, 0),
+        };
         let central = s.router == Router::CentralQueue;
         let duration_ns = secs_to_ns(scenario.duration_s);
         let seed = scenario.seed;
@@ -228,6 +245,8 @@ impl Simulation {
             slo: scenario.slo.clone(),
             class_backend: request::class_backends(scenario),
             fleet_used: scenario.uses_fleet(),
+            frontend_in_ns,
+            frontend_out_ns,
         };
         let replicas = s.replicas as usize;
         let st = State {
@@ -245,6 +264,7 @@ impl Simulation {
             replicas: vec![Replica::default(); replicas],
             queues: vec![VecDeque::new(); if central { 1 } else { replicas }],
             waiting: 0,
+            in_frontend: 0,
             rr_next: 0,
             index: router::ReplicaIndex::new(replicas),
             admit_counter: 0,
@@ -410,6 +430,12 @@ impl Simulation {
             Event::TraceArrival { index } => self.trace_arrival(index),
             Event::UserWakes { user } => self.user_wakes(user),
             Event::UsersChange { step } => self.change_users(step),
+            Event::NextCall { task } => self.new_request(task, None),
+            Event::Enqueue { req } => {
+                self.st.waiting -= 1;
+                self.st.in_frontend -= 1;
+                self.route(req);
+            }
             Event::PassDone { replica } => self.finish_pass(replica as usize),
             Event::ApiRetry { req } => self.api_retry(req),
             Event::ApiDone { req } => self.api_done(req),

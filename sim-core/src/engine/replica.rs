@@ -8,7 +8,7 @@ use super::request::ReqId;
 use super::static_batch::StaticBatch;
 use super::{Event, Simulation, later, secs_to_ns};
 use crate::dist::Sampler;
-use crate::physics::{BatchShape, Efficiency, StepModel};
+use crate::physics::{BatchShape, StepModel, Timing};
 use crate::scenario::{Batching, ServiceModel, ValidScenario};
 use std::collections::VecDeque;
 
@@ -75,13 +75,13 @@ pub(super) enum Service {
 impl Service {
     /// The service model and one replica's KV capacity in blocks (unbounded for
     /// the abstract server).
-    pub(super) fn new(scenario: &ValidScenario, efficiency: Efficiency) -> (Service, u64) {
+    pub(super) fn new(scenario: &ValidScenario, timing: Timing) -> (Service, u64) {
         match &scenario.serving.service {
             ServiceModel::Physics => {
                 let deployment = scenario.deployment();
                 // Validation refused every deployment with no room for one block.
                 let blocks = deployment.kv_capacity_blocks().unwrap_or(1);
-                (Service::Physics(deployment.step_model(efficiency)), blocks)
+                (Service::Physics(deployment.step_model_for(timing)), blocks)
             }
             ServiceModel::Abstract {
                 time_s,

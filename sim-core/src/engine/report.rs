@@ -51,7 +51,9 @@ impl Simulation {
             .api
             .as_ref()
             .map_or((0, 0), ApiState::waiting_and_running);
-        let waiting: u64 = self.st.queues.iter().map(|q| q.len() as u64).sum::<u64>() + api_waiting;
+        let waiting: u64 = self.st.queues.iter().map(|q| q.len() as u64).sum::<u64>()
+            + api_waiting
+            + self.st.in_frontend;
         let running: u64 = self
             .st
             .replicas

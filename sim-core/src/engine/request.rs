@@ -4,7 +4,7 @@
 
 use super::decode::Joined;
 use super::slab::Key;
-use super::{Simulation, recorder::ArrivalRecord};
+use super::{Event, Simulation, later, recorder::ArrivalRecord};
 use crate::dist::Sampler;
 use crate::scenario::{RequestClass, Scenario, bounds};
 
@@ -181,6 +181,13 @@ impl Simulation {
         });
         match self.cfg.class_backend[class as usize] {
             Backend::Api { tier, fast } => self.api_submit(id, tier, fast),
+            Backend::Fleet if self.cfg.frontend_in_ns > 0 => {
+                // The serving software's front end first (HTTP, tokenisation).
+                self.st.waiting += 1;
+                self.st.in_frontend += 1;
+                let at = later(now, self.cfg.frontend_in_ns);
+                self.st.events.push(at, Event::Enqueue { req: id });
+            }
             Backend::Fleet => self.route(id),
         }
     }
@@ -209,13 +216,21 @@ impl Simulation {
 
     /// A request's last token: record it and continue (or end) its task.
     pub(super) fn complete(&mut self, id: ReqId) {
-        let now = self.st.now;
         let req = &self.st.requests[id];
+        // The client sees tokens after the serving software's front end
+        // (detokenisation, streaming); API tiers' latencies include theirs.
+        let seen = if req.tier.is_none() {
+            self.cfg.frontend_out_ns
+        } else {
+            0
+        };
+        let now = later(self.st.now, seen);
         let sample = Sample {
             class: req.class,
-            ttft_ns: req.first_token_ns - req.arrival_ns,
-            tpot_ns: (req.output_tokens > 1)
-                .then(|| (now - req.first_token_ns) / u64::from(req.output_tokens - 1)),
+            ttft_ns: later(req.first_token_ns, seen) - req.arrival_ns,
+            tpot_ns: (req.output_tokens > 1).then(|| {
+                (self.st.now - req.first_token_ns) / u64::from(req.output_tokens - 1)
+            }),
             e2e_ns: now - req.arrival_ns,
             wait_ns: req.admitted_ns - req.arrival_ns,
         };
@@ -236,15 +251,20 @@ impl Simulation {
         let task = &mut self.st.tasks[task_id];
         task.calls_left -= 1;
         if task.calls_left > 0 {
-            // Agent chain: the next call goes out as soon as this one returns.
-            self.new_request(task_id, None);
+            // Agent chain: the next call goes out as soon as the client has
+            // this one's answer.
+            if seen > 0 {
+                self.st.events.push(now, Event::NextCall { task: task_id });
+            } else {
+                self.new_request(task_id, None);
+            }
             return;
         }
         let (class, start, user) = (task.class, task.start_ns, task.user);
         self.st.tasks.remove(task_id);
         self.rec.task_done(class, now - start);
         self.rec.last_work_ns = now;
-        self.user_done(user, false);
+        self.user_done(user, false, seen);
     }
 
     pub(super) fn reject(&mut self, id: ReqId) {
@@ -263,7 +283,7 @@ impl Simulation {
         let user = self.st.tasks[task].user;
         self.st.tasks.remove(task);
         self.rec.last_work_ns = self.st.now;
-        self.user_done(user, true);
+        self.user_done(user, true, 0);
     }
 
     /// A request no replica's KV cache can ever hold.

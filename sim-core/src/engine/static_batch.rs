@@ -152,6 +152,7 @@ impl Simulation {
             .last()
             .map_or(1, |&id| u64::from(reqs[id].output_tokens));
         let context = shape.prefill_tokens;
+        shape.prefill_seqs = members.len() as u64;
         self.st.replicas[r].kv_used += blocks;
         let size = members.len() as u64;
         self.st.replicas[r].static_batch = Some(StaticBatch {

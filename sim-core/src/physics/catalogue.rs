@@ -32,8 +32,14 @@ pub struct GpuSpec {
     pub fp8_tflops: Option<f64>,
     /// HBM bandwidth, GB/s.
     pub hbm_gb_per_s: f64,
-    /// Memory, GB (10⁹ bytes).
+    /// Memory, GB (10⁹ bytes), as the datasheet states it.
     pub memory_gb: f64,
+    /// Memory the driver reports as the device's total (what vLLM multiplies by
+    /// `gpu_memory_utilization`), GiB. H100: 79.19 GiB, as CUDA reports it and
+    /// as the `vllm_kv_blocks` of the calibration runs imply; the others are
+    /// their capacity less the driver's reserve (≈ 1 %; GDDR parts with ECC
+    /// report less), unvalidated.
+    pub reported_gib: f64,
     /// GPU-to-GPU bandwidth per direction for all-reduce, GB/s.
     pub link_gb_per_s: f64,
     /// Indicative on-demand price, $/GPU-hour.
@@ -64,6 +70,7 @@ impl Gpu {
                 fp8_tflops: None,
                 hbm_gb_per_s: 2039.0,
                 memory_gb: 80.0,
+                reported_gib: 79.15,
                 link_gb_per_s: 300.0,
                 usd_per_hour: 2.21,
             },
@@ -73,6 +80,7 @@ impl Gpu {
                 fp8_tflops: Some(1979.0),
                 hbm_gb_per_s: 3350.0,
                 memory_gb: 80.0,
+                reported_gib: 79.19,
                 link_gb_per_s: 450.0,
                 usd_per_hour: 4.25,
             },
@@ -82,6 +90,7 @@ impl Gpu {
                 fp8_tflops: Some(1979.0),
                 hbm_gb_per_s: 4800.0,
                 memory_gb: 141.0,
+                reported_gib: 139.8,
                 link_gb_per_s: 450.0,
                 usd_per_hour: 4.50,
             },
@@ -91,6 +100,7 @@ impl Gpu {
                 fp8_tflops: Some(242.0),
                 hbm_gb_per_s: 300.0,
                 memory_gb: 24.0,
+                reported_gib: 22.5,
                 link_gb_per_s: 32.0,
                 usd_per_hour: 0.60,
             },
@@ -100,6 +110,7 @@ impl Gpu {
                 fp8_tflops: Some(733.0),
                 hbm_gb_per_s: 864.0,
                 memory_gb: 48.0,
+                reported_gib: 45.0,
                 link_gb_per_s: 32.0,
                 usd_per_hour: 1.50,
             },
@@ -109,6 +120,7 @@ impl Gpu {
                 fp8_tflops: Some(2615.0),
                 hbm_gb_per_s: 5300.0,
                 memory_gb: 192.0,
+                reported_gib: 191.5,
                 link_gb_per_s: 448.0,
                 usd_per_hour: 3.50,
             },
@@ -155,6 +167,11 @@ impl ModelDims {
         let embed = f64::from(self.vocab) * h;
         let head = if self.tied_embeddings { 0.0 } else { embed };
         f64::from(self.layers) * per_layer + embed + head + h
+    }
+
+    /// Intermediate size of the feed-forward block a token runs through.
+    pub fn ffn_active(&self) -> f64 {
+        f64::from(self.ffn)
     }
 
     /// KV-cache bytes per token: 2 (K and V) · layers · kv_heads · head_dim · bytes per value.

@@ -1,7 +1,10 @@
 //! A replica's memory: weights, activation workspace, runtime overhead and the
 //! KV-cache capacity left, and the step model of the deployment.
 
-use super::{Efficiency, Gpu, KV_BLOCK_TOKENS, Model, Precision, StepModel};
+use super::{
+    Efficiency, Gpu, KV_BLOCK_TOKENS, MemoryModel, Model, Precision, ServingSoftware, StepModel,
+    Timing,
+};
 
 /// A replica's hardware and model, as given in a scenario.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -23,6 +26,8 @@ pub struct Deployment {
     /// Largest number of sequences in one forward pass (logits are computed for
     /// each sequence's last token only).
     pub max_seqs: u32,
+    /// The serving software (its memory model sizes the KV cache).
+    pub software: ServingSoftware,
 }
 
 /// Memory outside weights, activations and KV cache per GPU: CUDA context, CUDA
@@ -49,20 +54,56 @@ impl Deployment {
 
     /// Memory available to the server across the replica, bytes.
     pub fn usable_bytes(&self) -> f64 {
-        self.gpu.spec().memory_gb * 1e9 * f64::from(self.tp) * self.memory_utilisation
+        match self.software.profile().memory {
+            MemoryModel::Legacy => {
+                self.gpu.spec().memory_gb * 1e9 * f64::from(self.tp) * self.memory_utilisation
+            }
+            MemoryModel::Vllm { .. } => {
+                self.gpu.spec().reported_gib
+                    * 1024.0
+                    * 1024.0
+                    * 1024.0
+                    * f64::from(self.tp)
+                    * self.memory_utilisation
+            }
+        }
+    }
+
+    /// Memory reserved besides weights and KV cache across the replica, bytes:
+    /// the activation workspace (and runtime overhead) the memory model sets aside.
+    pub fn reserved_bytes(&self) -> f64 {
+        match self.software.profile().memory {
+            MemoryModel::Legacy => self.activation_bytes(),
+            MemoryModel::Vllm {
+                non_torch_bytes,
+                sampler_logit_copies,
+            } => {
+                // vLLM's profiling pass: its peak is the larger of the MLP's
+                // activations for a full token budget (gate and up projections,
+                // 16-bit, split by tensor parallelism) and the sampler's FP32
+                // logits for max_num_seqs sequences; plus memory outside PyTorch.
+                let d = self.model.dims();
+                let tp = f64::from(self.tp);
+                let activations =
+                    f64::from(self.max_batched_tokens) * 2.0 * (2.0 * d.ffn_active() / tp);
+                let sampler =
+                    f64::from(self.max_seqs) * f64::from(d.vocab) * 4.0 * sampler_logit_copies;
+                (non_torch_bytes + activations.max(sampler)) * tp
+            }
+        }
     }
 
     /// KV-cache capacity in blocks of [`KV_BLOCK_TOKENS`] tokens, or the memory the
     /// configuration would need if the weights and workspace leave no room.
     pub fn kv_capacity_blocks(&self) -> Result<u64, String> {
         let kv_per_token = self.model.dims().kv_bytes_per_token(self.kv);
-        let free = self.usable_bytes() - self.weight_bytes() - self.activation_bytes();
+        let free = self.usable_bytes() - self.weight_bytes() - self.reserved_bytes();
         let blocks = libm::floor(free / (kv_per_token * f64::from(KV_BLOCK_TOKENS)));
         if blocks >= 1.0 {
             Ok(blocks as u64)
         } else {
             let need = self.weight_bytes()
-                + self.activation_bytes()
+                + self.reserved_bytes()
                 + kv_per_token * f64::from(KV_BLOCK_TOKENS);
             Err(format!(
                 "{} in {:?} does not fit on {} × {}: it needs {:.1} GB (weights {:.1} GB + activations {:.1} GB + one KV block) but {:.1} GB is usable at memory utilisation {}",
@@ -72,15 +113,30 @@ impl Deployment {
                 self.gpu.spec().name,
                 need / 1e9,
                 self.weight_bytes() / 1e9,
-                self.activation_bytes() / 1e9,
+                self.reserved_bytes() / 1e9,
                 self.usable_bytes() / 1e9,
                 self.memory_utilisation
             ))
         }
     }
 
-    /// The timing model of this deployment.
+    /// The timing model of this deployment under its serving software.
+    pub fn serving_step_model(&self) -> StepModel {
+        self.step_model_for(self.software.profile().timing)
+    }
+
+    /// The legacy timing model with these efficiencies (the datasheet roofline
+    /// with [`Efficiency::PEAK`], TensorRT-LLM's constants, calibration trials).
     pub fn step_model(&self, eff: Efficiency) -> StepModel {
+        self.step_model_for(Timing::Legacy(eff))
+    }
+
+    /// The timing model of this deployment with the given costs.
+    pub fn step_model_for(&self, timing: Timing) -> StepModel {
+        let eff = match timing {
+            Timing::Legacy(e) => e,
+            Timing::Serving(_) => Efficiency::PEAK,
+        };
         let dims = self.model.dims();
         let spec = self.gpu.spec();
         // FP8 weights run FP8 matrix multiplies where the GPU has them; INT8 and
@@ -107,6 +163,10 @@ impl Deployment {
             fixed_ns: eff.step_overhead_ns + u64::from(dims.layers) * eff.layer_overhead_ns,
             prefill_fixed_ns: u64::from(dims.layers) * eff.prefill_layer_overhead_ns,
             eff,
+            timing,
+            peak_16: spec.bf16_tflops * 1e12,
+            peak_fp8: spec.fp8_tflops.map(|t| t * 1e12),
+            fp8: self.weights == Precision::Fp8,
         }
     }
 }

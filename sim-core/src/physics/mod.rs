@@ -9,9 +9,11 @@
 
 mod catalogue;
 mod memory;
+mod profile;
 
 pub use catalogue::{Gpu, GpuSpec, Model, ModelDims, Precision};
 pub use memory::{Deployment, RUNTIME_OVERHEAD_BYTES_PER_GPU};
+pub use profile::{MemoryModel, Profile, ServingCosts, ServingSoftware, Timing, VLLM_COSTS};
 
 /// Tokens per KV-cache block (vLLM's default block size).
 pub const KV_BLOCK_TOKENS: u32 = 16;
@@ -110,6 +112,8 @@ pub struct BatchShape {
     pub prefill_attention_pairs: u64,
     /// Σ over prefill chunks of tokens already cached (read back for attention).
     pub prefill_cached_tokens: u64,
+    /// Sequences whose prompt (or a chunk of it) is in the pass.
+    pub prefill_seqs: u64,
     /// Sequences generating one token each.
     pub decode_seqs: u64,
     /// Σ of the decoding sequences' context lengths.
@@ -138,6 +142,13 @@ pub struct StepModel {
     /// Extra fixed time of a pass with prompt tokens.
     prefill_fixed_ns: u64,
     eff: Efficiency,
+    /// How passes are timed (the legacy fields above serve `Timing::Legacy`).
+    timing: Timing,
+    /// Dense 16-bit and (where the GPU has it) FP8 peaks of one GPU, FLOP/s.
+    peak_16: f64,
+    peak_fp8: Option<f64>,
+    /// Whether the matrix multiplies run in FP8.
+    fp8: bool,
 }
 
 /// A forward pass's cost, split so a run can report MFU and bandwidth use.
@@ -154,6 +165,71 @@ pub struct StepCost {
 impl StepModel {
     /// The cost of one forward pass of the given shape.
     pub fn step(&self, s: &BatchShape) -> StepCost {
+        match self.timing {
+            Timing::Legacy(_) => self.legacy_step(s),
+            Timing::Serving(c) => self.serving_step(&c, s),
+        }
+    }
+
+    /// A serving engine's pass: the GPU's roofline (compute against weight and
+    /// KV-cache reads, each at its own efficiency, overlapping imperfectly),
+    /// the all-reduces of tensor parallelism, and the engine's CPU time (per
+    /// step, per sequence) and kernel launches (per layer, more with prompt tokens).
+    fn serving_step(&self, c: &ServingCosts, s: &BatchShape) -> StepCost {
+        let prefill = s.prefill_tokens > 0;
+        let tokens = (s.prefill_tokens + s.decode_seqs) as f64;
+        let pairs = s.prefill_attention_pairs as f64 + s.decode_context_tokens as f64;
+        let linear_flops = 2.0 * self.params * tokens;
+        let attn_flops = self.attn_flops_per_pair * pairs;
+        let compute_16 = if prefill {
+            c.compute_prefill
+        } else {
+            c.compute_decode
+        };
+        let linear_rate = match (self.fp8, self.peak_fp8) {
+            (true, Some(fp8)) => fp8 * c.compute_fp8,
+            _ => self.peak_16 * compute_16,
+        };
+        // Attention runs in 16-bit whatever the weights' format.
+        let compute_s =
+            (linear_flops / linear_rate + attn_flops / (self.peak_16 * compute_16)) / self.tp;
+        let kv_tokens =
+            (s.decode_context_tokens + s.prefill_cached_tokens + s.prefill_tokens) as f64;
+        let kv_bytes = kv_tokens * self.kv_bytes_per_token;
+        let weights_bw = if prefill {
+            c.bandwidth_prefill
+        } else {
+            c.bandwidth_decode
+        };
+        let memory_s = (self.weight_bytes / (self.bandwidth * weights_bw)
+            + kv_bytes / (self.bandwidth * c.bandwidth_kv))
+            / self.tp;
+        let gpu_s = soft_max(compute_s, memory_s, c.overlap_exponent);
+        let comm_s = if self.tp > 1.0 {
+            let msg = tokens * self.hidden * 2.0;
+            let per = msg * 2.0 * (self.tp - 1.0) / self.tp
+                / (self.link_bytes_per_s * c.link_efficiency)
+                + c.allreduce_ns as f64 * 1e-9;
+            2.0 * self.layers * per
+        } else {
+            0.0
+        };
+        let seqs = s.prefill_seqs + s.decode_seqs;
+        let layer_ns = if prefill {
+            c.layer_prefill_ns
+        } else {
+            c.layer_decode_ns
+        };
+        let cpu_ns = c.step_ns + c.per_seq_ns * seqs + (self.layers as u64) * layer_ns;
+        StepCost {
+            time_ns: ((gpu_s + comm_s) * 1e9) as u64 + cpu_ns,
+            flops: linear_flops + attn_flops,
+            bytes: self.weight_bytes + kv_bytes,
+        }
+    }
+
+    /// The first version's pass (TensorRT-LLM's constants), kept bit for bit.
+    fn legacy_step(&self, s: &BatchShape) -> StepCost {
         let tokens = (s.prefill_tokens + s.decode_seqs) as f64;
         let pairs = s.prefill_attention_pairs as f64 + s.decode_context_tokens as f64;
         let flops = 2.0 * self.params * tokens + self.attn_flops_per_pair * pairs;
@@ -196,6 +272,11 @@ impl StepModel {
         }
     }
 
+    /// Whether the engine's costs are the legacy soft roofline.
+    pub fn timing(&self) -> Timing {
+        self.timing
+    }
+
     /// Duration of one forward pass, ns.
     pub fn step_time_ns(&self, s: &BatchShape) -> u64 {
         self.step(s).time_ns
@@ -220,6 +301,16 @@ impl StepModel {
             ..BatchShape::default()
         };
         f64::from(batch) / (self.step_time_ns(&shape) as f64 * 1e-9)
+    }
+}
+
+/// `max(hi, lo)` softened: `(hiᵏ + loᵏ)^(1/k)`; `k` infinite is the plain max.
+fn soft_max(a: f64, b: f64, k: f64) -> f64 {
+    let (hi, lo) = if a >= b { (a, b) } else { (b, a) };
+    if hi <= 0.0 || !k.is_finite() {
+        hi
+    } else {
+        hi * libm::pow(1.0 + libm::pow(lo / hi, k), 1.0 / k)
     }
 }
 

@@ -33,6 +33,7 @@ fn h100_8b() -> Deployment {
         memory_utilisation: 0.9,
         max_batched_tokens: 2048,
         max_seqs: 256,
+        software: ServingSoftware::TensorrtLlm,
     }
 }
 

@@ -100,6 +100,7 @@ impl Scenario {
             memory_utilisation: s.gpu_memory_utilisation,
             max_batched_tokens: s.batching.max_batched_tokens(max_input).min(65_536),
             max_seqs: s.batching.max_seqs(),
+            software: s.software,
         }
     }
 

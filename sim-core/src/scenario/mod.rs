@@ -9,7 +9,7 @@
 
 use crate::api::Api;
 use crate::dist::Dist;
-use crate::physics::{Gpu, Model, Precision};
+use crate::physics::{Gpu, Model, Precision, ServingSoftware};
 use serde::{Deserialize, Serialize};
 
 pub mod bounds;
@@ -186,6 +186,15 @@ pub struct Serving {
     /// What a forward pass costs: the GPU physics, or a textbook stand-in.
     #[serde(default)]
     pub service: ServiceModel,
+    /// The serving software: its overheads, kernel efficiencies and memory
+    /// rules shape every step. A scenario that names none means TensorRT-LLM's
+    /// constants (every scenario written before profiles existed).
+    #[serde(default)]
+    pub software: ServingSoftware,
+    /// Automatic prefix caching; None follows the software's default (on for
+    /// vLLM, off for TensorRT-LLM).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix_caching: Option<bool>,
 }
 
 /// How the router in front of the replicas chooses one.

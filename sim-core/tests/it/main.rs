@@ -67,6 +67,8 @@ pub fn textbook(
                 time_s,
                 join_in_progress: false,
             },
+            software: Default::default(),
+            prefix_caching: None,
         },
         slo: Slo::default(),
         limits: Limits {
