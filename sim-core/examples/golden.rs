@@ -90,7 +90,9 @@ fn variants() -> Vec<(String, Scenario)> {
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let first = args.next().expect("usage: golden DIR | golden --fixtures DIR");
+    let first = args
+        .next()
+        .expect("usage: golden DIR | golden --fixtures DIR");
     // `--fixtures DIR`: for each variant its scenario, its share link and its
     // report, compact, as the golden tests read them.
     let (dir, fixtures) = if first == "--fixtures" {
@@ -103,7 +105,8 @@ fn main() {
         if fixtures {
             let scenario = serde_json::to_string(&s).expect("serialise");
             std::fs::write(format!("{dir}/{name}.scenario.json"), scenario).expect("write");
-            std::fs::write(format!("{dir}/{name}.link"), sim_core::link::encode(&s)).expect("write");
+            std::fs::write(format!("{dir}/{name}.link"), sim_core::link::encode(&s))
+                .expect("write");
         }
         let r = sim_core::run_scenario(s).expect("valid scenario");
         let json = if fixtures {

@@ -189,6 +189,8 @@ impl Measurement {
                     },
                     max_tokens: output,
                     calls_per_task: 1,
+                    shared_prefix: None,
+                    conversation: None,
                 }],
             },
             serving: Serving {
@@ -221,7 +223,8 @@ impl Measurement {
     /// The simulator's value for this measurement under `eff`.
     pub fn predict(&self, eff: Efficiency) -> Result<f64, String> {
         let scenario = self.scenario().validate().map_err(|e| e.to_string())?;
-        let mut sim = crate::Simulation::with_timing(&scenario, crate::physics::Timing::Legacy(eff));
+        let mut sim =
+            crate::Simulation::with_timing(&scenario, crate::physics::Timing::Legacy(eff));
         sim.advance_until(u64::MAX);
         let r = sim.report();
         if r.requests.completed != r.requests.arrived {

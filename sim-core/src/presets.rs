@@ -38,6 +38,8 @@ pub fn chat_class() -> RequestClass {
         },
         max_tokens: 1024,
         calls_per_task: 1,
+        shared_prefix: None,
+        conversation: None,
     }
 }
 
@@ -104,6 +106,8 @@ pub fn self_hosted_tuning() -> Scenario {
                 output_tokens: Dist::Fixed { value: 256.0 },
                 max_tokens: 256,
                 calls_per_task: 1,
+                shared_prefix: None,
+                conversation: None,
             }],
         },
         serving: Serving {
@@ -161,6 +165,8 @@ pub fn overnight_batch() -> Scenario {
                 },
                 max_tokens: 512,
                 calls_per_task: 1,
+                shared_prefix: None,
+                conversation: None,
             }],
         },
         serving: Serving {
@@ -202,6 +208,8 @@ pub fn classification_at_scale() -> Scenario {
                 output_tokens: Dist::Uniform { min: 1.0, max: 8.0 },
                 max_tokens: 8,
                 calls_per_task: 1,
+                shared_prefix: None,
+                conversation: None,
             }],
         },
         serving: Serving {
@@ -243,6 +251,8 @@ pub fn bench_h100(requests: u64) -> Scenario {
                 output_tokens: Dist::Fixed { value: 256.0 },
                 max_tokens: 256,
                 calls_per_task: 1,
+                shared_prefix: None,
+                conversation: None,
             }],
         },
         serving: h100_llama_8b(),
@@ -340,6 +350,8 @@ pub fn launch_spike() -> Scenario {
                     },
                     max_tokens: 150,
                     calls_per_task: 1,
+                    shared_prefix: None,
+                    conversation: None,
                 },
                 RequestClass {
                     name: "long thread".into(),
@@ -354,6 +366,8 @@ pub fn launch_spike() -> Scenario {
                     },
                     max_tokens: 500,
                     calls_per_task: 1,
+                    shared_prefix: None,
+                    conversation: None,
                 },
             ],
         },
@@ -423,6 +437,8 @@ pub fn pay_for_speed() -> Scenario {
                 output_tokens: Dist::Fixed { value: 200.0 },
                 max_tokens: 300,
                 calls_per_task: 1,
+                shared_prefix: None,
+                conversation: None,
             }],
         },
         serving: h100_llama_8b(),

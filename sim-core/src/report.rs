@@ -48,6 +48,30 @@ pub struct Report {
     /// The service-level targets goodput was measured against.
     #[serde(default)]
     pub slo: crate::scenario::Slo,
+    /// Per load stage (arrival stages only): the requests that arrived in it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stages: Vec<StageReport>,
+}
+
+/// The requests that arrived during one load stage.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StageReport {
+    /// Stage start, seconds.
+    pub start_s: f64,
+    /// Stage end, seconds (the arrival window's end for the last stage).
+    pub end_s: f64,
+    /// Its arrival rate, tasks/s.
+    pub rate_per_s: f64,
+    /// Requests that arrived in the stage and completed.
+    pub completed: u64,
+    /// Their time to first token.
+    pub ttft: LatencyStats,
+    /// Their time per output token after the first.
+    pub tpot: LatencyStats,
+    /// Their end-to-end latency.
+    pub e2e: LatencyStats,
+    /// Output tokens of the stage's requests per second of the stage.
+    pub output_tokens_per_s: f64,
 }
 
 /// Latency distributions: the value at each quantile in `quantiles`.
@@ -239,6 +263,10 @@ pub struct Utilisation {
     pub bandwidth_utilisation: f64,
     /// KV-cache capacity of one replica, tokens.
     pub kv_capacity_tokens: u64,
+    /// Prompt tokens served from the prefix cache, as a fraction of the prompt
+    /// tokens of admitted requests (0 without prefix caching).
+    #[serde(default)]
+    pub prefix_cache_hit_rate: f64,
 }
 
 /// Windowed time series; every vector has one entry per window.

@@ -28,6 +28,10 @@ impl StreamId {
     pub const RETRY: StreamId = StreamId(5);
     /// Hosted API latencies and speeds.
     pub const API_LATENCY: StreamId = StreamId(6);
+    /// Which shared system prompt a request starts with.
+    pub const PREFIX: StreamId = StreamId(7);
+    /// Think times between a conversation's turns.
+    pub const TURNS: StreamId = StreamId(8);
 }
 
 /// One deterministic stream of uniform and derived random numbers.

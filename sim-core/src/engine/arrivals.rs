@@ -25,7 +25,10 @@ impl Simulation {
     /// Schedule the arrival process's first event.
     pub(super) fn start_arrivals(&mut self) {
         match &self.cfg.arrival {
-            Arrival::Poisson { .. } | Arrival::Gamma { .. } | Arrival::Schedule { .. } => {
+            Arrival::Poisson { .. }
+            | Arrival::Gamma { .. }
+            | Arrival::Schedule { .. }
+            | Arrival::Stages { .. } => {
                 self.schedule_next_arrival(0);
             }
             Arrival::Trace { requests } => {
@@ -95,6 +98,34 @@ impl Simulation {
                     }
                 }
                 t
+            }
+            Arrival::Stages { stages } => {
+                // Poisson within each stage; at a boundary the next stage's rate
+                // takes over (exponential gaps are memoryless, so restarting
+                // the draw there is exact). Bounded by the stage count.
+                let mut t = from as f64;
+                let mut start = 0.0;
+                let mut i = 0;
+                while i + 1 < stages.len() && t >= start + stages[i].duration_s * NS_PER_S {
+                    start += stages[i].duration_s * NS_PER_S;
+                    i += 1;
+                }
+                loop {
+                    let last = i + 1 == stages.len();
+                    let end = start + stages[i].duration_s * NS_PER_S;
+                    let rate = stages[i].rate_per_s;
+                    if rate > 0.0 {
+                        let next = t + rng.exponential(NS_PER_S / rate);
+                        if last || next < end {
+                            break next;
+                        }
+                    } else if last {
+                        break f64::INFINITY;
+                    }
+                    t = end;
+                    start = end;
+                    i += 1;
+                }
             }
             _ => return,
         };

@@ -100,32 +100,47 @@ impl Simulation {
                 self.reject_too_long(id);
                 continue;
             }
+            // Prompt blocks already in the prefix cache need no computing.
+            let found = self.lookup(r, id, target);
+            let cached = found.cached_tokens;
+            let left = target - cached;
             let take = match lim.chunk {
-                Some(c) => target.min(c).min(*budget_left),
+                Some(c) => left.min(c).min(*budget_left),
                 // Whole prompts only; the first may exceed the budget alone.
-                None if target <= *budget_left || pass.chunks.is_empty() => target,
+                None if left <= *budget_left || pass.chunks.is_empty() => left,
                 None => break,
             };
             // The watermark keeps room for running sequences to grow; with none
             // running there is nothing to protect (and a request larger than
             // capacity − watermark would otherwise wait forever).
             // Blocks for the first chunk only: later chunks allocate their own,
-            // as vLLM's V1 scheduler does.
-            let first = blocks_for(take);
+            // as vLLM's V1 scheduler does; cached blocks held now count if idle.
+            let first = blocks_for(cached + take) - u64::from(found.hits);
             let rep = &self.st.replicas[r];
             let idle = rep.decoding.is_empty() && rep.prefilling.is_empty();
             let reserve = if idle { 0 } else { self.cfg.kv_watermark };
-            if rep.kv_used + first + reserve > self.cfg.kv_blocks {
+            if rep.kv_used + found.idle + first + reserve > self.cfg.kv_blocks {
                 break; // admission waits for memory
             }
             self.st.queues[q].pop_front();
+            let req = &self.st.requests[id];
+            if req.admitted_ns == u64::MAX {
+                self.rec.prompt_tokens += u64::from(req.input_tokens);
+                self.rec.cached_prompt_tokens += cached;
+            }
             self.admit(id, r);
-            self.st.replicas[r].kv_used += first;
-            self.st.requests[id].phase = Phase::Prefilling;
+            self.hold_cached(r, id, found);
+            self.take_blocks(r, first);
+            let req = &mut self.st.requests[id];
+            req.prefilled = cached as u32;
+            req.phase = Phase::Prefilling;
             self.st.replicas[r].prefilling.push_back(id);
             pass.chunks.push((id, take as u32));
             shape.prefill_tokens += take;
-            shape.prefill_attention_pairs += take * take / 2;
+            shape.prefill_cached_tokens += cached;
+            // Each new token attends to the cached ones and, causally, to the
+            // new ones before it: take · cached + take² / 2 token pairs.
+            shape.prefill_attention_pairs += take * (2 * cached + take) / 2;
             *budget_left = budget_left.saturating_sub(take);
         }
     }
@@ -137,7 +152,7 @@ impl Simulation {
             let rep = &self.st.replicas[r];
             let need = rep.decoding.blocks_needed_now();
             if rep.kv_used + need <= self.cfg.kv_blocks || rep.decoding.is_empty() {
-                self.st.replicas[r].kv_used += need;
+                self.take_blocks(r, need);
                 return;
             }
             let Some(decoder) = rep.decoding.newest() else {
@@ -189,7 +204,7 @@ impl Simulation {
             if self.st.replicas[r].prefilling.len() <= i {
                 break; // it was the newest: preempted itself
             }
-            self.st.replicas[r].kv_used += need;
+            self.take_blocks(r, need);
             pass.chunks.push((id, take as u32));
             shape.prefill_tokens += take;
             shape.prefill_cached_tokens += done;
@@ -204,9 +219,8 @@ impl Simulation {
     fn leave_decoding(&mut self, r: usize, id: ReqId) -> u64 {
         let req = &self.st.requests[id];
         let (order, joined) = (req.admit_order, req.joined);
-        let rep = &mut self.st.replicas[r];
-        let ctx = rep.decoding.leave(id, order, joined);
-        rep.kv_used -= blocks_for(ctx);
+        let ctx = self.st.replicas[r].decoding.leave(id, order, joined);
+        self.free_blocks(r, id, ctx);
         ctx
     }
 
@@ -226,8 +240,8 @@ impl Simulation {
         let Some(id) = self.st.replicas[r].prefilling.pop_back() else {
             return;
         };
-        let held = blocks_for(u64::from(self.st.requests[id].prefilled));
-        self.st.replicas[r].kv_used -= held;
+        let prefilled = u64::from(self.st.requests[id].prefilled);
+        self.free_blocks(r, id, prefilled);
         self.requeue(r, id);
     }
 
@@ -272,6 +286,7 @@ impl Simulation {
                     continue; // preempted or refused since: a stale entry
                 }
                 let ctx = self.leave_decoding(r, f.id);
+                self.keep_history(r, f.id, ctx);
                 let req = &mut self.st.requests[f.id];
                 req.generated = (ctx - u64::from(req.input_tokens) + 1) as u32;
                 debug_assert_eq!(req.generated, req.output_tokens, "finished early or late");
@@ -297,10 +312,14 @@ impl Simulation {
                 rep.prefilling.remove(pos);
             }
             if req.generated >= req.output_tokens {
-                rep.kv_used -= blocks_for(target);
+                self.free_blocks(r, id, target);
+                self.keep_history(r, id, target);
                 self.complete(id);
                 continue;
             }
+            self.publish_prompt(r, id, target);
+            let req = &mut self.st.requests[id];
+            let rep = &mut self.st.replicas[r];
             debug_assert_eq!(req.phase, Phase::Prefilling);
             req.phase = Phase::Decoding;
             let left = u64::from(req.output_tokens - req.generated);

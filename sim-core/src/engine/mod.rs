@@ -18,12 +18,14 @@ use crate::event::EventQueue;
 use crate::physics::{KV_BLOCK_TOKENS, Timing};
 use crate::report::Report;
 use crate::rng::{Stream, StreamId};
-use crate::scenario::{Arrival, Router, ServiceModel, Slo, ValidScenario, bounds};
+use crate::scenario::{Arrival, Batching, Router, ServiceModel, Slo, ValidScenario, bounds};
 use std::collections::VecDeque;
 
 mod arrivals;
+mod caching;
 mod decode;
 mod iteration;
+mod prefix;
 mod provider;
 mod recorder;
 mod replica;
@@ -106,6 +108,8 @@ struct Config {
     /// scheduler, and after its tokens leave the GPU (self-hosted only).
     frontend_in_ns: u64,
     frontend_out_ns: u64,
+    /// Automatic prefix caching (iteration-level batching on the GPU physics).
+    prefix_caching: bool,
 }
 
 /// The random streams of the fleet side (the API side keeps its own).
@@ -114,6 +118,8 @@ struct Rngs {
     lengths: Stream,
     jitter: Stream,
     think: Stream,
+    prefix: Stream,
+    turns: Stream,
 }
 
 /// Closed-loop users: the target count, and per user whether it is active and
@@ -145,6 +151,8 @@ struct State {
     /// The replicas by route key (least-outstanding and join-shortest-queue).
     index: router::ReplicaIndex,
     admit_counter: u64,
+    /// Conversations started (their ids).
+    conversations: u64,
     users: Users,
     stopped: Option<String>,
     /// The replica whose finished pass is being applied: it takes no joins and
@@ -247,6 +255,12 @@ impl Simulation {
             fleet_used: scenario.uses_fleet(),
             frontend_in_ns,
             frontend_out_ns,
+            prefix_caching: matches!(
+                s.batching,
+                Batching::Continuous { .. } | Batching::ChunkedPrefill { .. }
+            ) && matches!(s.service, ServiceModel::Physics)
+                && s.prefix_caching
+                    .unwrap_or(s.software.profile().prefix_caching),
         };
         let replicas = s.replicas as usize;
         let st = State {
@@ -258,6 +272,8 @@ impl Simulation {
                 lengths: Stream::new(seed, StreamId::LENGTHS),
                 jitter: Stream::new(seed, StreamId::JITTER),
                 think: Stream::new(seed, StreamId::THINK),
+                prefix: Stream::new(seed, StreamId::PREFIX),
+                turns: Stream::new(seed, StreamId::TURNS),
             },
             requests: Slab::default(),
             tasks: Slab::default(),
@@ -268,6 +284,7 @@ impl Simulation {
             rr_next: 0,
             index: router::ReplicaIndex::new(replicas),
             admit_counter: 0,
+            conversations: 0,
             users: Users::default(),
             stopped: None,
             finishing: None,
@@ -282,6 +299,9 @@ impl Simulation {
             cfg,
             st,
         };
+        if let Arrival::Stages { stages } = &scenario.workload.arrival {
+            sim.rec.set_stages(stages, duration_ns);
+        }
         sim.start_arrivals();
         sim
     }

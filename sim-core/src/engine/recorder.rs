@@ -126,6 +126,10 @@ pub(super) struct Recorder {
     /// pass finished. With the arrival window it bounds the measured window.
     pub(super) last_work_ns: u64,
     pub(super) rejected_too_long: u64,
+    /// Prompt tokens of admitted requests (first admission), and those served
+    /// from the prefix cache.
+    pub(super) prompt_tokens: u64,
+    pub(super) cached_prompt_tokens: u64,
     /// Arrivals refused because `bounds::IN_FLIGHT` requests were in flight.
     pub(super) rejected_in_flight: u64,
     pub(super) trace: Option<TraceLog>,
@@ -133,6 +137,17 @@ pub(super) struct Recorder {
     pub(super) too_large_example: Option<String>,
     /// Per-replica roofline bound (self-hosted physics only).
     pub(super) limit: Option<PhysicalLimit>,
+    /// Per load stage: (start ns, end ns, rate, metrics, output tokens).
+    pub(super) stages: Vec<StageMetrics>,
+}
+
+/// The requests that arrived during one load stage.
+pub(super) struct StageMetrics {
+    pub(super) start_ns: u64,
+    pub(super) end_ns: u64,
+    pub(super) rate_per_s: f64,
+    pub(super) metrics: ClassMetrics,
+    pub(super) output_tokens: u64,
 }
 
 impl Recorder {
@@ -159,10 +174,36 @@ impl Recorder {
             last_event_ns: 0,
             last_work_ns: 0,
             rejected_too_long: 0,
+            prompt_tokens: 0,
+            cached_prompt_tokens: 0,
             rejected_in_flight: 0,
             trace: None,
             too_large_example: None,
             limit,
+            stages: Vec::new(),
+        }
+    }
+
+    /// Break the report down by these load stages (arrival window `duration_ns`).
+    pub(super) fn set_stages(&mut self, stages: &[crate::scenario::Stage], duration_ns: u64) {
+        let mut start = 0u64;
+        for (i, st) in stages.iter().enumerate() {
+            if start >= duration_ns {
+                break;
+            }
+            let end = if i + 1 == stages.len() {
+                duration_ns
+            } else {
+                super::later(start, super::secs_to_ns(st.duration_s)).min(duration_ns)
+            };
+            self.stages.push(StageMetrics {
+                start_ns: start,
+                end_ns: end,
+                rate_per_s: st.rate_per_s,
+                metrics: ClassMetrics::default(),
+                output_tokens: 0,
+            });
+            start = end;
         }
     }
 
@@ -229,6 +270,21 @@ impl Recorder {
         self.input_tokens_done += input_tokens;
         self.output_tokens_done += output_tokens;
         self.windows.completion(now, s.ttft_ns, s.e2e_ns);
+        if !self.stages.is_empty() {
+            let i = self
+                .stages
+                .partition_point(|st| st.end_ns <= s.arrival_ns)
+                .min(self.stages.len() - 1);
+            let st = &mut self.stages[i];
+            st.output_tokens += output_tokens;
+            let m = &mut st.metrics;
+            m.completed += 1;
+            m.ttft.record_ns(s.ttft_ns);
+            m.e2e.record_ns(s.e2e_ns);
+            if let Some(t) = s.tpot_ns {
+                m.tpot.record_ns(t);
+            }
+        }
         for m in [&mut self.overall, &mut self.per_class[s.class as usize]] {
             m.completed += 1;
             m.slo_met += u64::from(met);

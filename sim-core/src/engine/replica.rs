@@ -3,6 +3,7 @@
 //! `static_batch` by policy).
 
 use super::decode::DecodeSet;
+use super::prefix::PrefixCache;
 use super::recorder::PassSample;
 use super::request::ReqId;
 use super::static_batch::StaticBatch;
@@ -63,8 +64,9 @@ impl Policy {
 
 /// What a pass costs.
 pub(super) enum Service {
-    /// Forward passes timed by the GPU physics.
-    Physics(StepModel),
+    /// Forward passes timed by the GPU physics (boxed: it is large, and read
+    /// once per pass through the pointer).
+    Physics(Box<StepModel>),
     /// The textbook server: a random time per dispatch, whatever its size.
     Abstract {
         time: Sampler,
@@ -81,7 +83,10 @@ impl Service {
                 let deployment = scenario.deployment();
                 // Validation refused every deployment with no room for one block.
                 let blocks = deployment.kv_capacity_blocks().unwrap_or(1);
-                (Service::Physics(deployment.step_model_for(timing)), blocks)
+                (
+                    Service::Physics(Box::new(deployment.step_model_for(timing))),
+                    blocks,
+                )
             }
             ServiceModel::Abstract {
                 time_s,
@@ -119,8 +124,11 @@ pub(super) struct Replica {
     pub(super) decoding: DecodeSet,
     /// Admitted sequences whose prompt is not yet fully processed, oldest first.
     pub(super) prefilling: VecDeque<ReqId>,
-    /// KV blocks held, ≤ the configuration's capacity.
+    /// KV blocks in use, ≤ the configuration's capacity (a block shared
+    /// through the prefix cache counts once).
     pub(super) kv_used: u64,
+    /// Blocks addressed by content, for prefix caching.
+    pub(super) cache: PrefixCache,
     pub(super) timer_armed: bool,
     pub(super) timer_epoch: u32,
     pub(super) static_batch: Option<StaticBatch>,

@@ -6,7 +6,7 @@ use super::{BLOCK, NS_PER_S, Simulation};
 use crate::physics::Efficiency;
 use crate::report::{
     Cost, Counts, Distribution, HOURS_PER_MONTH, PhysicalLimit, REPORT_VERSION, Report, Snapshot,
-    Throughput, Utilisation,
+    StageReport, Throughput, Utilisation,
 };
 use crate::scenario::Scenario;
 
@@ -185,6 +185,10 @@ impl Simulation {
                 forward_passes: rec.passes,
                 mfu: ratio(rec.flops, peak_flops * busy / NS_PER_S),
                 bandwidth_utilisation: ratio(rec.bytes, peak_bw * busy / NS_PER_S),
+                prefix_cache_hit_rate: ratio(
+                    rec.cached_prompt_tokens as f64,
+                    rec.prompt_tokens as f64,
+                ),
                 kv_capacity_tokens: if matches!(self.cfg.service, Service::Physics(_)) {
                     self.cfg.kv_blocks * BLOCK
                 } else {
@@ -222,6 +226,23 @@ impl Simulation {
                 }
             },
             slo: self.cfg.slo.clone(),
+            stages: rec
+                .stages
+                .iter()
+                .map(|st| {
+                    let secs = (st.end_ns - st.start_ns).max(1) as f64 / NS_PER_S;
+                    StageReport {
+                        start_s: st.start_ns as f64 / NS_PER_S,
+                        end_s: st.end_ns as f64 / NS_PER_S,
+                        rate_per_s: st.rate_per_s,
+                        completed: st.metrics.completed,
+                        ttft: st.metrics.ttft.stats(),
+                        tpot: st.metrics.tpot.stats(),
+                        e2e: st.metrics.e2e.stats(),
+                        output_tokens_per_s: st.output_tokens as f64 / secs,
+                    }
+                })
+                .collect(),
         }
     }
 }

@@ -3,8 +3,9 @@
 //! agent chain of calls) it belongs to.
 
 use super::decode::Joined;
+use super::prefix::{BlockKey, PromptIdentity};
 use super::slab::Key;
-use super::{Event, Simulation, later, recorder::ArrivalRecord};
+use super::{Event, Simulation, later, recorder::ArrivalRecord, secs_to_ns};
 use crate::dist::Sampler;
 use crate::scenario::{RequestClass, Scenario, bounds};
 
@@ -68,6 +69,10 @@ pub(super) struct Request {
     pub(super) attempts: u16,
     /// Output tokens the rate limiter reserved at admission (≤ `max_tokens`).
     pub(super) output_reserved: u32,
+    /// What its prompt shares with others (for prefix caching).
+    pub(super) identity: PromptIdentity,
+    /// The leading KV blocks it holds through the prefix cache.
+    pub(super) shared: Vec<BlockKey>,
 }
 
 #[derive(Clone, Debug)]
@@ -77,10 +82,19 @@ pub(super) struct Task {
     pub(super) calls_left: u32,
     /// The closed-loop user who sent it, if any.
     pub(super) user: Option<u32>,
+    /// Which shared system prompt its prompts start with.
+    pub(super) prefix_group: u32,
+    /// A conversation's id and the tokens of its history so far (prompts and
+    /// answers of the turns before).
+    pub(super) conversation: Option<(u64, u32)>,
 }
 
 /// A request class, ready to sample.
 pub(super) struct ClassSpec {
+    /// Shared system prompts: (how many, tokens each).
+    pub(super) shared_prefix: Option<(u32, u32)>,
+    /// Think time between a conversation's turns (None: not a conversation).
+    pub(super) turn_think: Option<Sampler>,
     pub(super) name: String,
     pub(super) input: Sampler,
     pub(super) output: Sampler,
@@ -91,6 +105,8 @@ pub(super) struct ClassSpec {
 impl ClassSpec {
     pub(super) fn new(k: &RequestClass) -> ClassSpec {
         ClassSpec {
+            shared_prefix: k.shared_prefix.as_ref().map(|p| (p.prompts, p.tokens)),
+            turn_think: k.conversation.as_ref().map(|c| c.think_time_s.sampler()),
             name: k.name.clone(),
             input: k.input_tokens.sampler(),
             output: k.output_tokens.sampler(),
@@ -119,12 +135,26 @@ pub(super) fn class_backends(scenario: &Scenario) -> Vec<Backend> {
 impl Simulation {
     #[inline]
     pub(super) fn start_task(&mut self, class: u16, user: Option<u32>, tokens: Option<(u32, u32)>) {
-        let calls = self.cfg.classes[class as usize].calls;
+        let spec = &self.cfg.classes[class as usize];
+        let calls = spec.calls;
+        let prefix_group = match spec.shared_prefix {
+            Some((prompts, _)) if prompts > 1 => {
+                let u = self.st.rng.prefix.uniform();
+                ((u * f64::from(prompts)) as u32).min(prompts - 1)
+            }
+            _ => 0,
+        };
+        let conversation = spec.turn_think.is_some().then(|| {
+            self.st.conversations += 1;
+            (self.st.conversations, 0)
+        });
         let task = self.st.tasks.insert(Task {
             class,
             start_ns: self.st.now,
             calls_left: calls,
             user,
+            prefix_group,
+            conversation,
         });
         self.new_request(task, tokens);
     }
@@ -132,9 +162,10 @@ impl Simulation {
     /// The task's next call: sample its lengths (unless a trace gives them) and
     /// send it to its backend.
     pub(super) fn new_request(&mut self, task: TaskId, tokens: Option<(u32, u32)>) {
-        let class = self.st.tasks[task].class;
+        let t = &self.st.tasks[task];
+        let (class, group, conversation) = (t.class, t.prefix_group, t.conversation);
         let spec = &self.cfg.classes[class as usize];
-        let (input, output) = match tokens {
+        let (question, output) = match tokens {
             Some(t) => t,
             None => {
                 let rng = &mut self.st.rng.lengths;
@@ -142,6 +173,18 @@ impl Simulation {
                 let o = spec.output.sample_tokens(rng, spec.max_tokens);
                 (i, o)
             }
+        };
+        // The prompt: the shared system prompt (or, after a conversation's
+        // first turn, its whole history, which starts with it), then the question.
+        let system = spec.shared_prefix.map(|(_, tokens)| (class, group, tokens));
+        let before = match conversation {
+            Some((_, history)) if history > 0 => history,
+            _ => system.map_or(0, |s| s.2),
+        };
+        let input = before.saturating_add(question).min(bounds::TOKENS);
+        let identity = PromptIdentity {
+            system,
+            conversation: conversation.map(|(id, _)| (id, before)),
         };
         let now = self.st.now;
         let id = self.st.requests.insert(Request {
@@ -164,6 +207,8 @@ impl Simulation {
             fast: false,
             attempts: 0,
             output_reserved: 0,
+            identity,
+            shared: Vec::new(),
         });
         self.rec.arrived += 1;
         self.rec.windows.arrival(now);
@@ -227,10 +272,10 @@ impl Simulation {
         let now = later(self.st.now, seen);
         let sample = Sample {
             class: req.class,
+            arrival_ns: req.arrival_ns,
             ttft_ns: later(req.first_token_ns, seen) - req.arrival_ns,
-            tpot_ns: (req.output_tokens > 1).then(|| {
-                (self.st.now - req.first_token_ns) / u64::from(req.output_tokens - 1)
-            }),
+            tpot_ns: (req.output_tokens > 1)
+                .then(|| (self.st.now - req.first_token_ns) / u64::from(req.output_tokens - 1)),
             e2e_ns: now - req.arrival_ns,
             wait_ns: req.admitted_ns - req.arrival_ns,
         };
@@ -250,13 +295,24 @@ impl Simulation {
 
         let task = &mut self.st.tasks[task_id];
         task.calls_left -= 1;
+        if let Some((c, _)) = task.conversation {
+            // The next turn sends this prompt and its answer again.
+            task.conversation = Some((c, input.saturating_add(output)));
+        }
         if task.calls_left > 0 {
-            // Agent chain: the next call goes out as soon as the client has
-            // this one's answer.
-            if seen > 0 {
-                self.st.events.push(now, Event::NextCall { task: task_id });
-            } else {
-                self.new_request(task_id, None);
+            let class = task.class as usize;
+            match &self.cfg.classes[class].turn_think {
+                // A conversation: the user reads, thinks, asks the next question.
+                Some(think) => {
+                    let t = secs_to_ns(think.sample(&mut self.st.rng.turns));
+                    self.st
+                        .events
+                        .push(later(now, t), Event::NextCall { task: task_id });
+                }
+                // An agent chain: the next call goes out as soon as the client
+                // has this one's answer.
+                None if seen > 0 => self.st.events.push(now, Event::NextCall { task: task_id }),
+                None => self.new_request(task_id, None),
             }
             return;
         }
@@ -300,6 +356,7 @@ impl Simulation {
 /// The latencies of a completed request, as the recorder takes them.
 pub(super) struct Sample {
     pub(super) class: u16,
+    pub(super) arrival_ns: u64,
     pub(super) ttft_ns: u64,
     pub(super) tpot_ns: Option<u64>,
     pub(super) e2e_ns: u64,

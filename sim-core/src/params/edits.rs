@@ -46,6 +46,7 @@ pub(super) fn base_rate(s: &Scenario) -> Option<f64> {
     match &s.workload.arrival {
         Arrival::Poisson { rate_per_s } | Arrival::Gamma { rate_per_s, .. } => Some(*rate_per_s),
         Arrival::Schedule { points } => points.first().map(|p| p.rate_per_s),
+        Arrival::Stages { stages } => stages.first().map(|s| s.rate_per_s),
         _ => None,
     }
 }
@@ -66,9 +67,21 @@ pub(super) fn set_base_rate(s: &mut Scenario, v: f64) -> Result<(), String> {
                 p.rate_per_s *= v / old;
             }
         }
+        Arrival::Stages { stages } => {
+            let old = stages.first().map_or(1.0, |s| s.rate_per_s);
+            if old <= 0.0 {
+                return Err(
+                    "arrival.rate scales the stages by the first one's rate, which is 0 here"
+                        .into(),
+                );
+            }
+            for st in stages.iter_mut() {
+                st.rate_per_s *= v / old;
+            }
+        }
         Arrival::ClosedLoop { .. } | Arrival::Trace { .. } => {
             return Err(
-                "arrival.rate needs an open-loop arrival process (Poisson, gamma or a rate schedule)"
+                "arrival.rate needs an open-loop arrival process (Poisson, gamma, a rate schedule or stages)"
                     .into(),
             );
         }

@@ -207,9 +207,9 @@ impl StepModel {
         let gpu_s = soft_max(compute_s, memory_s, c.overlap_exponent);
         let comm_s = if self.tp > 1.0 {
             let msg = tokens * self.hidden * 2.0;
-            let per = msg * 2.0 * (self.tp - 1.0) / self.tp
-                / (self.link_bytes_per_s * c.link_efficiency)
-                + c.allreduce_ns as f64 * 1e-9;
+            let per =
+                msg * 2.0 * (self.tp - 1.0) / self.tp / (self.link_bytes_per_s * c.link_efficiency)
+                    + c.allreduce_ns as f64 * 1e-9;
             2.0 * self.layers * per
         } else {
             0.0

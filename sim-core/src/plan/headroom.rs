@@ -34,6 +34,11 @@ pub fn scale_load(s: &Scenario, k: f64) -> Scenario {
                 p.rate_per_s *= k;
             }
         }
+        Arrival::Stages { stages } => {
+            for st in stages.iter_mut() {
+                st.rate_per_s *= k;
+            }
+        }
         Arrival::Trace { .. } => {}
     }
     s

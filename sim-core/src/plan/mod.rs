@@ -205,6 +205,7 @@ fn load(s: &Scenario) -> f64 {
                 / think_time_s.mean().max(1e-3)
         }
         Arrival::Schedule { points } => points.iter().map(|p| p.rate_per_s).fold(0.0, f64::max),
+        Arrival::Stages { stages } => stages.iter().map(|s| s.rate_per_s).fold(0.0, f64::max),
         Arrival::Trace { requests } => requests.len() as f64 / s.duration_s.max(1e-9),
     }
 }

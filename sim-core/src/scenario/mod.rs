@@ -82,6 +82,13 @@ pub enum Arrival {
         /// (time, rate) points in increasing time, the first at 0.
         points: Vec<RatePoint>,
     },
+    /// Load stages: Poisson arrivals at a constant rate for each stage in turn
+    /// (`8 req/s for 600 s, then 20 req/s for 600 s`); the report breaks its
+    /// numbers down per stage. The last rate holds if `duration_s` is longer.
+    Stages {
+        /// The stages, in order.
+        stages: Vec<Stage>,
+    },
     /// Closed loop: N users, each sending a task, waiting for it, thinking, and
     /// sending the next. The user count may change over time (a launch spike).
     ClosedLoop {
@@ -105,6 +112,16 @@ pub struct RatePoint {
     pub at_s: f64,
     /// Tasks per second at that time.
     pub rate_per_s: f64,
+}
+
+/// One load stage.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Stage {
+    /// Tasks per second through the stage.
+    pub rate_per_s: f64,
+    /// How long the stage lasts, seconds.
+    pub duration_s: f64,
 }
 
 /// One step of a closed-loop user schedule.
@@ -147,13 +164,41 @@ pub struct RequestClass {
     /// The request's `max_tokens`: a cap on generated tokens.
     pub max_tokens: u32,
     /// Calls per task: an agent chain of K sequential calls, each sent when the
-    /// previous one finishes. The user-visible latency is the chain's.
+    /// previous one finishes (or, for a conversation, the K turns). The
+    /// user-visible latency is the chain's.
     #[serde(default = "one")]
     pub calls_per_task: u32,
+    /// Prompts start with one of N shared system prompts (chosen at random per
+    /// task); `input_tokens` is then the rest of the prompt, the question.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_prefix: Option<SharedPrefix>,
+    /// The calls of a task are the turns of one conversation: each turn's
+    /// prompt sends the earlier turns (prompts and answers) again, then a new
+    /// question, after the user thinks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversation: Option<Conversation>,
 }
 
 fn one() -> u32 {
     1
+}
+
+/// Shared system prompts at the start of every prompt of a class.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SharedPrefix {
+    /// How many different system prompts the class's users share.
+    pub prompts: u32,
+    /// Tokens in each.
+    pub tokens: u32,
+}
+
+/// Multi-turn conversations.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Conversation {
+    /// Time the user reads and thinks between an answer and the next turn, s.
+    pub think_time_s: Dist,
 }
 
 /// The self-hosted serving fleet.

@@ -183,6 +183,50 @@ impl Scenario {
                 }
                 peak * d
             }
+            Arrival::Stages { stages } => {
+                let n = stages.len();
+                if n == 0 || n > bounds::SCHEDULE_POINTS {
+                    c.problems.push(format!(
+                        "workload.arrival.stages must have 1..={} stages, got {n}",
+                        bounds::SCHEDULE_POINTS
+                    ));
+                }
+                let (mut peak, mut start) = (0.0_f64, 0.0);
+                let mut expected = 0.0;
+                for (i, st) in stages.iter().take(bounds::SCHEDULE_POINTS).enumerate() {
+                    let f = format!("workload.arrival.stages[{i}]");
+                    c.range_f(
+                        &format!("{f}.rate_per_s"),
+                        st.rate_per_s,
+                        0.0,
+                        bounds::RATE_PER_S,
+                        " tasks/s",
+                    );
+                    c.positive_f(
+                        &format!("{f}.duration_s"),
+                        st.duration_s,
+                        bounds::DURATION_S,
+                        " s",
+                    );
+                    if st.rate_per_s.is_finite() && st.duration_s.is_finite() {
+                        peak = peak.max(st.rate_per_s);
+                        let within = (d - start).clamp(0.0, st.duration_s);
+                        expected += st.rate_per_s * within;
+                        start += st.duration_s.max(0.0);
+                    }
+                }
+                if n > 0 && peak <= 0.0 {
+                    c.problems.push(
+                        "workload.arrival.stages[0].rate_per_s (or a later stage's) must be > 0: every stage has rate 0".into(),
+                    );
+                }
+                // The last stage's rate holds after the stages end.
+                let last = stages.last().map_or(0.0, |s| s.rate_per_s);
+                if last.is_finite() {
+                    expected += last * (d - start).max(0.0);
+                }
+                expected
+            }
             Arrival::ClosedLoop {
                 users,
                 think_time_s,
@@ -324,6 +368,27 @@ impl Scenario {
                 1,
                 u64::from(bounds::CALLS_PER_TASK),
             );
+            if let Some(p) = &k.shared_prefix {
+                c.range_u(
+                    &format!("{f}.shared_prefix.prompts"),
+                    u64::from(p.prompts),
+                    1,
+                    1_000_000,
+                );
+                c.range_u(
+                    &format!("{f}.shared_prefix.tokens"),
+                    u64::from(p.tokens),
+                    1,
+                    u64::from(bounds::TOKENS),
+                );
+            }
+            if let Some(conv) = &k.conversation {
+                conv.think_time_s.validate(
+                    &format!("{f}.conversation.think_time_s"),
+                    bounds::TIME_S,
+                    &mut c.problems,
+                );
+            }
         }
         if n > 0 && total_share <= 0.0 && !matches!(w.arrival, Arrival::Trace { .. }) {
             let which = if n == 1 {

@@ -7,6 +7,7 @@ mod determinism;
 mod golden;
 mod providers;
 mod queueing;
+mod serving;
 mod validation;
 
 use sim_core::dist::Dist;
@@ -29,6 +30,8 @@ pub fn fixed_class(input: u32, output: u32) -> RequestClass {
         },
         max_tokens: output,
         calls_per_task: 1,
+        shared_prefix: None,
+        conversation: None,
     }
 }
 

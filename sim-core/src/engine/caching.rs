@@ -1,0 +1,108 @@
+//! A replica's KV blocks with prefix caching: taking blocks into use (evicting
+//! idle cached ones for room), looking a prompt up at admission, publishing a
+//! computed prompt's shareable blocks, and freeing what a request holds.
+
+use super::prefix::private_blocks;
+use super::request::ReqId;
+use super::{BLOCK, Simulation};
+
+/// What a lookup found for a prompt about to be admitted.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Lookup {
+    /// Leading blocks found in the cache.
+    pub(super) hits: u32,
+    /// Of those, how many nobody holds now (holding them adds to KV use).
+    pub(super) idle: u64,
+    /// Prompt tokens served from the cache (at most the prompt less one token:
+    /// the last is always computed, to produce the next token).
+    pub(super) cached_tokens: u64,
+}
+
+impl Simulation {
+    /// Take `n` more blocks into use on replica `r`, evicting idle cached
+    /// blocks so the cache never holds more than the free space.
+    pub(super) fn take_blocks(&mut self, r: usize, n: u64) {
+        let rep = &mut self.st.replicas[r];
+        rep.kv_used += n;
+        debug_assert!(rep.kv_used <= self.cfg.kv_blocks, "KV blocks over capacity");
+        let room = self.cfg.kv_blocks.saturating_sub(rep.kv_used);
+        rep.cache.evict_to(room);
+    }
+
+    /// What the cache holds of request `id`'s prompt (nothing without caching).
+    pub(super) fn lookup(&self, r: usize, id: ReqId, target: u64) -> Lookup {
+        let req = &self.st.requests[id];
+        if !self.cfg.prefix_caching || !req.identity.shareable() {
+            return Lookup::default();
+        }
+        let (hits, idle) = self.st.replicas[r].cache.probe(&req.identity);
+        Lookup {
+            hits,
+            idle,
+            cached_tokens: (u64::from(hits) * BLOCK).min(target.saturating_sub(1)),
+        }
+    }
+
+    /// Hold the blocks a lookup found.
+    pub(super) fn hold_cached(&mut self, r: usize, id: ReqId, found: Lookup) {
+        if found.hits == 0 {
+            return;
+        }
+        let identity = self.st.requests[id].identity;
+        let keys = self.st.replicas[r].cache.hold(&identity, found.hits);
+        self.take_blocks(r, found.idle);
+        self.st.requests[id].shared = keys;
+    }
+
+    /// A prompt was computed: publish its shareable full blocks so later
+    /// prompts find them (they stay counted once, now through the cache).
+    pub(super) fn publish_prompt(&mut self, r: usize, id: ReqId, prompt_tokens: u64) {
+        if !self.cfg.prefix_caching {
+            return;
+        }
+        let req = &mut self.st.requests[id];
+        if !req.identity.shareable() {
+            return;
+        }
+        let full = (prompt_tokens / BLOCK).min(u64::from(req.identity.matchable_blocks())) as u32;
+        let cache = &mut self.st.replicas[r].cache;
+        for i in req.shared.len() as u32..full {
+            let Some(key) = req.identity.key(i) else {
+                break;
+            };
+            if !cache.publish(key) {
+                break; // another request published it first: this copy stays private
+            }
+            req.shared.push(key);
+        }
+    }
+
+    /// Free what request `id` holds for a context of `tokens` tokens: its own
+    /// blocks, and its references to cached ones (which stay cached, idle).
+    pub(super) fn free_blocks(&mut self, r: usize, id: ReqId, tokens: u64) {
+        let shared = std::mem::take(&mut self.st.requests[id].shared);
+        let rep = &mut self.st.replicas[r];
+        rep.kv_used -= private_blocks(tokens, shared.len());
+        for key in shared {
+            if rep.cache.release(key) {
+                rep.kv_used -= 1;
+            }
+        }
+    }
+
+    /// A conversation turn ended with `tokens` of context: keep its full
+    /// history blocks cached (idle) for the next turn, within the free space.
+    pub(super) fn keep_history(&mut self, r: usize, id: ReqId, tokens: u64) {
+        let identity = self.st.requests[id].identity;
+        if !self.cfg.prefix_caching || identity.conversation.is_none() {
+            return;
+        }
+        let full = (tokens / BLOCK) as u32;
+        let rep = &mut self.st.replicas[r];
+        for key in (0..full).filter_map(|i| identity.key(i)) {
+            rep.cache.keep(key);
+        }
+        let room = self.cfg.kv_blocks.saturating_sub(rep.kv_used);
+        rep.cache.evict_to(room);
+    }
+}
