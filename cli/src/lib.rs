@@ -1,3 +1,4 @@
 //! The analyses behind `tlab` (sweeps, curves, plans), shared with its benchmarks.
 
 pub mod analysis;
+pub mod calibrate;

@@ -127,6 +127,26 @@ enum Command {
         #[arg(long, default_value_t = 0.0)]
         min_goodput: f64,
     },
+    /// Real vLLM runs against the simulator: a table per row, MAPE per metric
+    /// and per model; with --fit, fit the vLLM profile's constants.
+    Calibrate {
+        /// The runs, as CSV (data/calibration/vllm-h100-runs.csv).
+        csv: PathBuf,
+        /// Fit the vLLM profile's constants (least squares on log errors) and
+        /// print them, then the table with them.
+        #[arg(long)]
+        fit: bool,
+        /// Leave a model out of the fit (substring of its name), to see how
+        /// well a model the fit never saw is predicted.
+        #[arg(long)]
+        leave_out: Option<String>,
+        /// Rounds of the coordinate search.
+        #[arg(long, default_value_t = 40)]
+        rounds: u32,
+        /// Include mixture-of-experts rows (dense rows only by default).
+        #[arg(long)]
+        moe: bool,
+    },
     /// List the built-in presets.
     Presets,
     /// Print a preset's scenario as JSON, ready to edit and run.
@@ -376,6 +396,52 @@ fn execute(command: Command) -> Result<String, String> {
             let slo = plan_slo(ttft_p99_ms, tpot_p99_ms, max_errors, min_goodput)?;
             let h = sim_core::plan::headroom(&s, slo, 0.01).map_err(|e| e.to_string())?;
             Ok(format!("{}\n", h.verdict))
+        }
+        Command::Calibrate {
+            csv,
+            fit,
+            leave_out,
+            rounds,
+            moe,
+        } => {
+            use tlab::calibrate;
+            let text =
+                std::fs::read_to_string(&csv).map_err(|e| format!("{}: {e}", csv.display()))?;
+            let rows: Vec<calibrate::Row> = calibrate::read(&text)?
+                .into_iter()
+                .filter(|r| moe || !r.is_moe())
+                .collect();
+            let mut costs = sim_core::physics::VLLM_COSTS;
+            let mut o = String::new();
+            if fit {
+                costs = calibrate::FIT_START;
+                let train: Vec<calibrate::Row> = rows
+                    .iter()
+                    .filter(|r| {
+                        leave_out
+                            .as_ref()
+                            .is_none_or(|m| !r.model.contains(m.as_str()))
+                    })
+                    .cloned()
+                    .collect();
+                let (best, loss) = calibrate::fit(&train, costs, rounds)?;
+                costs = best;
+                o += &format!(
+                    "fitted on {} rows (mean squared log error {loss:.4}):\n{}\n",
+                    train.len(),
+                    calibrate::as_rust(&costs)
+                );
+            }
+            let shown: Vec<calibrate::Row> = match &leave_out {
+                Some(m) => rows
+                    .into_iter()
+                    .filter(|r| r.model.contains(m.as_str()))
+                    .collect(),
+                None => rows,
+            };
+            let table = calibrate::compare(&shown, costs)?;
+            o += &calibrate::markdown(&table);
+            Ok(o)
         }
         Command::Presets => Ok(sim_core::presets::all()
             .iter()

@@ -31,11 +31,14 @@ impl Simulation {
 
     /// What the cache holds of request `id`'s prompt (nothing without caching).
     pub(super) fn lookup(&self, r: usize, id: ReqId, target: u64) -> Lookup {
-        let req = &self.st.requests[id];
-        if !self.cfg.prefix_caching || !req.identity.shareable() {
+        if !self.cfg.prefix_caching {
             return Lookup::default();
         }
-        let (hits, idle) = self.st.replicas[r].cache.probe(&req.identity);
+        let identity = self.identity(id);
+        if !identity.shareable() {
+            return Lookup::default();
+        }
+        let (hits, idle) = self.st.replicas[r].cache.probe(&identity);
         Lookup {
             hits,
             idle,
@@ -48,10 +51,10 @@ impl Simulation {
         if found.hits == 0 {
             return;
         }
-        let identity = self.st.requests[id].identity;
-        let keys = self.st.replicas[r].cache.hold(&identity, found.hits);
+        let identity = self.identity(id);
+        let held = self.st.replicas[r].cache.hold(&identity, found.hits);
         self.take_blocks(r, found.idle);
-        self.st.requests[id].shared = keys;
+        self.st.requests[id].shared = held;
     }
 
     /// A prompt was computed: publish its shareable full blocks so later
@@ -60,20 +63,19 @@ impl Simulation {
         if !self.cfg.prefix_caching {
             return;
         }
-        let req = &mut self.st.requests[id];
-        if !req.identity.shareable() {
+        let identity = self.identity(id);
+        if !identity.shareable() {
             return;
         }
-        let full = (prompt_tokens / BLOCK).min(u64::from(req.identity.matchable_blocks())) as u32;
+        let full = (prompt_tokens / BLOCK).min(u64::from(identity.matchable_blocks())) as u32;
+        let req = &mut self.st.requests[id];
         let cache = &mut self.st.replicas[r].cache;
-        for i in req.shared.len() as u32..full {
-            let Some(key) = req.identity.key(i) else {
-                break;
-            };
+        for i in req.shared..full {
+            let Some(key) = identity.key(i) else { break };
             if !cache.publish(key) {
                 break; // another request published it first: this copy stays private
             }
-            req.shared.push(key);
+            req.shared += 1;
         }
     }
 
@@ -82,10 +84,14 @@ impl Simulation {
     pub(super) fn free_blocks(&mut self, r: usize, id: ReqId, tokens: u64) {
         let shared = std::mem::take(&mut self.st.requests[id].shared);
         let rep = &mut self.st.replicas[r];
-        rep.kv_used -= private_blocks(tokens, shared.len());
-        for key in shared {
-            if rep.cache.release(key) {
-                rep.kv_used -= 1;
+        rep.kv_used -= private_blocks(tokens, shared as usize);
+        if shared > 0 {
+            let identity = self.identity(id);
+            let rep = &mut self.st.replicas[r];
+            for key in (0..shared).filter_map(|i| identity.key(i)) {
+                if rep.cache.release(key) {
+                    rep.kv_used -= 1;
+                }
             }
         }
     }
@@ -93,8 +99,11 @@ impl Simulation {
     /// A conversation turn ended with `tokens` of context: keep its full
     /// history blocks cached (idle) for the next turn, within the free space.
     pub(super) fn keep_history(&mut self, r: usize, id: ReqId, tokens: u64) {
-        let identity = self.st.requests[id].identity;
-        if !self.cfg.prefix_caching || identity.conversation.is_none() {
+        if !self.cfg.prefix_caching {
+            return;
+        }
+        let identity = self.identity(id);
+        if identity.conversation.is_none() {
             return;
         }
         let full = (tokens / BLOCK) as u32;

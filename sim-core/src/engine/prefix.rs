@@ -113,9 +113,9 @@ impl PrefixCache {
     }
 
     /// Take a reference to the first `n` blocks of the prompt (found by
-    /// [`Self::probe`]); returns their keys.
-    pub(super) fn hold(&mut self, p: &PromptIdentity, n: u32) -> Vec<BlockKey> {
-        let mut keys = Vec::with_capacity(n as usize);
+    /// [`Self::probe`]); returns how many it holds.
+    pub(super) fn hold(&mut self, p: &PromptIdentity, n: u32) -> u32 {
+        let mut held = 0;
         for i in 0..n {
             let Some(k) = p.key(i) else { break };
             let Some(e) = self.entries.get_mut(&k) else {
@@ -125,9 +125,9 @@ impl PrefixCache {
                 self.lru.remove(&e.tick);
             }
             e.refs += 1;
-            keys.push(k);
+            held += 1;
         }
-        keys
+        held
     }
 
     /// A request finished computing block `key` and holds it: cache it, unless
@@ -215,13 +215,12 @@ mod tests {
             assert!(c.publish(a.key(i).expect("key")));
         }
         assert_eq!(c.probe(&a), (6, 0), "all held");
-        let held = c.hold(&a, 6);
-        assert_eq!(held.len(), 6);
+        assert_eq!(c.hold(&a, 6), 6);
         c.evict_to(0);
         assert_eq!(c.probe(&a), (6, 0), "blocks in use are never evicted");
         // The first holder lets go: still one reference each.
-        for k in &held {
-            assert!(!c.release(*k));
+        for i in 0..6 {
+            assert!(!c.release(a.key(i).expect("key")));
         }
         // The second lets go: unreferenced, cached, then evicted oldest first.
         for i in 0..6 {

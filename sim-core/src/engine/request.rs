@@ -3,7 +3,7 @@
 //! agent chain of calls) it belongs to.
 
 use super::decode::Joined;
-use super::prefix::{BlockKey, PromptIdentity};
+use super::prefix::PromptIdentity;
 use super::slab::Key;
 use super::{Event, Simulation, later, recorder::ArrivalRecord, secs_to_ns};
 use crate::dist::Sampler;
@@ -69,10 +69,12 @@ pub(super) struct Request {
     pub(super) attempts: u16,
     /// Output tokens the rate limiter reserved at admission (≤ `max_tokens`).
     pub(super) output_reserved: u32,
-    /// What its prompt shares with others (for prefix caching).
-    pub(super) identity: PromptIdentity,
-    /// The leading KV blocks it holds through the prefix cache.
-    pub(super) shared: Vec<BlockKey>,
+    /// Prompt tokens before this call's new question (a conversation's
+    /// history, or the shared system prompt): the part other prompts may share.
+    pub(super) before: u32,
+    /// How many of its prompt's leading KV blocks it holds through the prefix
+    /// cache (their keys follow from its identity).
+    pub(super) shared: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -163,7 +165,7 @@ impl Simulation {
     /// send it to its backend.
     pub(super) fn new_request(&mut self, task: TaskId, tokens: Option<(u32, u32)>) {
         let t = &self.st.tasks[task];
-        let (class, group, conversation) = (t.class, t.prefix_group, t.conversation);
+        let (class, conversation) = (t.class, t.conversation);
         let spec = &self.cfg.classes[class as usize];
         let (question, output) = match tokens {
             Some(t) => t,
@@ -176,16 +178,11 @@ impl Simulation {
         };
         // The prompt: the shared system prompt (or, after a conversation's
         // first turn, its whole history, which starts with it), then the question.
-        let system = spec.shared_prefix.map(|(_, tokens)| (class, group, tokens));
         let before = match conversation {
             Some((_, history)) if history > 0 => history,
-            _ => system.map_or(0, |s| s.2),
+            _ => spec.shared_prefix.map_or(0, |(_, tokens)| tokens),
         };
         let input = before.saturating_add(question).min(bounds::TOKENS);
-        let identity = PromptIdentity {
-            system,
-            conversation: conversation.map(|(id, _)| (id, before)),
-        };
         let now = self.st.now;
         let id = self.st.requests.insert(Request {
             task,
@@ -207,8 +204,8 @@ impl Simulation {
             fast: false,
             attempts: 0,
             output_reserved: 0,
-            identity,
-            shared: Vec::new(),
+            before,
+            shared: 0,
         });
         self.rec.arrived += 1;
         self.rec.windows.arrival(now);
@@ -361,4 +358,18 @@ pub(super) struct Sample {
     pub(super) tpot_ns: Option<u64>,
     pub(super) e2e_ns: u64,
     pub(super) wait_ns: u64,
+}
+
+impl Simulation {
+    /// What request `id`'s prompt shares with others, from its task.
+    pub(super) fn identity(&self, id: ReqId) -> PromptIdentity {
+        let req = &self.st.requests[id];
+        let task = &self.st.tasks[req.task];
+        PromptIdentity {
+            system: self.cfg.classes[req.class as usize]
+                .shared_prefix
+                .map(|(_, tokens)| (req.class, task.prefix_group, tokens)),
+            conversation: task.conversation.map(|(c, _)| (c, req.before)),
+        }
+    }
 }

@@ -167,6 +167,11 @@ impl Deployment {
             peak_16: spec.bf16_tflops * 1e12,
             peak_fp8: spec.fp8_tflops.map(|t| t * 1e12),
             fp8: self.weights == Precision::Fp8,
+            embedding_params: if dims.tied_embeddings {
+                0.0
+            } else {
+                f64::from(dims.vocab) * f64::from(dims.hidden)
+            },
         }
     }
 }

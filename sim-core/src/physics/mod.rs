@@ -149,6 +149,10 @@ pub struct StepModel {
     peak_fp8: Option<f64>,
     /// Whether the matrix multiplies run in FP8.
     fp8: bool,
+    /// Parameters of the input embedding table when it is not shared with the
+    /// output head: a pass looks up a few rows of it, it neither streams nor
+    /// multiplies the whole table.
+    embedding_params: f64,
 }
 
 /// A forward pass's cost, split so a run can report MFU and bandwidth use.
@@ -179,7 +183,8 @@ impl StepModel {
         let prefill = s.prefill_tokens > 0;
         let tokens = (s.prefill_tokens + s.decode_seqs) as f64;
         let pairs = s.prefill_attention_pairs as f64 + s.decode_context_tokens as f64;
-        let linear_flops = 2.0 * self.params * tokens;
+        let matmul_params = self.params - self.embedding_params;
+        let linear_flops = 2.0 * matmul_params * tokens;
         let attn_flops = self.attn_flops_per_pair * pairs;
         let compute_16 = if prefill {
             c.compute_prefill
@@ -201,7 +206,8 @@ impl StepModel {
         } else {
             c.bandwidth_decode
         };
-        let memory_s = (self.weight_bytes / (self.bandwidth * weights_bw)
+        let streamed = self.weight_bytes * (matmul_params / self.params);
+        let memory_s = (streamed / (self.bandwidth * weights_bw)
             + kv_bytes / (self.bandwidth * c.bandwidth_kv))
             / self.tp;
         let gpu_s = soft_max(compute_s, memory_s, c.overlap_exponent);
@@ -224,7 +230,7 @@ impl StepModel {
         StepCost {
             time_ns: ((gpu_s + comm_s) * 1e9) as u64 + cpu_ns,
             flops: linear_flops + attn_flops,
-            bytes: self.weight_bytes + kv_bytes,
+            bytes: streamed + kv_bytes,
         }
     }
 

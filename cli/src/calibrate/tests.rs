@@ -1,0 +1,79 @@
+//! The vLLM profile against the real runs it was fitted to.
+
+use super::*;
+
+fn rows() -> Vec<Row> {
+    let text = include_str!("../../../data/calibration/vllm-h100-runs.csv");
+    read(text).expect("the CSV parses")
+}
+
+#[test]
+fn every_row_becomes_a_valid_scenario_and_kv_blocks_match_vllms() {
+    let rows = rows();
+    assert_eq!(rows.len(), 34);
+    for row in &rows {
+        let s = scenario(row)
+            .expect("a scenario")
+            .validate()
+            .expect("valid");
+        if row.is_moe() {
+            continue;
+        }
+        if let Some(reported) = row.vllm_kv_blocks {
+            let blocks = s.deployment().kv_capacity_blocks().expect("fits");
+            let err = blocks as f64 / reported as f64 - 1.0;
+            assert!(
+                err.abs() < 0.03,
+                "{}: {blocks} blocks, vLLM reported {reported} ({:+.2} %)",
+                row.experiment,
+                err * 100.0
+            );
+        }
+    }
+}
+
+#[test]
+fn the_vllm_profile_predicts_the_dense_runs_within_targets() {
+    let rows: Vec<Row> = rows().into_iter().filter(|r| !r.is_moe()).collect();
+    assert_eq!(
+        rows.len(),
+        24,
+        "9 dense experiments, their stages and totals"
+    );
+    let table = compare(&rows, sim_core::physics::VLLM_COSTS).expect("every row runs");
+    let saturated: Vec<&str> = table
+        .iter()
+        .filter(|c| c.saturated)
+        .map(|c| c.row.experiment.as_str())
+        .collect();
+    assert!(
+        saturated.is_empty(),
+        "saturated where vLLM was not: {saturated:?}"
+    );
+    let all: Vec<&Comparison> = table.iter().collect();
+    let m = mape(&all);
+    println!("{}", markdown(&table));
+    for (i, target) in [0.15, 0.10, 0.10, 0.15].into_iter().enumerate() {
+        assert!(
+            m[i] < target,
+            "{} MAPE {:.1} % ≥ {:.0} %",
+            METRICS[i],
+            m[i] * 100.0,
+            target * 100.0
+        );
+    }
+}
+
+#[test]
+fn the_fit_lowers_the_error_from_its_priors() {
+    // Two rounds of the search on two experiments: it must find constants
+    // that predict them better than where it started.
+    let rows: Vec<Row> = rows()
+        .into_iter()
+        .filter(|r| r.experiment.starts_with("62-") || r.experiment.starts_with("64-"))
+        .collect();
+    let before = loss(&compare(&rows, FIT_START).expect("runs"));
+    let (fitted, after) = fit(&rows, FIT_START, 2).expect("fits");
+    assert!(after < before * 0.8, "{before} → {after}");
+    assert!(fitted.bandwidth_decode <= 0.92 && fitted.compute_prefill <= 0.85);
+}
