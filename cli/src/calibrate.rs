@@ -471,13 +471,8 @@ pub fn markdown(rows: &[Comparison]) -> String {
             c.row.model_name(),
             c.row.tp
         );
-        for i in 0..4 {
-            o += &format!(
-                " {:.1} → {:.1} ({:+.0} %) |",
-                c.measured[i],
-                c.predicted[i],
-                e[i] * 100.0
-            );
+        for ((m, p), e) in c.measured.iter().zip(&c.predicted).zip(&e) {
+            o += &format!(" {m:.1} → {p:.1} ({:+.0} %) |", e * 100.0);
         }
         o += if c.saturated { " SATURATED\n" } else { "\n" };
     }
