@@ -68,7 +68,8 @@ impl Simulation {
             + api_running;
         debug_assert_eq!(
             self.st.queues.iter().map(|q| q.len() as u64).sum::<u64>()
-                + self.api.as_ref().map_or(0, ApiState::queued),
+                + self.api.as_ref().map_or(0, ApiState::queued)
+                + self.st.in_frontend,
             self.st.waiting,
             "the waiting counter disagrees with the queues"
         );

@@ -2,7 +2,7 @@
 
 use super::edits::{batching_for_policy, from_key, key, policy_key};
 use super::{Choice, Group, Kind, Number, Param};
-use crate::physics::{Gpu, Model, Precision};
+use crate::physics::{Gpu, Model, Precision, ServingSoftware};
 use crate::scenario::{Batching, Router, Scenario, bounds};
 
 fn gpu_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
@@ -68,6 +68,20 @@ fn policy_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
     .iter()
     .map(|(k, l)| ((*k).to_owned(), (*l).to_owned()))
     .collect()
+}
+
+fn software_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
+    ServingSoftware::ALL
+        .iter()
+        .map(|w| (key(w), format!("{} ({})", w.name(), w.calibration())))
+        .collect()
+}
+
+fn caching_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
+    vec![
+        ("on".into(), "On: reuse prompts' cached starts".into()),
+        ("off".into(), "Off".into()),
+    ]
 }
 
 fn max_seqs(s: &Scenario) -> Option<f64> {
@@ -182,6 +196,22 @@ pub(super) const PARAMS: &[Param] = &[
                     Ok(())
                 }
                 _ => Err(format!("gpus_per_replica must be 1, 2, 4 or 8, got {k:?}")),
+            },
+        }),
+    },
+    Param {
+        path: "software",
+        id: "software",
+        group: Group::Serving,
+        label: "Serving software",
+        unit: "",
+        help: "The engine that runs the model: its per-request and per-step overheads and its kernels' efficiency set every step's time, so more efficient software serves more tokens per GPU-hour.",
+        kind: Kind::Choice(Choice {
+            options: software_options,
+            get: |s, _| Some(key(&s.serving.software)),
+            set: |s, i, k| {
+                s.serving.software = from_key("software", k, &keys(software_options(s, i)))?;
+                Ok(())
             },
         }),
     },
@@ -357,6 +387,42 @@ pub(super) const PARAMS: &[Param] = &[
                     Ok(())
                 }
                 _ => Err("batching.chunk_tokens needs chunked prefill".into()),
+            },
+        }),
+    },
+    Param {
+        path: "prefix_caching",
+        id: "prefix-caching",
+        group: Group::Batching,
+        label: "Prefix caching",
+        unit: "",
+        help: "Keep computed prompt blocks in the KV cache and reuse them when a later prompt starts the same way (a shared system prompt, a conversation's history).",
+        kind: Kind::Choice(Choice {
+            options: caching_options,
+            get: |s, _| {
+                matches!(
+                    s.serving.batching,
+                    Batching::Continuous { .. } | Batching::ChunkedPrefill { .. }
+                )
+                .then(|| {
+                    let on = s
+                        .serving
+                        .prefix_caching
+                        .unwrap_or(s.serving.software.profile().prefix_caching);
+                    if on { "on" } else { "off" }.to_owned()
+                })
+            },
+            set: |s, _, k| {
+                s.serving.prefix_caching = Some(match k {
+                    "on" => true,
+                    "off" => false,
+                    _ => {
+                        return Err(format!(
+                            "prefix_caching: unknown value {k:?}; one of on, off"
+                        ));
+                    }
+                });
+                Ok(())
             },
         }),
     },
