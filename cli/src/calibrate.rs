@@ -169,6 +169,7 @@ pub fn scenario(row: &Row) -> Result<Scenario, String> {
                     tokens: system,
                 }),
                 conversation: None,
+                timeout_s: None,
             }],
         },
         serving,

@@ -1,7 +1,9 @@
 //! Capacity of a preset's fleet under each batching policy and weight format:
 //! `cargo run --release -p sim-core --example capacity -- PRESET`.
 fn main() {
-    let id = std::env::args().nth(1).unwrap_or_else(|| "self-hosted-tuning".into());
+    let id = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "self-hosted-tuning".into());
     let p = sim_core::presets::all()
         .into_iter()
         .find(|p| p.id == id)

@@ -191,6 +191,7 @@ impl Measurement {
                     calls_per_task: 1,
                     shared_prefix: None,
                     conversation: None,
+                    timeout_s: None,
                 }],
             },
             serving: Serving {

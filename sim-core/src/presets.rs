@@ -40,6 +40,7 @@ pub fn chat_class() -> RequestClass {
         calls_per_task: 1,
         shared_prefix: None,
         conversation: None,
+        timeout_s: None,
     }
 }
 
@@ -110,6 +111,7 @@ pub fn self_hosted_tuning() -> Scenario {
                 calls_per_task: 1,
                 shared_prefix: None,
                 conversation: None,
+                timeout_s: None,
             }],
         },
         serving: Serving {
@@ -172,6 +174,7 @@ pub fn overnight_batch() -> Scenario {
                 calls_per_task: 1,
                 shared_prefix: None,
                 conversation: None,
+                timeout_s: None,
             }],
         },
         serving: Serving {
@@ -215,6 +218,7 @@ pub fn classification_at_scale() -> Scenario {
                 calls_per_task: 1,
                 shared_prefix: None,
                 conversation: None,
+                timeout_s: None,
             }],
         },
         serving: Serving {
@@ -258,6 +262,7 @@ pub fn bench_h100(requests: u64) -> Scenario {
                 calls_per_task: 1,
                 shared_prefix: None,
                 conversation: None,
+                timeout_s: None,
             }],
         },
         serving: h100_llama_8b(),
@@ -357,6 +362,7 @@ pub fn launch_spike() -> Scenario {
                     calls_per_task: 1,
                     shared_prefix: None,
                     conversation: None,
+                    timeout_s: None,
                 },
                 RequestClass {
                     name: "long thread".into(),
@@ -373,6 +379,7 @@ pub fn launch_spike() -> Scenario {
                     calls_per_task: 1,
                     shared_prefix: None,
                     conversation: None,
+                    timeout_s: None,
                 },
             ],
         },
@@ -444,6 +451,7 @@ pub fn pay_for_speed() -> Scenario {
                 calls_per_task: 1,
                 shared_prefix: None,
                 conversation: None,
+                timeout_s: None,
             }],
         },
         serving: h100_llama_8b(),

@@ -171,6 +171,9 @@ pub struct Counts {
     pub rejected: u64,
     /// Requests that reached the user as an error (an API 429 not retried).
     pub failed: u64,
+    /// Requests their client gave up on (the class's `timeout_s`).
+    #[serde(default)]
+    pub timed_out: u64,
     /// Requests waiting or running when the run stopped.
     pub in_flight: u64,
     /// Tasks (user-visible units: a single request or a whole agent chain) completed.
@@ -207,6 +210,9 @@ pub struct ClassReport {
     pub rejected: u64,
     /// Requests failed (API errors).
     pub failed: u64,
+    /// Requests their client gave up on.
+    #[serde(default)]
+    pub timed_out: u64,
     /// API spend on this class.
     pub api_usd: f64,
     /// API spend on this class per month (730 h) at this load.
@@ -394,6 +400,8 @@ pub struct Snapshot {
     pub rejected: u64,
     /// Requests failed so far.
     pub failed: u64,
+    /// Requests their client gave up on so far.
+    pub timed_out: u64,
     /// Requests waiting for admission, counted from the queues.
     pub waiting: u64,
     /// Requests admitted and not finished, counted from the replicas.

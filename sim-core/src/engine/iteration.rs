@@ -89,6 +89,7 @@ impl Simulation {
             (rep.decoding.len() + rep.prefilling.len()) as u64
         };
         while seqs(self) < lim.max_seqs && *budget_left > 0 {
+            self.prune_queue(q);
             let Some(&id) = self.st.queues[q].front() else {
                 break;
             };
@@ -216,7 +217,7 @@ impl Simulation {
 
     /// Take a sequence out of the decoding set and free its KV blocks.
     #[inline]
-    fn leave_decoding(&mut self, r: usize, id: ReqId) -> u64 {
+    pub(super) fn leave_decoding(&mut self, r: usize, id: ReqId) -> u64 {
         let req = &self.st.requests[id];
         let (order, joined) = (req.admit_order, req.joined);
         let ctx = self.st.replicas[r].decoding.leave(id, order, joined);
@@ -331,5 +332,8 @@ impl Simulation {
         let mut pass = pass;
         pass.chunks.clear();
         self.st.replicas[r].pass = pass;
+        if !self.st.replicas[r].leaving.is_empty() {
+            self.release_leaving(r);
+        }
     }
 }

@@ -34,6 +34,7 @@ mod request;
 mod router;
 mod slab;
 mod static_batch;
+mod timeout;
 
 pub use recorder::{ArrivalRecord, PassRecord, TraceLog};
 
@@ -62,6 +63,8 @@ enum Event {
     Enqueue { req: ReqId },
     /// An agent chain's client has the last answer and sends the next call.
     NextCall { task: TaskId },
+    /// A request's client gives up on it (ignored if it finished).
+    Timeout { req: ReqId },
     /// A replica's forward pass (or abstract service period) ends.
     PassDone { replica: u32 },
     /// A client retries a request the provider refused.
@@ -147,6 +150,10 @@ struct State {
     waiting: u64,
     /// Requests in the serving software's front end.
     in_frontend: u64,
+    /// Requests whose client gave up, still held where they waited (queues,
+    /// front end, API client) or ran (static batches, API providers).
+    abandoned_waiting: u64,
+    abandoned_running: u64,
     rr_next: u32,
     /// The replicas by route key (least-outstanding and join-shortest-queue).
     index: router::ReplicaIndex,
@@ -281,6 +288,8 @@ impl Simulation {
             queues: vec![VecDeque::new(); if central { 1 } else { replicas }],
             waiting: 0,
             in_frontend: 0,
+            abandoned_waiting: 0,
+            abandoned_running: 0,
             rr_next: 0,
             index: router::ReplicaIndex::new(replicas),
             admit_counter: 0,
@@ -418,7 +427,7 @@ impl Simulation {
     #[inline]
     fn in_flight(&self) -> u64 {
         let r = &self.rec;
-        let done = r.completed + r.rejected + r.failed;
+        let done = r.completed + r.rejected + r.failed + r.timed_out;
         debug_assert!(done <= r.arrived, "more requests ended than arrived");
         r.arrived - done
     }
@@ -431,14 +440,14 @@ impl Simulation {
             self.st.now
         );
         let in_flight = self.in_flight();
+        // Requests whose client gave up still sit in queues until reached:
+        // they no longer wait.
+        let waiting = self.st.waiting - self.st.abandoned_waiting;
         debug_assert!(
-            self.st.waiting <= in_flight,
-            "{} waiting of {in_flight} in flight",
-            self.st.waiting
+            waiting <= in_flight,
+            "{waiting} waiting of {in_flight} in flight"
         );
-        self.rec
-            .windows
-            .levels(self.st.now, t, self.st.waiting, in_flight);
+        self.rec.windows.levels(self.st.now, t, waiting, in_flight);
         self.st.now = t;
         self.rec.last_event_ns = t;
     }
@@ -451,10 +460,15 @@ impl Simulation {
             Event::UserWakes { user } => self.user_wakes(user),
             Event::UsersChange { step } => self.change_users(step),
             Event::NextCall { task } => self.new_request(task, None),
+            Event::Timeout { req } => self.time_out(req),
             Event::Enqueue { req } => {
-                self.st.waiting -= 1;
                 self.st.in_frontend -= 1;
-                self.route(req);
+                if self.st.requests[req].abandoned {
+                    self.drop_abandoned_waiting(req);
+                } else {
+                    self.st.waiting -= 1;
+                    self.route(req);
+                }
             }
             Event::PassDone { replica } => self.finish_pass(replica as usize),
             Event::ApiRetry { req } => self.api_retry(req),

@@ -208,6 +208,11 @@ impl Simulation {
             let t = &mut api.tiers[tier as usize];
             let Some(&head) = t.queue.front() else { return };
             let req = &self.st.requests[head];
+            if req.abandoned {
+                t.queue.pop_front();
+                self.drop_abandoned_waiting(head);
+                continue;
+            }
             if now - req.arrival_ns > max_wait {
                 t.queue.pop_front();
                 self.st.waiting -= 1;
@@ -329,6 +334,12 @@ impl Simulation {
     pub(super) fn api_retry(&mut self, id: ReqId) {
         if let Some(api) = self.api.as_mut() {
             api.retry_pending -= 1;
+        }
+        if self.st.requests[id].abandoned {
+            // Its client gave up while waiting to retry.
+            self.st.abandoned_waiting -= 1;
+            self.forget(id);
+            return;
         }
         self.api_attempt(id);
     }

@@ -11,6 +11,7 @@ pub(super) struct ClassMetrics {
     pub(super) completed: u64,
     pub(super) rejected: u64,
     pub(super) failed: u64,
+    pub(super) timed_out: u64,
     pub(super) api_usd: f64,
     pub(super) slo_met: u64,
     pub(super) ttft: LatencyRecorder,
@@ -28,6 +29,7 @@ impl ClassMetrics {
             completed: self.completed,
             rejected: self.rejected,
             failed: self.failed,
+            timed_out: self.timed_out,
             api_usd: self.api_usd,
             ttft: self.ttft.stats(),
             tpot: self.tpot.stats(),
@@ -107,6 +109,8 @@ pub(super) struct Recorder {
     pub(super) rejected: u64,
     /// Requests that reached the user as errors.
     pub(super) failed: u64,
+    /// Requests their client gave up on.
+    pub(super) timed_out: u64,
     pub(super) tasks_completed: u64,
     pub(super) input_tokens_done: u64,
     pub(super) output_tokens_done: u64,
@@ -157,6 +161,7 @@ impl Recorder {
             completed: 0,
             rejected: 0,
             failed: 0,
+            timed_out: 0,
             tasks_completed: 0,
             input_tokens_done: 0,
             output_tokens_done: 0,

@@ -129,6 +129,8 @@ pub(super) struct Replica {
     pub(super) kv_used: u64,
     /// Blocks addressed by content, for prefix caching.
     pub(super) cache: PrefixCache,
+    /// Sequences whose client gave up during the pass in flight.
+    pub(super) leaving: Vec<ReqId>,
     pub(super) timer_armed: bool,
     pub(super) timer_epoch: u32,
     pub(super) static_batch: Option<StaticBatch>,

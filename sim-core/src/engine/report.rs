@@ -51,10 +51,10 @@ impl Simulation {
             .api
             .as_ref()
             .map_or((0, 0), ApiState::waiting_and_running);
-        let waiting: u64 = self.st.queues.iter().map(|q| q.len() as u64).sum::<u64>()
+        let held_waiting: u64 = self.st.queues.iter().map(|q| q.len() as u64).sum::<u64>()
             + api_waiting
             + self.st.in_frontend;
-        let running: u64 = self
+        let held_running: u64 = self
             .st
             .replicas
             .iter()
@@ -74,10 +74,14 @@ impl Simulation {
             "the waiting counter disagrees with the queues"
         );
         debug_assert_eq!(
-            waiting + running,
+            held_waiting + held_running,
             self.st.requests.len() as u64,
             "requests in flight are neither waiting nor running"
         );
+        // Requests whose client gave up count as timed out, not as in flight,
+        // even while their container still holds them.
+        let waiting = held_waiting - self.st.abandoned_waiting;
+        let running = held_running - self.st.abandoned_running;
         Snapshot {
             now_s: self.st.now as f64 / NS_PER_S,
             events: self.st.processed,
@@ -85,6 +89,7 @@ impl Simulation {
             completed: self.rec.completed,
             rejected: self.rec.rejected,
             failed: self.rec.failed,
+            timed_out: self.rec.timed_out,
             waiting,
             running,
             finished: self.is_finished(),
@@ -93,6 +98,13 @@ impl Simulation {
 
     /// The report of the run so far (complete once [`Self::is_finished`]).
     pub fn report(&self) -> Report {
+        if self.st.stopped.is_none() && self.st.events.is_empty() {
+            debug_assert!(
+                self.st.replicas.iter().all(|r| r.kv_used == 0),
+                "a drained run returned every KV block"
+            );
+            debug_assert_eq!(self.st.requests.len(), 0, "a drained run holds no request");
+        }
         let rec = &self.rec;
         let end = self.measured_end_ns();
         let secs = end as f64 / NS_PER_S;
@@ -152,6 +164,7 @@ impl Simulation {
             completed: rec.completed,
             rejected: rec.rejected,
             failed: rec.failed,
+            timed_out: rec.timed_out,
             in_flight: self.in_flight(),
             tasks_completed: rec.tasks_completed,
         };

@@ -75,6 +75,8 @@ pub(super) struct Request {
     /// How many of its prompt's leading KV blocks it holds through the prefix
     /// cache (their keys follow from its identity).
     pub(super) shared: u32,
+    /// Its client gave up; its container drops it when it next reaches it.
+    pub(super) abandoned: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -97,6 +99,8 @@ pub(super) struct ClassSpec {
     pub(super) shared_prefix: Option<(u32, u32)>,
     /// Think time between a conversation's turns (None: not a conversation).
     pub(super) turn_think: Option<Sampler>,
+    /// When the client gives up on a request, after its arrival.
+    pub(super) timeout_ns: Option<u64>,
     pub(super) name: String,
     pub(super) input: Sampler,
     pub(super) output: Sampler,
@@ -109,6 +113,7 @@ impl ClassSpec {
         ClassSpec {
             shared_prefix: k.shared_prefix.as_ref().map(|p| (p.prompts, p.tokens)),
             turn_think: k.conversation.as_ref().map(|c| c.think_time_s.sampler()),
+            timeout_ns: k.timeout_s.map(secs_to_ns),
             name: k.name.clone(),
             input: k.input_tokens.sampler(),
             output: k.output_tokens.sampler(),
@@ -206,6 +211,7 @@ impl Simulation {
             output_reserved: 0,
             before,
             shared: 0,
+            abandoned: false,
         });
         self.rec.arrived += 1;
         self.rec.windows.arrival(now);
@@ -214,6 +220,11 @@ impl Simulation {
             self.rec.rejected_in_flight += 1;
             self.reject(id);
             return;
+        }
+        if let Some(t) = self.cfg.classes[class as usize].timeout_ns {
+            self.st
+                .events
+                .push(later(now, t), Event::Timeout { req: id });
         }
         self.rec.trace_arrival(ArrivalRecord {
             at_ns: now,
@@ -258,6 +269,11 @@ impl Simulation {
 
     /// A request's last token: record it and continue (or end) its task.
     pub(super) fn complete(&mut self, id: ReqId) {
+        if self.st.requests[id].abandoned {
+            // Its client gave up before this last token: nobody is told.
+            self.drop_abandoned_running(id);
+            return;
+        }
         let req = &self.st.requests[id];
         // The client sees tokens after the serving software's front end
         // (detokenisation, streaming); API tiers' latencies include theirs.

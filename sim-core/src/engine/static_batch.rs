@@ -29,6 +29,7 @@ impl Simulation {
     /// Static batching or abstract service: is a batch due now? Arms the timer if not.
     fn batch_due(&mut self, r: usize, max_batch: u64, max_wait_ns: u64) -> bool {
         let q = self.queue_of(r);
+        self.prune_queue(q);
         let Some(&oldest) = self.st.queues[q].front() else {
             return false;
         };
@@ -72,6 +73,7 @@ impl Simulation {
         let mut members = std::mem::take(&mut self.st.replicas[r].abstract_members);
         members.clear();
         while (members.len() as u64) < max_batch {
+            self.prune_queue(q);
             let Some(id) = self.st.queues[q].pop_front() else {
                 break;
             };
@@ -114,6 +116,7 @@ impl Simulation {
         let mut blocks = 0u64;
         let mut shape = BatchShape::default();
         while (members.len() as u64) < max_batch {
+            self.prune_queue(q);
             let Some(&id) = self.st.queues[q].front() else {
                 break;
             };

@@ -177,6 +177,11 @@ pub struct RequestClass {
     /// question, after the user thinks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conversation: Option<Conversation>,
+    /// The client gives up on a request not finished within this many
+    /// seconds: it counts as timed out, and its KV blocks and batch slot are
+    /// freed. None waits forever.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_s: Option<f64>,
 }
 
 fn one() -> u32 {

@@ -382,6 +382,9 @@ impl Scenario {
                     u64::from(bounds::TOKENS),
                 );
             }
+            if let Some(t) = k.timeout_s {
+                c.positive_f(&format!("{f}.timeout_s"), t, bounds::TIME_S, " s");
+            }
             if let Some(conv) = &k.conversation {
                 conv.think_time_s.validate(
                     &format!("{f}.conversation.think_time_s"),

@@ -335,8 +335,18 @@ fn continuous_batching_and_fp8_take_the_twelve_dollar_server_from_2_2_to_0_8_per
     // under 16 req/s on the same $12/h server.
     let before = run(&presets::self_hosted_tuning()).expect("valid");
     let after = run(&presets::self_hosted_tuned()).expect("valid");
-    assert_close("before tok/s", before.throughput.output_tokens_per_s, 1500.0, 0.03);
-    assert_close("after tok/s", after.throughput.output_tokens_per_s, 4100.0, 0.03);
+    assert_close(
+        "before tok/s",
+        before.throughput.output_tokens_per_s,
+        1500.0,
+        0.03,
+    );
+    assert_close(
+        "after tok/s",
+        after.throughput.output_tokens_per_s,
+        4100.0,
+        0.03,
+    );
     assert_close(
         "before $/Mtok",
         before.cost.usd_per_mtok_output.expect("tokens"),
@@ -413,9 +423,11 @@ fn arb_scenario() -> impl Strategy<Value = Scenario> {
         0.3f64..0.9,
         any::<u64>(),
         1u32..50,
+        prop_oneof![Just(None), (0.5f64..30.0).prop_map(Some)],
+        any::<bool>(),
     )
         .prop_map(
-            |(batching, router, replicas, rate, calls, mem, seed, queue)| {
+            |(batching, router, replicas, rate, calls, mem, seed, queue, timeout, vllm)| {
                 let mut s = chatbot_h100();
                 s.seed = seed;
                 s.duration_s = 20.0;
@@ -429,6 +441,10 @@ fn arb_scenario() -> impl Strategy<Value = Scenario> {
                 };
                 s.workload.arrival = Arrival::Poisson { rate_per_s: rate };
                 s.workload.classes[0].calls_per_task = calls;
+                s.workload.classes[0].timeout_s = timeout;
+                if !vllm {
+                    s.serving.software = sim_core::physics::ServingSoftware::TensorrtLlm;
+                }
                 s.workload.classes[0].input_tokens = Dist::LogNormal {
                     median: 400.0,
                     p90: 3000.0,
@@ -453,7 +469,7 @@ proptest! {
         loop {
             let done = sim.advance_events(slice);
             let snap = sim.snapshot();
-            prop_assert_eq!(snap.arrived, snap.completed + snap.rejected + snap.failed + snap.waiting + snap.running,
+            prop_assert_eq!(snap.arrived, snap.completed + snap.rejected + snap.failed + snap.timed_out + snap.waiting + snap.running,
                 "at {} s: {:?}", snap.now_s, snap);
             if done { break; }
             guard += 1;

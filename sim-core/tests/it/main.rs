@@ -32,6 +32,7 @@ pub fn fixed_class(input: u32, output: u32) -> RequestClass {
         calls_per_task: 1,
         shared_prefix: None,
         conversation: None,
+        timeout_s: None,
     }
 }
 

@@ -143,3 +143,23 @@ fn a_conversation_resends_its_history_and_the_cache_shortens_later_turns() {
     assert!(r.overall.ttft.mean_ms < b.overall.ttft.mean_ms);
     assert!(b.throughput.input_tokens_per_s > 0.0);
 }
+
+#[test]
+fn timed_out_requests_leave_and_free_what_they_held() {
+    // Three times what one H100 serves, clients who give up after 5 s: the
+    // queue stops growing, every answer that arrives came within the timeout,
+    // and (the engine asserts it) a drained run returns every KV block.
+    let mut s = vllm(chatbot_h100());
+    s.duration_s = 60.0;
+    s.workload.arrival = Arrival::Poisson { rate_per_s: 60.0 };
+    s.workload.classes[0].timeout_s = Some(5.0);
+    let r = run(&s).expect("valid");
+    let c = &r.requests;
+    assert!(c.timed_out > 100, "{c:?}");
+    assert_eq!(c.arrived, c.completed + c.rejected + c.failed + c.timed_out);
+    assert_eq!(c.in_flight, 0);
+    let e2e_max = r.overall.e2e.max_ms.expect("completions");
+    assert!(e2e_max <= 5000.0 + 2.0, "{e2e_max} ms");
+    assert_eq!(r.overall.timed_out, c.timed_out);
+    assert!(r.throughput.goodput_fraction.expect("arrivals") < 0.9);
+}

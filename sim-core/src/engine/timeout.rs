@@ -1,0 +1,143 @@
+//! Client timeouts: a request not finished within its class's `timeout_s` is
+//! abandoned by its client and counted as timed out; its task ends (the user,
+//! if any, thinks and tries again).
+//!
+//! A sequence on a GPU (prefilling or decoding) leaves at once and frees its KV
+//! blocks and its batch slot. A request waiting in a queue, in the serving
+//! software's front end or in the API client, or held in a static batch or at
+//! an API provider, is marked and dropped when its container next reaches it:
+//! so timing out is O(1) however long the queues (removing from the middle of
+//! a queue would be O(queue) each, O(n²) under overload). The snapshot counts
+//! marked requests as timed out, not as waiting or running.
+
+use super::Simulation;
+use super::request::{Phase, ReqId};
+
+impl Simulation {
+    /// Request `id`'s client gave up (ignored if it finished since: the key is stale).
+    pub(super) fn time_out(&mut self, id: ReqId) {
+        if !self.st.requests.contains(id) || self.st.requests[id].abandoned {
+            return;
+        }
+        let req = &self.st.requests[id];
+        let (class, phase, replica) = (req.class, req.phase, req.replica);
+        self.rec.timed_out += 1;
+        self.rec.overall.timed_out += 1;
+        self.rec.per_class[class as usize].timed_out += 1;
+        self.rec.last_work_ns = self.st.now;
+        match (phase, replica) {
+            // On a GPU: the pass in flight still holds it (its chunk, or the
+            // KV block reserved for this step's token). It leaves when the
+            // pass ends, freeing all of that.
+            (Phase::Decoding | Phase::Prefilling, Some(r)) => {
+                self.st.requests[id].abandoned = true;
+                self.st.abandoned_running += 1;
+                self.st.replicas[r as usize].leaving.push(id);
+                self.end_task_of(id);
+            }
+            (Phase::Waiting, _) => {
+                self.st.requests[id].abandoned = true;
+                self.st.abandoned_waiting += 1;
+                self.end_task_of(id);
+            }
+            (Phase::Batched, _) | (Phase::Decoding | Phase::Prefilling, None) => {
+                self.st.requests[id].abandoned = true;
+                self.st.abandoned_running += 1;
+                self.end_task_of(id);
+            }
+        }
+    }
+
+    /// After a pass on replica `r`: sequences whose client gave up during it
+    /// leave, freeing their KV blocks (including this pass's) and their slots.
+    pub(super) fn release_leaving(&mut self, r: usize) {
+        let leaving = std::mem::take(&mut self.st.replicas[r].leaving);
+        for &id in &leaving {
+            if !self.st.requests.contains(id) {
+                continue; // it finished in the pass
+            }
+            match self.st.requests[id].phase {
+                Phase::Decoding => {
+                    self.leave_decoding(r, id);
+                }
+                Phase::Prefilling => {
+                    let rep = &mut self.st.replicas[r];
+                    if let Some(pos) = rep.prefilling.iter().position(|&p| p == id) {
+                        rep.prefilling.remove(pos);
+                    }
+                    let prefilled = u64::from(self.st.requests[id].prefilled);
+                    self.free_blocks(r, id, prefilled);
+                }
+                _ => {}
+            }
+            self.st.abandoned_running -= 1;
+            self.leave_replica(r);
+            self.forget(id);
+        }
+        let mut leaving = leaving;
+        leaving.clear();
+        self.st.replicas[r].leaving = leaving;
+    }
+
+    /// A running sequence left replica `r` without finishing.
+    fn leave_replica(&mut self, r: usize) {
+        let rep = &mut self.st.replicas[r];
+        rep.running -= 1;
+        rep.outstanding -= 1;
+        self.touch(r);
+    }
+
+    /// The task of a timed-out request ends: its later calls are never sent,
+    /// and its user backs off and tries again. The task itself stays until the
+    /// request leaves (a request on a GPU still needs its prompt's identity).
+    fn end_task_of(&mut self, id: ReqId) {
+        let task = self.st.requests[id].task;
+        let user = self.st.tasks[task].user.take();
+        self.user_done(user, true, 0);
+    }
+
+    /// Forget a timed-out request and its task.
+    pub(super) fn forget(&mut self, id: ReqId) {
+        let task = self.st.requests[id].task;
+        self.st.tasks.remove(task);
+        self.st.requests.remove(id);
+    }
+
+    /// Drop a marked request its container just reached (a queue's head, a
+    /// front-end or retry timer): it was waiting.
+    pub(super) fn drop_abandoned_waiting(&mut self, id: ReqId) {
+        debug_assert!(self.st.requests[id].abandoned);
+        self.st.abandoned_waiting -= 1;
+        self.st.waiting -= 1;
+        if let Some(r) = self.st.requests[id].replica {
+            // A per-replica router counted it as the replica's outstanding work.
+            self.st.replicas[r as usize].outstanding -= 1;
+            self.touch(r as usize);
+        }
+        self.forget(id);
+    }
+
+    /// Drop marked requests at the head of fleet queue `q`.
+    pub(super) fn prune_queue(&mut self, q: usize) {
+        while let Some(&id) = self.st.queues[q].front() {
+            if !self.st.requests[id].abandoned {
+                return;
+            }
+            self.st.queues[q].pop_front();
+            self.drop_abandoned_waiting(id);
+        }
+    }
+
+    /// A marked request finished where it was held (a static batch, an
+    /// abstract service period, an API provider): free it, count nothing.
+    pub(super) fn drop_abandoned_running(&mut self, id: ReqId) {
+        self.st.abandoned_running -= 1;
+        if let Some(r) = self.st.requests[id].replica {
+            let rep = &mut self.st.replicas[r as usize];
+            rep.running -= 1;
+            rep.outstanding -= 1;
+            self.touch(r as usize);
+        }
+        self.forget(id);
+    }
+}
