@@ -52,10 +52,14 @@ pub(crate) fn summary(s: &Scenario, r: &Report) -> String {
     for w in &r.warnings {
         o += &format!("warning: {w}\n");
     }
+    if s.uses_fleet() {
+        let w = s.serving.software;
+        o += &format!("serving: {} profile, {}\n", w.name(), w.calibration());
+    }
     let c = &r.requests;
     o += &format!(
-        "requests: {} arrived, {} completed, {} rejected, {} failed, {} in flight\n",
-        c.arrived, c.completed, c.rejected, c.failed, c.in_flight
+        "requests: {} arrived, {} completed, {} rejected, {} failed, {} timed out, {} in flight\n",
+        c.arrived, c.completed, c.rejected, c.failed, c.timed_out, c.in_flight
     );
     o += "latency:\n";
     o += &line("TTFT", &r.overall.ttft);
@@ -68,6 +72,19 @@ pub(crate) fn summary(s: &Scenario, r: &Report) -> String {
             o += &line("  TTFT", &k.ttft);
             o += &line("  end-to-end", &k.e2e);
         }
+    }
+    for (i, st) in r.stages.iter().enumerate() {
+        o += &format!(
+            "  stage {i} ({:.0}–{:.0} s at {} req/s): TTFT mean {}, TPOT mean {}, end-to-end mean {} p99 {}, {:.0} output tok/s\n",
+            st.start_s,
+            st.end_s,
+            st.rate_per_s,
+            ms(st.ttft.mean_ms),
+            ms(st.tpot.mean_ms),
+            ms(st.e2e.mean_ms),
+            ms(st.e2e.p99_ms),
+            st.output_tokens_per_s
+        );
     }
     let t = &r.throughput;
     o += &format!(
@@ -90,6 +107,12 @@ pub(crate) fn summary(s: &Scenario, r: &Report) -> String {
             u.mfu * 100.0,
             u.bandwidth_utilisation * 100.0
         );
+        if u.prefix_cache_hit_rate > 0.0 {
+            o += &format!(
+                "prefix cache: {:.1} % of prompt tokens served from cache\n",
+                u.prefix_cache_hit_rate * 100.0
+            );
+        }
         if let Some(l) = &r.physical_limit {
             o += &format!(
                 "physical limit: {:.0} output tok/s (decode at datasheet peak, batch {}, contexts of {} tokens); this run reached {:.0} % of it\n",

@@ -108,6 +108,21 @@ pub fn encode_fragment(scenario: &Scenario) -> String {
 
 /// Read a payload made by [`encode`].
 pub fn decode(payload: &str) -> Result<ValidScenario, LinkError> {
+    decode_detail(payload).map(|d| d.scenario)
+}
+
+/// A decoded link, and what it says about when it was made.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decoded {
+    /// The scenario.
+    pub scenario: ValidScenario,
+    /// The link names no serving software: it was made before profiles
+    /// existed, and its numbers are TensorRT-LLM's 2023 constants.
+    pub before_profiles: bool,
+}
+
+/// [`decode`], also saying whether the link predates serving-software profiles.
+pub fn decode_detail(payload: &str) -> Result<Decoded, LinkError> {
     if payload.len() > MAX_LINK_CHARS {
         return Err(LinkError::TooLong(payload.len()));
     }
@@ -143,7 +158,14 @@ pub fn decode(payload: &str) -> Result<ValidScenario, LinkError> {
     let text = std::str::from_utf8(&json).map_err(|_| LinkError::Damaged)?;
     let s = Scenario::from_json(text).map_err(LinkError::Invalid)?;
     shareable(&s)?;
-    Ok(s)
+    // Valid JSON here: whether its serving section names the software.
+    let before_profiles = serde_json::from_str::<serde_json::Value>(text)
+        .ok()
+        .is_some_and(|v| v["serving"].get("software").is_none());
+    Ok(Decoded {
+        scenario: s,
+        before_profiles,
+    })
 }
 
 /// Check that a scenario's own link stays within the bounds [`decode`] accepts.
@@ -159,12 +181,17 @@ pub fn shareable(s: &Scenario) -> Result<(), LinkError> {
 /// Read a URL fragment (`#s=v1.…`, with or without the `#`); other `&`-separated
 /// parameters are ignored.
 pub fn decode_fragment(fragment: &str) -> Result<ValidScenario, LinkError> {
+    decode_fragment_detail(fragment).map(|d| d.scenario)
+}
+
+/// [`decode_fragment`], also saying whether the link predates profiles.
+pub fn decode_fragment_detail(fragment: &str) -> Result<Decoded, LinkError> {
     let f = fragment.strip_prefix('#').unwrap_or(fragment);
     let payload = f
         .split('&')
         .find_map(|p| p.strip_prefix("s="))
         .ok_or(LinkError::NotALink)?;
-    decode(payload)
+    decode_detail(payload)
 }
 
 #[cfg(test)]

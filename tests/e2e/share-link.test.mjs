@@ -63,3 +63,26 @@ test('a bad link shows what was wrong and opens the default scenario', async () 
   }
   assert.deepEqual(lab.errors, []);
 });
+
+test('a link made before serving-software profiles keeps its numbers and offers vLLM', async () => {
+  // A link from the golden fixtures: written before profiles existed.
+  const { readFile } = await import('node:fs/promises');
+  const link = (await readFile(new URL('../../sim-core/tests/golden/2026-11-30/chatbot-h100.link', import.meta.url), 'utf8')).trim();
+  const report = JSON.parse(
+    await readFile(new URL('../../sim-core/tests/golden/2026-11-30/chatbot-h100.report.json', import.meta.url), 'utf8'),
+  );
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open(`#s=${link}`);
+  assert.match(await p.text('legacy-link'), /TensorRT-LLM's 2023 constants/);
+  assert.match(await p.text('calibration-note'), /TensorRT-LLM profile/);
+  const tps = await p.value('card-throughput');
+  assert.equal(tps, report.throughput.output_tokens_per_s, 'the same number as when it was shared');
+  const before = await p.text('card-tpot-p50');
+  await p.byTestId('rerun-vllm').click();
+  await p.waitForTextChange('card-tpot-p50', before, 30_000);
+  await p.waitForRun();
+  assert.equal(await p.byTestId('software').inputValue(), 'vllm');
+  assert.match(await p.text('calibration-note'), /vLLM profile, fitted to 9 real vLLM/);
+  assert.equal(await p.page.getByTestId('legacy-link').count(), 0);
+  assert.deepEqual(lab.errors, []);
+});

@@ -12,6 +12,7 @@ use crate::url_state::{current_fragment, scenario_from_fragment, write_fragment}
 use lab_charts as charts;
 use leptos::prelude::*;
 use sim_core::compare::{CostCurves, cost_curves};
+use sim_core::physics::ServingSoftware;
 use sim_core::engine::TraceLog;
 use sim_core::presets::{self, Preset};
 use sim_core::{Report, Scenario};
@@ -19,9 +20,10 @@ use sim_core::{Report, Scenario};
 /// The whole application.
 #[component]
 pub fn App() -> impl IntoView {
-    let (initial, link_error) = scenario_from_fragment(&current_fragment());
-    let scenario = RwSignal::new(initial);
-    let link_problem = RwSignal::new(link_error);
+    let start = scenario_from_fragment(&current_fragment());
+    let scenario = RwSignal::new(start.scenario);
+    let link_problem = RwSignal::new(start.problem);
+    let legacy_link = RwSignal::new(start.before_profiles);
     let input_problem = RwSignal::new(None::<String>);
     let copied = RwSignal::new(false);
     let runner = Runner::new();
@@ -157,6 +159,20 @@ pub fn App() -> impl IntoView {
                 {move || link_problem.get().unwrap_or_default()}
             </p>
         </Show>
+        <Show when=move || legacy_link.get()>
+            <p class="banner info" data-testid="legacy-link">
+                "This link was made before Throughput Lab modelled serving software: its numbers use TensorRT-LLM's 2023 constants, exactly as when it was shared. "
+                <button
+                    data-testid="rerun-vllm"
+                    on:click=move |_| {
+                        legacy_link.set(false);
+                        scenario.update(|s| s.serving.software = ServingSoftware::Vllm);
+                    }
+                >
+                    "Re-run on vLLM's calibration"
+                </button>
+            </p>
+        </Show>
         <Show when=move || preset_explanation().is_some()>
             <p class="banner info" data-testid="preset-explanation">
                 {move || preset_explanation().unwrap_or_default()}
@@ -210,6 +226,17 @@ pub fn App() -> impl IntoView {
                         }
                     }}
                 </div>
+                <p class="calibration-note" data-testid="calibration-note">
+                    {move || {
+                        scenario.with(|s| {
+                            if s.api.is_some() && !s.uses_fleet() {
+                                return "Hosted API tiers: latencies and prices as the scenario states them.".to_owned();
+                            }
+                            let w = s.serving.software;
+                            format!("GPU step times: {} profile, {}.", w.name(), w.calibration())
+                        })
+                    }}
+                </p>
                 <Show when=move || report.with(|r| r.as_ref().is_some_and(|r| !r.warnings.is_empty()))>
                     <p class="banner warn" data-testid="warnings">
                         {move || report.with(|r| r.as_ref().map(|r| r.warnings.join(" ")).unwrap_or_default())}

@@ -4,21 +4,38 @@ use leptos::prelude::*;
 use sim_core::presets;
 use sim_core::{Scenario, link};
 
+/// What a page load starts from.
+pub struct Start {
+    /// The link's scenario, or the default.
+    pub scenario: Scenario,
+    /// Why the link could not be used, if it could not.
+    pub problem: Option<String>,
+    /// The link was made before serving-software profiles (its numbers are
+    /// TensorRT-LLM's 2023 constants, as they always were).
+    pub before_profiles: bool,
+}
+
 /// The scenario a page load starts from: the link's, or the default with the
 /// reason the link could not be used.
-pub fn scenario_from_fragment(fragment: &str) -> (Scenario, Option<String>) {
+pub fn scenario_from_fragment(fragment: &str) -> Start {
     let f = fragment.trim_start_matches('#');
+    let default = |problem| Start {
+        scenario: presets::chatbot_h100(),
+        problem,
+        before_profiles: false,
+    };
     if f.is_empty() {
-        return (presets::chatbot_h100(), None);
+        return default(None);
     }
-    match link::decode_fragment(f) {
-        Ok(s) => (s.into_inner(), None),
-        Err(e) => (
-            presets::chatbot_h100(),
-            Some(format!(
-                "This link could not be opened: {e}. Showing the default scenario instead."
-            )),
-        ),
+    match link::decode_fragment_detail(f) {
+        Ok(d) => Start {
+            scenario: d.scenario.into_inner(),
+            problem: None,
+            before_profiles: d.before_profiles,
+        },
+        Err(e) => default(Some(format!(
+            "This link could not be opened: {e}. Showing the default scenario instead."
+        ))),
     }
 }
 

@@ -62,3 +62,16 @@ fn old_scenarios_and_links_reproduce_their_reports_bit_for_bit() {
         );
     }
 }
+
+#[test]
+fn an_old_link_says_it_predates_profiles_and_a_new_one_does_not() {
+    let old = std::fs::read_to_string(Path::new(DIR).join("chatbot-h100.link")).expect("link");
+    let d = sim_core::link::decode_detail(old.trim()).expect("opens");
+    assert!(d.before_profiles);
+    assert_eq!(
+        d.scenario.serving.software,
+        sim_core::physics::ServingSoftware::TensorrtLlm
+    );
+    let new = sim_core::link::encode(&sim_core::presets::chatbot_h100());
+    assert!(!sim_core::link::decode_detail(&new).expect("opens").before_profiles);
+}
