@@ -12,8 +12,8 @@ use crate::url_state::{current_fragment, scenario_from_fragment, write_fragment}
 use lab_charts as charts;
 use leptos::prelude::*;
 use sim_core::compare::{CostCurves, cost_curves};
-use sim_core::physics::ServingSoftware;
 use sim_core::engine::TraceLog;
+use sim_core::physics::ServingSoftware;
 use sim_core::presets::{self, Preset};
 use sim_core::{Report, Scenario};
 

@@ -73,5 +73,9 @@ fn an_old_link_says_it_predates_profiles_and_a_new_one_does_not() {
         sim_core::physics::ServingSoftware::TensorrtLlm
     );
     let new = sim_core::link::encode(&sim_core::presets::chatbot_h100());
-    assert!(!sim_core::link::decode_detail(&new).expect("opens").before_profiles);
+    assert!(
+        !sim_core::link::decode_detail(&new)
+            .expect("opens")
+            .before_profiles
+    );
 }
