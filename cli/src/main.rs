@@ -83,6 +83,10 @@ enum Command {
         /// Print the curves as JSON.
         #[arg(long)]
         json: bool,
+        /// Change a parameter first, NAME=VALUE (as a sweep axis names it; see
+        /// `tlab sweep --help-parameters`); may be repeated.
+        #[arg(long = "set", value_name = "NAME=VALUE")]
+        set: Vec<String>,
     },
     /// The cheapest setups that meet the targets at the scenario's load.
     Plan {
@@ -109,6 +113,10 @@ enum Command {
         /// Print the plan as JSON.
         #[arg(long)]
         json: bool,
+        /// Change a parameter first, NAME=VALUE (as a sweep axis names it; see
+        /// `tlab sweep --help-parameters`); may be repeated.
+        #[arg(long = "set", value_name = "NAME=VALUE")]
+        set: Vec<String>,
     },
     /// How far the scenario's load can grow before the targets break.
     Headroom {
@@ -126,6 +134,10 @@ enum Command {
         /// Smallest share of requests meeting the scenario's SLO.
         #[arg(long, default_value_t = 0.0)]
         min_goodput: f64,
+        /// Change a parameter first, NAME=VALUE (as a sweep axis names it; see
+        /// `tlab sweep --help-parameters`); may be repeated.
+        #[arg(long = "set", value_name = "NAME=VALUE")]
+        set: Vec<String>,
     },
     /// Real vLLM runs against the simulator: a table per row, MAPE per metric
     /// and per model; with --fit, fit the vLLM profile's constants.
@@ -177,20 +189,7 @@ fn execute(command: Command) -> Result<String, String> {
             json,
             set,
         } => {
-            let s = load(&scenario)?;
-            let s = if set.is_empty() {
-                s
-            } else {
-                let mut edited = s.into_inner();
-                for kv in &set {
-                    let (name, value) = kv
-                        .split_once('=')
-                        .ok_or_else(|| format!("--set {kv:?}: expected NAME=VALUE"))?;
-                    sim_core::params::apply(&mut edited, name, value)
-                        .map_err(|e| format!("--set {kv}: {e}"))?;
-                }
-                edited.validate().map_err(|e| e.to_string())?
-            };
+            let s = load_with(&scenario, &set)?;
             let report = sim_core::run(&s);
             if json {
                 serde_json::to_string_pretty(&report)
@@ -282,8 +281,9 @@ fn execute(command: Command) -> Result<String, String> {
             rates,
             chart,
             json,
+            set,
         } => {
-            let s = load(&scenario)?;
+            let s = load_with(&scenario, &set)?;
             let rates: Vec<f64> = sim_core::sweep::Axis::parse(&format!("arrival.rate={rates}"))
                 .map_err(|e| format!("--rates: {e}"))?
                 .values
@@ -333,8 +333,9 @@ fn execute(command: Command) -> Result<String, String> {
             max_replicas,
             serial,
             json,
+            set,
         } => {
-            let s = load(&scenario)?;
+            let s = load_with(&scenario, &set)?;
             let slo = plan_slo(ttft_p99_ms, tpot_p99_ms, max_errors, min_goodput)?;
             if !(1..=1024).contains(&max_replicas) {
                 return Err(format!(
@@ -352,7 +353,13 @@ fn execute(command: Command) -> Result<String, String> {
                     .map(|j| j + "\n")
                     .map_err(|e| e.to_string());
             }
+            let software = s.serving.software;
             let mut o = format!(
+                "self-hosted setups run on {} ({}); choose with --set software=vllm|tensorrt-llm\n",
+                software.name(),
+                software.calibration()
+            );
+            o += &format!(
                 "{} configurations ({} candidate setups), {} pruned without simulating, {} simulations in {:.1} s\n",
                 p.configurations,
                 p.candidates,
@@ -391,8 +398,9 @@ fn execute(command: Command) -> Result<String, String> {
             tpot_p99_ms,
             max_errors,
             min_goodput,
+            set,
         } => {
-            let s = load(&scenario)?;
+            let s = load_with(&scenario, &set)?;
             let slo = plan_slo(ttft_p99_ms, tpot_p99_ms, max_errors, min_goodput)?;
             let h = sim_core::plan::headroom(&s, slo, 0.01).map_err(|e| e.to_string())?;
             Ok(format!("{}\n", h.verdict))
@@ -492,6 +500,23 @@ fn parameter_list() -> String {
 fn load(path: &PathBuf) -> Result<ValidScenario, String> {
     let text = read_scenario(path)?;
     Scenario::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Load a scenario and apply `--set NAME=VALUE` edits, checking the result.
+fn load_with(path: &PathBuf, set: &[String]) -> Result<ValidScenario, String> {
+    let s = load(path)?;
+    if set.is_empty() {
+        return Ok(s);
+    }
+    let mut edited = s.into_inner();
+    for kv in set {
+        let (name, value) = kv
+            .split_once('=')
+            .ok_or_else(|| format!("--set {kv:?}: expected NAME=VALUE"))?;
+        sim_core::params::apply(&mut edited, name, value)
+            .map_err(|e| format!("--set {kv}: {e}"))?;
+    }
+    edited.validate().map_err(|e| e.to_string())
 }
 
 fn plan_slo(

@@ -94,6 +94,31 @@ mod runs {
         .expect_err("unknown tier");
         assert!(err.contains("the scenario has: voice-llm"), "{err}");
     }
+
+    #[test]
+    fn planning_commands_take_the_serving_software_as_a_setting() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = preset_file(&dir, "chatbot-h100");
+        let headroom = |set: Vec<String>| {
+            execute(Command::Headroom {
+                scenario: path.clone(),
+                ttft_p99_ms: 2000.0,
+                tpot_p99_ms: 200.0,
+                max_errors: 0.01,
+                min_goodput: 0.0,
+                set,
+            })
+        };
+        let vllm = headroom(Vec::new()).expect("headroom");
+        let trt = headroom(vec!["software=tensorrt-llm".into()]).expect("headroom");
+        assert!(vllm.starts_with("you can grow"), "{vllm}");
+        assert_ne!(vllm, trt, "the software changes the step times");
+        let err = headroom(vec!["software=sglang".into()]).expect_err("unknown");
+        assert!(
+            err.contains("--set software=sglang") && err.contains("vllm"),
+            "{err}"
+        );
+    }
 }
 
 mod names {

@@ -48,3 +48,20 @@ test('the planner finds the cheapest setup in slices of bounded work', async () 
   await saveScreenshot(p.page, 'planner-1280x800');
   assert.deepEqual(lab.errors, []);
 });
+
+test('the planner lets the user choose the serving software it plans for', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  assert.equal(await p.byTestId('planner-software').inputValue(), 'vllm');
+  assert.match(await p.text('planner-software-note'), /runs on vLLM: its constants were fitted to 9 real vLLM/);
+  await p.byTestId('planner-software').selectOption('tensorrt-llm');
+  await p.page.waitForFunction(
+    () => /TensorRT-LLM/.test(document.querySelector('[data-testid="planner-software-note"]')?.textContent ?? ''),
+    null,
+    { timeout: 10_000 },
+  );
+  // One scenario: the scenario panel's menu and the calibration note follow.
+  assert.equal(await p.byTestId('software').inputValue(), 'tensorrt-llm');
+  assert.match(await p.text('calibration-note'), /TensorRT-LLM/);
+  assert.deepEqual(lab.errors, []);
+});

@@ -54,8 +54,12 @@ pub fn group_view(
                 let items = controls
                     .iter()
                     .map(|c| match *c {
-                        Control::Number(n) => number_control(n, i, scenario, problem),
-                        Control::Choice(ch) => choice_control(ch, i, scenario, problem),
+                        Control::Number(n) => {
+                            number_control(n, i, dom_id(n.param.id, i), scenario, problem)
+                        }
+                        Control::Choice(ch) => {
+                            choice_control(ch, i, dom_id(ch.param.id, i), scenario, problem)
+                        }
                     })
                     .collect_view();
                 view! {
@@ -72,6 +76,30 @@ pub fn group_view(
                 {body.clone()}
             </details>
         </Show>
+    }
+}
+
+/// One scenario-wide catalogue control shown somewhere else on the page (the
+/// planner's serving-software menu), its DOM id prefixed by `scope` so it does
+/// not clash with the same control in the scenario panel.
+pub fn scoped_control(
+    path: &str,
+    scope: &str,
+    scenario: RwSignal<Scenario>,
+    problem: RwSignal<Option<String>>,
+) -> AnyView {
+    let control = crate::controls::groups()
+        .into_iter()
+        .flat_map(|g| g.controls)
+        .find(|c| c.param().path == path);
+    match control {
+        Some(Control::Number(n)) => {
+            number_control(n, 0, format!("{scope}-{}", n.param.id), scenario, problem)
+        }
+        Some(Control::Choice(c)) => {
+            choice_control(c, 0, format!("{scope}-{}", c.param.id), scenario, problem)
+        }
+        None => ().into_any(),
     }
 }
 
@@ -97,11 +125,11 @@ fn label_with_help(for_id: String, label: &'static str, help: &'static str) -> i
 fn number_control(
     c: NumberControl,
     i: usize,
+    dom_id: String,
     scenario: RwSignal<Scenario>,
     problem: RwSignal<Option<String>>,
 ) -> AnyView {
     let p = c.param;
-    let dom_id = dom_id(p.id, i);
     let help_id = format!("{dom_id}-help");
     let value = move || scenario.with(|s| c.get(s, i));
     let set = move |v: f64| apply(scenario, problem, |s: &mut Scenario| c.set(s, i, v));
@@ -155,11 +183,11 @@ fn number_control(
 fn choice_control(
     c: ChoiceControl,
     i: usize,
+    dom_id: String,
     scenario: RwSignal<Scenario>,
     problem: RwSignal<Option<String>>,
 ) -> AnyView {
     let p = c.param;
-    let dom_id = dom_id(p.id, i);
     let current = move || scenario.with(|s| c.get(s, i));
     view! {
         <Show when=move || current().is_some()>

@@ -121,6 +121,19 @@ pub fn Planner(
                     )
                 }}
             </p>
+            <div class="planner-software">
+                {crate::control_views::scoped_control("software", "planner", scenario, error)}
+                <p class="hint" data-testid="planner-software-note">
+                    {move || {
+                        let w = scenario.with(|s| s.serving.software);
+                        format!(
+                            "Every self-hosted setup below runs on {}: its constants were {}. Switching the software here switches it for the scenario too.",
+                            w.name(),
+                            w.calibration(),
+                        )
+                    }}
+                </p>
+            </div>
             <div class="toolbar">
                 <button data-testid="plan-run" on:click=start_plan>"Find the cheapest setup"</button>
                 <button class="secondary" data-testid="headroom-run" on:click=start_headroom>

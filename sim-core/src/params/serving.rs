@@ -21,13 +21,21 @@ fn model_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
 
 fn precision_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
     [
-        (Precision::Bf16, "BF16"),
-        (Precision::Fp8, "FP8"),
-        (Precision::Int8, "INT8 (weights only)"),
-        (Precision::Int4, "INT4 (weights only)"),
+        Precision::Bf16,
+        Precision::Fp8,
+        Precision::Int8,
+        Precision::Int4,
     ]
     .iter()
-    .map(|(p, l)| (key(p), (*l).to_owned()))
+    .map(|p| {
+        let weight_only = matches!(p, Precision::Int8 | Precision::Int4);
+        let label = format!(
+            "{}{}",
+            p.name(),
+            if weight_only { " (weights only)" } else { "" }
+        );
+        (key(p), label)
+    })
     .collect()
 }
 

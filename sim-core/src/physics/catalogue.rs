@@ -285,6 +285,16 @@ pub enum Precision {
 }
 
 impl Precision {
+    /// Display name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::Bf16 => "BF16",
+            Precision::Fp8 => "FP8",
+            Precision::Int8 => "INT8",
+            Precision::Int4 => "INT4",
+        }
+    }
+
     /// Bytes per stored value. INT4 adds one 16-bit scale per group of 128 weights.
     pub fn bytes_per_value(self) -> f64 {
         match self {

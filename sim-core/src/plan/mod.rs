@@ -143,9 +143,9 @@ impl Config {
                 weights,
                 max_seqs,
             } => format!(
-                "{replicas} × {tp} × {} {:?}, batch {max_seqs}",
+                "{replicas} × {tp} × {} {}, batch {max_seqs}",
                 gpu.spec().name,
-                weights
+                weights.name()
             ),
             Config::Api { tier, multiplier } => format!("API {tier} at {multiplier}× limits"),
         }
