@@ -225,7 +225,7 @@ fn predicted(r: &Report, stage: i32) -> [f64; 4] {
 
 /// Run every experiment of `rows` with `costs` (in parallel; the order of the
 /// result is the rows'), and compare.
-pub fn compare(rows: &[Row], costs: ServingCosts) -> Result<Vec<Comparison>, String> {
+pub fn compare(rows: &[Row], timing: Timing) -> Result<Vec<Comparison>, String> {
     let mut experiments: Vec<&str> = rows.iter().map(|r| r.experiment.as_str()).collect();
     experiments.dedup();
     let reports: Vec<(String, Report, u64)> = experiments
@@ -234,7 +234,7 @@ pub fn compare(rows: &[Row], costs: ServingCosts) -> Result<Vec<Comparison>, Str
             let row = rows.iter().find(|r| r.experiment == *e).ok_or("no row")?;
             let s = scenario(row)?.validate().map_err(|e| e.to_string())?;
             let blocks = s.deployment().kv_capacity_blocks()?;
-            let mut sim = sim_core::Simulation::with_timing(&s, Timing::Serving(costs));
+            let mut sim = sim_core::Simulation::with_timing(&s, timing);
             sim.advance_until(u64::MAX);
             Ok(((*e).to_owned(), sim.report(), blocks))
         })
@@ -407,7 +407,7 @@ pub const FIT_START: ServingCosts = ServingCosts {
 /// Every constant stays in its physical range (efficiencies ≤ 1).
 pub fn fit(rows: &[Row], start: ServingCosts, rounds: u32) -> Result<(ServingCosts, f64), String> {
     let mut best = start;
-    let mut best_loss = loss(&compare(rows, best)?);
+    let mut best_loss = loss(&compare(rows, Timing::Serving(best))?);
     let mut step = 1.6_f64;
     for _ in 0..rounds {
         let mut improved = false;
@@ -421,7 +421,7 @@ pub fn fit(rows: &[Row], start: ServingCosts, rounds: u32) -> Result<(ServingCos
                 if (k.get)(&trial) == v {
                     continue;
                 }
-                let l = loss(&compare(rows, trial)?);
+                let l = loss(&compare(rows, Timing::Serving(trial))?);
                 if l < best_loss {
                     best_loss = l;
                     best = trial;
@@ -502,6 +502,20 @@ pub fn markdown(rows: &[Comparison]) -> String {
             m[2] * 100.0,
             m[3] * 100.0
         );
+    }
+    o +=
+        "\n| experiment | KV blocks reported by vLLM | simulated | error |\n|---|---:|---:|---:|\n";
+    let mut seen = Vec::new();
+    for c in rows {
+        if let (Some(real), false) = (c.row.vllm_kv_blocks, seen.contains(&&c.row.experiment)) {
+            seen.push(&c.row.experiment);
+            o += &format!(
+                "| {} | {real} | {} | {:+.2} % |\n",
+                c.row.experiment,
+                c.kv_blocks,
+                (c.kv_blocks as f64 / real as f64 - 1.0) * 100.0
+            );
+        }
     }
     o
 }

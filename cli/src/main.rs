@@ -158,6 +158,11 @@ enum Command {
         /// Include mixture-of-experts rows (dense rows only by default).
         #[arg(long)]
         moe: bool,
+        /// Time the steps with this software's constants: vllm (the fitted
+        /// profile) or tensorrt-llm (the first version's, to see what the fit
+        /// changed). Memory is sized as vLLM does either way.
+        #[arg(long, default_value = "vllm", value_parser = ["vllm", "tensorrt-llm"])]
+        timing: String,
     },
     /// List the built-in presets.
     Presets,
@@ -411,6 +416,7 @@ fn execute(command: Command) -> Result<String, String> {
             leave_out,
             rounds,
             moe,
+            timing,
         } => {
             use tlab::calibrate;
             let text =
@@ -447,7 +453,14 @@ fn execute(command: Command) -> Result<String, String> {
                     .collect(),
                 None => rows,
             };
-            let table = calibrate::compare(&shown, costs)?;
+            let timing = match (timing.as_str(), fit) {
+                ("tensorrt-llm", false) => sim_core::physics::Profile::TENSORRT_LLM.timing,
+                ("tensorrt-llm", true) => {
+                    return Err("--fit fits the vLLM profile; drop --timing".into());
+                }
+                _ => sim_core::physics::Timing::Serving(costs),
+            };
+            let table = calibrate::compare(&shown, timing)?;
             o += &calibrate::markdown(&table);
             Ok(o)
         }

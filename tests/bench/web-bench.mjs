@@ -120,6 +120,6 @@ try {
 }
 
 for (const r of rows) {
-  console.log(`${r.ok ? 'ok  ' : 'MISS'} ${r.name.padEnd(44)} ${String(r.value).padStart(9)} ${r.unit.padEnd(3)} target < ${r.target} ${r.unit}`);
+  console.log(`${r.ok ? 'ok  ' : 'MISS'} ${r.name.padEnd(44)} ${String(r.value).padStart(9)} ${r.unit.padEnd(3)} ${r.target === '' ? '(no target)' : `target < ${r.target} ${r.unit}`}`);
 }
 process.exit(failed ? 1 : 0);

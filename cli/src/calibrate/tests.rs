@@ -40,7 +40,8 @@ fn the_vllm_profile_predicts_the_dense_runs_within_targets() {
         24,
         "9 dense experiments, their stages and totals"
     );
-    let table = compare(&rows, sim_core::physics::VLLM_COSTS).expect("every row runs");
+    let table =
+        compare(&rows, Timing::Serving(sim_core::physics::VLLM_COSTS)).expect("every row runs");
     let saturated: Vec<&str> = table
         .iter()
         .filter(|c| c.saturated)
@@ -72,7 +73,7 @@ fn the_fit_lowers_the_error_from_its_priors() {
         .into_iter()
         .filter(|r| r.experiment.starts_with("62-") || r.experiment.starts_with("64-"))
         .collect();
-    let before = loss(&compare(&rows, FIT_START).expect("runs"));
+    let before = loss(&compare(&rows, Timing::Serving(FIT_START)).expect("runs"));
     let (fitted, after) = fit(&rows, FIT_START, 2).expect("fits");
     assert!(after < before * 0.8, "{before} → {after}");
     assert!(fitted.bandwidth_decode <= 0.92 && fitted.compute_prefill <= 0.85);
