@@ -9,7 +9,9 @@
 use rayon::prelude::*;
 use serde::Deserialize;
 use sim_core::dist::Dist;
-use sim_core::physics::{Gpu, Model, ModelDims, Precision, ServingCosts, ServingSoftware, Timing};
+use sim_core::physics::{
+    Attention, Gpu, Model, ModelDims, Moe, Precision, ServingSoftware, Timing,
+};
 use sim_core::presets::h100_llama_8b;
 use sim_core::report::Report;
 use sim_core::scenario::{
@@ -70,6 +72,8 @@ pub struct Row {
     pub vocab: u32,
     /// Routed experts (mixture of experts), if any.
     pub experts: Option<u32>,
+    /// Experts each token is routed to.
+    pub experts_per_token: Option<u32>,
 }
 
 impl Row {
@@ -78,9 +82,41 @@ impl Row {
         self.model.rsplit('/').next().unwrap_or(&self.model)
     }
 
-    /// Whether the model is a mixture of experts (not yet modelled).
+    /// Whether the model is a mixture of experts.
     pub fn is_moe(&self) -> bool {
         self.experts.is_some_and(|e| e > 1)
+    }
+
+    /// The model's dimensions, from the row's columns. The CSV gives routed
+    /// experts, experts per token and the expert FFN; what it does not say
+    /// comes from the architecture's published config: Llama 4's MoE layers
+    /// add one shared expert, and Qwen2 attention has q/k/v biases.
+    pub fn dims(&self) -> ModelDims {
+        let moe = match (self.experts, self.experts_per_token) {
+            (Some(experts), Some(k)) if experts > 1 => Some(Moe {
+                experts,
+                experts_per_token: k,
+                shared_experts: u32::from(self.model.contains("Llama-4")),
+                expert_ffn: self.ffn,
+                first_dense_layers: 0,
+                every: 1,
+                expert_bias: false,
+            }),
+            _ => None,
+        };
+        ModelDims {
+            layers: self.layers,
+            hidden: self.hidden,
+            q_heads: self.q_heads,
+            kv_heads: self.kv_heads,
+            head_dim: self.head_dim,
+            ffn: self.ffn,
+            vocab: self.vocab,
+            qkv_bias: self.model.contains("Qwen2"),
+            tied_embeddings: false,
+            moe,
+            attention: Attention::Gqa,
+        }
     }
 }
 
@@ -115,18 +151,7 @@ pub fn scenario(row: &Row) -> Result<Scenario, String> {
         })
         .collect::<Result<Vec<_>, String>>()?;
     let duration_s = stages.iter().map(|s| s.duration_s).sum();
-    let dims = ModelDims {
-        layers: row.layers,
-        hidden: row.hidden,
-        q_heads: row.q_heads,
-        kv_heads: row.kv_heads,
-        head_dim: row.head_dim,
-        ffn: row.ffn,
-        vocab: row.vocab,
-        // Qwen2 attention has q/k/v biases; the others have none.
-        qkv_bias: row.model.contains("Qwen2"),
-        tied_embeddings: false,
-    };
+    let dims = row.dims();
     let weights = if row.weights == "FP8" {
         Precision::Fp8
     } else {
@@ -284,176 +309,6 @@ pub fn loss(rows: &[Comparison]) -> f64 {
         / n
 }
 
-/// A constant the fit may move: its name, how to read and write it, and the
-/// physically plausible range it stays in.
-struct Knob {
-    name: &'static str,
-    get: fn(&ServingCosts) -> f64,
-    set: fn(&mut ServingCosts, f64),
-    range: (f64, f64),
-}
-
-const KNOBS: [Knob; 14] = [
-    Knob {
-        name: "frontend_in_ns",
-        get: |c| c.frontend_in_ns as f64,
-        set: |c, v| c.frontend_in_ns = v as u64,
-        range: (0.0, 100e6),
-    },
-    Knob {
-        name: "frontend_out_ns",
-        get: |c| c.frontend_out_ns as f64,
-        set: |c, v| c.frontend_out_ns = v as u64,
-        range: (0.0, 50e6),
-    },
-    Knob {
-        name: "step_ns",
-        get: |c| c.step_ns as f64,
-        set: |c, v| c.step_ns = v as u64,
-        range: (0.0, 20e6),
-    },
-    Knob {
-        name: "per_seq_ns",
-        get: |c| c.per_seq_ns as f64,
-        set: |c, v| c.per_seq_ns = v as u64,
-        range: (0.0, 500e3),
-    },
-    Knob {
-        name: "layer_decode_ns",
-        get: |c| c.layer_decode_ns as f64,
-        set: |c, v| c.layer_decode_ns = v as u64,
-        range: (0.0, 200e3),
-    },
-    Knob {
-        name: "layer_prefill_ns",
-        get: |c| c.layer_prefill_ns as f64,
-        set: |c, v| c.layer_prefill_ns = v as u64,
-        range: (0.0, 500e3),
-    },
-    Knob {
-        name: "compute_prefill",
-        get: |c| c.compute_prefill,
-        set: |c, v| c.compute_prefill = v,
-        range: (0.05, 0.85),
-    },
-    Knob {
-        name: "compute_decode",
-        get: |c| c.compute_decode,
-        set: |c, v| c.compute_decode = v,
-        range: (0.05, 0.85),
-    },
-    Knob {
-        name: "bandwidth_decode",
-        get: |c| c.bandwidth_decode,
-        set: |c, v| c.bandwidth_decode = v,
-        range: (0.2, 0.92),
-    },
-    Knob {
-        name: "bandwidth_prefill",
-        get: |c| c.bandwidth_prefill,
-        set: |c, v| c.bandwidth_prefill = v,
-        range: (0.2, 0.92),
-    },
-    Knob {
-        name: "bandwidth_kv",
-        get: |c| c.bandwidth_kv,
-        set: |c, v| c.bandwidth_kv = v,
-        range: (0.05, 0.92),
-    },
-    Knob {
-        name: "allreduce_ns",
-        get: |c| c.allreduce_ns as f64,
-        set: |c, v| c.allreduce_ns = v as u64,
-        range: (0.0, 200e3),
-    },
-    Knob {
-        name: "link_efficiency",
-        get: |c| c.link_efficiency,
-        set: |c, v| c.link_efficiency = v,
-        range: (0.1, 0.95),
-    },
-    Knob {
-        name: "overlap_exponent",
-        get: |c| c.overlap_exponent,
-        set: |c, v| c.overlap_exponent = v,
-        range: (1.0, 8.0),
-    },
-];
-
-/// Where the fit starts: priors from vLLM's design and other simulators'
-/// defaults (reference §3–§3b): ~10 ms of API server per request, ~1.5 ms of
-/// scheduler per step, CUDA-graph decode launches, kernels at 50–85 % of peak.
-pub const FIT_START: ServingCosts = ServingCosts {
-    frontend_in_ns: 8_000_000,
-    frontend_out_ns: 2_000_000,
-    step_ns: 1_500_000,
-    per_seq_ns: 20_000,
-    layer_decode_ns: 10_000,
-    layer_prefill_ns: 60_000,
-    compute_prefill: 0.60,
-    compute_decode: 0.50,
-    compute_fp8: 0.45,
-    bandwidth_decode: 0.85,
-    bandwidth_prefill: 0.80,
-    bandwidth_kv: 0.55,
-    allreduce_ns: 15_000,
-    link_efficiency: 0.7,
-    overlap_exponent: 2.0,
-};
-
-/// Fit the vLLM profile's constants to `rows`: a coordinate search that
-/// multiplies one constant at a time by a step factor (both ways), keeps what
-/// lowers the mean squared log error, and halves the step when nothing does.
-/// Every constant stays in its physical range (efficiencies ≤ 1).
-pub fn fit(rows: &[Row], start: ServingCosts, rounds: u32) -> Result<(ServingCosts, f64), String> {
-    let mut best = start;
-    let mut best_loss = loss(&compare(rows, Timing::Serving(best))?);
-    let mut step = 1.6_f64;
-    for _ in 0..rounds {
-        let mut improved = false;
-        for k in &KNOBS {
-            for dir in [step, 1.0 / step] {
-                let mut trial = best;
-                let v = (k.get)(&trial);
-                // A constant at 0 moves to a small value of its range first.
-                let next = if v == 0.0 { k.range.1 * 1e-3 } else { v * dir };
-                (k.set)(&mut trial, next.clamp(k.range.0, k.range.1));
-                if (k.get)(&trial) == v {
-                    continue;
-                }
-                let l = loss(&compare(rows, Timing::Serving(trial))?);
-                if l < best_loss {
-                    best_loss = l;
-                    best = trial;
-                    improved = true;
-                }
-            }
-        }
-        if !improved {
-            step = 1.0 + (step - 1.0) / 2.0;
-            if step < 1.01 {
-                break;
-            }
-        }
-    }
-    Ok((best, best_loss))
-}
-
-/// The fitted constants as Rust, to paste into `physics/profile.rs`.
-pub fn as_rust(c: &ServingCosts) -> String {
-    KNOBS
-        .iter()
-        .map(|k| {
-            let v = (k.get)(c);
-            if k.name.ends_with("_ns") {
-                format!("    {}: {},\n", k.name, v.round() as u64)
-            } else {
-                format!("    {}: {:.3},\n", k.name, v)
-            }
-        })
-        .collect()
-}
-
 /// The comparison as a Markdown table, then MAPE per metric and per model.
 pub fn markdown(rows: &[Comparison]) -> String {
     let mut o = String::from(
@@ -519,6 +374,9 @@ pub fn markdown(rows: &[Comparison]) -> String {
     }
     o
 }
+
+mod fit;
+pub use fit::{FIT_START, Options, as_rust, command, fit, fit_moe};
 
 #[cfg(test)]
 mod tests;

@@ -418,51 +418,18 @@ fn execute(command: Command) -> Result<String, String> {
             moe,
             timing,
         } => {
-            use tlab::calibrate;
             let text =
                 std::fs::read_to_string(&csv).map_err(|e| format!("{}: {e}", csv.display()))?;
-            let rows: Vec<calibrate::Row> = calibrate::read(&text)?
-                .into_iter()
-                .filter(|r| moe || !r.is_moe())
-                .collect();
-            let mut costs = sim_core::physics::VLLM_COSTS;
-            let mut o = String::new();
-            if fit {
-                costs = calibrate::FIT_START;
-                let train: Vec<calibrate::Row> = rows
-                    .iter()
-                    .filter(|r| {
-                        leave_out
-                            .as_ref()
-                            .is_none_or(|m| !r.model.contains(m.as_str()))
-                    })
-                    .cloned()
-                    .collect();
-                let (best, loss) = calibrate::fit(&train, costs, rounds)?;
-                costs = best;
-                o += &format!(
-                    "fitted on {} rows (mean squared log error {loss:.4}):\n{}\n",
-                    train.len(),
-                    calibrate::as_rust(&costs)
-                );
-            }
-            let shown: Vec<calibrate::Row> = match &leave_out {
-                Some(m) => rows
-                    .into_iter()
-                    .filter(|r| r.model.contains(m.as_str()))
-                    .collect(),
-                None => rows,
-            };
-            let timing = match (timing.as_str(), fit) {
-                ("tensorrt-llm", false) => sim_core::physics::Profile::TENSORRT_LLM.timing,
-                ("tensorrt-llm", true) => {
-                    return Err("--fit fits the vLLM profile; drop --timing".into());
-                }
-                _ => sim_core::physics::Timing::Serving(costs),
-            };
-            let table = calibrate::compare(&shown, timing)?;
-            o += &calibrate::markdown(&table);
-            Ok(o)
+            tlab::calibrate::command(
+                &text,
+                &tlab::calibrate::Options {
+                    fit,
+                    leave_out,
+                    rounds,
+                    moe,
+                    timing,
+                },
+            )
         }
         Command::Presets => Ok(sim_core::presets::all()
             .iter()

@@ -33,6 +33,7 @@ fn decode_ms(eff: Efficiency) -> f64 {
         max_batched_tokens: 2048,
         max_seqs: 256,
         software: sim_core::physics::ServingSoftware::TensorrtLlm,
+        expert_parallel: false,
     };
     let shape = BatchShape {
         decode_seqs: 1,

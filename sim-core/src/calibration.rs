@@ -128,6 +128,7 @@ impl Measurement {
             Precision::Bf16 => "FP16",
             Precision::Int8 => "INT8",
             Precision::Int4 => "INT4",
+            Precision::Mxfp4 => "MXFP4",
         };
         let what = match self.metric {
             Metric::Throughput {
@@ -214,6 +215,7 @@ impl Measurement {
                 service: ServiceModel::Physics,
                 software: crate::physics::ServingSoftware::TensorrtLlm,
                 prefix_caching: None,
+                expert_parallel: false,
             },
             slo: Slo::default(),
             limits: Limits::default(),

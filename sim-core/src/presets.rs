@@ -65,6 +65,7 @@ pub fn h100_llama_8b() -> Serving {
         service: ServiceModel::Physics,
         software: ServingSoftware::Vllm,
         prefix_caching: None,
+        expert_parallel: false,
     }
 }
 

@@ -78,3 +78,28 @@ fn the_fit_lowers_the_error_from_its_priors() {
     assert!(after < before * 0.8, "{before} → {after}");
     assert!(fitted.bandwidth_decode <= 0.92 && fitted.compute_prefill <= 0.85);
 }
+
+#[test]
+fn the_moe_rows_run_without_saturating_and_stay_near_the_measurements() {
+    // Llama-4-Scout (16 experts, 1 per token + 1 shared, FP8, TP2): its
+    // time per output token and end-to-end latency within 12 % (the issue's
+    // target is 10 %: not met yet, see docs/calibration.md), its TTFT within
+    // 30 % (target 15 %; its long-prompt run waits 138 ms where the model
+    // says 65 ms). A guard against regressions, not the goal.
+    let rows: Vec<Row> = rows().into_iter().filter(Row::is_moe).collect();
+    assert_eq!(rows.len(), 10);
+    let table =
+        compare(&rows, Timing::Serving(sim_core::physics::VLLM_COSTS)).expect("every row runs");
+    assert!(table.iter().all(|c| !c.saturated));
+    let all: Vec<&Comparison> = table.iter().collect();
+    let m = mape(&all);
+    for (i, bound) in [0.30, 0.12, 0.12, 0.10].into_iter().enumerate() {
+        assert!(
+            m[i] < bound,
+            "{} MAPE {:.1} % ≥ {:.0} %",
+            METRICS[i],
+            m[i] * 100.0,
+            bound * 100.0
+        );
+    }
+}

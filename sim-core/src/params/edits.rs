@@ -205,3 +205,32 @@ pub(super) fn from_key<T: serde::de::DeserializeOwned>(
     serde_json::from_value(serde_json::Value::String(k.to_owned()))
         .map_err(|_| format!("{path}: unknown value {k:?}; one of {}", known.join(", ")))
 }
+
+/// Serve `model`: in the format it ships in (FP8 for DeepSeek-V3, MXFP4
+/// experts for gpt-oss, 16-bit otherwise), on the fewest GPUs per replica, no
+/// fewer than today's, that hold it (left as is when none does: validation
+/// then says how much memory it needs). Expert parallelism stays only where
+/// it still applies.
+pub fn choose_model(s: &mut Scenario, model: crate::physics::Model) {
+    s.serving.model = model;
+    s.serving.weights = model.native_weights();
+    let fits = |s: &Scenario| s.deployment().kv_capacity_blocks().is_ok();
+    if !fits(s) {
+        let today = s.serving.gpus_per_replica;
+        for tp in [1, 2, 4, 8].into_iter().filter(|&t| t > today) {
+            s.serving.gpus_per_replica = tp;
+            if fits(s) {
+                break;
+            }
+        }
+        if !fits(s) {
+            s.serving.gpus_per_replica = today;
+        }
+    }
+    if let Some(m) = model.dims().moe {
+        let tp = s.serving.gpus_per_replica;
+        s.serving.expert_parallel &= tp > 1 && m.experts % tp == 0;
+    } else {
+        s.serving.expert_parallel = false;
+    }
+}

@@ -25,10 +25,11 @@ fn precision_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
         Precision::Fp8,
         Precision::Int8,
         Precision::Int4,
+        Precision::Mxfp4,
     ]
     .iter()
     .map(|p| {
-        let weight_only = matches!(p, Precision::Int8 | Precision::Int4);
+        let weight_only = matches!(p, Precision::Int8 | Precision::Int4 | Precision::Mxfp4);
         let label = format!(
             "{}{}",
             p.name(),
@@ -83,6 +84,19 @@ fn software_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
         .iter()
         .map(|w| (key(w), format!("{} ({})", w.name(), w.calibration())))
         .collect()
+}
+
+fn expert_parallel_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
+    vec![
+        (
+            "off".into(),
+            "Off: every expert split across the GPUs".into(),
+        ),
+        (
+            "on".into(),
+            "On: whole experts spread across the GPUs".into(),
+        ),
+    ]
 }
 
 fn caching_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
@@ -144,7 +158,8 @@ pub(super) const PARAMS: &[Param] = &[
             options: model_options,
             get: |s, _| Some(key(&s.serving.model)),
             set: |s, i, k| {
-                s.serving.model = from_key::<Model>("model", k, &keys(model_options(s, i)))?;
+                let model = from_key::<Model>("model", k, &keys(model_options(s, i)))?;
+                super::edits::choose_model(s, model);
                 Ok(())
             },
         }),
@@ -395,6 +410,41 @@ pub(super) const PARAMS: &[Param] = &[
                     Ok(())
                 }
                 _ => Err("batching.chunk_tokens needs chunked prefill".into()),
+            },
+        }),
+    },
+    Param {
+        path: "expert_parallel",
+        id: "expert-parallel",
+        group: Group::Serving,
+        label: "Expert parallelism",
+        unit: "",
+        help: "For a mixture-of-experts model on several GPUs: give each GPU whole experts instead of a slice of every expert. A pass waits for the GPU whose experts the batch's tokens chose most, so small batches are slower and large ones the same.",
+        kind: Kind::Choice(Choice {
+            options: expert_parallel_options,
+            get: |s, _| {
+                (s.serving.model.dims().moe.is_some() && s.serving.gpus_per_replica > 1).then(
+                    || {
+                        if s.serving.expert_parallel {
+                            "on"
+                        } else {
+                            "off"
+                        }
+                        .to_owned()
+                    },
+                )
+            },
+            set: |s, _, k| {
+                s.serving.expert_parallel = match k {
+                    "on" => true,
+                    "off" => false,
+                    _ => {
+                        return Err(format!(
+                            "expert_parallel: unknown value {k:?}; one of on, off"
+                        ));
+                    }
+                };
+                Ok(())
             },
         }),
     },

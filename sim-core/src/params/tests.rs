@@ -175,3 +175,35 @@ fn the_rate_scales_a_spike_schedule_whole() {
         a => panic!("expected a schedule, got {a:?}"),
     }
 }
+
+#[test]
+fn choosing_a_model_serves_it_as_it_ships_on_the_gpus_it_needs() {
+    let mut s = presets::chatbot_h100();
+    apply(&mut s, "gpu", "h200").expect("gpu");
+    apply(&mut s, "model", "deepseek-v3").expect("model");
+    assert_eq!(s.serving.weights, crate::physics::Precision::Fp8);
+    assert_eq!(
+        s.serving.gpus_per_replica, 8,
+        "671 B in FP8 needs a node of H200s"
+    );
+    assert!(s.clone().validate().is_ok());
+    // Expert parallelism applies to an MoE model on several GPUs only.
+    apply(&mut s, "expert_parallel", "on").expect("applies");
+    assert!(s.serving.expert_parallel);
+    apply(&mut s, "model", "llama-3.1-8b").expect("model");
+    assert!(!s.serving.expert_parallel);
+    assert_eq!(s.serving.weights, crate::physics::Precision::Bf16);
+    assert!(!find("expert_parallel").expect("param").applies(&s, 0));
+    apply(&mut s, "model", "gpt-oss-120b").expect("model");
+    assert_eq!(s.serving.weights, crate::physics::Precision::Mxfp4);
+    // On a GPU where nothing holds it, the model is set and validation says why.
+    let mut small = presets::chatbot_h100();
+    apply(&mut small, "gpu", "l4").expect("gpu");
+    apply(&mut small, "model", "deepseek-v3").expect("model");
+    let err = small.validate().expect_err("does not fit");
+    assert!(
+        err.to_string()
+            .contains("DeepSeek-V3 in FP8 does not fit on 1 × L4"),
+        "{err}"
+    );
+}

@@ -1,6 +1,7 @@
 //! The hardware and model catalogue: GPU datasheets, model dimensions and
 //! parameter counts, number formats.
 
+use super::moe::{Attention, Moe, mla_params};
 use serde::{Deserialize, Serialize};
 
 /// A GPU from the catalogue.
@@ -152,12 +153,21 @@ pub struct ModelDims {
     /// Whether the output head shares the embedding matrix.
     #[serde(default)]
     pub tied_embeddings: bool,
+    /// Mixture-of-experts feed-forward blocks (dense when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub moe: Option<Moe>,
+    /// How attention stores keys and values (grouped-query when absent).
+    #[serde(default, skip_serializing_if = "Attention::is_gqa")]
+    pub attention: Attention,
 }
 
 impl ModelDims {
     /// Parameter count derived from the dimensions: embeddings, output head,
     /// attention projections, gated MLP (3 matrices) and RMSNorm weights.
     pub fn params(&self) -> f64 {
+        if self.moe.is_some() || !self.attention.is_gqa() {
+            return self.params_with(self.moe.map_or(0.0, |m| f64::from(m.experts)));
+        }
         let h = f64::from(self.hidden);
         let q = f64::from(self.q_heads) * f64::from(self.head_dim);
         let kv = f64::from(self.kv_heads) * f64::from(self.head_dim);
@@ -169,17 +179,139 @@ impl ModelDims {
         f64::from(self.layers) * per_layer + embed + head + h
     }
 
-    /// Intermediate size of the feed-forward block a token runs through.
-    pub fn ffn_active(&self) -> f64 {
-        f64::from(self.ffn)
+    /// Parameters counting `routed` routed experts per MoE layer: all of them
+    /// for the weights in memory, `experts_per_token` for those a token uses.
+    fn params_with(&self, routed: f64) -> f64 {
+        let h = f64::from(self.hidden);
+        let q_heads = f64::from(self.q_heads);
+        let attn = match self.attention {
+            Attention::Gqa => {
+                let q = q_heads * f64::from(self.head_dim);
+                let kv = f64::from(self.kv_heads) * f64::from(self.head_dim);
+                h * q + 2.0 * h * kv + q * h + if self.qkv_bias { q + 2.0 * kv } else { 0.0 }
+            }
+            mla => mla_params(h, q_heads, &mla),
+        };
+        let dense_mlp = 3.0 * h * f64::from(self.ffn);
+        let (moe_layers, moe_block) = match self.moe {
+            Some(m) => (
+                f64::from(m.moe_layers(self.layers)),
+                m.block_params(h, routed),
+            ),
+            None => (0.0, 0.0),
+        };
+        let layers = f64::from(self.layers);
+        let embed = f64::from(self.vocab) * h;
+        let head = if self.tied_embeddings { 0.0 } else { embed };
+        layers * (attn + 2.0 * h)
+            + (layers - moe_layers) * dense_mlp
+            + moe_layers * moe_block
+            + embed
+            + head
+            + h
     }
 
-    /// KV-cache bytes per token: 2 (K and V) · layers · kv_heads · head_dim · bytes per value.
+    /// Parameters a token runs through (its experts, not all of them),
+    /// counting the input embedding table as the total does. Equal to
+    /// [`Self::params`] for a dense model.
+    pub fn active_params(&self) -> f64 {
+        match self.moe {
+            Some(m) => self.params_with(f64::from(m.experts_per_token)),
+            None => self.params(),
+        }
+    }
+
+    /// Parameters of every routed expert of every MoE layer (0 when dense).
+    pub fn routed_expert_params(&self) -> f64 {
+        self.moe.map_or(0.0, |m| {
+            f64::from(m.moe_layers(self.layers))
+                * f64::from(m.experts)
+                * m.expert_params(f64::from(self.hidden))
+        })
+    }
+
+    /// Parameters of the feed-forward blocks: dense MLPs and every expert
+    /// (routed and shared), not the routers.
+    pub fn ffn_params(&self) -> f64 {
+        let h = f64::from(self.hidden);
+        let dense_mlp = 3.0 * h * f64::from(self.ffn);
+        match self.moe {
+            None => f64::from(self.layers) * dense_mlp,
+            Some(m) => {
+                let moe_layers = m.moe_layers(self.layers);
+                f64::from(self.layers - moe_layers) * dense_mlp
+                    + f64::from(moe_layers)
+                        * f64::from(m.experts + m.shared_experts)
+                        * m.expert_params(h)
+            }
+        }
+    }
+
+    /// Intermediate size of the feed-forward block a token runs through: the
+    /// dense MLP's, or in MoE layers its experts' side by side, whichever is
+    /// larger (what a pass's activations hold at once).
+    pub fn ffn_active(&self) -> f64 {
+        match self.moe {
+            None => f64::from(self.ffn),
+            Some(m) => {
+                let routed = f64::from(m.experts_per_token) * f64::from(m.expert_ffn);
+                let dense = if m.moe_layers(self.layers) < self.layers {
+                    f64::from(self.ffn)
+                } else {
+                    0.0
+                };
+                routed.max(dense)
+            }
+        }
+    }
+
+    /// KV-cache bytes per token: 2 (K and V) · layers · kv_heads · head_dim ·
+    /// bytes per value; under multi-head latent attention, layers · (latent +
+    /// rotary key) · bytes per value.
     pub fn kv_bytes_per_token(&self, kv: Precision) -> f64 {
-        2.0 * f64::from(self.layers)
-            * f64::from(self.kv_heads)
-            * f64::from(self.head_dim)
-            * kv.bytes_per_value()
+        match self.attention {
+            Attention::Gqa => {
+                2.0 * f64::from(self.layers)
+                    * f64::from(self.kv_heads)
+                    * f64::from(self.head_dim)
+                    * kv.bytes_per_value()
+            }
+            Attention::Mla {
+                kv_lora_rank,
+                qk_rope_head_dim,
+                ..
+            } => {
+                f64::from(self.layers)
+                    * f64::from(kv_lora_rank + qk_rope_head_dim)
+                    * kv.bytes_per_value()
+            }
+        }
+    }
+
+    /// Attention FLOPs per (query, key) pair across the layers, in a pass
+    /// with prompt tokens and in a decode step. Grouped-query attention:
+    /// 4 · q_heads · head_dim per layer in both. MLA decodes on the latent
+    /// (weights absorbed: each head scores against latent + rotary key and
+    /// sums latents) and prefills on decompressed heads, as vLLM runs it.
+    pub fn attn_flops_per_pair(&self) -> (f64, f64) {
+        let layers = f64::from(self.layers);
+        let heads = f64::from(self.q_heads);
+        match self.attention {
+            Attention::Gqa => {
+                let f = 4.0 * layers * heads * f64::from(self.head_dim);
+                (f, f)
+            }
+            Attention::Mla {
+                kv_lora_rank,
+                qk_nope_head_dim,
+                qk_rope_head_dim,
+                v_head_dim,
+                ..
+            } => (
+                2.0 * layers * heads * f64::from(qk_nope_head_dim + qk_rope_head_dim + v_head_dim),
+                2.0 * layers * heads * f64::from(2 * kv_lora_rank + qk_rope_head_dim),
+            ),
+        }
     }
 }
 
@@ -208,13 +340,34 @@ pub enum Model {
     /// Meta Llama-2-70B (the TensorRT-LLM calibration runs use it).
     #[serde(rename = "llama-2-70b")]
     Llama2_70b,
+    /// Mistral Mixtral-8x7B: 8 experts, 2 per token.
+    #[serde(rename = "mixtral-8x7b")]
+    Mixtral8x7b,
+    /// Mistral Mixtral-8x22B: 8 experts, 2 per token.
+    #[serde(rename = "mixtral-8x22b")]
+    Mixtral8x22b,
+    /// Meta Llama-4-Scout-17B-16E: 16 experts, 1 per token, 1 shared.
+    #[serde(rename = "llama-4-scout")]
+    Llama4Scout,
+    /// Qwen3-30B-A3B: 128 experts, 8 per token.
+    #[serde(rename = "qwen3-30b-a3b")]
+    Qwen3_30bA3b,
+    /// DeepSeek-V3: 256 experts, 8 per token, 1 shared, multi-head latent attention.
+    #[serde(rename = "deepseek-v3")]
+    DeepseekV3,
+    /// OpenAI gpt-oss-120b: 128 experts, 4 per token.
+    #[serde(rename = "gpt-oss-120b")]
+    GptOss120b,
+    /// OpenAI gpt-oss-20b: 32 experts, 4 per token.
+    #[serde(rename = "gpt-oss-20b")]
+    GptOss20b,
     /// Any decoder-only transformer, from its dimensions.
     Custom(ModelDims),
 }
 
 impl Model {
     /// Every named model.
-    pub const NAMED: [Model; 7] = [
+    pub const NAMED: [Model; 14] = [
         Model::Llama31_8b,
         Model::Llama31_70b,
         Model::Mistral7b,
@@ -222,6 +375,13 @@ impl Model {
         Model::Qwen25_72b,
         Model::Llama2_7b,
         Model::Llama2_70b,
+        Model::Mixtral8x7b,
+        Model::Mixtral8x22b,
+        Model::Llama4Scout,
+        Model::Qwen3_30bA3b,
+        Model::DeepseekV3,
+        Model::GptOss120b,
+        Model::GptOss20b,
     ];
 
     /// Display name.
@@ -234,7 +394,24 @@ impl Model {
             Model::Qwen25_72b => "Qwen2.5-72B",
             Model::Llama2_7b => "Llama-2-7B",
             Model::Llama2_70b => "Llama-2-70B",
+            Model::Mixtral8x7b => "Mixtral-8x7B",
+            Model::Mixtral8x22b => "Mixtral-8x22B",
+            Model::Llama4Scout => "Llama-4-Scout-17B-16E",
+            Model::Qwen3_30bA3b => "Qwen3-30B-A3B",
+            Model::DeepseekV3 => "DeepSeek-V3",
+            Model::GptOss120b => "gpt-oss-120b",
+            Model::GptOss20b => "gpt-oss-20b",
             Model::Custom(_) => "custom model",
+        }
+    }
+
+    /// The precision the model ships in, where it is not 16-bit: DeepSeek-V3
+    /// in FP8 (block-scaled), gpt-oss with MXFP4 experts.
+    pub fn native_weights(&self) -> Precision {
+        match self {
+            Model::DeepseekV3 => Precision::Fp8,
+            Model::GptOss120b | Model::GptOss20b => Precision::Mxfp4,
+            _ => Precision::Bf16,
         }
     }
 
@@ -250,6 +427,17 @@ impl Model {
             vocab,
             qkv_bias: false,
             tied_embeddings: false,
+            moe: None,
+            attention: Attention::Gqa,
+        };
+        let moe = |experts, experts_per_token, shared_experts, expert_ffn| Moe {
+            experts,
+            experts_per_token,
+            shared_experts,
+            expert_ffn,
+            first_dense_layers: 0,
+            every: 1,
+            expert_bias: false,
         };
         match *self {
             Model::Llama31_8b => d(32, 4096, 32, 8, 14336, 128_256),
@@ -265,6 +453,54 @@ impl Model {
             },
             Model::Llama2_7b => d(32, 4096, 32, 32, 11008, 32_000),
             Model::Llama2_70b => d(80, 8192, 64, 8, 28672, 32_000),
+            // MoE models, from their published config.json files. `ffn` is the
+            // dense layers' MLP (where the model has any), or an expert's.
+            Model::Mixtral8x7b => ModelDims {
+                moe: Some(moe(8, 2, 0, 14336)),
+                ..d(32, 4096, 32, 8, 14336, 32_000)
+            },
+            Model::Mixtral8x22b => ModelDims {
+                moe: Some(moe(8, 2, 0, 16384)),
+                ..d(56, 6144, 48, 8, 16384, 32_768)
+            },
+            Model::Llama4Scout => ModelDims {
+                moe: Some(moe(16, 1, 1, 8192)),
+                ..d(48, 5120, 40, 8, 8192, 202_048)
+            },
+            Model::Qwen3_30bA3b => ModelDims {
+                moe: Some(moe(128, 8, 0, 768)),
+                ..d(48, 2048, 32, 4, 6144, 151_936)
+            },
+            Model::DeepseekV3 => ModelDims {
+                moe: Some(Moe {
+                    first_dense_layers: 3,
+                    ..moe(256, 8, 1, 2048)
+                }),
+                attention: Attention::Mla {
+                    q_lora_rank: 1536,
+                    kv_lora_rank: 512,
+                    qk_nope_head_dim: 128,
+                    qk_rope_head_dim: 64,
+                    v_head_dim: 128,
+                },
+                ..d(61, 7168, 128, 128, 18432, 129_280)
+            },
+            Model::GptOss120b | Model::GptOss20b => {
+                let (layers, experts) = if *self == Model::GptOss120b {
+                    (36, 128)
+                } else {
+                    (24, 32)
+                };
+                ModelDims {
+                    head_dim: 64,
+                    qkv_bias: true,
+                    moe: Some(Moe {
+                        expert_bias: true,
+                        ..moe(experts, 4, 0, 2880)
+                    }),
+                    ..d(layers, 2880, 64, 8, 2880, 201_088)
+                }
+            }
             Model::Custom(dims) => dims,
         }
     }
@@ -282,6 +518,11 @@ pub enum Precision {
     Int8,
     /// 4-bit integer weights (weight-only), ≈ 0.5 byte plus group scales.
     Int4,
+    /// MXFP4 (OCP microscaling: 4-bit floats, one 8-bit scale per 32), as
+    /// gpt-oss ships: on the routed experts of an MoE model (every other
+    /// weight stays BF16), on the MLP weights of a dense one. Weight-only on
+    /// the catalogue's GPUs (none has FP4 tensor cores): compute stays 16-bit.
+    Mxfp4,
 }
 
 impl Precision {
@@ -292,15 +533,23 @@ impl Precision {
             Precision::Fp8 => "FP8",
             Precision::Int8 => "INT8",
             Precision::Int4 => "INT4",
+            Precision::Mxfp4 => "MXFP4",
         }
     }
 
-    /// Bytes per stored value. INT4 adds one 16-bit scale per group of 128 weights.
+    /// Bytes per stored value. INT4 adds one 16-bit scale per group of 128
+    /// weights, MXFP4 one 8-bit scale per block of 32.
     pub fn bytes_per_value(self) -> f64 {
         match self {
             Precision::Bf16 => 2.0,
             Precision::Fp8 | Precision::Int8 => 1.0,
             Precision::Int4 => 0.5 + 2.0 / 128.0,
+            Precision::Mxfp4 => 0.5 + 1.0 / 32.0,
         }
+    }
+
+    /// Whether the format can hold a KV cache (16-bit or FP8).
+    pub fn holds_kv(self) -> bool {
+        matches!(self, Precision::Bf16 | Precision::Fp8)
     }
 }

@@ -28,6 +28,9 @@ pub struct Deployment {
     pub max_seqs: u32,
     /// The serving software (its memory model sizes the KV cache).
     pub software: ServingSoftware,
+    /// Whether an MoE model's experts are spread whole across the replica's
+    /// GPUs (expert parallelism) instead of each split across all of them.
+    pub expert_parallel: bool,
 }
 
 /// Memory outside weights, activations and KV cache per GPU: CUDA context, CUDA
@@ -36,9 +39,28 @@ pub struct Deployment {
 pub const RUNTIME_OVERHEAD_BYTES_PER_GPU: f64 = 1.0e9;
 
 impl Deployment {
-    /// Bytes of weights across the replica.
+    /// Bytes of weights across the replica. An MoE model's format covers its
+    /// feed-forward weights (experts and dense MLPs) while attention, router,
+    /// embeddings and output head stay 16-bit, as MoE checkpoints ship
+    /// (gpt-oss's MXFP4 experts; FP8 recipes that skip attention and the
+    /// router). So does MXFP4 on a dense model; other formats cover a dense
+    /// model's every weight.
     pub fn weight_bytes(&self) -> f64 {
-        self.model.dims().params() * self.weights.bytes_per_value()
+        let d = self.model.dims();
+        match (self.weights, d.moe.is_some()) {
+            (Precision::Bf16, _) => d.params() * 2.0,
+            (w, true) | (w @ Precision::Mxfp4, false) => {
+                let q = d.ffn_params();
+                q * w.bytes_per_value() + (d.params() - q) * 2.0
+            }
+            (w, false) => d.params() * w.bytes_per_value(),
+        }
+    }
+
+    /// Bytes of the routed experts across the replica (0 for a dense model).
+    pub fn routed_expert_bytes(&self) -> f64 {
+        let d = self.model.dims();
+        d.routed_expert_params() * self.weights.bytes_per_value()
     }
 
     /// Activation workspace per replica, as vLLM's profiling run reserves: per
@@ -46,7 +68,7 @@ impl Deployment {
     /// FP32 logits, plus the runtime's fixed overhead on every GPU.
     pub fn activation_bytes(&self) -> f64 {
         let d = self.model.dims();
-        let per_token = 2.0 * (4.0 * f64::from(d.hidden) + 2.0 * f64::from(d.ffn));
+        let per_token = 2.0 * (4.0 * f64::from(d.hidden) + 2.0 * d.ffn_active());
         f64::from(self.max_batched_tokens) * per_token
             + f64::from(self.max_seqs) * 4.0 * f64::from(d.vocab)
             + RUNTIME_OVERHEAD_BYTES_PER_GPU * f64::from(self.tp)
@@ -106,9 +128,9 @@ impl Deployment {
                 + self.reserved_bytes()
                 + kv_per_token * f64::from(KV_BLOCK_TOKENS);
             Err(format!(
-                "{} in {:?} does not fit on {} × {}: it needs {:.1} GB (weights {:.1} GB + activations {:.1} GB + one KV block) but {:.1} GB is usable at memory utilisation {}",
+                "{} in {} does not fit on {} × {}: it needs {:.1} GB (weights {:.1} GB + activations {:.1} GB + one KV block) but {:.1} GB is usable at memory utilisation {}",
                 self.model.name(),
-                self.weights,
+                self.weights.name(),
                 self.tp,
                 self.gpu.spec().name,
                 need / 1e9,
@@ -145,14 +167,18 @@ impl Deployment {
             (Precision::Fp8, Some(fp8)) => (fp8, eff.compute_fp8),
             _ => (spec.bf16_tflops, eff.compute_16bit),
         };
+        let (attn_prefill, attn_decode) = dims.attn_flops_per_pair();
         StepModel {
             params: dims.params(),
+            active_params: dims.active_params(),
+            routed_params: dims.routed_expert_params(),
+            expert_bytes: self.routed_expert_bytes(),
+            moe: dims.moe,
+            expert_gpus: if self.expert_parallel { self.tp } else { 0 },
+            attn_flops_per_pair_prefill: attn_prefill,
             weight_bytes: self.weight_bytes(),
             kv_bytes_per_token: dims.kv_bytes_per_token(self.kv),
-            attn_flops_per_pair: 4.0
-                * f64::from(dims.layers)
-                * f64::from(dims.q_heads)
-                * f64::from(dims.head_dim),
+            attn_flops_per_pair: attn_decode,
             peak_flops: tflops * 1e12,
             compute_efficiency,
             bandwidth: spec.hbm_gb_per_s * 1e9,

@@ -9,10 +9,12 @@
 
 mod catalogue;
 mod memory;
+mod moe;
 mod profile;
 
 pub use catalogue::{Gpu, GpuSpec, Model, ModelDims, Precision};
 pub use memory::{Deployment, RUNTIME_OVERHEAD_BYTES_PER_GPU};
+pub use moe::{Attention, Moe};
 pub use profile::{MemoryModel, Profile, ServingCosts, ServingSoftware, Timing, VLLM_COSTS};
 
 /// Tokens per KV-cache block (vLLM's default block size).
@@ -124,10 +126,23 @@ pub struct BatchShape {
 #[derive(Clone, Debug, PartialEq)]
 pub struct StepModel {
     params: f64,
+    /// Parameters a token runs through (= `params` for a dense model).
+    active_params: f64,
+    /// Parameters of all routed experts (0 for a dense model).
+    routed_params: f64,
     weight_bytes: f64,
+    /// Bytes of all routed experts.
+    expert_bytes: f64,
+    moe: Option<Moe>,
+    /// GPUs the experts are spread over whole (expert parallelism), or 0 when
+    /// each expert is split across the replica's GPUs.
+    expert_gpus: u32,
     kv_bytes_per_token: f64,
-    /// 4 · layers · q_heads · head_dim: attention FLOPs per token-pair.
+    /// Attention FLOPs per token-pair in a decode step (4 · layers · q_heads ·
+    /// head_dim for grouped-query attention).
     attn_flops_per_pair: f64,
+    /// The same in a pass with prompt tokens (differs under MLA).
+    attn_flops_per_pair_prefill: f64,
     /// Peak FLOP/s of one GPU in the precision the matrix multiplies run in.
     peak_flops: f64,
     /// Fraction of that peak reached.
@@ -182,10 +197,31 @@ impl StepModel {
     fn serving_step(&self, c: &ServingCosts, s: &BatchShape) -> StepCost {
         let prefill = s.prefill_tokens > 0;
         let tokens = (s.prefill_tokens + s.decode_seqs) as f64;
-        let pairs = s.prefill_attention_pairs as f64 + s.decode_context_tokens as f64;
-        let matmul_params = self.params - self.embedding_params;
-        let linear_flops = 2.0 * matmul_params * tokens;
-        let attn_flops = self.attn_flops_per_pair * pairs;
+        let (linear_flops, streamed, experts_read, moe_layers) = match self.moe {
+            None => {
+                let matmul_params = self.params - self.embedding_params;
+                (
+                    2.0 * matmul_params * tokens,
+                    self.weight_bytes * (matmul_params / self.params),
+                    0.0,
+                    0,
+                )
+            }
+            Some(m) => {
+                // Everything but the routed experts streams whole (less the
+                // input embedding table); of the experts, those the pass's
+                // tokens touch.
+                let resident = self.params - self.routed_params;
+                let resident_bytes = self.weight_bytes - self.expert_bytes;
+                (
+                    2.0 * (self.active_params - self.embedding_params) * tokens,
+                    resident_bytes * ((resident - self.embedding_params) / resident),
+                    self.expert_bytes * self.touched_experts(&m, tokens),
+                    u64::from(m.moe_layers(self.layers as u32)),
+                )
+            }
+        };
+        let attn_flops = self.attn_flops(s);
         let compute_16 = if prefill {
             c.compute_prefill
         } else {
@@ -206,10 +242,12 @@ impl StepModel {
         } else {
             c.bandwidth_decode
         };
-        let streamed = self.weight_bytes * (matmul_params / self.params);
-        let memory_s = (streamed / (self.bandwidth * weights_bw)
+        let mut memory_s = (streamed / (self.bandwidth * weights_bw)
             + kv_bytes / (self.bandwidth * c.bandwidth_kv))
             / self.tp;
+        if experts_read > 0.0 {
+            memory_s += experts_read / (self.bandwidth * c.bandwidth_experts) / self.tp;
+        }
         let gpu_s = soft_max(compute_s, memory_s, c.overlap_exponent);
         let comm_s = if self.tp > 1.0 {
             let msg = tokens * self.hidden * 2.0;
@@ -226,22 +264,32 @@ impl StepModel {
         } else {
             c.layer_decode_ns
         };
-        let cpu_ns = c.step_ns + c.per_seq_ns * seqs + (self.layers as u64) * layer_ns;
+        let cpu_ns = c.step_ns
+            + c.per_seq_ns * seqs
+            + (self.layers as u64) * layer_ns
+            + moe_layers * c.moe_layer_ns;
         StepCost {
             time_ns: ((gpu_s + comm_s) * 1e9) as u64 + cpu_ns,
             flops: linear_flops + attn_flops,
-            bytes: streamed + kv_bytes,
+            bytes: streamed + experts_read + kv_bytes,
         }
     }
 
     /// The first version's pass (TensorRT-LLM's constants), kept bit for bit.
     fn legacy_step(&self, s: &BatchShape) -> StepCost {
         let tokens = (s.prefill_tokens + s.decode_seqs) as f64;
-        let pairs = s.prefill_attention_pairs as f64 + s.decode_context_tokens as f64;
-        let flops = 2.0 * self.params * tokens + self.attn_flops_per_pair * pairs;
+        let (params, weight_bytes) = match self.moe {
+            None => (self.params, self.weight_bytes),
+            Some(m) => (
+                self.active_params,
+                self.weight_bytes - self.expert_bytes
+                    + self.expert_bytes * self.touched_experts(&m, tokens),
+            ),
+        };
+        let flops = 2.0 * params * tokens + self.attn_flops(s);
         let kv_tokens =
             (s.decode_context_tokens + s.prefill_cached_tokens + s.prefill_tokens) as f64;
-        let bytes = self.weight_bytes + kv_tokens * self.kv_bytes_per_token;
+        let bytes = weight_bytes + kv_tokens * self.kv_bytes_per_token;
         let compute_s = flops / self.tp / (self.peak_flops * self.compute_efficiency);
         let memory_s = bytes / self.tp / (self.bandwidth * self.eff.bandwidth);
         let mut comm_s = 0.0;
@@ -275,6 +323,30 @@ impl StepModel {
                 },
             flops,
             bytes,
+        }
+    }
+
+    /// Attention FLOPs of a pass: prompt pairs and decode pairs at their rates.
+    fn attn_flops(&self, s: &BatchShape) -> f64 {
+        if self.attn_flops_per_pair_prefill == self.attn_flops_per_pair {
+            let pairs = s.prefill_attention_pairs as f64 + s.decode_context_tokens as f64;
+            self.attn_flops_per_pair * pairs
+        } else {
+            self.attn_flops_per_pair_prefill * s.prefill_attention_pairs as f64
+                + self.attn_flops_per_pair * s.decode_context_tokens as f64
+        }
+    }
+
+    /// The fraction of the routed experts' bytes a pass of `tokens` tokens
+    /// reads, as the replica sees it: the expected distinct experts per layer
+    /// over all of them when experts are split across the GPUs; under expert
+    /// parallelism, the busiest GPU's share (the pass waits for it) times the
+    /// GPUs, since the memory time divides by them.
+    fn touched_experts(&self, m: &Moe, tokens: f64) -> f64 {
+        let e = f64::from(m.experts);
+        match self.expert_gpus {
+            0 | 1 => m.expected_distinct(tokens) / e,
+            g => m.expected_busiest(tokens, g) * f64::from(g) / e,
         }
     }
 
@@ -322,3 +394,5 @@ fn soft_max(a: f64, b: f64, k: f64) -> f64 {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_moe;

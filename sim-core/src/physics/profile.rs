@@ -98,6 +98,13 @@ pub struct ServingCosts {
     pub link_efficiency: f64,
     /// Compute and memory traffic overlap: a pass takes (cᵏ + mᵏ)^(1/k).
     pub overlap_exponent: f64,
+    /// Fraction of peak HBM bandwidth reached streaming routed experts'
+    /// weights (grouped GEMMs over a few tokens per expert: below dense
+    /// weight streaming).
+    pub bandwidth_experts: f64,
+    /// Extra time per MoE layer per pass: routing (top-k, sorting tokens by
+    /// expert) and the fused-MoE kernels' launches.
+    pub moe_layer_ns: u64,
 }
 
 /// How an engine sizes its KV cache.
@@ -197,4 +204,10 @@ pub const VLLM_COSTS: ServingCosts = ServingCosts {
     allreduce_ns: 6_043,
     link_efficiency: 0.758,
     overlap_exponent: 2.0,
+    // Fitted on the 10 Llama-4-Scout rows (`tlab calibrate --fit --moe`),
+    // every constant above held: routed experts stream at 0.70 of HBM
+    // bandwidth (grouped GEMMs over a few tokens per expert), and routing
+    // costs ≈ 10 µs per MoE layer per pass.
+    bandwidth_experts: 0.70,
+    moe_layer_ns: 10_476,
 };

@@ -34,6 +34,7 @@ fn h100_8b() -> Deployment {
         max_batched_tokens: 2048,
         max_seqs: 256,
         software: ServingSoftware::TensorrtLlm,
+        expert_parallel: false,
     }
 }
 
@@ -172,6 +173,7 @@ fn any_deployment() -> impl Strategy<Value = Deployment> {
             Precision::Fp8,
             Precision::Int8,
             Precision::Int4,
+            Precision::Mxfp4,
         ]),
         prop::sample::select(vec![1u32, 2, 4, 8]),
     )

@@ -101,6 +101,7 @@ impl Scenario {
             max_batched_tokens: s.batching.max_batched_tokens(max_input).min(65_536),
             max_seqs: s.batching.max_seqs(),
             software: s.software,
+            expert_parallel: s.expert_parallel,
         }
     }
 

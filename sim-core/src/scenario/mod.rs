@@ -17,6 +17,7 @@ mod derived;
 mod parse;
 mod validate;
 mod validate_api;
+mod validate_model;
 
 /// The scenario format this build reads and writes.
 pub const SCENARIO_VERSION: u32 = 1;
@@ -245,6 +246,10 @@ pub struct Serving {
     /// vLLM, off for TensorRT-LLM).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prefix_caching: Option<bool>,
+    /// For a mixture-of-experts model on several GPUs: spread whole experts
+    /// across them (expert parallelism) instead of splitting every expert.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub expert_parallel: bool,
 }
 
 /// How the router in front of the replicas chooses one.

@@ -3,7 +3,6 @@
 
 use super::*;
 use crate::params::show;
-use crate::physics::Model;
 
 pub(super) struct Checker {
     pub(super) problems: Vec<String>,
@@ -437,24 +436,9 @@ impl Scenario {
         if let Some(p) = s.usd_per_gpu_hour {
             c.range_f("serving.usd_per_gpu_hour", p, 0.0, 1000.0, " $/h");
         }
-        if let Model::Custom(d) = s.model {
-            let f = "serving.model.custom";
-            c.range_u(&format!("{f}.layers"), u64::from(d.layers), 1, 1024);
-            c.range_u(&format!("{f}.hidden"), u64::from(d.hidden), 1, 131_072);
-            c.range_u(&format!("{f}.q_heads"), u64::from(d.q_heads), 1, 1024);
-            c.range_u(
-                &format!("{f}.kv_heads"),
-                u64::from(d.kv_heads),
-                1,
-                u64::from(d.q_heads.max(1)),
-            );
-            c.range_u(&format!("{f}.head_dim"), u64::from(d.head_dim), 1, 1024);
-            c.range_u(&format!("{f}.ffn"), u64::from(d.ffn), 1, 1_048_576);
-            c.range_u(&format!("{f}.vocab"), u64::from(d.vocab), 1, 4_194_304);
-        }
-        if matches!(s.weights, Precision::Fp8) && s.gpu.spec().fp8_tflops.is_none() {
-            // Weight-only FP8 still works (as on A100 via Marlin kernels) but at BF16 compute.
-        }
+        c.model(s);
+        // FP8 weights on a GPU without FP8 tensor cores are valid: weight-only
+        // FP8 (as on A100 via Marlin kernels) computes at the 16-bit peak.
         let max_input = self.max_input_tokens();
         match &s.batching {
             Batching::None => {}

@@ -73,6 +73,7 @@ pub fn textbook(
             },
             software: Default::default(),
             prefix_caching: None,
+            expert_parallel: false,
         },
         slo: Slo::default(),
         limits: Limits {

@@ -1,0 +1,283 @@
+//! The fit: a bounded coordinate search on log errors over the serving
+//! profile's constants, dense ones on dense rows, then the MoE ones on MoE rows.
+
+use super::{Row, compare, loss, markdown, read};
+use sim_core::physics::{Profile, ServingCosts, Timing, VLLM_COSTS};
+
+/// What `tlab calibrate` was asked to do.
+pub struct Options {
+    /// Refit the constants first.
+    pub fit: bool,
+    /// A model (substring of its name) to leave out of the fit and show alone.
+    pub leave_out: Option<String>,
+    /// Rounds of the coordinate search.
+    pub rounds: u32,
+    /// Include mixture-of-experts rows.
+    pub moe: bool,
+    /// `vllm` or `tensorrt-llm`: whose step times to compare.
+    pub timing: String,
+}
+
+/// `tlab calibrate`: read the CSV, optionally fit, and print the tables.
+pub fn command(csv: &str, opt: &Options) -> Result<String, String> {
+    let rows: Vec<Row> = read(csv)?
+        .into_iter()
+        .filter(|r| opt.moe || !r.is_moe())
+        .collect();
+    let held_out = |r: &Row| {
+        opt.leave_out
+            .as_ref()
+            .is_some_and(|m| r.model.contains(m.as_str()))
+    };
+    let mut costs = VLLM_COSTS;
+    let mut o = String::new();
+    if opt.fit {
+        // Dense constants on the dense rows; then, with --moe, the MoE
+        // constants on the MoE rows with the dense ones fixed.
+        let train = |moe_rows: bool| -> Vec<Row> {
+            rows.iter()
+                .filter(|r| r.is_moe() == moe_rows && !held_out(r))
+                .cloned()
+                .collect()
+        };
+        let dense = train(false);
+        let (best, loss) = fit(&dense, FIT_START, opt.rounds)?;
+        costs = best;
+        o += &format!(
+            "dense constants fitted on {} rows (mean squared log error {loss:.4})\n",
+            dense.len()
+        );
+        let moe_rows = train(true);
+        if !moe_rows.is_empty() {
+            let (best, loss) = fit_moe(&moe_rows, costs, opt.rounds)?;
+            costs = best;
+            o += &format!(
+                "MoE constants fitted on {} rows (mean squared log error {loss:.4})\n",
+                moe_rows.len()
+            );
+        }
+        o += &format!("{}\n", as_rust(&costs));
+    }
+    let shown: Vec<Row> = if opt.leave_out.is_some() {
+        rows.into_iter().filter(held_out).collect()
+    } else {
+        rows
+    };
+    let timing = match (opt.timing.as_str(), opt.fit) {
+        ("tensorrt-llm", false) => Profile::TENSORRT_LLM.timing,
+        ("tensorrt-llm", true) => return Err("--fit fits the vLLM profile; drop --timing".into()),
+        _ => Timing::Serving(costs),
+    };
+    o += &markdown(&compare(&shown, timing)?);
+    Ok(o)
+}
+
+/// A constant the fit may move: its name, how to read and write it, and the
+/// physically plausible range it stays in.
+struct Knob {
+    name: &'static str,
+    get: fn(&ServingCosts) -> f64,
+    set: fn(&mut ServingCosts, f64),
+    range: (f64, f64),
+}
+
+const KNOBS: [Knob; 14] = [
+    Knob {
+        name: "frontend_in_ns",
+        get: |c| c.frontend_in_ns as f64,
+        set: |c, v| c.frontend_in_ns = v as u64,
+        range: (0.0, 100e6),
+    },
+    Knob {
+        name: "frontend_out_ns",
+        get: |c| c.frontend_out_ns as f64,
+        set: |c, v| c.frontend_out_ns = v as u64,
+        range: (0.0, 50e6),
+    },
+    Knob {
+        name: "step_ns",
+        get: |c| c.step_ns as f64,
+        set: |c, v| c.step_ns = v as u64,
+        range: (0.0, 20e6),
+    },
+    Knob {
+        name: "per_seq_ns",
+        get: |c| c.per_seq_ns as f64,
+        set: |c, v| c.per_seq_ns = v as u64,
+        range: (0.0, 500e3),
+    },
+    Knob {
+        name: "layer_decode_ns",
+        get: |c| c.layer_decode_ns as f64,
+        set: |c, v| c.layer_decode_ns = v as u64,
+        range: (0.0, 200e3),
+    },
+    Knob {
+        name: "layer_prefill_ns",
+        get: |c| c.layer_prefill_ns as f64,
+        set: |c, v| c.layer_prefill_ns = v as u64,
+        range: (0.0, 500e3),
+    },
+    Knob {
+        name: "compute_prefill",
+        get: |c| c.compute_prefill,
+        set: |c, v| c.compute_prefill = v,
+        range: (0.05, 0.85),
+    },
+    Knob {
+        name: "compute_decode",
+        get: |c| c.compute_decode,
+        set: |c, v| c.compute_decode = v,
+        range: (0.05, 0.85),
+    },
+    Knob {
+        name: "bandwidth_decode",
+        get: |c| c.bandwidth_decode,
+        set: |c, v| c.bandwidth_decode = v,
+        range: (0.2, 0.92),
+    },
+    Knob {
+        name: "bandwidth_prefill",
+        get: |c| c.bandwidth_prefill,
+        set: |c, v| c.bandwidth_prefill = v,
+        range: (0.2, 0.92),
+    },
+    Knob {
+        name: "bandwidth_kv",
+        get: |c| c.bandwidth_kv,
+        set: |c, v| c.bandwidth_kv = v,
+        range: (0.05, 0.92),
+    },
+    Knob {
+        name: "allreduce_ns",
+        get: |c| c.allreduce_ns as f64,
+        set: |c, v| c.allreduce_ns = v as u64,
+        range: (0.0, 200e3),
+    },
+    Knob {
+        name: "link_efficiency",
+        get: |c| c.link_efficiency,
+        set: |c, v| c.link_efficiency = v,
+        range: (0.1, 0.95),
+    },
+    Knob {
+        name: "overlap_exponent",
+        get: |c| c.overlap_exponent,
+        set: |c, v| c.overlap_exponent = v,
+        range: (1.0, 8.0),
+    },
+];
+
+/// What only mixture-of-experts rows inform, fitted on them with every other
+/// constant fixed: streaming experts' weights and the per-layer cost of
+/// routing.
+const MOE_KNOBS: [Knob; 2] = [
+    Knob {
+        name: "bandwidth_experts",
+        get: |c| c.bandwidth_experts,
+        set: |c, v| c.bandwidth_experts = v,
+        range: (0.1, 0.92),
+    },
+    Knob {
+        name: "moe_layer_ns",
+        get: |c| c.moe_layer_ns as f64,
+        set: |c, v| c.moe_layer_ns = v as u64,
+        range: (0.0, 500e3),
+    },
+];
+
+/// Where the fit starts: priors from vLLM's design and other simulators'
+/// defaults (reference §3–§3b): ~10 ms of API server per request, ~1.5 ms of
+/// scheduler per step, CUDA-graph decode launches, kernels at 50–85 % of peak.
+pub const FIT_START: ServingCosts = ServingCosts {
+    frontend_in_ns: 8_000_000,
+    frontend_out_ns: 2_000_000,
+    step_ns: 1_500_000,
+    per_seq_ns: 20_000,
+    layer_decode_ns: 10_000,
+    layer_prefill_ns: 60_000,
+    compute_prefill: 0.60,
+    compute_decode: 0.50,
+    compute_fp8: 0.45,
+    bandwidth_decode: 0.85,
+    bandwidth_prefill: 0.80,
+    bandwidth_kv: 0.55,
+    allreduce_ns: 15_000,
+    link_efficiency: 0.7,
+    overlap_exponent: 2.0,
+    bandwidth_experts: 0.7,
+    moe_layer_ns: 20_000,
+};
+
+/// Fit the vLLM profile's constants to `rows`: a coordinate search that
+/// multiplies one constant at a time by a step factor (both ways), keeps what
+/// lowers the mean squared log error, and halves the step when nothing does.
+/// Every constant stays in its physical range (efficiencies ≤ 1).
+pub fn fit(rows: &[Row], start: ServingCosts, rounds: u32) -> Result<(ServingCosts, f64), String> {
+    fit_knobs(rows, start, rounds, &KNOBS)
+}
+
+/// Fit the MoE constants ([`MOE_KNOBS`]) to the MoE `rows`, every other
+/// constant held at `start`'s.
+pub fn fit_moe(
+    rows: &[Row],
+    start: ServingCosts,
+    rounds: u32,
+) -> Result<(ServingCosts, f64), String> {
+    fit_knobs(rows, start, rounds, &MOE_KNOBS)
+}
+
+fn fit_knobs(
+    rows: &[Row],
+    start: ServingCosts,
+    rounds: u32,
+    knobs: &[Knob],
+) -> Result<(ServingCosts, f64), String> {
+    let mut best = start;
+    let mut best_loss = loss(&compare(rows, Timing::Serving(best))?);
+    let mut step = 1.6_f64;
+    for _ in 0..rounds {
+        let mut improved = false;
+        for k in knobs {
+            for dir in [step, 1.0 / step] {
+                let mut trial = best;
+                let v = (k.get)(&trial);
+                // A constant at 0 moves to a small value of its range first.
+                let next = if v == 0.0 { k.range.1 * 1e-3 } else { v * dir };
+                (k.set)(&mut trial, next.clamp(k.range.0, k.range.1));
+                if (k.get)(&trial) == v {
+                    continue;
+                }
+                let l = loss(&compare(rows, Timing::Serving(trial))?);
+                if l < best_loss {
+                    best_loss = l;
+                    best = trial;
+                    improved = true;
+                }
+            }
+        }
+        if !improved {
+            step = 1.0 + (step - 1.0) / 2.0;
+            if step < 1.01 {
+                break;
+            }
+        }
+    }
+    Ok((best, best_loss))
+}
+
+/// The fitted constants as Rust, to paste into `physics/profile.rs`.
+pub fn as_rust(c: &ServingCosts) -> String {
+    KNOBS
+        .iter()
+        .chain(&MOE_KNOBS)
+        .map(|k| {
+            let v = (k.get)(c);
+            if k.name.ends_with("_ns") {
+                format!("    {}: {},\n", k.name, v.round() as u64)
+            } else {
+                format!("    {}: {:.3},\n", k.name, v)
+            }
+        })
+        .collect()
+}

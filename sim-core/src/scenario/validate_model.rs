@@ -1,0 +1,100 @@
+//! Validation of the model a fleet serves: custom dimensions (dense, mixture
+//! of experts, latent attention), number formats, expert parallelism.
+
+use super::Serving;
+use super::validate::Checker;
+use crate::physics::{Attention, Model};
+
+impl Checker {
+    pub(super) fn model(&mut self, s: &Serving) {
+        if let Model::Custom(d) = s.model {
+            let f = "serving.model.custom";
+            self.range_u(&format!("{f}.layers"), u64::from(d.layers), 1, 1024);
+            self.range_u(&format!("{f}.hidden"), u64::from(d.hidden), 1, 131_072);
+            self.range_u(&format!("{f}.q_heads"), u64::from(d.q_heads), 1, 1024);
+            self.range_u(
+                &format!("{f}.kv_heads"),
+                u64::from(d.kv_heads),
+                1,
+                u64::from(d.q_heads.max(1)),
+            );
+            self.range_u(&format!("{f}.head_dim"), u64::from(d.head_dim), 1, 1024);
+            self.range_u(&format!("{f}.ffn"), u64::from(d.ffn), 1, 1_048_576);
+            self.range_u(&format!("{f}.vocab"), u64::from(d.vocab), 1, 4_194_304);
+            if let Some(m) = d.moe {
+                let f = format!("{f}.moe");
+                self.range_u(&format!("{f}.experts"), u64::from(m.experts), 1, 1024);
+                self.range_u(
+                    &format!("{f}.experts_per_token"),
+                    u64::from(m.experts_per_token),
+                    1,
+                    u64::from(m.experts.clamp(1, 1024)),
+                );
+                self.range_u(
+                    &format!("{f}.shared_experts"),
+                    u64::from(m.shared_experts),
+                    0,
+                    64,
+                );
+                self.range_u(
+                    &format!("{f}.expert_ffn"),
+                    u64::from(m.expert_ffn),
+                    1,
+                    1_048_576,
+                );
+                self.range_u(
+                    &format!("{f}.first_dense_layers"),
+                    u64::from(m.first_dense_layers),
+                    0,
+                    u64::from(d.layers.saturating_sub(1)),
+                );
+                self.range_u(
+                    &format!("{f}.every"),
+                    u64::from(m.every),
+                    1,
+                    u64::from(d.layers.saturating_sub(m.first_dense_layers).max(1)),
+                );
+            }
+            if let Attention::Mla {
+                q_lora_rank,
+                kv_lora_rank,
+                qk_nope_head_dim,
+                qk_rope_head_dim,
+                v_head_dim,
+            } = d.attention
+            {
+                let f = format!("{f}.attention.mla");
+                for (name, v) in [
+                    ("q_lora_rank", q_lora_rank),
+                    ("kv_lora_rank", kv_lora_rank),
+                    ("qk_nope_head_dim", qk_nope_head_dim),
+                    ("qk_rope_head_dim", qk_rope_head_dim),
+                    ("v_head_dim", v_head_dim),
+                ] {
+                    self.range_u(&format!("{f}.{name}"), u64::from(v), 1, 65_536);
+                }
+            }
+        }
+        if !s.kv_cache.holds_kv() {
+            self.problems.push(format!(
+                "serving.kv_cache must be bf16 or fp8, got {}",
+                s.kv_cache.name().to_lowercase()
+            ));
+        }
+        if s.expert_parallel {
+            match s.model.dims().moe {
+                None => self.problems.push(format!(
+                    "serving.expert_parallel needs a mixture-of-experts model; {} is dense",
+                    s.model.name()
+                )),
+                Some(m) if s.gpus_per_replica < 2 || m.experts % s.gpus_per_replica != 0 => {
+                    self.problems.push(format!(
+                        "serving.expert_parallel needs 2 or more GPUs per replica that divide the {} experts evenly, got serving.gpus_per_replica = {}",
+                        m.experts, s.gpus_per_replica
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+    }
+}
