@@ -1,7 +1,10 @@
-//! TTFT and end-to-end latency (p50, p99) per window, with the TTFT target.
+//! TTFT and end-to-end latency (p50, p99) per window, with the TTFT target;
+//! for reasoning models also the first visible token, the gap to TTFT being
+//! the thinking.
 
 use crate::model::{
-    BLUE, Chart, GREEN, Line, Mark, ORANGE, RED, Stroke, TimeUnit, series_opt, span, zero_based,
+    BLUE, Chart, GREEN, Line, Mark, ORANGE, PURPLE, RED, Stroke, TimeUnit, series_opt, span,
+    zero_based,
 };
 use sim_core::Report;
 
@@ -34,6 +37,21 @@ pub fn model(r: &Report, pinned: Option<&Report>) -> Chart {
             series_opt(&s.t_s, &s.e2e_p99_ms),
         ),
     ];
+    if !s.first_visible_p50_ms.is_empty() {
+        // Between TTFT (the first hidden token) and these lines: the thinking.
+        raw.push((
+            "first visible token p50",
+            PURPLE,
+            Stroke::Solid,
+            series_opt(&s.t_s, &s.first_visible_p50_ms),
+        ));
+        raw.push((
+            "first visible token p99",
+            PURPLE,
+            Stroke::Dashed,
+            series_opt(&s.t_s, &s.first_visible_p99_ms),
+        ));
+    }
     if let Some(p) = pinned {
         raw.push((
             "end-to-end p99 (A)",

@@ -100,6 +100,31 @@ fn long_latencies_read_in_seconds_or_minutes_with_the_target_drawn() {
 }
 
 #[test]
+fn a_reasoning_model_draws_its_first_visible_token_above_its_ttft() {
+    let plain = run(presets::chatbot_h100());
+    assert!(
+        latency::model(&plain, None)
+            .line("first visible token p50")
+            .is_none()
+    );
+    let mut s = presets::chatbot_h100();
+    s.workload.classes[0].reasoning_tokens = Some(sim_core::dist::Dist::Fixed { value: 800.0 });
+    let r = run(s);
+    let c = latency::model(&r, None);
+    let visible = c.line("first visible token p50").expect("thinking shown");
+    let ttft = c.line("TTFT p50").expect("ttft");
+    let (v, t): (f64, f64) = (
+        visible.points.iter().map(|p| p.1).sum(),
+        ttft.points.iter().map(|p| p.1).sum(),
+    );
+    assert!(
+        v > 5.0 * t,
+        "thinking 800 tokens dwarfs the prefill: {v} vs {t}"
+    );
+    assert!(crate::render::describe(&c).contains("first visible token"));
+}
+
+#[test]
 fn monthly_costs_sit_on_a_log_axis_that_shows_both_lines_and_the_crossover() {
     let s = presets::pay_for_speed();
     let capacity = sim_core::compare::replica_capacity_per_s(&s).expect("runs");

@@ -195,6 +195,7 @@ pub fn scenario(row: &Row) -> Result<Scenario, String> {
                 }),
                 conversation: None,
                 timeout_s: None,
+                reasoning_tokens: None,
             }],
         },
         serving,

@@ -63,6 +63,10 @@ pub(crate) fn summary(s: &Scenario, r: &Report) -> String {
     );
     o += "latency:\n";
     o += &line("TTFT", &r.overall.ttft);
+    if r.overall.thinking.count > 0 {
+        o += &line("thinking", &r.overall.thinking);
+        o += &line("first visible token", &r.overall.first_visible);
+    }
     o += &line("TPOT", &r.overall.tpot);
     o += &line("end-to-end", &r.overall.e2e);
     o += &line("queue wait", &r.overall.queue_wait);

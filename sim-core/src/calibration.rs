@@ -193,6 +193,7 @@ impl Measurement {
                     shared_prefix: None,
                     conversation: None,
                     timeout_s: None,
+                    reasoning_tokens: None,
                 }],
             },
             serving: Serving {

@@ -162,6 +162,7 @@ struct Window {
     output_tokens: u64,
     ttft: Option<LogHist>,
     e2e: Option<LogHist>,
+    visible: Option<LogHist>,
     throttled: u64,
     retries: u64,
     input_tokens: u64,
@@ -185,7 +186,11 @@ impl Window {
         self.api_tokens += o.api_tokens;
         self.fill_sum += o.fill_sum;
         self.fill_n += o.fill_n;
-        for (mine, theirs) in [(&mut self.ttft, o.ttft), (&mut self.e2e, o.e2e)] {
+        for (mine, theirs) in [
+            (&mut self.ttft, o.ttft),
+            (&mut self.e2e, o.e2e),
+            (&mut self.visible, o.visible),
+        ] {
             match (mine.as_mut(), theirs) {
                 (Some(m), Some(t)) => m.merge(&t),
                 (None, Some(t)) => *mine = Some(t),
@@ -311,9 +316,15 @@ impl Windows {
         w.fill_n += 1;
     }
 
-    /// A request completed at `t` with the given TTFT and end-to-end latency.
-    pub fn completion(&mut self, t: u64, ttft_ns: u64, e2e_ns: u64) {
+    /// A request completed at `t` with the given TTFT and end-to-end latency
+    /// (and, when some class reasons, its time to the first visible token).
+    pub fn completion(&mut self, t: u64, ttft_ns: u64, e2e_ns: u64, visible_ns: Option<u64>) {
         let w = self.at(t);
+        if let Some(v) = visible_ns {
+            w.visible
+                .get_or_insert_with(LogHist::default)
+                .record(v / 1000);
+        }
         w.ttft
             .get_or_insert_with(LogHist::default)
             .record(ttft_ns / 1000);
@@ -324,7 +335,7 @@ impl Windows {
 
     /// The series up to `end_ns`, with per-replica averages divided by `replicas`;
     /// the API series only when `api` is set.
-    pub fn series(&self, end_ns: u64, replicas: u32, api: bool) -> Series {
+    pub fn series(&self, end_ns: u64, replicas: u32, api: bool, reasoning: bool) -> Series {
         let w = self.width_ns as f64;
         let n = self
             .windows
@@ -362,6 +373,10 @@ impl Windows {
             s.ttft_p99_ms.push(ms(&win.ttft, 0.99));
             s.e2e_p50_ms.push(ms(&win.e2e, 0.5));
             s.e2e_p99_ms.push(ms(&win.e2e, 0.99));
+            if reasoning {
+                s.first_visible_p50_ms.push(ms(&win.visible, 0.5));
+                s.first_visible_p99_ms.push(ms(&win.visible, 0.99));
+            }
             if api {
                 s.throttled_per_s.push(win.throttled as f64 / (w / 1e9));
                 s.retries_per_s.push(win.retries as f64 / (w / 1e9));
@@ -420,7 +435,7 @@ mod tests {
             w.arrival(s * 1_000_000_000);
             w.tokens(s * 1_000_000_000, 3);
         }
-        let series = w.series(5_000 * 1_000_000_000, 1, false);
+        let series = w.series(5_000 * 1_000_000_000, 1, false, false);
         assert!(series.t_s.len() <= MAX_WINDOWS);
         let arrivals: f64 = series
             .arrivals_per_s

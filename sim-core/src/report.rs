@@ -70,6 +70,9 @@ pub struct StageReport {
     pub tpot: LatencyStats,
     /// Their end-to-end latency.
     pub e2e: LatencyStats,
+    /// Their time to the first visible token (= `ttft` without reasoning).
+    #[serde(default)]
+    pub first_visible: LatencyStats,
     /// Output tokens of the stage's requests per second of the stage.
     pub output_tokens_per_s: f64,
 }
@@ -217,8 +220,18 @@ pub struct ClassReport {
     pub api_usd: f64,
     /// API spend on this class per month (730 h) at this load.
     pub api_usd_per_month: f64,
-    /// Time to first token: arrival to the first generated token.
+    /// Time to first token: arrival to the first generated token (a
+    /// reasoning model's first hidden one).
     pub ttft: LatencyStats,
+    /// Time to the first visible token, what the user waits for: TTFT plus
+    /// the thinking (equal to `ttft` without reasoning).
+    #[serde(default)]
+    pub first_visible: LatencyStats,
+    /// Thinking time of reasoning requests: first token to first visible
+    /// token, the request's reasoning tokens × its time per output token
+    /// (empty without reasoning).
+    #[serde(default)]
+    pub thinking: LatencyStats,
     /// Time per output token after the first: (e2e − ttft) / (output tokens − 1),
     /// over requests with at least two output tokens.
     pub tpot: LatencyStats,
@@ -304,6 +317,13 @@ pub struct Series {
     pub e2e_p50_ms: Vec<Option<f64>>,
     /// 99th-percentile end-to-end latency of requests completing in the window, ms.
     pub e2e_p99_ms: Vec<Option<f64>>,
+    /// Median time to the first visible token in the window, ms (empty
+    /// unless some class reasons before answering).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub first_visible_p50_ms: Vec<Option<f64>>,
+    /// Its 99th percentile, ms (empty unless some class reasons).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub first_visible_p99_ms: Vec<Option<f64>>,
     /// API 429s per second (empty without an API).
     pub throttled_per_s: Vec<f64>,
     /// Client retries scheduled per second (empty without an API).
@@ -334,6 +354,8 @@ impl Series {
             ttft_p99_ms: cut_opt(&self.ttft_p99_ms),
             e2e_p50_ms: cut_opt(&self.e2e_p50_ms),
             e2e_p99_ms: cut_opt(&self.e2e_p99_ms),
+            first_visible_p50_ms: cut_opt(&self.first_visible_p50_ms),
+            first_visible_p99_ms: cut_opt(&self.first_visible_p99_ms),
             throttled_per_s: cut(&self.throttled_per_s),
             retries_per_s: cut(&self.retries_per_s),
             api_tokens_per_min: cut(&self.api_tokens_per_min),

@@ -32,6 +32,8 @@ impl StreamId {
     pub const PREFIX: StreamId = StreamId(7);
     /// Think times between a conversation's turns.
     pub const TURNS: StreamId = StreamId(8);
+    /// Hidden reasoning lengths of reasoning requests.
+    pub const REASONING: StreamId = StreamId(9);
 }
 
 /// One deterministic stream of uniform and derived random numbers.

@@ -33,6 +33,23 @@ pub fn cards() -> Vec<Card> {
             value: |r| r.overall.ttft.p99_ms.map(|v| (fmt_ms(Some(v)), v)),
         },
         Card {
+            label: "First visible token, p50",
+            id: "visible-p50",
+            help: "A reasoning model thinks before it answers: the wait until the first word the user sees, the thinking included; half of the requests are faster.",
+            value: |r| {
+                (r.overall.thinking.count > 0)
+                    .then_some(r.overall.first_visible.p50_ms)
+                    .flatten()
+                    .map(|v| (fmt_ms(Some(v)), v))
+            },
+        },
+        Card {
+            label: "Thinking, p50",
+            id: "thinking-p50",
+            help: "From a reasoning model's first hidden token to its first visible one: its reasoning tokens at its output speed.",
+            value: |r| r.overall.thinking.p50_ms.map(|v| (fmt_ms(Some(v)), v)),
+        },
+        Card {
             label: "Time per output token, p50",
             id: "tpot-p50",
             help: "TPOT: the average gap between tokens after the first; it sets how fast the answer streams.",

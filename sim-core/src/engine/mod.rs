@@ -123,6 +123,7 @@ struct Rngs {
     think: Stream,
     prefix: Stream,
     turns: Stream,
+    reasoning: Stream,
 }
 
 /// Closed-loop users: the target count, and per user whether it is active and
@@ -281,6 +282,7 @@ impl Simulation {
                 think: Stream::new(seed, StreamId::THINK),
                 prefix: Stream::new(seed, StreamId::PREFIX),
                 turns: Stream::new(seed, StreamId::TURNS),
+                reasoning: Stream::new(seed, StreamId::REASONING),
             },
             requests: Slab::default(),
             tasks: Slab::default(),
@@ -303,7 +305,16 @@ impl Simulation {
             ServiceModel::Abstract { .. } => None,
         };
         let mut sim = Simulation {
-            rec: Recorder::new(scenario.workload.classes.len(), duration_ns, limit),
+            rec: Recorder::new(
+                scenario.workload.classes.len(),
+                duration_ns,
+                limit,
+                scenario
+                    .workload
+                    .classes
+                    .iter()
+                    .any(|k| k.reasoning_tokens.is_some()),
+            ),
             api: scenario.api.as_ref().map(|a| ApiState::new(a, seed)),
             cfg,
             st,

@@ -159,7 +159,7 @@ impl Simulation {
         // A request that can never be admitted would be retried forever.
         if let Err(e) = t.limiter.fits(
             u64::from(req.input_tokens),
-            u64::from(self.cfg.classes[req.class as usize].max_tokens),
+            u64::from(self.cfg.classes[req.class as usize].max_tokens) + u64::from(req.reasoning),
         ) {
             api.failed_too_large += 1;
             if self.rec.too_large_example.is_none() {
@@ -230,7 +230,9 @@ impl Simulation {
                 self.api_attempt(head);
                 continue;
             }
-            let max_tokens = u64::from(self.cfg.classes[req.class as usize].max_tokens);
+            // A reasoning request reserves its thinking on top of max_tokens.
+            let max_tokens = u64::from(self.cfg.classes[req.class as usize].max_tokens)
+                + u64::from(req.reasoning);
             match t
                 .limiter
                 .try_admit(now, u64::from(req.input_tokens), max_tokens)
@@ -281,7 +283,9 @@ impl Simulation {
             return;
         }
         api.attempts += 1;
-        let max_tokens = u64::from(self.cfg.classes[req.class as usize].max_tokens);
+        // A reasoning request reserves its thinking on top of max_tokens.
+        let max_tokens =
+            u64::from(self.cfg.classes[req.class as usize].max_tokens) + u64::from(req.reasoning);
         let fill = t.limiter.token_fill(now);
         self.rec.windows.api_fill(now, fill);
         match t

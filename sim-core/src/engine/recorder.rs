@@ -3,7 +3,7 @@
 
 use super::request::Sample;
 use crate::metrics::{LatencyRecorder, Windows};
-use crate::report::{ClassReport, PhysicalLimit};
+use crate::report::{ClassReport, LatencyStats, PhysicalLimit};
 
 /// Latency histograms and counters of one class (or of all of them).
 #[derive(Clone, Debug, Default)]
@@ -19,6 +19,9 @@ pub(super) struct ClassMetrics {
     pub(super) e2e: LatencyRecorder,
     pub(super) wait: LatencyRecorder,
     pub(super) task: LatencyRecorder,
+    /// Recorded only when some class reasons (else it equals `ttft`).
+    pub(super) visible: LatencyRecorder,
+    pub(super) thinking: LatencyRecorder,
 }
 
 impl ClassMetrics {
@@ -32,12 +35,23 @@ impl ClassMetrics {
             timed_out: self.timed_out,
             api_usd: self.api_usd,
             ttft: self.ttft.stats(),
+            first_visible: self.first_visible(),
+            thinking: self.thinking.stats(),
             tpot: self.tpot.stats(),
             e2e: self.e2e.stats(),
             queue_wait: self.wait.stats(),
             task_latency: self.task.stats(),
             slo_met_fraction: (self.completed > 0)
                 .then(|| self.slo_met as f64 / self.completed as f64),
+        }
+    }
+
+    /// Time to the first visible token: TTFT's when nothing reasoned.
+    pub(super) fn first_visible(&self) -> LatencyStats {
+        if self.visible.count() == 0 {
+            self.ttft.stats()
+        } else {
+            self.visible.stats()
         }
     }
 }
@@ -143,6 +157,9 @@ pub(super) struct Recorder {
     pub(super) limit: Option<PhysicalLimit>,
     /// Per load stage: (start ns, end ns, rate, metrics, output tokens).
     pub(super) stages: Vec<StageMetrics>,
+    /// Whether some class reasons before answering (then the time to the
+    /// first visible token is recorded apart from TTFT).
+    pub(super) reasoning: bool,
 }
 
 /// The requests that arrived during one load stage.
@@ -155,8 +172,14 @@ pub(super) struct StageMetrics {
 }
 
 impl Recorder {
-    pub(super) fn new(classes: usize, duration_ns: u64, limit: Option<PhysicalLimit>) -> Self {
+    pub(super) fn new(
+        classes: usize,
+        duration_ns: u64,
+        limit: Option<PhysicalLimit>,
+        reasoning: bool,
+    ) -> Self {
         Recorder {
+            reasoning,
             arrived: 0,
             completed: 0,
             rejected: 0,
@@ -274,7 +297,8 @@ impl Recorder {
         self.completed += 1;
         self.input_tokens_done += input_tokens;
         self.output_tokens_done += output_tokens;
-        self.windows.completion(now, s.ttft_ns, s.e2e_ns);
+        let visible = self.reasoning.then(|| s.visible_ns());
+        self.windows.completion(now, s.ttft_ns, s.e2e_ns, visible);
         if !self.stages.is_empty() {
             let i = self
                 .stages
@@ -289,6 +313,9 @@ impl Recorder {
             if let Some(t) = s.tpot_ns {
                 m.tpot.record_ns(t);
             }
+            if let Some(v) = visible {
+                m.visible.record_ns(v);
+            }
         }
         for m in [&mut self.overall, &mut self.per_class[s.class as usize]] {
             m.completed += 1;
@@ -298,6 +325,12 @@ impl Recorder {
             m.wait.record_ns(s.wait_ns);
             if let Some(t) = s.tpot_ns {
                 m.tpot.record_ns(t);
+            }
+            if let Some(v) = visible {
+                m.visible.record_ns(v);
+            }
+            if let Some(t) = s.thinking_ns {
+                m.thinking.record_ns(t);
             }
         }
     }

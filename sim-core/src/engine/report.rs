@@ -209,7 +209,9 @@ impl Simulation {
                     0
                 },
             },
-            series: rec.windows.series(end, replicas as u32, self.api.is_some()),
+            series: rec
+                .windows
+                .series(end, replicas as u32, self.api.is_some(), rec.reasoning),
             physical_limit: rec.limit.filter(|_| self.cfg.fleet_used).map(|l| {
                 let bound = l.output_tokens_per_s * replicas as f64;
                 PhysicalLimit {
@@ -253,6 +255,7 @@ impl Simulation {
                         ttft: st.metrics.ttft.stats(),
                         tpot: st.metrics.tpot.stats(),
                         e2e: st.metrics.e2e.stats(),
+                        first_visible: st.metrics.first_visible(),
                         output_tokens_per_s: st.output_tokens as f64 / secs,
                     }
                 })

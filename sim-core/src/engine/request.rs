@@ -42,7 +42,10 @@ pub(super) struct Request {
     pub(super) task: TaskId,
     pub(super) class: u16,
     pub(super) input_tokens: u32,
+    /// Tokens it generates: its hidden reasoning, then its visible answer.
     pub(super) output_tokens: u32,
+    /// Of those, the hidden reasoning tokens before the answer.
+    pub(super) reasoning: u32,
     pub(super) arrival_ns: u64,
     /// First admission (`u64::MAX` until then).
     pub(super) admitted_ns: u64,
@@ -101,6 +104,8 @@ pub(super) struct ClassSpec {
     pub(super) turn_think: Option<Sampler>,
     /// When the client gives up on a request, after its arrival.
     pub(super) timeout_ns: Option<u64>,
+    /// Hidden reasoning tokens before each answer (None: not a reasoning model).
+    pub(super) reasoning: Option<Sampler>,
     pub(super) name: String,
     pub(super) input: Sampler,
     pub(super) output: Sampler,
@@ -114,6 +119,7 @@ impl ClassSpec {
             shared_prefix: k.shared_prefix.as_ref().map(|p| (p.prompts, p.tokens)),
             turn_think: k.conversation.as_ref().map(|c| c.think_time_s.sampler()),
             timeout_ns: k.timeout_s.map(secs_to_ns),
+            reasoning: k.reasoning_tokens.as_ref().map(|d| d.sampler()),
             name: k.name.clone(),
             input: k.input_tokens.sampler(),
             output: k.output_tokens.sampler(),
@@ -188,12 +194,18 @@ impl Simulation {
             _ => spec.shared_prefix.map_or(0, |(_, tokens)| tokens),
         };
         let input = before.saturating_add(question).min(bounds::TOKENS);
+        let reasoning = match &spec.reasoning {
+            Some(r) => r.sample_tokens(&mut self.st.rng.reasoning, bounds::TOKENS),
+            None => 0,
+        };
+        let output = output.saturating_add(reasoning);
         let now = self.st.now;
         let id = self.st.requests.insert(Request {
             task,
             class,
             input_tokens: input,
             output_tokens: output,
+            reasoning,
             arrival_ns: now,
             admitted_ns: u64::MAX,
             first_token_ns: u64::MAX,
@@ -283,14 +295,22 @@ impl Simulation {
             0
         };
         let now = later(self.st.now, seen);
+        let ttft_ns = later(req.first_token_ns, seen) - req.arrival_ns;
         let sample = Sample {
             class: req.class,
             arrival_ns: req.arrival_ns,
-            ttft_ns: later(req.first_token_ns, seen) - req.arrival_ns,
+            ttft_ns,
             tpot_ns: (req.output_tokens > 1)
                 .then(|| (self.st.now - req.first_token_ns) / u64::from(req.output_tokens - 1)),
             e2e_ns: now - req.arrival_ns,
             wait_ns: req.admitted_ns - req.arrival_ns,
+            thinking_ns: (req.reasoning > 0).then(|| {
+                // The first visible token is the (reasoning + 1)-th: the
+                // request's own mean time per token after the first, that many times.
+                let per = u128::from(self.st.now - req.first_token_ns);
+                let n = u128::from(req.output_tokens - 1).max(1);
+                u64::try_from(per * u128::from(req.reasoning) / n).unwrap_or(u64::MAX)
+            }),
         };
         let (input, output, task_id) = (req.input_tokens, req.output_tokens, req.task);
         if let Some(r) = req.replica {
@@ -300,7 +320,7 @@ impl Simulation {
             self.touch(r as usize);
         }
         self.st.requests.remove(id);
-        let met = sample.ttft_ns <= self.cfg.slo_ttft_ns
+        let met = sample.visible_ns() <= self.cfg.slo_ttft_ns
             && sample.tpot_ns.is_none_or(|t| t <= self.cfg.slo_tpot_ns);
         self.rec
             .completion(now, &sample, met, u64::from(input), u64::from(output));
@@ -374,6 +394,15 @@ pub(super) struct Sample {
     pub(super) tpot_ns: Option<u64>,
     pub(super) e2e_ns: u64,
     pub(super) wait_ns: u64,
+    /// First token to first visible token (reasoning requests only).
+    pub(super) thinking_ns: Option<u64>,
+}
+
+impl Sample {
+    /// Arrival to the first token the user sees.
+    pub(super) fn visible_ns(&self) -> u64 {
+        self.ttft_ns.saturating_add(self.thinking_ns.unwrap_or(0))
+    }
 }
 
 impl Simulation {

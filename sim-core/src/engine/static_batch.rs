@@ -121,11 +121,16 @@ impl Simulation {
                 break;
             };
             let req = &self.st.requests[id];
-            // Static batches reserve prompt + max_tokens up front (no server knows
-            // an answer's length in advance): no preemption.
+            // Static batches reserve prompt + max_tokens (+ any reasoning) up
+            // front (no server knows an answer's length in advance): no preemption.
             let max_tokens = self.cfg.classes[req.class as usize].max_tokens;
             let need = blocks_for(
-                u64::from(req.input_tokens) + u64::from(max_tokens.max(req.output_tokens)),
+                u64::from(req.input_tokens)
+                    + u64::from(
+                        max_tokens
+                            .saturating_add(req.reasoning)
+                            .max(req.output_tokens),
+                    ),
             );
             if need > self.cfg.kv_blocks {
                 self.st.queues[q].pop_front();

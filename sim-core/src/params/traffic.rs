@@ -3,6 +3,7 @@
 
 use super::edits::{base_rate, set_base_rate, set_share, spike_factor, spike_schedule, users};
 use super::{Group, Kind, Number, Param};
+use crate::dist::Dist;
 use crate::scenario::{Arrival, bounds};
 
 fn class_err(i: usize) -> String {
@@ -259,6 +260,35 @@ pub(super) const PARAMS: &[Param] = &[
                 let k = s.workload.classes.get_mut(i).ok_or_else(|| class_err(i))?;
                 k.output_tokens = k.output_tokens.with_mean(v);
                 k.max_tokens = k.max_tokens.max(v.ceil() as u32);
+                Ok(())
+            },
+        }),
+    },
+    Param {
+        path: "reasoning_tokens",
+        id: "reasoning-tokens",
+        group: Group::Workload,
+        label: "Thinking before answering",
+        unit: "tokens",
+        help: "A reasoning model's hidden tokens before its visible answer, on average: generated at the same speed, billed as output, and waited for before the first visible word (0 = answers at once).",
+        kind: Kind::Number(Number {
+            min: 0.0,
+            max: bounds::TOKENS as f64,
+            slider: (0.0, 20_000.0),
+            log: false,
+            decimals: 0,
+            get: |s, i| {
+                s.workload
+                    .classes
+                    .get(i)
+                    .map(|k| k.reasoning_tokens.as_ref().map_or(0.0, Dist::mean))
+            },
+            set: |s, i, v| {
+                let k = s.workload.classes.get_mut(i).ok_or_else(|| class_err(i))?;
+                k.reasoning_tokens = (v >= 1.0).then(|| match &k.reasoning_tokens {
+                    Some(d) => d.with_mean(v),
+                    None => Dist::Fixed { value: v.round() },
+                });
                 Ok(())
             },
         }),

@@ -183,6 +183,12 @@ pub struct RequestClass {
     /// freed. None waits forever.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_s: Option<f64>,
+    /// A reasoning model's hidden thinking: tokens generated before the
+    /// visible answer (on top of `output_tokens`, which `max_tokens` caps).
+    /// They take decode steps, KV cache and batch slots like any token, and
+    /// API tiers bill them as output; the user waits for the first visible one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning_tokens: Option<Dist>,
 }
 
 fn one() -> u32 {

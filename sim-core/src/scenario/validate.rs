@@ -384,6 +384,9 @@ impl Scenario {
             if let Some(t) = k.timeout_s {
                 c.positive_f(&format!("{f}.timeout_s"), t, bounds::TIME_S, " s");
             }
+            if let Some(r) = &k.reasoning_tokens {
+                r.validate(&format!("{f}.reasoning_tokens"), max_tok, &mut c.problems);
+            }
             if let Some(conv) = &k.conversation {
                 conv.think_time_s.validate(
                     &format!("{f}.conversation.think_time_s"),

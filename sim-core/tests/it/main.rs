@@ -7,6 +7,7 @@ mod determinism;
 mod golden;
 mod providers;
 mod queueing;
+mod reasoning;
 mod serving;
 mod validation;
 
@@ -33,6 +34,7 @@ pub fn fixed_class(input: u32, output: u32) -> RequestClass {
         shared_prefix: None,
         conversation: None,
         timeout_s: None,
+        reasoning_tokens: None,
     }
 }
 

@@ -10,6 +10,9 @@ use crate::scenario::{
     Serving, Slo, Workload,
 };
 
+mod models;
+pub use models::thinking_agent;
+
 /// A preset: a stable id (used in links), a title, what to try, and the scenario.
 #[derive(Clone, Debug)]
 pub struct Preset {
@@ -41,6 +44,7 @@ pub fn chat_class() -> RequestClass {
         shared_prefix: None,
         conversation: None,
         timeout_s: None,
+        reasoning_tokens: None,
     }
 }
 
@@ -113,6 +117,7 @@ pub fn self_hosted_tuning() -> Scenario {
                 shared_prefix: None,
                 conversation: None,
                 timeout_s: None,
+                reasoning_tokens: None,
             }],
         },
         serving: Serving {
@@ -176,6 +181,7 @@ pub fn overnight_batch() -> Scenario {
                 shared_prefix: None,
                 conversation: None,
                 timeout_s: None,
+                reasoning_tokens: None,
             }],
         },
         serving: Serving {
@@ -220,6 +226,7 @@ pub fn classification_at_scale() -> Scenario {
                 shared_prefix: None,
                 conversation: None,
                 timeout_s: None,
+                reasoning_tokens: None,
             }],
         },
         serving: Serving {
@@ -264,6 +271,7 @@ pub fn bench_h100(requests: u64) -> Scenario {
                 shared_prefix: None,
                 conversation: None,
                 timeout_s: None,
+                reasoning_tokens: None,
             }],
         },
         serving: h100_llama_8b(),
@@ -364,6 +372,7 @@ pub fn launch_spike() -> Scenario {
                     shared_prefix: None,
                     conversation: None,
                     timeout_s: None,
+                    reasoning_tokens: None,
                 },
                 RequestClass {
                     name: "long thread".into(),
@@ -381,6 +390,7 @@ pub fn launch_spike() -> Scenario {
                     shared_prefix: None,
                     conversation: None,
                     timeout_s: None,
+                    reasoning_tokens: None,
                 },
             ],
         },
@@ -453,6 +463,7 @@ pub fn pay_for_speed() -> Scenario {
                 shared_prefix: None,
                 conversation: None,
                 timeout_s: None,
+                reasoning_tokens: None,
             }],
         },
         serving: h100_llama_8b(),
@@ -523,6 +534,12 @@ pub fn all() -> Vec<Preset> {
             title: "Classification at scale",
             explanation: "Bursty classification traffic on four L4s: prompts dominate and answers are a few tokens, so prefill is the bottleneck. Change the burstiness and the router and watch the tail latency.",
             scenario: classification_at_scale(),
+        },
+        Preset {
+            id: "thinking-agent",
+            title: "Thinking before answering: an agent's 20 calls",
+            explanation: "The same coding-agent task, 20 model calls one after another, on two hosted models. The reasoning model streams at 200 tokens/s, 2.5 times the instant model's 80, yet its first visible word comes after about 5.7 s (median), because it first thinks about 1,000 hidden tokens; the instant model answers in about 0.5 s. Over the 20 calls the task takes about 2.9 minutes on the reasoning model against about 1 minute, and each call costs about 3 times as much, since the thinking is billed as output. Drag 'Thinking before answering' or 'Calls per task' and watch the task latency.",
+            scenario: thinking_agent(),
         },
     ]
 }
