@@ -7,6 +7,9 @@
 //   planner           default scenario, default search space        < 30000 ms
 //   preset switches   longest frame gap while switching presets     <   67 ms
 //   planning frames   longest frame gap while the planner runs      <  100 ms
+//   drag              long tasks, frame gaps and input-to-numbers while the
+//                     arrival-rate slider is dragged (targets: no task over
+//                     50 ms, p95 gap ≤ 33 ms, numbers ≤ 100 ms after the last move)
 //   bundle            gzipped size of the wasm                      <  500 KB
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -105,6 +108,64 @@ try {
   );
   record('longest frame gap while planning', planGap, 'ms', 100);
   await ui.close();
+
+  // Dragging: the arrival-rate slider dragged in 40 pointer moves over 2 s,
+  // on the default scenario and on the heaviest preset. Long main-thread
+  // tasks (PerformanceObserver), gaps between animation frames, and the time
+  // from the last input event until the TTFT card shows its final number.
+  async function dragRate(preset) {
+    const drag = await lab.newPage();
+    await drag.goto(lab.url);
+    await drag.locator('[data-testid="run-time"]').waitFor({ timeout: 30_000 });
+    if (preset) {
+      await drag.locator('[data-testid="preset"]').selectOption(preset);
+      await drag.waitForTimeout(3000);
+    }
+    await drag.evaluate(() => {
+      window.__bench = { long: [], frames: [], changes: [], inputs: [] };
+      document.addEventListener('input', () => window.__bench.inputs.push(performance.now()), true);
+      new PerformanceObserver((l) => {
+        for (const e of l.getEntries()) window.__bench.long.push(e.duration);
+      }).observe({ type: 'longtask', buffered: false });
+      const card = document.querySelector('[data-testid="card-ttft-p50"]');
+      new MutationObserver(() => window.__bench.changes.push(performance.now())).observe(card, {
+        subtree: true,
+        childList: true,
+        characterData: true,
+      });
+      const tick = (t) => {
+        window.__bench.frames.push(t);
+        if (!window.__bench.stop) requestAnimationFrame(tick);
+      };
+      requestAnimationFrame(tick);
+    });
+    const slider = drag.locator('[data-testid="arrival-rate"]');
+    await slider.scrollIntoViewIfNeeded();
+    const box = await slider.boundingBox();
+    const y = box.y + box.height / 2;
+    await drag.mouse.move(box.x + box.width * 0.3, y);
+    await drag.mouse.down();
+    for (let i = 1; i <= 40; i++) {
+      await drag.mouse.move(box.x + box.width * (0.3 + (0.35 * i) / 40), y);
+      await drag.waitForTimeout(50);
+    }
+    await drag.mouse.up();
+    await drag.waitForTimeout(3000);
+    const d = await drag.evaluate(() => {
+      window.__bench.stop = true;
+      return window.__bench;
+    });
+    await drag.close();
+    const gaps = d.frames.slice(1).map((t, i) => t - d.frames[i]).sort((a, b) => a - b);
+    const pct = (v, q) => v[Math.min(v.length - 1, Math.floor(q * v.length))] ?? 0;
+    const lastInput = d.inputs[d.inputs.length - 1] ?? 0;
+    const label = preset ?? 'default';
+    record(`drag ${label}: ${d.inputs.length} inputs, ${d.long.length} long tasks, longest`, Math.max(0, ...d.long), 'ms', 51);
+    record(`drag ${label}: frame gap p95`, pct(gaps, 0.95), 'ms', 34);
+    record(`drag ${label}: last input → final numbers`, Math.max(0, (d.changes[d.changes.length - 1] ?? lastInput) - lastInput), 'ms', label === 'default' ? 100 : 1000);
+  }
+  await dragRate(null);
+  await dragRate('self-hosted-tuning');
 
   const wasm = (await readdir(DIST)).find((f) => f.endsWith('.wasm'));
   const bytes = await readFile(join(DIST, wasm));

@@ -1,6 +1,9 @@
-//! One canvas component for every chart: it draws on the frame after its data
-//! changes (apart from the simulation slice that produced the data), hides
-//! while there is nothing to show, and offers a PNG download.
+//! One canvas component for every chart: it draws after its data changes
+//! (never in the simulation slice that produced the data), hides while there
+//! is nothing to show, and offers a PNG download. Draws go through one queue,
+//! run as tasks of their own that spend at most [`DRAW_BUDGET_MS`] each and
+//! keep only each chart's latest data, so a slider drag never stacks up
+//! redraws or makes one long task of a simulation slice and the drawing.
 
 use crate::downloads::png_button;
 use lab_charts::model::Chart;
@@ -8,6 +11,70 @@ use lab_charts::{ModelFn, render};
 use leptos::prelude::*;
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
+
+/// Most time one drawing task spends, ms (a chart in progress always finishes).
+pub const DRAW_BUDGET_MS: f64 = 12.0;
+
+type Draw = Box<dyn FnOnce()>;
+
+thread_local! {
+    /// Charts waiting to be drawn, by id, in the order they were first asked
+    /// for; a newer request for the same chart replaces the older one.
+    static QUEUE: std::cell::RefCell<(Vec<(&'static str, Draw)>, bool)> =
+        std::cell::RefCell::new((Vec::new(), false));
+}
+
+/// Ask for chart `id` to be drawn by `draw`, replacing any waiting draw of it.
+fn enqueue(id: &'static str, draw: Draw) {
+    let schedule = QUEUE.with(|q| {
+        let mut q = q.borrow_mut();
+        match q.0.iter_mut().find(|(k, _)| *k == id) {
+            Some(slot) => slot.1 = draw,
+            None => q.0.push((id, draw)),
+        }
+        !std::mem::replace(&mut q.1, true)
+    });
+    if schedule {
+        next_task();
+    }
+}
+
+/// Draw waiting charts until the task's budget is spent; the rest wait for
+/// the next task.
+fn pump() {
+    let t0 = crate::jobs::now_ms();
+    loop {
+        let next = QUEUE.with(|q| {
+            let mut q = q.borrow_mut();
+            if q.0.is_empty() {
+                q.1 = false;
+                None
+            } else {
+                Some(q.0.remove(0).1)
+            }
+        });
+        let Some(draw) = next else { return };
+        draw();
+        if crate::jobs::now_ms() - t0 > DRAW_BUDGET_MS {
+            break;
+        }
+    }
+    let more = QUEUE.with(|q| {
+        let mut q = q.borrow_mut();
+        q.1 = !q.0.is_empty();
+        q.1
+    });
+    if more {
+        next_task();
+    }
+}
+
+/// Run the pump as a task of its own, after the current one (the simulation
+/// slice or input handler that asked for the draw): work split into tasks
+/// keeps each one short.
+fn next_task() {
+    set_timeout(pump, std::time::Duration::ZERO);
+}
 
 /// The drawing area of a chart on the page.
 pub type Area = plotters::drawing::DrawingArea<CanvasBackend, plotters::coord::Shift>;
@@ -48,21 +115,25 @@ pub fn chart_canvas(
 ) -> impl IntoView {
     let canvas = NodeRef::<leptos::html::Canvas>::new();
     let description = RwSignal::new(String::new());
+    let id = spec.id;
     Effect::new(move |_| {
         track();
         let Some(el) = canvas.get() else { return };
         let model = model.clone();
-        request_animation_frame(move || {
-            if !visible() {
-                return;
-            }
-            let Some(chart) = model() else { return };
-            if let Some(backend) = CanvasBackend::with_canvas_object(el) {
-                // A failed draw leaves the previous frame; nothing better to show.
-                let _ = render::draw(&backend.into_drawing_area(), &chart);
-            }
-            description.set(render::describe(&chart));
-        });
+        enqueue(
+            id,
+            Box::new(move || {
+                if !visible() {
+                    return;
+                }
+                let Some(chart) = model() else { return };
+                if let Some(backend) = CanvasBackend::with_canvas_object(el) {
+                    // A failed draw leaves the previous frame; nothing better to show.
+                    let _ = render::draw(&backend.into_drawing_area(), &chart);
+                }
+                description.set(render::describe(&chart));
+            }),
+        );
     });
     let class = if spec.wide { "chart wide" } else { "chart" };
     let (w, h) = spec.size;
