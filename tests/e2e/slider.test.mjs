@@ -60,3 +60,43 @@ test('a launch spike makes the queue build in the middle of the run', async () =
   assert.equal(await again.byTestId('spike-number').inputValue(), '5.0');
   assert.deepEqual(lab.errors, []);
 });
+
+test('switching batching policies is state, not history: every round trip equals a fresh choice', async () => {
+  const policies = ['none', 'static', 'continuous', 'chunked_prefill'];
+  // What choosing each policy fresh on the default scenario gives.
+  const fresh = {};
+  for (const to of policies) {
+    const p = new LabPage(await lab.newPage(), lab.url);
+    await p.open();
+    await p.byTestId('batching').selectOption(to);
+    await p.waitForRun();
+    fresh[to] = await knobs(p);
+    await p.page.close();
+  }
+  assert.equal(fresh.continuous['max-seqs-number'], fresh.chunked_prefill['max-seqs-number']);
+  assert.ok(Number(fresh.continuous['max-seqs-number']) > 1, 'continuous batching batches');
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  for (const from of policies) {
+    for (const to of policies) {
+      if (from === to) continue;
+      await p.byTestId('batching').selectOption(from);
+      await p.byTestId('batching').selectOption(to);
+      await p.waitForRun();
+      assert.deepEqual(await knobs(p), fresh[to], `${from} → ${to}`);
+    }
+  }
+  // And the numbers agree with the fresh choice's: batching back on batches.
+  assert.ok((await p.value('card-throughput')) > 100, 'chunked prefill serves the default load');
+  assert.deepEqual(lab.errors, []);
+});
+
+/** The values of the batching knobs the page shows (absent ones omitted). */
+async function knobs(p) {
+  const out = {};
+  for (const id of ['max-seqs-number', 'max-wait-number', 'token-budget-number', 'chunk-number']) {
+    const el = p.byTestId(id);
+    if ((await el.count()) > 0) out[id] = await el.inputValue();
+  }
+  return out;
+}
