@@ -85,6 +85,48 @@ pub fn capacity_scenario(scenario: &Scenario) -> Scenario {
     s
 }
 
+/// The offered load against what the fleet can serve: from the scenario's
+/// arrival rate (a formula) and one saturated replica's measured capacity.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct LoadCheck {
+    /// Output tokens/s the traffic asks for, on average over the arrival
+    /// window: tasks/s × generated tokens per task.
+    pub demand_tokens_per_s: f64,
+    /// Output tokens/s the fleet makes when saturated: replicas × one
+    /// replica's saturated tasks/s × tokens per task.
+    pub capacity_tokens_per_s: f64,
+    /// One saturated replica's tasks/s.
+    pub tasks_per_s_per_replica: f64,
+    /// Replicas the peak of the traffic needs at full load (no headroom).
+    pub replicas_needed: u32,
+    /// Demand above capacity: the queue grows for as long as it lasts.
+    pub overloaded: bool,
+}
+
+/// The load check of a scenario served entirely by its fleet, given one
+/// replica's saturated tasks/s; None for closed-loop users (their rate
+/// adapts to the fleet) and when API tiers serve some class.
+pub fn load_check(s: &Scenario, capacity_per_replica: f64) -> Option<LoadCheck> {
+    if s.workload
+        .classes
+        .iter()
+        .any(|k| s.backend_of(&k.name).is_some())
+        || capacity_per_replica <= 0.0
+    {
+        return None;
+    }
+    let (mean, peak) = s.offered_tasks_per_s()?;
+    let (out_per_task, _) = s.mean_tokens();
+    let capacity = capacity_per_replica * f64::from(s.serving.replicas);
+    Some(LoadCheck {
+        demand_tokens_per_s: mean * out_per_task,
+        capacity_tokens_per_s: capacity * out_per_task,
+        tasks_per_s_per_replica: capacity_per_replica,
+        replicas_needed: libm::ceil(peak / capacity_per_replica).clamp(1.0, 1e6) as u32,
+        overloaded: mean > capacity,
+    })
+}
+
 /// Simulated seconds of the saturation run.
 pub const CAPACITY_RUN_S: f64 = 60.0;
 

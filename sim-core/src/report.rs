@@ -244,6 +244,12 @@ pub struct ClassReport {
     pub task_latency: LatencyStats,
     /// Share of completed requests that met the SLO (TTFT and TPOT limits).
     pub slo_met_fraction: Option<f64>,
+    /// Completed requests whose first visible token came after the TTFT target.
+    #[serde(default)]
+    pub ttft_target_missed: u64,
+    /// Completed requests whose time per output token exceeded the TPOT target.
+    #[serde(default)]
+    pub tpot_target_missed: u64,
 }
 
 /// Rates over the whole simulated time.

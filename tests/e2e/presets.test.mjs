@@ -58,11 +58,23 @@ test('pay for speed costs about $22,500 a month', async () => {
   assert.ok(Math.abs(fast - monthly - 9_000) / 9_000 < 0.05, `the fast tier adds ${fast - monthly}`);
 });
 
+test('a goodput of 0 % says which target every request missed', async () => {
+  await choose('pay-for-speed');
+  assert.equal(await page.value('card-goodput'), 0);
+  assert.match(await page.text('card-goodput-note'), /time per token > 10(\.0)? ms \(100 %\)/);
+});
+
 test('self-hosted tuning: about 1,500 tok/s, then the levers its story names', async () => {
   await choose('self-hosted-tuning');
   const tps = await page.value('card-throughput');
   assert.ok(Math.abs(tps - 1500) / 1500 < 0.03, `throughput ${tps}`);
   assert.ok(Math.abs((await page.value('card-usd-per-mtok')) - 2.2) < 0.05);
+  // It opens healthy: one server carries this traffic, measured saturated.
+  await page.byTestId('card-capacity').waitFor({ timeout: 30_000 });
+  const capacityBefore = await page.value('card-capacity');
+  assert.equal(await page.value('card-replicas-needed'), 1);
+  assert.equal(await page.byTestId('overload').count(), 0, 'no overload banner');
+  assert.equal(await page.byTestId('preset-edited').count(), 0);
   // Continuous batching with chunked prefill and FP8 weights: the same traffic
   // gets its first token in tens of milliseconds.
   for (const [id, value] of [['batching', 'chunked_prefill'], ['weights', 'fp8']]) {
@@ -72,6 +84,42 @@ test('self-hosted tuning: about 1,500 tok/s, then the levers its story names', a
     await page.waitForRun();
   }
   assert.ok((await page.value('card-ttft-p50')) < 100, 'first token in under 100 ms');
+  // Each server now carries more than twice the traffic: the same traffic
+  // needs fewer than half as many servers.
+  await page.page.waitForFunction(
+    (before) => Number(document.querySelector('[data-testid="card-capacity"]')?.dataset.value) > 2 * before,
+    capacityBefore,
+    { timeout: 30_000 },
+  );
+  // The menu and the story say the numbers are no longer the preset's.
+  assert.equal(await page.byTestId('preset').inputValue(), 'custom');
+  assert.match(await page.text('preset-custom'), /^Custom \(from Self-hosted tuning/);
+  assert.match(await page.text('preset-edited'), /you have changed them since/);
+});
+
+test('demand past capacity shows the overload banner with both numbers', async () => {
+  await choose('chatbot-h100');
+  const before = await page.text('run-time');
+  await page.byTestId('arrival-rate-number').fill('200');
+  await page.byTestId('arrival-rate-number').press('Enter');
+  await page.waitForTextChange('run-time', before, 30_000);
+  await page.waitForRun();
+  await page.byTestId('overload').waitFor({ timeout: 30_000 });
+  assert.match(
+    await page.text('overload'),
+    /^Overloaded: the traffic asks for about \d+ output tokens\/s; the fleet makes about \d+ when saturated/,
+  );
+  assert.ok((await page.value('card-replicas-needed')) > 1);
+});
+
+test('a reasoning model shows its thinking and its first visible token', async () => {
+  await choose('thinking-agent');
+  const visible = await page.value('card-visible-p50');
+  const thinking = await page.value('card-thinking-p50');
+  // Half the calls think (about 5 s at the median), half answer at once.
+  assert.ok(thinking > 3000, `thinking ${thinking}`);
+  const ttft = await page.value('card-ttft-p50');
+  assert.ok(ttft < 1000 && visible > 2 * ttft, `the first hidden token is quick (${ttft}), the first visible one is not (${visible})`);
 });
 
 test('chatbot, overnight batch and classification load with their numbers', async () => {

@@ -11,7 +11,7 @@ use crate::runner::{RunState, Runner};
 use crate::url_state::{current_fragment, scenario_from_fragment, write_fragment};
 use lab_charts as charts;
 use leptos::prelude::*;
-use sim_core::compare::{CostCurves, cost_curves};
+use sim_core::compare::{CostCurves, LoadCheck, cost_curves, load_check};
 use sim_core::engine::TraceLog;
 use sim_core::physics::ServingSoftware;
 use sim_core::presets::{self, Preset};
@@ -29,6 +29,7 @@ pub fn App() -> impl IntoView {
     let runner = Runner::new();
     let pinned = RwSignal::new(None::<(Scenario, Report)>);
     let costs = RwSignal::new(None::<CostCurves>);
+    let load = RwSignal::new(None::<LoadCheck>);
     let trace = RwSignal::new(None::<(TraceLog, f64)>);
     let playhead = RwSignal::new(None::<f64>);
     let playing = RwSignal::new(false);
@@ -45,22 +46,20 @@ pub fn App() -> impl IntoView {
     }
 
     let all_presets = presets::all();
-    // (scenario name, explanation), built once rather than per scenario change.
-    let explanations = StoredValue::new(
-        all_presets
-            .iter()
-            .map(|p| (p.scenario.name.clone(), p.explanation))
-            .collect::<Vec<_>>(),
-    );
-    let preset_explanation = move || {
+    // Which preset the scenario is, or was edited from (by its name), built
+    // once; exact when nothing was changed since.
+    let known = StoredValue::new(all_presets.clone());
+    let origin = Memo::new(move |_| {
         scenario.with(|s| {
-            explanations.with_value(|all| {
+            known.with_value(|all| {
                 all.iter()
-                    .find(|(name, _)| *name == s.name)
-                    .map(|(_, e)| *e)
+                    .find(|p| p.scenario.name == s.name)
+                    .map(|p| (p.id, p.title, p.explanation, p.scenario == *s))
             })
         })
-    };
+    });
+    let preset_explanation = move || origin.get().map(|(_, _, e, _)| e);
+    let edited = move || origin.get().is_some_and(|(_, _, _, exact)| !exact);
 
     let report = runner.report;
     let state = runner.state;
@@ -82,9 +81,11 @@ pub fn App() -> impl IntoView {
             let job = cost_job.clone();
             request_animation_frame(move || {
                 trace.set(first_seconds(&s));
+                load.set(None);
                 let handle =
                     crate::jobs::run(crate::jobs::CostJobs::new(&s), cost_progress, move |j| {
-                        costs.set(j.capacity().map(|c| cost_curves(j.scenario(), c)))
+                        costs.set(j.capacity().map(|c| cost_curves(j.scenario(), c)));
+                        load.set(j.capacity().and_then(|c| load_check(j.scenario(), c)));
                     });
                 *job.borrow_mut() = Some(handle);
             });
@@ -127,14 +128,17 @@ pub fn App() -> impl IntoView {
                             let id = p.id;
                             let name = p.scenario.name.clone();
                             view! {
-                                <option value=id selected=move || scenario.with(|s| s.name == name)>
+                                <option value=id selected=move || scenario.with(|s| s.name == name) && !edited()>
                                     {p.title}
                                 </option>
                             }
                         })
                         .collect_view()}
-                    <option value="custom" disabled=true selected=move || preset_explanation().is_none()>
-                        "Custom scenario"
+                    <option value="custom" data-testid="preset-custom" disabled=true selected=move || preset_explanation().is_none() || edited()>
+                        {move || match origin.get() {
+                            Some((_, title, _, false)) => format!("Custom (from {title})"),
+                            _ => "Custom scenario".to_owned(),
+                        }}
                     </option>
                 </select>
                 <button
@@ -174,7 +178,12 @@ pub fn App() -> impl IntoView {
             </p>
         </Show>
         <Show when=move || preset_explanation().is_some()>
-            <p class="banner info" data-testid="preset-explanation">
+            <p class="banner info" class:stale=edited data-testid="preset-explanation" data-edited=move || edited().to_string()>
+                <Show when=edited>
+                    <strong data-testid="preset-edited">
+                        {move || origin.get().map(|(_, title, _, _)| format!("The story of the preset \u{201c}{title}\u{201d}, for its own settings: you have changed them since, so the numbers below are yours, not the story's. ")).unwrap_or_default()}
+                    </strong>
+                </Show>
                 {move || preset_explanation().unwrap_or_default()}
             </p>
         </Show>
@@ -237,6 +246,19 @@ pub fn App() -> impl IntoView {
                         })
                     }}
                 </p>
+                <Show when=move || load.with(|l| l.is_some_and(|l| l.overloaded))>
+                    <p class="banner warn" role="status" data-testid="overload">
+                        {move || load.get().map(|l| format!(
+                            "Overloaded: the traffic asks for about {:.0} output tokens/s; the fleet makes about {:.0} when saturated ({} × {:.2} tasks/s per replica, measured). The queue grows for as long as this load lasts; it needs {} replica{}.",
+                            l.demand_tokens_per_s,
+                            l.capacity_tokens_per_s,
+                            scenario.with_untracked(|s| s.serving.replicas),
+                            l.tasks_per_s_per_replica,
+                            l.replicas_needed,
+                            if l.replicas_needed == 1 { "" } else { "s" },
+                        )).unwrap_or_default()}
+                    </p>
+                </Show>
                 <Show when=move || report.with(|r| r.as_ref().is_some_and(|r| !r.warnings.is_empty()))>
                     <p class="banner warn" data-testid="warnings">
                         {move || report.with(|r| r.as_ref().map(|r| r.warnings.join(" ")).unwrap_or_default())}
@@ -277,7 +299,26 @@ pub fn App() -> impl IntoView {
                         "Scenario JSON"
                     </button>
                 </div>
-                <div class="cards">{cards_view(report, pinned)}</div>
+                <div class="cards">
+                    {cards_view(report, pinned)}
+                    <Show when=move || load.with(|l| l.is_some())>
+                        <div class="card" title="One replica run saturated (users with no think time) for 60 simulated seconds: what it sustains, in tasks and output tokens per second.">
+                            <span class="card-label">"Capacity per replica"</span>
+                            <span class="card-value" data-testid="card-capacity" data-value=move || load.get().map(|l| l.tasks_per_s_per_replica.to_string()).unwrap_or_default()>
+                                {move || load.get().map(|l| {
+                                    let replicas = f64::from(scenario.with_untracked(|s| s.serving.replicas).max(1));
+                                    format!("{:.2} tasks/s, {:.0} tok/s", l.tasks_per_s_per_replica, l.capacity_tokens_per_s / replicas)
+                                }).unwrap_or_default()}
+                            </span>
+                        </div>
+                        <div class="card" title="Replicas this traffic needs at its peak with every replica saturated (no headroom for bursts): its peak tasks/s ÷ one replica's capacity, rounded up.">
+                            <span class="card-label">"Replicas this traffic needs"</span>
+                            <span class="card-value" data-testid="card-replicas-needed" data-value=move || load.get().map(|l| l.replicas_needed.to_string()).unwrap_or_default()>
+                                {move || load.get().map(|l| l.replicas_needed.to_string()).unwrap_or_default()}
+                            </span>
+                        </div>
+                    </Show>
+                </div>
                 {playback_view(report, playhead, playing)}
                 <div class="charts">
                     {report_chart("chart-queue", charts::queue::model, shown, pinned_report, |_| true)}

@@ -15,6 +15,38 @@ pub struct Card {
     pub help: &'static str,
     /// Text and raw value, if the report has the number.
     pub value: fn(&Report) -> Option<(String, f64)>,
+    /// A line under the value that explains it, when there is something to say.
+    pub note: fn(&Report) -> Option<String>,
+}
+
+fn no_note(_: &Report) -> Option<String> {
+    None
+}
+
+/// Which targets a goodput below 100 % missed, and how often.
+pub fn goodput_note(r: &Report) -> Option<String> {
+    let o = &r.overall;
+    let n = o.completed.max(1) as f64;
+    let mut missed = Vec::new();
+    if o.ttft_target_missed > 0 {
+        missed.push(format!(
+            "first token > {} ({:.0} %)",
+            fmt_ms(Some(r.slo.ttft_ms)),
+            o.ttft_target_missed as f64 / n * 100.0
+        ));
+    }
+    if o.tpot_target_missed > 0 {
+        missed.push(format!(
+            "time per token > {} ({:.0} %)",
+            fmt_ms(Some(r.slo.tpot_ms)),
+            o.tpot_target_missed as f64 / n * 100.0
+        ));
+    }
+    let errors = r.requests.failed + r.requests.rejected + r.requests.timed_out;
+    if errors > 0 {
+        missed.push(format!("{errors} failed, refused or timed out"));
+    }
+    (!missed.is_empty()).then(|| format!("Missed: {}", missed.join("; ")))
 }
 
 /// Every card, in page order.
@@ -25,12 +57,14 @@ pub fn cards() -> Vec<Card> {
             id: "ttft-p50",
             help: "TTFT: from sending a request to the first token of the answer; half of the requests are faster.",
             value: |r| r.overall.ttft.p50_ms.map(|v| (fmt_ms(Some(v)), v)),
+            note: no_note,
         },
         Card {
             label: "Time to first token, p99",
             id: "ttft-p99",
             help: "The TTFT that 99 % of requests beat: what your unluckiest users see.",
             value: |r| r.overall.ttft.p99_ms.map(|v| (fmt_ms(Some(v)), v)),
+            note: no_note,
         },
         Card {
             label: "First visible token, p50",
@@ -42,36 +76,55 @@ pub fn cards() -> Vec<Card> {
                     .flatten()
                     .map(|v| (fmt_ms(Some(v)), v))
             },
+            note: no_note,
         },
         Card {
             label: "Thinking, p50",
             id: "thinking-p50",
             help: "From a reasoning model's first hidden token to its first visible one: its reasoning tokens at its output speed.",
             value: |r| r.overall.thinking.p50_ms.map(|v| (fmt_ms(Some(v)), v)),
+            note: no_note,
         },
         Card {
             label: "Time per output token, p50",
             id: "tpot-p50",
             help: "TPOT: the average gap between tokens after the first; it sets how fast the answer streams.",
             value: |r| r.overall.tpot.p50_ms.map(|v| (fmt_ms(Some(v)), v)),
+            note: no_note,
+        },
+        Card {
+            label: "Per-user speed, p50",
+            id: "user-speed",
+            help: "How fast one user's answer streams: 1 ÷ the median time per output token.",
+            value: |r| {
+                r.overall
+                    .tpot
+                    .p50_ms
+                    .filter(|t| *t > 0.0)
+                    .map(|t| (format!("{:.0} tok/s", 1000.0 / t), 1000.0 / t))
+            },
+            note: no_note,
         },
         Card {
             label: "Time per output token, p99",
             id: "tpot-p99",
             help: "The TPOT that 99 % of requests beat: the slowest streams your users see.",
             value: |r| r.overall.tpot.p99_ms.map(|v| (fmt_ms(Some(v)), v)),
+            note: no_note,
         },
         Card {
             label: "End-to-end, p50",
             id: "e2e-p50",
             help: "From sending a request to its last token, including any queueing and retries; half of the requests are faster.",
             value: |r| r.overall.e2e.p50_ms.map(|v| (fmt_ms(Some(v)), v)),
+            note: no_note,
         },
         Card {
             label: "End-to-end, p99",
             id: "e2e-p99",
             help: "From sending a request to its last token, including any queueing and retries.",
             value: |r| r.overall.e2e.p99_ms.map(|v| (fmt_ms(Some(v)), v)),
+            note: no_note,
         },
         Card {
             label: "Output throughput",
@@ -83,28 +136,51 @@ pub fn cards() -> Vec<Card> {
                     r.throughput.output_tokens_per_s,
                 ))
             },
+            note: no_note,
         },
         Card {
             label: "Goodput",
             id: "goodput",
-            help: "The share of requests that completed within both targets (TTFT and TPOT); errors count as misses.",
+            help: "The share of requests that completed within both targets (time to the first visible token, and time per output token); errors count as misses.",
             value: |r| {
                 r.throughput
                     .goodput_fraction
                     .map(|g| (format!("{:.1} %", g * 100.0), g * 100.0))
             },
+            note: goodput_note,
         },
         Card {
             label: "Cost per million output tokens",
             id: "usd-per-mtok",
             help: "What the run cost (servers by the hour plus API spend) divided by the tokens it generated.",
             value: |r| r.cost.usd_per_mtok_output.map(|v| (fmt_usd(v), v)),
+            note: no_note,
         },
         Card {
             label: "Cost per month",
             id: "usd-per-month",
             help: "Servers for 730 hours at this size, plus API spend at this load for a month.",
             value: |r| Some((fmt_usd(r.cost.usd_per_month), r.cost.usd_per_month)),
+            note: no_note,
+        },
+        Card {
+            label: "Cost per request",
+            id: "usd-per-request",
+            help: "What the run cost (servers by the hour plus API spend) divided by the requests completed.",
+            value: |r| r.cost.usd_per_request.map(|v| (fmt_usd(v), v)),
+            note: no_note,
+        },
+        Card {
+            label: "Cost per year",
+            id: "usd-per-year",
+            help: "Twelve months of the monthly cost: servers for 8,760 hours plus API spend at this load.",
+            value: |r| {
+                Some((
+                    fmt_usd(r.cost.usd_per_month * 12.0),
+                    r.cost.usd_per_month * 12.0,
+                ))
+            },
+            note: no_note,
         },
         Card {
             label: "429 responses",
@@ -115,6 +191,7 @@ pub fn cards() -> Vec<Card> {
                     .as_ref()
                     .map(|a| (format!("{}", a.throttled_429), a.throttled_429 as f64))
             },
+            note: no_note,
         },
         Card {
             label: "Failed requests",
@@ -125,6 +202,7 @@ pub fn cards() -> Vec<Card> {
                 let pct = 100.0 * n as f64 / r.requests.arrived.max(1) as f64;
                 Some((format!("{n} ({pct:.1} %)"), pct))
             },
+            note: no_note,
         },
     ]
 }
@@ -149,7 +227,9 @@ pub fn cards_view(
         .into_iter()
         .map(|c| {
             let value = c.value;
+            let note = c.note;
             let id = c.id;
+            let note_text = move || report.with(|r| r.as_ref().and_then(note));
             let shown = move || report.with(|r| r.as_ref().and_then(value));
             let delta = move || {
                 let b = shown()?.1;
@@ -170,6 +250,11 @@ pub fn cards_view(
                         <Show when=move || delta().is_some()>
                             <span class="delta" data-testid=format!("card-{id}-delta")>
                                 {move || delta().unwrap_or_default()}
+                            </span>
+                        </Show>
+                        <Show when=move || note_text().is_some()>
+                            <span class="card-note" data-testid=format!("card-{id}-note")>
+                                {move || note_text().unwrap_or_default()}
                             </span>
                         </Show>
                     </div>

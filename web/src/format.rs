@@ -16,8 +16,12 @@ pub fn fmt_usd(v: f64) -> String {
         format!("${:.0}k", v / 1000.0)
     } else if v >= 100.0 {
         format!("${v:.0}")
-    } else {
+    } else if v >= 0.1 || v == 0.0 {
         format!("${v:.2}")
+    } else {
+        // Fractions of a cent (a request's cost): two significant digits.
+        let digits = (-v.log10()).ceil().clamp(2.0, 8.0) as usize + 1;
+        format!("${v:.digits$}")
     }
 }
 
@@ -34,5 +38,7 @@ mod tests {
         assert_eq!(fmt_usd(2.2222), "$2.22");
         assert_eq!(fmt_usd(151.4), "$151");
         assert_eq!(fmt_usd(151_000.0), "$151k");
+        assert_eq!(fmt_usd(0.0034), "$0.0034");
+        assert_eq!(fmt_usd(0.0205), "$0.021");
     }
 }

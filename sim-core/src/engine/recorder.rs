@@ -14,6 +14,10 @@ pub(super) struct ClassMetrics {
     pub(super) timed_out: u64,
     pub(super) api_usd: f64,
     pub(super) slo_met: u64,
+    /// Completed requests over the TTFT target (on the first visible token).
+    pub(super) ttft_missed: u64,
+    /// Completed requests over the TPOT target.
+    pub(super) tpot_missed: u64,
     pub(super) ttft: LatencyRecorder,
     pub(super) tpot: LatencyRecorder,
     pub(super) e2e: LatencyRecorder,
@@ -43,6 +47,8 @@ impl ClassMetrics {
             task_latency: self.task.stats(),
             slo_met_fraction: (self.completed > 0)
                 .then(|| self.slo_met as f64 / self.completed as f64),
+            ttft_target_missed: self.ttft_missed,
+            tpot_target_missed: self.tpot_missed,
         }
     }
 
@@ -290,7 +296,7 @@ impl Recorder {
         &mut self,
         now: u64,
         s: &Sample,
-        met: bool,
+        (ttft_ok, tpot_ok): (bool, bool),
         input_tokens: u64,
         output_tokens: u64,
     ) {
@@ -319,7 +325,9 @@ impl Recorder {
         }
         for m in [&mut self.overall, &mut self.per_class[s.class as usize]] {
             m.completed += 1;
-            m.slo_met += u64::from(met);
+            m.slo_met += u64::from(ttft_ok && tpot_ok);
+            m.ttft_missed += u64::from(!ttft_ok);
+            m.tpot_missed += u64::from(!tpot_ok);
             m.ttft.record_ns(s.ttft_ns);
             m.e2e.record_ns(s.e2e_ns);
             m.wait.record_ns(s.wait_ns);

@@ -320,8 +320,10 @@ impl Simulation {
             self.touch(r as usize);
         }
         self.st.requests.remove(id);
-        let met = sample.visible_ns() <= self.cfg.slo_ttft_ns
-            && sample.tpot_ns.is_none_or(|t| t <= self.cfg.slo_tpot_ns);
+        let met = (
+            sample.visible_ns() <= self.cfg.slo_ttft_ns,
+            sample.tpot_ns.is_none_or(|t| t <= self.cfg.slo_tpot_ns),
+        );
         self.rec
             .completion(now, &sample, met, u64::from(input), u64::from(output));
         self.rec.last_work_ns = now;

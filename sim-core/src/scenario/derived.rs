@@ -2,6 +2,7 @@
 //! workload shape, the longest prompt, the deployment, the GPU price.
 
 use super::{Arrival, Scenario, ScenarioError, ValidScenario, bounds};
+use crate::dist::Dist;
 use crate::physics::Deployment;
 
 impl Scenario {
@@ -45,11 +46,66 @@ impl Scenario {
         let total = w.classes.iter().map(|k| k.share).sum::<f64>().max(1e-12);
         let (mut out, mut ctx) = (0.0, 0.0);
         for k in &w.classes {
-            let o = k.output_tokens.mean().min(f64::from(k.max_tokens));
+            // Hidden reasoning tokens are generated (and billed) like any.
+            let o = k.output_tokens.mean().min(f64::from(k.max_tokens))
+                + k.reasoning_tokens.as_ref().map_or(0.0, Dist::mean);
             out += k.share * o * f64::from(k.calls_per_task);
             ctx += k.share * (k.input_tokens.mean() + o / 2.0);
         }
         (out / total, ctx / total)
+    }
+
+    /// Tasks per second offered over the arrival window, on average, and at
+    /// its peak; None for closed-loop users, whose rate depends on the fleet.
+    pub fn offered_tasks_per_s(&self) -> Option<(f64, f64)> {
+        let d = self.duration_s.max(1e-9);
+        match &self.workload.arrival {
+            Arrival::Poisson { rate_per_s } | Arrival::Gamma { rate_per_s, .. } => {
+                Some((*rate_per_s, *rate_per_s))
+            }
+            Arrival::Stages { stages } => {
+                let (mut t, mut area, mut peak) = (0.0, 0.0, 0.0_f64);
+                for st in stages {
+                    let len = st.duration_s.min(d - t).max(0.0);
+                    area += st.rate_per_s * len;
+                    t += len;
+                    peak = peak.max(st.rate_per_s);
+                }
+                let last = stages.last().map_or(0.0, |st| st.rate_per_s);
+                area += last * (d - t).max(0.0);
+                Some((area / d, peak))
+            }
+            Arrival::Schedule { points } => {
+                // Piecewise linear, holding its last value: trapezoids up to d.
+                let mut area = 0.0;
+                let mut peak = 0.0_f64;
+                for pair in points.windows(2) {
+                    let (a, b) = (&pair[0], &pair[1]);
+                    let (t0, t1) = (a.at_s.min(d), b.at_s.min(d));
+                    if t1 > t0 {
+                        let r1 = a.rate_per_s
+                            + (b.rate_per_s - a.rate_per_s) * (t1 - a.at_s)
+                                / (b.at_s - a.at_s).max(1e-12);
+                        area += (a.rate_per_s + r1) / 2.0 * (t1 - t0);
+                    }
+                    if a.at_s < d {
+                        peak = peak.max(a.rate_per_s);
+                    }
+                }
+                if let Some(last) = points.last() {
+                    area += last.rate_per_s * (d - last.at_s.min(d));
+                    if last.at_s < d {
+                        peak = peak.max(last.rate_per_s);
+                    }
+                }
+                Some((area / d, peak))
+            }
+            Arrival::Trace { requests } => {
+                let n = requests.len() as f64;
+                Some((n / d, n / d))
+            }
+            Arrival::ClosedLoop { .. } => None,
+        }
     }
 
     /// The shortest prompt the workload can send (at least one token).

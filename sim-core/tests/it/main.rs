@@ -5,6 +5,7 @@ mod calibration;
 mod defects;
 mod determinism;
 mod golden;
+mod load;
 mod providers;
 mod queueing;
 mod reasoning;
