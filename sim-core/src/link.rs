@@ -178,6 +178,23 @@ pub fn shareable(s: &Scenario) -> Result<(), LinkError> {
     Ok(())
 }
 
+/// The URL fragment for a scenario compared with a pinned scenario A:
+/// `#s=v1.…&a=v1.…` (A is left out if the two together would pass the link
+/// bound).
+pub fn encode_fragment_compared(scenario: &Scenario, a: Option<&Scenario>) -> String {
+    let b = encode(scenario);
+    match a.map(encode) {
+        Some(a) if a.len() + b.len() <= MAX_LINK_CHARS => format!("#s={b}&a={a}"),
+        _ => format!("#s={b}"),
+    }
+}
+
+/// The pinned scenario A a fragment carries (`&a=v1.…`), if any.
+pub fn decode_fragment_pinned(fragment: &str) -> Option<Result<ValidScenario, LinkError>> {
+    let f = fragment.strip_prefix('#').unwrap_or(fragment);
+    f.split('&').find_map(|p| p.strip_prefix("a=")).map(decode)
+}
+
 /// Read a URL fragment (`#s=v1.…`, with or without the `#`); other `&`-separated
 /// parameters are ignored.
 pub fn decode_fragment(fragment: &str) -> Result<ValidScenario, LinkError> {
@@ -198,6 +215,26 @@ pub fn decode_fragment_detail(fragment: &str) -> Result<Decoded, LinkError> {
 mod tests {
     use super::*;
     use crate::presets;
+
+    #[test]
+    fn a_fragment_carries_the_pinned_scenario_a() {
+        let b = presets::chatbot_h100();
+        let a = presets::self_hosted_tuning();
+        let f = encode_fragment_compared(&b, Some(&a));
+        assert_eq!(decode_fragment(&f).expect("B").into_inner(), b);
+        assert_eq!(
+            decode_fragment_pinned(&f)
+                .expect("A present")
+                .expect("A")
+                .into_inner(),
+            a
+        );
+        assert!(decode_fragment_pinned(&encode_fragment(&b)).is_none());
+        assert!(matches!(
+            decode_fragment_pinned("#s=x&a=v9.zz"),
+            Some(Err(LinkError::UnknownVersion(_)))
+        ));
+    }
     use crate::rng::{Stream, StreamId};
 
     #[test]

@@ -28,12 +28,38 @@ test('pinning A and changing B shows deltas and overlays', async () => {
   await p.byTestId('arrival-rate-number').press('Enter');
   await p.waitForTextChange('card-throughput', before, 15_000);
   await p.waitForRun();
-  assert.match(await p.text('card-throughput-delta'), /^\+\d+(\.\d)? % vs A$/);
-  assert.match(await p.text('card-ttft-p99-delta'), /% vs A$/);
+  // Differences in the number's own unit, then relative to A.
+  assert.match(await p.text('card-throughput-delta'), /^\+\d+ tok\/s \(\+\d+(\.\d)? %\) vs A$/);
+  assert.match(await p.text('card-ttft-p99-delta'), /^[+-][\d.]+ (ms|s|min) \([+-][\d.]+ %\) vs A$/);
+  assert.match(await p.text('card-goodput-delta'), /^([+-][\d.]+ points vs A|same as A)$/);
   assert.notEqual(await p.waitForCanvasChange('chart-latency', latency), latency);
   await saveScreenshot(p.page, 'compare-1280x800');
+
+  // A travels with the link: a fresh page opens B with A pinned.
+  assert.match(p.page.url(), /#s=v1\.[\w-]+&a=v1\./);
+  const other = new LabPage(await lab.newPage(), lab.url);
+  await other.open(new URL(p.page.url()).hash);
+  await other.byTestId('pinned-note').waitFor({ timeout: 30_000 });
+  const expected = await p.text('card-throughput-delta');
+  await other.page.waitForFunction(
+    (want) => document.querySelector('[data-testid="card-throughput-delta"]')?.textContent === want,
+    expected,
+    { timeout: 30_000 },
+  );
+  assert.equal(await other.text('card-throughput-delta'), await p.text('card-throughput-delta'));
+
+  // The comparison as CSV: every headline number of A and B.
+  const compare = await downloadText(p, 'export-compare');
+  assert.equal(compare.name, 'throughput-lab-compare.csv');
+  const rows = compare.text.trim().split('\n').map((l) => l.split(','));
+  assert.deepEqual(rows[0], ['metric', 'unit', 'A', 'B', 'difference', 'relative_change']);
+  const tput = rows.find((r) => r[0] === 'Output throughput');
+  assert.ok(tput && Number(tput[3]) > Number(tput[2]), `${tput}`);
+  assert.ok(Math.abs(Number(tput[4]) - (Number(tput[3]) - Number(tput[2]))) < 1e-6);
+
   await p.byTestId('unpin').click();
   assert.equal(await p.byTestId('card-throughput-delta').count(), 0);
+  assert.doesNotMatch(p.page.url(), /&a=/, 'clearing A drops it from the link');
   assert.deepEqual(lab.errors, []);
 });
 

@@ -28,22 +28,30 @@ pub fn App() -> impl IntoView {
     let copied = RwSignal::new(false);
     let runner = Runner::new();
     let pinned = RwSignal::new(None::<(Scenario, Report)>);
+    // A link's pinned scenario A: run it in the background, then pin it.
+    if let Some(a) = start.pinned {
+        let progress = RwSignal::new(None::<f64>);
+        let _ = crate::jobs::run(crate::jobs::OneRun::new(a), progress, move |j| {
+            if let Some((s, r)) = j.into_result() {
+                pinned.set(Some((s, r)));
+            }
+        });
+    }
     let costs = RwSignal::new(None::<CostCurves>);
     let load = RwSignal::new(None::<LoadCheck>);
     let trace = RwSignal::new(None::<(TraceLog, f64)>);
     let playhead = RwSignal::new(None::<f64>);
     let playing = RwSignal::new(false);
 
-    // Every change of scenario: mirror it in the URL and re-run (coalesced to
-    // one run per animation frame by the runner).
+    // Every change of scenario: re-run (coalesced to one run per animation
+    // frame by the runner). The URL mirrors the scenario and the pinned A.
     {
         let runner = runner.clone();
-        Effect::new(move |_| {
-            let s = scenario.get();
-            write_fragment(&s);
-            runner.submit(s);
-        });
+        Effect::new(move |_| runner.submit(scenario.get()));
     }
+    Effect::new(move |_| {
+        scenario.with(|s| pinned.with(|p| write_fragment(s, p.as_ref().map(|(a, _)| a))));
+    });
 
     let all_presets = presets::all();
     // Which preset the scenario is, or was edited from (by its name), built
@@ -285,6 +293,26 @@ pub fn App() -> impl IntoView {
                         </span>
                     </Show>
                     <span class="spacer"></span>
+                    <Show when=move || pinned.with(|p| p.is_some())>
+                        <button
+                            class="secondary"
+                            data-testid="export-compare"
+                            title="Every headline number of A and B, their difference and the relative change, as CSV"
+                            on:click=move |_| {
+                                let csv = pinned.with_untracked(|p| {
+                                    report.with_untracked(|b| match (p, b) {
+                                        (Some((_, a)), Some(b)) => Some(crate::export::compare_csv(a, b)),
+                                        _ => None,
+                                    })
+                                });
+                                if let Some(csv) = csv {
+                                    download("throughput-lab-compare.csv", "text/csv", &csv);
+                                }
+                            }
+                        >
+                            "Compare CSV"
+                        </button>
+                    </Show>
                     {report_export("export-summary", "Summary CSV", "throughput-lab-summary.csv", crate::export::summary_csv, report)}
                     {report_export("export-series", "Time series CSV", "throughput-lab-series.csv", crate::export::series_csv, report)}
                     <button

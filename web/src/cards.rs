@@ -207,14 +207,60 @@ pub fn cards() -> Vec<Card> {
     ]
 }
 
-/// How B differs from A, as the card shows it.
-pub fn delta_text(a: f64, b: f64) -> String {
+/// What a card's number is, for stating a difference in its own unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// A latency, ms.
+    Ms,
+    /// Tokens per second.
+    TokS,
+    /// A percentage: differences are in points.
+    Percent,
+    /// Dollars.
+    Usd,
+    /// A count.
+    Count,
+}
+
+impl Card {
+    /// The unit of the card's raw value.
+    pub fn unit(&self) -> Unit {
+        match self.id {
+            "user-speed" | "throughput" => Unit::TokS,
+            "goodput" | "failed" => Unit::Percent,
+            "throttled" => Unit::Count,
+            id if id.starts_with("usd-") => Unit::Usd,
+            _ => Unit::Ms,
+        }
+    }
+}
+
+/// B − A in the card's unit: latencies in ms/s/min, dollars, tokens/s, counts,
+/// percentages in points.
+pub fn difference_text(unit: Unit, a: f64, b: f64) -> String {
+    let d = b - a;
+    let sign = if d < 0.0 { "-" } else { "+" };
+    let m = d.abs();
+    match unit {
+        Unit::Ms => format!("{sign}{}", fmt_ms(Some(m))),
+        Unit::TokS => format!("{sign}{m:.0} tok/s"),
+        Unit::Percent => format!("{sign}{m:.1} points"),
+        Unit::Usd => format!("{sign}{}", fmt_usd(m)),
+        Unit::Count => format!("{sign}{m:.0}"),
+    }
+}
+
+/// How B differs from A, as the card shows it: the difference in the card's
+/// unit and, except for percentages, relative to A.
+pub fn delta_text(unit: Unit, a: f64, b: f64) -> String {
     if a == b {
-        "same as A".to_owned()
-    } else if a.abs() > 1e-12 {
-        format!("{:+.1} % vs A", (b - a) / a.abs() * 100.0)
+        return "same as A".to_owned();
+    }
+    let abs = difference_text(unit, a, b);
+    if unit == Unit::Percent || a.abs() <= 1e-12 {
+        format!("{abs} vs A")
     } else {
-        format!("{:+.3} vs A", b - a)
+        format!("{abs} ({:+.1} %) vs A", (b - a) / a.abs() * 100.0)
     }
 }
 
@@ -227,6 +273,7 @@ pub fn cards_view(
         .into_iter()
         .map(|c| {
             let value = c.value;
+            let unit = c.unit();
             let note = c.note;
             let id = c.id;
             let note_text = move || report.with(|r| r.as_ref().and_then(note));
@@ -234,7 +281,7 @@ pub fn cards_view(
             let delta = move || {
                 let b = shown()?.1;
                 let a = pinned.with(|p| p.as_ref().and_then(|(_, r)| value(r)))?.1;
-                Some(delta_text(a, b))
+                Some(delta_text(unit, a, b))
             };
             view! {
                 <Show when=move || shown().is_some()>
@@ -262,4 +309,37 @@ pub fn cards_view(
             }
         })
         .collect_view()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn differences_read_in_the_cards_own_units() {
+        assert_eq!(
+            delta_text(Unit::Ms, 1000.0, 2400.0),
+            "+1400 ms (+140.0 %) vs A"
+        );
+        assert_eq!(
+            delta_text(Unit::Ms, 1000.0, 31_000.0),
+            "+30.0 s (+3000.0 %) vs A"
+        );
+        assert_eq!(delta_text(Unit::Ms, 320.0, 300.0), "-20.0 ms (-6.2 %) vs A");
+        assert_eq!(delta_text(Unit::Percent, 50.0, 62.3), "+12.3 points vs A");
+        assert_eq!(
+            delta_text(Unit::Usd, 22_500.0, 31_500.0),
+            "+$9000 (+40.0 %) vs A"
+        );
+        assert_eq!(
+            delta_text(Unit::TokS, 1500.0, 4100.0),
+            "+2600 tok/s (+173.3 %) vs A"
+        );
+        assert_eq!(delta_text(Unit::Count, 0.0, 12.0), "+12 vs A");
+        assert_eq!(delta_text(Unit::Ms, 5.0, 5.0), "same as A");
+        let units: Vec<(&str, Unit)> = cards().iter().map(|c| (c.id, c.unit())).collect();
+        assert!(units.contains(&("goodput", Unit::Percent)));
+        assert!(units.contains(&("usd-per-month", Unit::Usd)));
+        assert!(units.contains(&("throughput", Unit::TokS)));
+    }
 }

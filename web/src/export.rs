@@ -136,6 +136,36 @@ pub fn series_csv(r: &Report) -> String {
 }
 
 /// A CSV field, quoted when it holds a comma, quote or line break.
+/// A and B side by side: every headline number (the page's cards), B − A
+/// and the change relative to A, in each number's unit.
+pub fn compare_csv(a: &Report, b: &Report) -> String {
+    use crate::cards::{Unit, cards};
+    let mut o = String::from("metric,unit,A,B,difference,relative_change\n");
+    for c in cards() {
+        let (Some((_, va)), Some((_, vb))) = ((c.value)(a), (c.value)(b)) else {
+            continue;
+        };
+        let unit = match c.unit() {
+            Unit::Ms => "ms",
+            Unit::TokS => "tokens/s",
+            Unit::Percent => "percent",
+            Unit::Usd => "usd",
+            Unit::Count => "count",
+        };
+        let relative = if c.unit() == Unit::Percent || va.abs() <= 1e-12 {
+            String::new()
+        } else {
+            ((vb - va) / va.abs()).to_string()
+        };
+        o.push_str(&format!(
+            "{},{unit},{va},{vb},{},{relative}\n",
+            csv_field(c.label),
+            vb - va
+        ));
+    }
+    o
+}
+
 fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))

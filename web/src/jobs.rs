@@ -198,6 +198,44 @@ impl Jobs for HeadroomSearch {
     }
 }
 
+/// One simulation, in slices (a link's pinned scenario A).
+pub struct OneRun {
+    scenario: Option<Scenario>,
+    result: Option<(Scenario, Report)>,
+}
+
+impl OneRun {
+    /// Run `scenario` once.
+    pub fn new(scenario: Scenario) -> Self {
+        OneRun {
+            scenario: Some(scenario),
+            result: None,
+        }
+    }
+
+    /// The scenario and its report, once run.
+    pub fn into_result(self) -> Option<(Scenario, Report)> {
+        self.result
+    }
+}
+
+impl Jobs for OneRun {
+    fn next(&mut self) -> Option<Scenario> {
+        if self.result.is_some() {
+            return None;
+        }
+        self.scenario.clone()
+    }
+    fn feed(&mut self, report: &Report) {
+        if let Some(s) = self.scenario.take() {
+            self.result = Some((s, report.clone()));
+        }
+    }
+    fn progress(&self) -> f64 {
+        if self.result.is_some() { 1.0 } else { 0.5 }
+    }
+}
+
 /// Run `jobs` in slices; `progress` follows along, `done` is called at the end.
 /// Returns a handle: setting it to false cancels the work.
 pub fn run<J: Jobs + 'static>(

@@ -13,6 +13,8 @@ pub struct Start {
     /// The link was made before serving-software profiles (its numbers are
     /// TensorRT-LLM's 2023 constants, as they always were).
     pub before_profiles: bool,
+    /// The pinned scenario A the link carries, if any.
+    pub pinned: Option<Scenario>,
 }
 
 /// The scenario a page load starts from: the link's, or the default with the
@@ -23,16 +25,30 @@ pub fn scenario_from_fragment(fragment: &str) -> Start {
         scenario: presets::chatbot_h100(),
         problem,
         before_profiles: false,
+        pinned: None,
     };
     if f.is_empty() {
         return default(None);
     }
     match link::decode_fragment_detail(f) {
-        Ok(d) => Start {
-            scenario: d.scenario.into_inner(),
-            problem: None,
-            before_profiles: d.before_profiles,
-        },
+        Ok(d) => {
+            let (pinned, problem) = match link::decode_fragment_pinned(f) {
+                Some(Ok(a)) => (Some(a.into_inner()), None),
+                Some(Err(e)) => (
+                    None,
+                    Some(format!(
+                        "The link's pinned scenario A could not be opened: {e}. Showing B alone."
+                    )),
+                ),
+                None => (None, None),
+            };
+            Start {
+                scenario: d.scenario.into_inner(),
+                problem,
+                before_profiles: d.before_profiles,
+                pinned,
+            }
+        }
         Err(e) => default(Some(format!(
             "This link could not be opened: {e}. Showing the default scenario instead."
         ))),
@@ -44,9 +60,9 @@ pub fn current_fragment() -> String {
     window().location().hash().unwrap_or_default()
 }
 
-/// Put the scenario in the address bar.
-pub fn write_fragment(s: &Scenario) {
-    let url = link::encode_fragment(s);
+/// Put the scenario (and the pinned scenario A, if any) in the address bar.
+pub fn write_fragment(s: &Scenario, pinned: Option<&Scenario>) {
+    let url = link::encode_fragment_compared(s, pinned);
     if let Ok(history) = window().history() {
         // replaceState: the address follows the scenario without a reload or a
         // history entry per slider step.
