@@ -46,6 +46,22 @@ test('the phone layout has no horizontal scroll', async () => {
   await p.open();
   const overflow = await p.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `the page is ${overflow}px wider than the phone`);
+  // Results first: the headline numbers on the first screen, the controls a tap away.
+  const card = await p.byTestId('card-ttft-p50').boundingBox();
+  const controls = await p.page.locator('#controls').boundingBox();
+  assert.ok(card.y < 844, `the first number is ${card.y}px down`);
+  assert.ok(controls.y > card.y, 'controls come after the results');
+  await p.byTestId('to-controls').click();
+  await p.page.waitForFunction(() => document.getElementById('controls').getBoundingClientRect().top < 100);
+  assert.match(p.page.url(), /#s=v1\./, 'the link still holds the scenario');
   await saveScreenshot(p.page, 'phone-390');
   assert.deepEqual(lab.errors, []);
+});
+
+test('a loading screen shows until the simulator is up, then goes', async () => {
+  const html = await (await fetch(lab.url)).text();
+  assert.match(html, /data-testid="loading"[\s\S]*Loading the simulator/);
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  assert.equal(await p.byTestId('loading').count(), 0);
 });

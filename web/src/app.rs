@@ -196,7 +196,7 @@ pub fn App() -> impl IntoView {
             </p>
         </Show>
         <main class="layout">
-            <section class="controls" aria-label="Scenario controls">
+            <section class="controls" id="controls" aria-label="Scenario controls">
                 <Show when=move || input_problem.get().is_some()>
                     <p class="banner error" role="alert" data-testid="input-error">
                         {move || input_problem.get().unwrap_or_default()}
@@ -205,6 +205,13 @@ pub fn App() -> impl IntoView {
                 {groups().into_iter().map(|g| group_view(g, scenario, input_problem)).collect_view()}
             </section>
             <section class="results" aria-label="Results">
+                <a class="to-controls" href="#controls" data-testid="to-controls" on:click=move |ev| {
+                    // Scroll without replacing the #s=… fragment that holds the scenario.
+                    ev.prevent_default();
+                    if let Some(el) = document().get_element_by_id("controls") {
+                        el.scroll_into_view();
+                    }
+                }>"Change the scenario ↓"</a>
                 <div class="status" aria-live="polite">
                     {move || match state.get() {
                         RunState::Running(p) => {
