@@ -86,6 +86,9 @@ test('exports download and parse, and the scenario runs in the CLI with the same
   const lines = series.text.trim().split('\n');
   const width = lines[0].split(',').length;
   assert.ok(lines.length > 100 && lines.every((l) => l.split(',').length === width));
+  // The page says why windowed numbers differ from the summary's.
+  assert.match(await p.byTestId('export-series-note').getAttribute('title'), /per window .* differ from the summary/);
+  assert.ok(lines[0].includes('gpu_prefill_tokens_per_s'), 'the column says what it counts');
 
   const scenario = await downloadText(p, 'export-scenario');
   const parsed = JSON.parse(scenario.text);

@@ -86,3 +86,34 @@ test('a link made before serving-software profiles keeps its numbers and offers 
   assert.equal(await p.page.getByTestId('legacy-link').count(), 0);
   assert.deepEqual(lab.errors, []);
 });
+
+test('a scenario imported as JSON opens, and a bad one says what is wrong', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  const scenario = JSON.parse(await p.page.evaluate(() => window.wasmBindings.default_scenario_json()));
+  scenario.name = 'Imported from a file';
+  scenario.workload.arrival.rate_per_s = 3;
+  await p.page.locator('[data-testid="import"] summary').click();
+  await p.byTestId('import-text').fill(JSON.stringify(scenario));
+  const before = await p.text('run-time');
+  await p.byTestId('import-open').click();
+  await p.waitForTextChange('run-time', before, 15_000);
+  await p.waitForRun();
+  assert.equal(await p.byTestId('arrival-rate-number').inputValue(), '3.0');
+  assert.equal(await p.byTestId('preset').inputValue(), 'custom');
+  // The same from a file.
+  scenario.workload.arrival.rate_per_s = 5;
+  await p.byTestId('import-file').setInputFiles({
+    name: 'scenario.json',
+    mimeType: 'application/json',
+    buffer: Buffer.from(JSON.stringify(scenario)),
+  });
+  await p.page.waitForFunction(() => document.querySelector('[data-testid="arrival-rate-number"]')?.value === '5.0');
+  // A bad one: the message names the field, the scenario stays.
+  scenario.serving.replicas = 0;
+  await p.byTestId('import-text').fill(JSON.stringify(scenario));
+  await p.byTestId('import-open').click();
+  assert.match(await p.text('input-error'), /imported scenario could not be opened: .*serving\.replicas/);
+  assert.equal(await p.byTestId('arrival-rate-number').inputValue(), '5.0');
+  assert.deepEqual(lab.errors, []);
+});

@@ -203,6 +203,7 @@ pub fn App() -> impl IntoView {
                     </p>
                 </Show>
                 {groups().into_iter().map(|g| group_view(g, scenario, input_problem)).collect_view()}
+                {crate::import::import_view(scenario, input_problem)}
             </section>
             <section class="results" aria-label="Results">
                 <a class="to-controls" href="#controls" data-testid="to-controls" on:click=move |ev| {
@@ -321,7 +322,9 @@ pub fn App() -> impl IntoView {
                         </button>
                     </Show>
                     {report_export("export-summary", "Summary CSV", "throughput-lab-summary.csv", crate::export::summary_csv, report)}
-                    {report_export("export-series", "Time series CSV", "throughput-lab-series.csv", crate::export::series_csv, report)}
+                    <span title=crate::export::SERIES_NOTE data-testid="export-series-note">
+                        {report_export("export-series", "Time series CSV", "throughput-lab-series.csv", crate::export::series_csv, report)}
+                    </span>
                     <button
                         class="secondary"
                         data-testid="export-scenario"

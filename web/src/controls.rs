@@ -47,9 +47,11 @@ impl Control {
         }
     }
 
-    /// Whether the control applies to the scenario (for class `i`).
+    /// Whether the control applies to the scenario (for class `i`): GPU and
+    /// batching controls only when some class runs on the self-hosted fleet.
     pub fn applies(&self, s: &Scenario, i: usize) -> bool {
-        self.param().applies(s, i)
+        let fleet_only = matches!(self.param().group, Group::Serving | Group::Batching);
+        (!fleet_only || s.uses_fleet()) && self.param().applies(s, i)
     }
 }
 
@@ -214,6 +216,20 @@ mod tests {
                 Control::Choice(_) => None,
             })
             .collect()
+    }
+
+    #[test]
+    fn fleet_controls_show_only_when_a_class_runs_on_the_fleet() {
+        let api_only = sim_core::presets::launch_spike();
+        let fleet = |s: &Scenario| {
+            groups()
+                .into_iter()
+                .filter(|g| matches!(g.group, Group::Serving | Group::Batching))
+                .flat_map(|g| g.controls)
+                .any(|c| c.applies(s, 0))
+        };
+        assert!(!api_only.uses_fleet() && !fleet(&api_only));
+        assert!(fleet(&sim_core::presets::chatbot_h100()));
     }
 
     #[test]

@@ -94,12 +94,16 @@ pub fn summary_csv(r: &Report) -> String {
     o
 }
 
+/// Why the time series differ from the summary, as the page says next to
+/// the exports.
+pub const SERIES_NOTE: &str = "The time series are per window of simulated time: their percentiles come from small per-window histograms (about 9 % resolution) and their token rates count prompt tokens as the GPUs prefill them (cached prefixes and API prompts not included), so they differ from the summary's whole-run numbers, which count every completed request's prompt.";
+
 /// The time series as CSV, one row per window.
 pub fn series_csv(r: &Report) -> String {
     let s = &r.series;
     let api = !s.throttled_per_s.is_empty();
     let mut o = String::from(
-        "t_s,arrivals_per_s,queue_depth,in_flight,batch_size,kv_use,output_tokens_per_s,input_tokens_per_s,ttft_p50_ms,ttft_p99_ms,e2e_p50_ms,e2e_p99_ms",
+        "t_s,arrivals_per_s,queue_depth,in_flight,batch_size,kv_use,output_tokens_per_s,gpu_prefill_tokens_per_s,ttft_p50_ms,ttft_p99_ms,e2e_p50_ms,e2e_p99_ms",
     );
     if api {
         o.push_str(",throttled_per_s,retries_per_s,api_tokens_per_min,api_token_fill");
@@ -135,7 +139,6 @@ pub fn series_csv(r: &Report) -> String {
     o
 }
 
-/// A CSV field, quoted when it holds a comma, quote or line break.
 /// A and B side by side: every headline number (the page's cards), B − A
 /// and the change relative to A, in each number's unit.
 pub fn compare_csv(a: &Report, b: &Report) -> String {
@@ -166,6 +169,7 @@ pub fn compare_csv(a: &Report, b: &Report) -> String {
     o
 }
 
+/// A CSV field, quoted when it holds a comma, quote or line break.
 fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))

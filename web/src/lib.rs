@@ -11,6 +11,7 @@ pub mod controls;
 pub mod downloads;
 pub mod export;
 pub mod format;
+pub mod import;
 pub mod jobs;
 pub mod planner;
 pub mod playback;
