@@ -69,19 +69,21 @@ pub fn curves(
 
 /// Plan with the searches spread over all cores.
 pub fn plan_parallel(base: &Scenario, slo: PlanSlo, space: &Space, parallel: bool) -> Plan {
-    let searches = plan::searches(base, slo, space);
-    let done = if parallel {
-        searches
+    // Groups differ in hardware and run in parallel; within a group batch
+    // sizes run in order, so identical larger ones are spared.
+    let groups = plan::groups(plan::searches(base, slo, space));
+    let done: Vec<Vec<plan::Search>> = if parallel {
+        groups
             .into_par_iter()
-            .map(|s| s.run_with(sim_core::run_scenario))
+            .map(|g| plan::run_group(g, sim_core::run_scenario))
             .collect()
     } else {
-        searches
+        groups
             .into_iter()
-            .map(|s| s.run_with(sim_core::run_scenario))
+            .map(|g| plan::run_group(g, sim_core::run_scenario))
             .collect()
     };
-    plan::assemble(done, space)
+    plan::assemble(done.into_iter().flatten().collect(), space)
 }
 
 /// Write an SVG drawn by `draw` to `path`.

@@ -107,6 +107,10 @@ enum Command {
         /// Most replicas to consider.
         #[arg(long, default_value_t = 64)]
         max_replicas: u32,
+        /// Also consider self-hosting when API tiers serve the scenario (the
+        /// fleet's model: a different model from the API's).
+        #[arg(long)]
+        self_hosted: bool,
         /// Run the searches one after another instead of in parallel.
         #[arg(long)]
         serial: bool,
@@ -336,6 +340,7 @@ fn execute(command: Command) -> Result<String, String> {
             max_errors,
             min_goodput,
             max_replicas,
+            self_hosted,
             serial,
             json,
             set,
@@ -349,6 +354,7 @@ fn execute(command: Command) -> Result<String, String> {
             }
             let space = sim_core::plan::Space {
                 max_replicas,
+                self_hosted: self_hosted || s.uses_fleet(),
                 ..sim_core::plan::Space::default()
             };
             let started = std::time::Instant::now();
@@ -365,19 +371,44 @@ fn execute(command: Command) -> Result<String, String> {
                 software.calibration()
             );
             o += &format!(
-                "{} configurations ({} candidate setups), {} pruned without simulating, {} simulations in {:.1} s\n",
+                "{} configurations ({} candidate setups), {} pruned without simulating, {} spared as identical to a smaller batch size, {} simulations in {:.1} s\n",
                 p.configurations,
                 p.candidates,
                 p.pruned.len(),
+                p.identical,
                 p.simulations,
                 started.elapsed().as_secs_f64()
             );
+            for a in &p.api_tiers {
+                o += &match (a.multiplier, a.usd_per_month) {
+                    (Some(m), Some(usd)) => format!(
+                        "API tier {} with {}: {m}× rate limits meet the targets (${usd:.0}/month)\n",
+                        a.tier, a.client
+                    ),
+                    _ => format!(
+                        "API tier {} with {}: no rate-limit multiple tried meets the targets ({})\n",
+                        a.tier,
+                        a.client,
+                        a.why_not.as_deref().unwrap_or("no run")
+                    ),
+                };
+            }
             o += "cheapest setups meeting the targets:\n";
             for e in p.feasible.iter().take(10) {
                 o += &format!(
-                    "  ${:>9.0}/month  {}  (p99 TTFT {}, p99 TPOT {}, margin {:.0} %)\n",
+                    "  ${:>9.0}/month  {}{}  (p99 TTFT {}, p99 TPOT {}, margin {:.0} %)\n",
                     e.usd_per_month,
                     e.description,
+                    match (&e.config, e.changes_model) {
+                        (_, false) => String::new(),
+                        (sim_core::plan::Config::Api { tier, .. }, true) => {
+                            format!(" [changes the model: tier {tier}'s instead of the scenario's]")
+                        }
+                        (_, true) => format!(
+                            " [changes the model: self-hosts {} instead of the API's]",
+                            s.serving.model.name()
+                        ),
+                    },
                     ms(e.summary.ttft_p99_ms),
                     ms(e.summary.tpot_p99_ms),
                     e.verdict.as_ref().map_or(0.0, |m| m * 100.0)

@@ -184,6 +184,7 @@ mod analysis_tests {
             min_goodput: 0.9,
         };
         let space = Space {
+            self_hosted: true,
             gpus: vec![
                 sim_core::physics::Gpu::L4,
                 sim_core::physics::Gpu::L40s,

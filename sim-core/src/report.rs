@@ -278,6 +278,9 @@ pub struct Utilisation {
     pub kv_use_mean: f64,
     /// Highest fraction of KV-cache blocks in use.
     pub kv_use_peak: f64,
+    /// Most sequences in one forward pass (or batch).
+    #[serde(default)]
+    pub peak_batch: u64,
     /// Sequences evicted from the KV cache and recomputed later.
     pub preemptions: u64,
     /// Forward passes run, all replicas.

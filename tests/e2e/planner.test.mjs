@@ -43,9 +43,35 @@ test('the planner finds the cheapest setup in slices of bounded work', async () 
   await p.byTestId('plan-results').waitFor({ timeout: 120_000 });
   const rows = await p.page.locator('[data-testid="plan-results"] tbody tr').count();
   assert.ok(rows >= 1, 'at least one setup meets the targets');
-  assert.match(await p.text('plan-summary'), /288 configurations \(18432 candidate setups\)/);
+  assert.match(await p.text('plan-summary'), /288 configurations \(18432 candidate setups\).* \d+ spared as identical to a smaller batch size/);
   await p.byTestId('plan-results').scrollIntoViewIfNeeded();
   await saveScreenshot(p.page, 'planner-1280x800');
+  // Apply the cheapest row: the scenario becomes that setup and re-runs.
+  const row = await p.page.locator('[data-testid="plan-results"] tbody tr').first().locator('td').first().textContent();
+  const before = await p.text('run-time');
+  await p.byTestId('plan-apply-0').click();
+  await p.waitForTextChange('run-time', before, 30_000);
+  await p.waitForRun();
+  const gpu = await p.page.locator('[data-testid="gpu"] option:checked').textContent();
+  assert.ok(row.includes(gpu), `the applied row "${row}" runs on the GPU now chosen, ${gpu}`);
+  assert.equal(await p.byTestId('batching').inputValue(), 'chunked_prefill');
+  assert.ok((await p.value('card-goodput')) >= 90, 'the applied setup meets the targets');
+  assert.deepEqual(lab.errors, []);
+});
+
+test('for an API scenario the planner says which rate-limit tier each model needs', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  await p.byTestId('preset').selectOption('launch-spike');
+  await p.waitForRun();
+  await p.byTestId('plan-run').click();
+  await p.byTestId('plan-results').waitFor({ timeout: 120_000 });
+  const answers = await p.page.locator('[data-testid="plan-api"] li').allTextContents();
+  assert.ok(answers.some((a) => /^frontier with the scenario's client: /.test(a)), answers.join('\n'));
+  assert.ok(answers.some((a) => /^small with a client queue: /.test(a)), answers.join('\n'));
+  // Self-hosting is another model: only on request, and flagged.
+  assert.match(await p.text('plan-summary'), /^16 configurations/);
+  await p.byTestId('plan-self-hosted').check();
   assert.deepEqual(lab.errors, []);
 });
 

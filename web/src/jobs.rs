@@ -93,6 +93,8 @@ impl Jobs for PlanJobs {
                 return Some(s);
             }
             if let Some(finished) = self.searches.pop() {
+                // Larger batch sizes that would run identically are not run.
+                finished.skip_identical(&mut self.searches);
                 self.done.push(finished);
             }
         }

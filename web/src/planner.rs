@@ -33,7 +33,29 @@ fn curve_rates(s: &Scenario) -> Vec<f64> {
 }
 
 fn usd(v: f64) -> String {
-    format!("${v:.0}")
+    crate::format::fmt_usd(v)
+}
+
+/// The answers to "which rate-limit tier do I need?": per API tier and
+/// client, the smallest rate-limit multiple that meets the targets.
+fn api_lines(p: &Plan) -> Vec<String> {
+    p.api_tiers
+        .iter()
+        .map(|a| match (a.multiplier, a.usd_per_month) {
+            (Some(m), Some(v)) => format!(
+                "{} with {}: {m}× rate limits meet the targets ({}/month).",
+                a.tier,
+                a.client,
+                usd(v)
+            ),
+            _ => format!(
+                "{} with {}: no multiple up to 8× meets the targets ({}).",
+                a.tier,
+                a.client,
+                a.why_not.as_deref().unwrap_or("no run")
+            ),
+        })
+        .collect()
 }
 
 /// The panel.
@@ -48,6 +70,8 @@ pub fn Planner(
     let headroom = RwSignal::new(None::<Headroom>);
     let curves = RwSignal::new(None::<Vec<Curve>>);
     let error = RwSignal::new(None::<String>);
+    // For a scenario an API serves: also try self-hosting (another model).
+    let self_hosting = RwSignal::new(false);
     let cancel: Rc<RefCell<Option<Rc<RefCell<bool>>>>> = Rc::new(RefCell::new(None));
 
     let stop_previous = {
@@ -67,7 +91,14 @@ pub fn Planner(
             what.set("Searching for the cheapest setup…");
             error.set(None);
             let handle = jobs::run(
-                PlanJobs::new(&s, targets(&s), Space::default()),
+                PlanJobs::new(
+                    &s,
+                    targets(&s),
+                    Space {
+                        self_hosted: s.uses_fleet() || self_hosting.get_untracked(),
+                        ..Space::default()
+                    },
+                ),
                 progress,
                 move |mut j| plan.set(Some(j.plan())),
             );
@@ -134,6 +165,17 @@ pub fn Planner(
                     }}
                 </p>
             </div>
+            <Show when=move || scenario.with(|s| !s.uses_fleet())>
+                <label class="hint">
+                    <input
+                        type="checkbox"
+                        data-testid="plan-self-hosted"
+                        prop:checked=move || self_hosting.get()
+                        on:change=move |ev| self_hosting.set(event_target_checked(&ev))
+                    />
+                    " Also consider self-hosting (the fleet's model, not the API's)"
+                </label>
+            </Show>
             <div class="toolbar">
                 <button data-testid="plan-run" on:click=start_plan>"Find the cheapest setup"</button>
                 <button class="secondary" data-testid="headroom-run" on:click=start_headroom>
@@ -174,13 +216,23 @@ pub fn Planner(
                             view! {
                                 <p class="hint" data-testid="plan-summary">
                                     {format!(
-                                        "{} configurations ({} candidate setups): {} pruned by physics, {} simulations.",
+                                        "{} configurations ({} candidate setups): {} pruned by physics, {} spared as identical to a smaller batch size, {} simulations.",
                                         p.configurations,
                                         p.candidates,
                                         p.pruned.len(),
+                                        p.identical,
                                         p.simulations,
                                     )}
                                 </p>
+                                <Show when={
+                                    let any = !p.api_tiers.is_empty();
+                                    move || any
+                                }>
+                                    <h3>"Which rate-limit tier do you need?"</h3>
+                                </Show>
+                                <ul class="api-answers" data-testid="plan-api">
+                                    {api_lines(&p).into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}
+                                </ul>
                                 <table class="plan" data-testid="plan-results">
                                     <thead>
                                         <tr>
@@ -189,20 +241,55 @@ pub fn Planner(
                                             <th scope="col">"p99 TTFT"</th>
                                             <th scope="col">"p99 TPOT"</th>
                                             <th scope="col">"Margin"</th>
+                                            <th scope="col"><span class="visually-hidden">"Apply"</span></th>
                                         </tr>
                                     </thead>
                                     <tbody>
                                         {p.feasible
                                             .iter()
                                             .take(8)
-                                            .map(|e| {
+                                            .enumerate()
+                                            .map(|(i, e)| {
+                                                let (config, replicas) = (e.config.clone(), e.replicas);
+                                                let change = match &e.config {
+                                                    sim_core::plan::Config::Api { tier, .. } => {
+                                                        format!(" — changes the model: tier {tier}'s instead of the scenario's")
+                                                    }
+                                                    _ => format!(
+                                                        " — changes the model: self-hosts {} instead of the API's",
+                                                        scenario.with_untracked(|s| s.serving.model.name())
+                                                    ),
+                                                };
                                                 view! {
                                                     <tr>
-                                                        <td>{e.description.clone()}</td>
+                                                        <td>
+                                                            {e.description.clone()}
+                                                            {e.changes_model.then(|| view! {
+                                                                <span class="model-change" data-testid="plan-model-change">
+                                                                    {change.clone()}
+                                                                </span>
+                                                            })}
+                                                        </td>
                                                         <td>{usd(e.usd_per_month)}</td>
                                                         <td>{crate::format::fmt_ms(e.summary.ttft_p99_ms)}</td>
                                                         <td>{crate::format::fmt_ms(e.summary.tpot_p99_ms)}</td>
                                                         <td>{format!("{:.0} %", e.verdict.as_ref().map_or(0.0, |m| m * 100.0))}</td>
+                                                        <td>
+                                                            <button
+                                                                class="secondary"
+                                                                data-testid=format!("plan-apply-{i}")
+                                                                title="Make this setup the scenario (Pin as A first to compare)"
+                                                                on:click=move |_| {
+                                                                    let mut s = scenario.get_untracked();
+                                                                    match sim_core::plan::apply_config(&mut s, &config, replicas) {
+                                                                        Ok(()) => scenario.set(s),
+                                                                        Err(e) => error.set(Some(e)),
+                                                                    }
+                                                                }
+                                                            >
+                                                                "Apply"
+                                                            </button>
+                                                        </td>
                                                     </tr>
                                                 }
                                             })

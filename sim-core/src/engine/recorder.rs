@@ -141,6 +141,8 @@ pub(super) struct Recorder {
     pub(super) batch_area: f64,
     pub(super) kv_area: f64,
     pub(super) kv_peak: f64,
+    /// Most sequences in one pass.
+    pub(super) peak_batch: u64,
     pub(super) flops: f64,
     pub(super) bytes: f64,
     pub(super) passes: u64,
@@ -201,6 +203,7 @@ impl Recorder {
             batch_area: 0.0,
             kv_area: 0.0,
             kv_peak: 0.0,
+            peak_batch: 0,
             flops: 0.0,
             bytes: 0.0,
             passes: 0,
@@ -256,6 +259,7 @@ impl Recorder {
     pub(super) fn pass(&mut self, p: &PassSample) {
         let end = p.start_ns + p.time_ns.max(1);
         self.kv_peak = self.kv_peak.max(p.kv_use);
+        self.peak_batch = self.peak_batch.max(p.seqs);
         self.busy_ns += u128::from(p.time_ns);
         self.batch_area += p.seqs as f64 * p.time_ns as f64;
         self.kv_area += p.kv_use * p.time_ns as f64;
@@ -287,6 +291,7 @@ impl Recorder {
         let busy = end_ns - start_ns;
         self.busy_ns += u128::from(busy);
         self.batch_area += members as f64 * busy as f64;
+        self.peak_batch = self.peak_batch.max(members);
         self.passes += 1;
         self.windows.pass(start_ns, end_ns, members, 0.0);
     }

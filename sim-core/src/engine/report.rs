@@ -195,6 +195,7 @@ impl Simulation {
                 mean_batch_size: ratio(rec.batch_area, busy),
                 kv_use_mean: ratio(rec.kv_area, busy),
                 kv_use_peak: rec.kv_peak,
+                peak_batch: rec.peak_batch,
                 preemptions: rec.preemptions,
                 forward_passes: rec.passes,
                 mfu: ratio(rec.flops, peak_flops * busy / NS_PER_S),

@@ -12,14 +12,72 @@
 //! searches in parallel and the page can run them in slices; results are the same.
 
 use crate::Report;
+use crate::api::ClientPolicy;
 use crate::physics::{BatchShape, Efficiency, Gpu, Precision};
 use crate::scenario::{Arrival, Batching, Scenario, ScenarioError};
 use crate::sweep::Summary;
 use serde::{Deserialize, Serialize};
 
+mod assemble;
 mod headroom;
 
+pub use assemble::{ApiAnswer, Plan, assemble, groups, plan, run_group};
+
 pub use headroom::{Headroom, HeadroomSearch, MAX_GROWTH, headroom, scale_load};
+
+/// Make `s` the setup `config` with `replicas` replicas (the page's "Apply"):
+/// self-hosted setups drop the API and run chunked prefill with the batch
+/// size; API setups send every class to the tier at the rate-limit multiple.
+pub fn apply_config(s: &mut Scenario, config: &Config, replicas: u32) -> Result<(), String> {
+    match config {
+        Config::SelfHosted {
+            gpu,
+            tp,
+            weights,
+            max_seqs,
+        } => {
+            s.api = None;
+            s.serving.gpu = *gpu;
+            s.serving.usd_per_gpu_hour = None;
+            s.serving.gpus_per_replica = *tp;
+            s.serving.weights = *weights;
+            s.serving.batching = Batching::ChunkedPrefill {
+                max_num_seqs: *max_seqs,
+                max_num_batched_tokens: 2048.max(*max_seqs),
+                chunk_tokens: 2048,
+            };
+            s.serving.replicas = replicas.max(1);
+            Ok(())
+        }
+        Config::Api {
+            tier,
+            multiplier,
+            client,
+        } => match s.api.as_mut() {
+            Some(a) => {
+                a.default_backend = tier.clone();
+                a.routes.clear();
+                a.rate_limit_multiplier = *multiplier;
+                if let Some(c) = client {
+                    a.client = c.clone();
+                }
+                Ok(())
+            }
+            None => Err("the scenario has no API tiers".into()),
+        },
+    }
+}
+
+/// A duration in ms as a person reads it: ms, s or min.
+pub fn duration(ms: f64) -> String {
+    if ms < 1_000.0 {
+        format!("{ms:.0} ms")
+    } else if ms < 60_000.0 {
+        format!("{:.1} s", ms / 1_000.0)
+    } else {
+        format!("{:.1} min", ms / 60_000.0)
+    }
+}
 
 /// Targets a configuration must meet.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -40,17 +98,16 @@ impl PlanSlo {
     pub fn check(&self, r: &Report) -> Result<f64, String> {
         let mut misses = Vec::new();
         let mut margin = f64::INFINITY;
-        let mut limit = |name: &str, value: Option<f64>, target: f64, unit: &str| match value {
+        let mut limit = |name: &str, value: Option<f64>, target: f64| match value {
             Some(v) if v <= target => margin = margin.min(1.0 - v / target),
-            Some(v) => misses.push(format!("{name} {v:.0} {unit} > {target:.0} {unit}")),
+            Some(v) => misses.push(format!("{name} {} > {}", duration(v), duration(target))),
             None => misses.push(format!("{name}: no request completed")),
         };
-        limit("p99 TTFT", r.overall.ttft.p99_ms, self.ttft_p99_ms, "ms");
+        limit("p99 TTFT", r.overall.ttft.p99_ms, self.ttft_p99_ms);
         limit(
             "p99 TPOT",
             r.overall.tpot.p99_ms.or(Some(0.0)),
             self.tpot_p99_ms,
-            "ms",
         );
         let errors =
             (r.requests.failed + r.requests.rejected) as f64 / r.requests.arrived.max(1) as f64;
@@ -95,6 +152,20 @@ pub struct Space {
     pub max_replicas: u32,
     /// API rate-limit tiers to consider for each API model tier.
     pub api_multipliers: Vec<u32>,
+    /// Consider self-hosted setups (for a scenario served by API tiers they
+    /// run the fleet's model instead: a different model).
+    pub self_hosted: bool,
+}
+
+impl Space {
+    /// The default space for `s`: self-hosted setups only if some class
+    /// already runs on the fleet, so an API scenario's plan keeps its model.
+    pub fn for_scenario(s: &Scenario) -> Space {
+        Space {
+            self_hosted: s.uses_fleet(),
+            ..Space::default()
+        }
+    }
 }
 
 impl Default for Space {
@@ -106,6 +177,7 @@ impl Default for Space {
             max_seqs: vec![32, 64, 128, 256],
             max_replicas: 64,
             api_multipliers: vec![1, 2, 4, 8],
+            self_hosted: true,
         }
     }
 }
@@ -130,8 +202,18 @@ pub enum Config {
         tier: String,
         /// Rate-limit multiplier.
         multiplier: u32,
+        /// The client policy, if not the scenario's own.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        client: Option<ClientPolicy>,
     },
 }
+
+/// The client the planner tries next to the scenario's own: a queue that
+/// turns 429s into waiting (the page's "queue" client).
+pub const QUEUE_CLIENT: ClientPolicy = ClientPolicy::Queue {
+    max_queue: 20_000,
+    max_wait_s: 900.0,
+};
 
 impl Config {
     /// A short description.
@@ -147,7 +229,18 @@ impl Config {
                 gpu.spec().name,
                 weights.name()
             ),
-            Config::Api { tier, multiplier } => format!("API {tier} at {multiplier}× limits"),
+            Config::Api {
+                tier,
+                multiplier,
+                client,
+            } => format!(
+                "API {tier} at {multiplier}× limits{}",
+                if client.is_some() {
+                    ", client queue"
+                } else {
+                    ""
+                }
+            ),
         }
     }
 }
@@ -165,6 +258,10 @@ pub struct Evaluated {
     pub usd_per_month: f64,
     /// `Ok(margin)` if it meets the SLO, else why not.
     pub verdict: Result<f64, String>,
+    /// Self-hosting a scenario whose classes an API serves: the setup runs
+    /// the fleet's model instead of the API tiers' (a different model).
+    #[serde(default)]
+    pub changes_model: bool,
     /// Its metrics.
     pub summary: Summary,
 }
@@ -185,6 +282,19 @@ pub struct Search {
     pub evaluated: Vec<Evaluated>,
     /// Why the configuration was dropped without simulating, if it was.
     pub pruned: Option<String>,
+    /// The KV blocks of one replica of this configuration.
+    kv_blocks: u64,
+    /// Whether some run hit a limit the batch size sets: a pass of
+    /// `max_seqs` sequences, a preemption, or a KV cache nine-tenths full.
+    bound: bool,
+    /// Most KV blocks any run used.
+    peak_blocks: f64,
+    /// Most sequences in any run's pass.
+    peak_batch: u64,
+    /// The smaller batch size this search is skipped as identical to.
+    pub same_as: Option<u32>,
+    /// Self-hosting what API tiers served in the base scenario.
+    changes_model: bool,
 }
 
 fn price_month(s: &Scenario, replicas: u32) -> f64 {
@@ -216,24 +326,12 @@ impl Search {
         let mut s = base.clone();
         let mut pruned = None;
         let mut start = 1;
+        if let Err(e) = apply_config(&mut s, &config, 1) {
+            pruned = Some(e);
+        }
         match &config {
-            Config::SelfHosted {
-                gpu,
-                tp,
-                weights,
-                max_seqs,
-            } => {
-                s.api = None;
-                s.serving.gpu = *gpu;
-                s.serving.usd_per_gpu_hour = None;
-                s.serving.gpus_per_replica = *tp;
-                s.serving.weights = *weights;
-                s.serving.batching = Batching::ChunkedPrefill {
-                    max_num_seqs: *max_seqs,
-                    max_num_batched_tokens: 2048.max(*max_seqs),
-                    chunk_tokens: 2048,
-                };
-                s.serving.replicas = 1;
+            _ if pruned.is_some() => {}
+            Config::SelfHosted { max_seqs, .. } => {
                 if let Err(e) = s.check() {
                     pruned = Some(e.problems.join("; "));
                 } else {
@@ -263,18 +361,8 @@ impl Search {
                     }
                 }
             }
-            Config::Api { tier, multiplier } => {
-                match s.api.as_mut() {
-                    Some(a) => {
-                        a.default_backend = tier.clone();
-                        a.routes.clear();
-                        a.rate_limit_multiplier = *multiplier;
-                    }
-                    None => pruned = Some("the scenario has no API tiers".into()),
-                }
-                if pruned.is_none()
-                    && let Err(e) = s.check()
-                {
+            Config::Api { .. } => {
+                if let Err(e) = s.check() {
                     pruned = Some(e.problems.join("; "));
                 }
             }
@@ -284,7 +372,30 @@ impl Search {
         } else {
             space.max_replicas
         };
+        let kv_blocks = if pruned.is_none() {
+            s.deployment().kv_capacity_blocks().unwrap_or(0)
+        } else {
+            0
+        };
         Search {
+            kv_blocks,
+            bound: false,
+            peak_blocks: 0.0,
+            peak_batch: 0,
+            same_as: None,
+            changes_model: match &config {
+                Config::SelfHosted { .. } => base
+                    .workload
+                    .classes
+                    .iter()
+                    .any(|k| base.backend_of(&k.name).is_some()),
+                // Another tier is another model.
+                Config::Api { tier, .. } => base.workload.classes.iter().any(|k| {
+                    base.backend_of(&k.name)
+                        .and_then(|(i, _)| base.api.as_ref()?.tiers.get(i))
+                        .is_some_and(|t| t.name != *tier)
+                }),
+            },
             config,
             base: s,
             slo,
@@ -312,12 +423,22 @@ impl Search {
         let Some(r) = self.next else { return };
         let verdict = self.slo.check(report);
         let api = matches!(self.config, Config::Api { .. });
+        let u = &report.utilisation;
+        let blocks = u.kv_use_peak * self.kv_blocks as f64;
+        self.peak_blocks = self.peak_blocks.max(blocks);
+        self.peak_batch = self.peak_batch.max(u.peak_batch);
+        if let Config::SelfHosted { max_seqs, .. } = self.config {
+            self.bound |= u.peak_batch >= u64::from(max_seqs)
+                || u.preemptions > 0
+                || blocks >= 0.9 * self.kv_blocks as f64;
+        }
         let cost = if api {
             report.cost.usd_per_month
         } else {
             price_month(&self.base, r)
         };
         self.evaluated.push(Evaluated {
+            changes_model: self.changes_model,
             config: self.config.clone(),
             replicas: if api { 0 } else { r },
             description: self.config.describe(r),
@@ -345,8 +466,14 @@ impl Search {
     /// Drive the search to the end with `run`.
     pub fn run_with(
         mut self,
-        mut run: impl FnMut(Scenario) -> Result<Report, ScenarioError>,
+        run: impl FnMut(Scenario) -> Result<Report, ScenarioError>,
     ) -> Search {
+        self.drive(run);
+        self
+    }
+
+    /// [`Self::run_with`] in place.
+    pub fn drive(&mut self, mut run: impl FnMut(Scenario) -> Result<Report, ScenarioError>) {
         while let Some(s) = self.next() {
             match run(s) {
                 Ok(r) => self.feed(&r),
@@ -356,7 +483,47 @@ impl Search {
                 }
             }
         }
-        self
+    }
+
+    /// Mark the searches of `rest` that would repeat this finished one: the
+    /// same GPU, GPUs per replica and weights with a larger batch size, when
+    /// no run of this one reached its batch size, preempted, or came near a
+    /// KV cache the size of theirs. Their runs would be identical step for
+    /// step (the batch size never decides anything), so they are not run.
+    pub fn skip_identical(&self, rest: &mut [Search]) {
+        let Config::SelfHosted {
+            gpu,
+            tp,
+            weights,
+            max_seqs,
+        } = self.config
+        else {
+            return;
+        };
+        if self.bound || self.pruned.is_some() || self.evaluated.is_empty() || self.next.is_some() {
+            return;
+        }
+        for other in rest.iter_mut() {
+            if let Config::SelfHosted {
+                gpu: g,
+                tp: t,
+                weights: w,
+                max_seqs: m,
+            } = other.config
+                && (g, t, w) == (gpu, tp, weights)
+                && m > max_seqs
+                && other.evaluated.is_empty()
+                && other.pruned.is_none()
+                && self.peak_blocks < 0.9 * other.kv_blocks as f64
+            {
+                other.pruned = Some(format!(
+                    "runs exactly as batch {max_seqs} does: no pass there held more than {} sequences",
+                    self.peak_batch
+                ));
+                other.next = None;
+                other.same_as = Some(max_seqs);
+            }
+        }
     }
 
     /// The cheapest passing evaluation, if any.
@@ -371,7 +538,8 @@ impl Search {
 /// Every search of a plan, in a fixed order.
 pub fn searches(base: &Scenario, slo: PlanSlo, space: &Space) -> Vec<Search> {
     let mut out = Vec::new();
-    for &gpu in &space.gpus {
+    let gpus: &[Gpu] = if space.self_hosted { &space.gpus } else { &[] };
+    for &gpu in gpus {
         for &tp in &space.tps {
             for &weights in &space.weights {
                 for &max_seqs in &space.max_seqs {
@@ -391,104 +559,29 @@ pub fn searches(base: &Scenario, slo: PlanSlo, space: &Space) -> Vec<Search> {
         }
     }
     if let Some(api) = &base.api {
+        // The scenario's own client, and a client queue if it has none.
+        let mut clients = vec![None];
+        if !matches!(api.client, ClientPolicy::Queue { .. }) {
+            clients.push(Some(QUEUE_CLIENT));
+        }
         for t in &api.tiers {
-            for &m in &space.api_multipliers {
-                out.push(Search::new(
-                    base,
-                    Config::Api {
-                        tier: t.name.clone(),
-                        multiplier: m,
-                    },
-                    slo,
-                    space,
-                ));
+            for client in &clients {
+                for &m in &space.api_multipliers {
+                    out.push(Search::new(
+                        base,
+                        Config::Api {
+                            tier: t.name.clone(),
+                            multiplier: m,
+                            client: client.clone(),
+                        },
+                        slo,
+                        space,
+                    ));
+                }
             }
         }
     }
     out
-}
-
-/// A finished plan.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Plan {
-    /// Configurations considered (each at every replica count allowed).
-    pub configurations: usize,
-    /// Candidate setups in the space (configurations × replica counts).
-    pub candidates: usize,
-    /// Configurations dropped without simulation, with why.
-    pub pruned: Vec<(String, String)>,
-    /// Simulations run.
-    pub simulations: usize,
-    /// Setups that meet the SLO, cheapest first (the best size of each configuration).
-    pub feasible: Vec<Evaluated>,
-    /// Setups cheaper than the best feasible one that failed, with why, cheapest-failing-first.
-    pub near_misses: Vec<Evaluated>,
-}
-
-/// Assemble a plan from finished searches.
-pub fn assemble(done: Vec<Search>, space: &Space) -> Plan {
-    let configurations = done.len();
-    let candidates = done
-        .iter()
-        .map(|s| {
-            if matches!(s.config, Config::Api { .. }) {
-                1
-            } else {
-                space.max_replicas as usize
-            }
-        })
-        .sum();
-    let simulations = done.iter().map(|s| s.evaluated.len()).sum();
-    let pruned = done
-        .iter()
-        .filter_map(|s| {
-            s.pruned.as_ref().map(|p| {
-                (
-                    s.config.describe(0).trim_start_matches("0 × ").to_owned(),
-                    p.clone(),
-                )
-            })
-        })
-        .collect();
-    let order = |a: &Evaluated, b: &Evaluated| {
-        a.usd_per_month
-            .total_cmp(&b.usd_per_month)
-            .then_with(|| a.description.cmp(&b.description))
-    };
-    let mut feasible: Vec<Evaluated> = done.iter().filter_map(|s| s.best().cloned()).collect();
-    feasible.sort_by(order);
-    let cheapest = feasible.first().map_or(f64::INFINITY, |b| b.usd_per_month);
-    // Near misses: for each configuration, its largest failing size that is
-    // still cheaper than the cheapest answer; the closest to it in cost first.
-    let mut near_misses: Vec<Evaluated> = done
-        .iter()
-        .filter_map(|s| {
-            s.evaluated
-                .iter()
-                .filter(|e| e.verdict.is_err() && e.usd_per_month < cheapest)
-                .max_by(|a, b| a.usd_per_month.total_cmp(&b.usd_per_month))
-                .cloned()
-        })
-        .collect();
-    near_misses.sort_by(|a, b| order(b, a));
-    near_misses.truncate(10);
-    Plan {
-        configurations,
-        candidates,
-        pruned,
-        simulations,
-        feasible,
-        near_misses,
-    }
-}
-
-/// Plan serially (the CLI parallelises the searches itself).
-pub fn plan(base: &Scenario, slo: PlanSlo, space: &Space) -> Plan {
-    let done = searches(base, slo, space)
-        .into_iter()
-        .map(|s| s.run_with(crate::run_scenario))
-        .collect();
-    assemble(done, space)
 }
 
 #[cfg(test)]

@@ -132,3 +132,102 @@ fn headroom_stops_at_the_simulators_bounds_and_says_which() {
         (MAX_GROWTH, None)
     );
 }
+
+#[test]
+fn a_larger_batch_size_that_would_run_identically_is_spared_and_would_have_matched() {
+    let space = Space {
+        gpus: vec![Gpu::H100, Gpu::L4],
+        tps: vec![1],
+        weights: vec![Precision::Fp8],
+        ..Space::default()
+    };
+    let done: Vec<Search> = groups(searches(&small(), slo(), &space))
+        .into_iter()
+        .flat_map(|g| run_group(g, crate::run_scenario))
+        .collect();
+    let spared: Vec<&Search> = done.iter().filter(|s| s.same_as.is_some()).collect();
+    assert!(
+        !spared.is_empty(),
+        "at 8 req/s an H100's batches stay small"
+    );
+    for s in spared {
+        assert!(s.evaluated.is_empty());
+        let m = s.same_as.expect("spared");
+        let twin = done
+            .iter()
+            .find(|o| {
+                matches!((&o.config, &s.config), (
+                    Config::SelfHosted { gpu: a, max_seqs, .. },
+                    Config::SelfHosted { gpu: b, .. },
+                ) if a == b && *max_seqs == m)
+            })
+            .expect("the search it repeats");
+        // Run it anyway: the same replica count and the same numbers.
+        let mut fresh = Search::new(&small(), s.config.clone(), slo(), &space);
+        fresh.drive(crate::run_scenario);
+        let (a, b) = (fresh.best(), twin.best());
+        assert_eq!(a.map(|e| e.replicas), b.map(|e| e.replicas));
+        assert_eq!(a.map(|e| &e.summary), b.map(|e| &e.summary));
+    }
+    let plan = assemble(done, &space);
+    assert!(plan.identical > 0);
+    assert!(
+        plan.feasible
+            .iter()
+            .any(|e| e.description.contains("runs the same")),
+        "{:?}",
+        plan.feasible
+            .iter()
+            .map(|e| &e.description)
+            .collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn an_api_plan_answers_per_tier_and_flags_a_change_of_model() {
+    let mut s = presets::launch_spike();
+    s.duration_s = 240.0;
+    let space = Space {
+        gpus: vec![Gpu::H100],
+        tps: vec![1],
+        weights: vec![Precision::Fp8],
+        max_seqs: vec![256],
+        self_hosted: true,
+        ..Space::default()
+    };
+    let slo = PlanSlo {
+        ttft_p99_ms: 5_000.0,
+        tpot_p99_ms: 100.0,
+        max_error_fraction: 0.01,
+        min_goodput: 0.0,
+    };
+    let p = plan(&s, slo, &space);
+    // Each tier, with the scenario's client and with a queue.
+    assert_eq!(p.api_tiers.len(), 4, "{:?}", p.api_tiers);
+    for a in &p.api_tiers {
+        assert!(a.multiplier.is_some() != a.why_not.is_some(), "{a:?}");
+    }
+    // The fail-fast client at 1× turns the launch into errors; some larger
+    // multiple or the queue fixes the frontier tier.
+    let frontier: Vec<&ApiAnswer> = p
+        .api_tiers
+        .iter()
+        .filter(|a| a.tier == "frontier")
+        .collect();
+    assert!(
+        frontier.iter().any(|a| a.multiplier.is_some()),
+        "{frontier:?}"
+    );
+    // Self-hosting serves another model, and says so; other tiers too.
+    for e in &p.feasible {
+        match &e.config {
+            Config::SelfHosted { .. } => assert!(e.changes_model),
+            Config::Api { tier, .. } => assert_eq!(e.changes_model, tier != "frontier"),
+        }
+    }
+    let default = Space::for_scenario(&s);
+    assert!(
+        !default.self_hosted,
+        "an API scenario plans on its own models by default"
+    );
+}

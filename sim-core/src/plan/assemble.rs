@@ -1,0 +1,259 @@
+//! A plan from finished searches: the cheapest feasible setups, the near
+//! misses, what was pruned; and the order searches run in (groups of batch
+//! sizes, so identical larger ones are spared).
+
+use super::PlanSlo;
+use super::{Config, Evaluated, Search, Space, searches};
+use crate::Report;
+use crate::scenario::{Scenario, ScenarioError};
+use serde::{Deserialize, Serialize};
+
+/// A finished plan.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    /// Configurations considered (each at every replica count allowed).
+    pub configurations: usize,
+    /// Candidate setups in the space (configurations × replica counts).
+    pub candidates: usize,
+    /// Configurations dropped without simulation, with why.
+    pub pruned: Vec<(String, String)>,
+    /// Configurations not run because a smaller batch size of the same
+    /// hardware ran identically (its batch size never mattered).
+    #[serde(default)]
+    pub identical: usize,
+    /// For each API tier and client: the smallest rate-limit multiple that
+    /// meets the targets, or why the largest tried does not.
+    #[serde(default)]
+    pub api_tiers: Vec<ApiAnswer>,
+    /// Simulations run.
+    pub simulations: usize,
+    /// Setups that meet the SLO, cheapest first (the best size of each configuration).
+    pub feasible: Vec<Evaluated>,
+    /// Setups cheaper than the best feasible one that failed, with why, cheapest-failing-first.
+    pub near_misses: Vec<Evaluated>,
+}
+
+/// Which rate-limit tier one API model tier needs, with one client policy.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ApiAnswer {
+    /// The tier.
+    pub tier: String,
+    /// "the scenario's client" or "a client queue".
+    pub client: String,
+    /// The smallest rate-limit multiple meeting the targets, if any.
+    pub multiplier: Option<u32>,
+    /// Its cost per month, if any.
+    pub usd_per_month: Option<f64>,
+    /// Why the largest multiple tried missed, when none met the targets.
+    pub why_not: Option<String>,
+}
+
+/// The API answers of finished searches, in tier order.
+fn api_answers(done: &[Search]) -> Vec<ApiAnswer> {
+    let mut out: Vec<ApiAnswer> = Vec::new();
+    for s in done {
+        let Config::Api {
+            tier,
+            multiplier,
+            client,
+        } = &s.config
+        else {
+            continue;
+        };
+        let who = if client.is_some() {
+            "a client queue"
+        } else {
+            "the scenario's client"
+        };
+        let i = match out.iter().position(|a| a.tier == *tier && a.client == who) {
+            Some(i) => i,
+            None => {
+                out.push(ApiAnswer {
+                    tier: tier.clone(),
+                    client: who.to_owned(),
+                    multiplier: None,
+                    usd_per_month: None,
+                    why_not: None,
+                });
+                out.len() - 1
+            }
+        };
+        let a = &mut out[i];
+        match (s.best(), a.multiplier) {
+            (Some(best), m) if m.is_none_or(|m| *multiplier < m) => {
+                a.multiplier = Some(*multiplier);
+                a.usd_per_month = Some(best.usd_per_month);
+                a.why_not = None;
+            }
+            (None, None) => {
+                a.why_not = s
+                    .evaluated
+                    .last()
+                    .and_then(|e| e.verdict.as_ref().err().cloned())
+                    .or_else(|| s.pruned.clone());
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Assemble a plan from finished searches.
+pub fn assemble(done: Vec<Search>, space: &Space) -> Plan {
+    let configurations = done.len();
+    let candidates = done
+        .iter()
+        .map(|s| {
+            if matches!(s.config, Config::Api { .. }) {
+                1
+            } else {
+                space.max_replicas as usize
+            }
+        })
+        .sum();
+    let simulations = done.iter().map(|s| s.evaluated.len()).sum();
+    let identical = done.iter().filter(|s| s.same_as.is_some()).count();
+    let pruned = done
+        .iter()
+        .filter(|s| s.same_as.is_none())
+        .filter_map(|s| {
+            s.pruned.as_ref().map(|p| {
+                (
+                    s.config.describe(0).trim_start_matches("0 × ").to_owned(),
+                    p.clone(),
+                )
+            })
+        })
+        .collect();
+    let order = |a: &Evaluated, b: &Evaluated| {
+        a.usd_per_month
+            .total_cmp(&b.usd_per_month)
+            .then_with(|| a.description.cmp(&b.description))
+    };
+    let mut feasible: Vec<Evaluated> = done
+        .iter()
+        .filter_map(|s| {
+            let mut best = s.best().cloned()?;
+            if let Config::SelfHosted {
+                gpu,
+                tp,
+                weights,
+                max_seqs,
+            } = s.config
+            {
+                let alike: Vec<String> = done
+                    .iter()
+                    .filter(|o| {
+                        o.same_as == Some(max_seqs)
+                            && matches!(o.config, Config::SelfHosted { gpu: g, tp: t, weights: w, .. }
+                                if (g, t, w) == (gpu, tp, weights))
+                    })
+                    .filter_map(|o| match o.config {
+                        Config::SelfHosted { max_seqs: m, .. } => Some(m.to_string()),
+                        Config::Api { .. } => None,
+                    })
+                    .collect();
+                if !alike.is_empty() {
+                    best.description += &format!(" (batch {} runs the same)", alike.join(", "));
+                }
+            }
+            Some(best)
+        })
+        .collect();
+    feasible.sort_by(order);
+    // An API tier at a higher rate-limit multiple that changes nothing (the
+    // limits never bound) is the same row: keep the smallest multiple.
+    let mut merged: Vec<(Evaluated, Vec<u32>)> = Vec::new();
+    for e in feasible {
+        let same = merged.iter_mut().find(|(m, _)| {
+            matches!((&m.config, &e.config), (
+                Config::Api { tier: a, client: x, .. },
+                Config::Api { tier: b, client: y, .. },
+            ) if a == b && x == y)
+                && m.usd_per_month == e.usd_per_month
+                && m.summary == e.summary
+        });
+        match (same, &e.config) {
+            (Some((_, also)), Config::Api { multiplier, .. }) => also.push(*multiplier),
+            _ => merged.push((e, Vec::new())),
+        }
+    }
+    let feasible: Vec<Evaluated> = merged
+        .into_iter()
+        .map(|(mut e, also)| {
+            if !also.is_empty() {
+                let list: Vec<String> = also.iter().map(|m| format!("{m}×")).collect();
+                e.description += &format!(" ({} the same)", list.join(", "));
+            }
+            e
+        })
+        .collect();
+    let cheapest = feasible.first().map_or(f64::INFINITY, |b| b.usd_per_month);
+    // Near misses: for each configuration, its largest failing size that is
+    // still cheaper than the cheapest answer; the closest to it in cost first.
+    let mut near_misses: Vec<Evaluated> = done
+        .iter()
+        .filter_map(|s| {
+            s.evaluated
+                .iter()
+                .filter(|e| e.verdict.is_err() && e.usd_per_month < cheapest)
+                .max_by(|a, b| a.usd_per_month.total_cmp(&b.usd_per_month))
+                .cloned()
+        })
+        .collect();
+    near_misses.sort_by(|a, b| order(b, a));
+    near_misses.truncate(10);
+    let api_tiers = api_answers(&done);
+    Plan {
+        configurations,
+        candidates,
+        pruned,
+        identical,
+        api_tiers,
+        simulations,
+        feasible,
+        near_misses,
+    }
+}
+
+/// The searches in groups that differ only in batch size (smallest first),
+/// each group to be run in order so [`Search::skip_identical`] can spare the
+/// larger batch sizes; groups are independent of one another.
+pub fn groups(all: Vec<Search>) -> Vec<Vec<Search>> {
+    let mut out: Vec<Vec<Search>> = Vec::new();
+    for s in all {
+        let key = |c: &Config| match c {
+            Config::SelfHosted {
+                gpu, tp, weights, ..
+            } => Some((*gpu, *tp, *weights)),
+            Config::Api { .. } => None,
+        };
+        match out.last_mut() {
+            Some(g) if key(&s.config).is_some() && key(&g[0].config) == key(&s.config) => g.push(s),
+            _ => out.push(vec![s]),
+        }
+    }
+    out
+}
+
+/// Run one group of [`groups`] in order, sparing identical batch sizes.
+pub fn run_group(
+    mut group: Vec<Search>,
+    mut run: impl FnMut(Scenario) -> Result<Report, ScenarioError>,
+) -> Vec<Search> {
+    for i in 0..group.len() {
+        let (head, rest) = group.split_at_mut(i + 1);
+        head[i].drive(&mut run);
+        head[i].skip_identical(rest);
+    }
+    group
+}
+
+/// Plan serially (the CLI parallelises the groups itself).
+pub fn plan(base: &Scenario, slo: PlanSlo, space: &Space) -> Plan {
+    let done = groups(searches(base, slo, space))
+        .into_iter()
+        .flat_map(|g| run_group(g, crate::run_scenario))
+        .collect();
+    assemble(done, space)
+}
