@@ -75,15 +75,21 @@ pub fn plan_parallel(base: &Scenario, slo: PlanSlo, space: &Space, parallel: boo
     let done: Vec<Vec<plan::Search>> = if parallel {
         groups
             .into_par_iter()
-            .map(|g| plan::run_group(g, sim_core::run_scenario))
+            .map(|g| plan::run_group(g, plan::planning_run(slo)))
             .collect()
     } else {
         groups
             .into_iter()
-            .map(|g| plan::run_group(g, sim_core::run_scenario))
+            .map(|g| plan::run_group(g, plan::planning_run(slo)))
             .collect()
     };
-    plan::assemble(done.into_iter().flatten().collect(), space)
+    plan::assemble(
+        done.into_iter()
+            .flatten()
+            .map(plan::Search::finish)
+            .collect(),
+        space,
+    )
 }
 
 /// Write an SVG drawn by `draw` to `path`.

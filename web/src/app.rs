@@ -88,6 +88,9 @@ pub fn App() -> impl IntoView {
             }
             let job = cost_job.clone();
             request_animation_frame(move || {
+                // The planner's workers load their simulator in the background
+                // now, so a plan starts at once when asked for.
+                crate::plan_pool::warm();
                 trace.set(first_seconds(&s));
                 load.set(None);
                 let handle =

@@ -11,8 +11,10 @@ use std::rc::Rc;
 
 /// Longest one slice may block the page, ms.
 pub const SLICE_MS: f64 = 25.0;
-/// Events between clock checks inside a slice.
-pub const EVENTS_PER_CHECK: u64 = 2_000;
+/// Events between clock checks inside a slice: the planner's early-verdict
+/// cadence (`sim_core::plan::EARLY_CHECK_EVENTS`), so sliced planning runs
+/// stop where the workers' do.
+pub const EVENTS_PER_CHECK: u64 = sim_core::plan::EARLY_CHECK_EVENTS;
 /// Most events one slice processes, whatever the clock says: work per slice is
 /// bounded by construction (tested), its duration measured by the benchmark.
 pub const MAX_SLICE_EVENTS: u64 = 40_000;
@@ -50,6 +52,11 @@ pub trait Jobs {
     fn feed(&mut self, report: &Report);
     /// Share of the work done, 0..=1.
     fn progress(&self) -> f64;
+    /// Whether the simulation in progress may stop here (its outcome is
+    /// settled), and why.
+    fn settled(&self, _sim: &Simulation) -> Option<String> {
+        None
+    }
 }
 
 thread_local! {
@@ -81,7 +88,8 @@ impl PlanJobs {
 
     /// The finished plan.
     pub fn plan(&mut self) -> plan::Plan {
-        plan::assemble(std::mem::take(&mut self.done), &self.space)
+        let done = std::mem::take(&mut self.done);
+        plan::assemble(done.into_iter().map(Search::finish).collect(), &self.space)
     }
 }
 
@@ -106,6 +114,9 @@ impl Jobs for PlanJobs {
     }
     fn progress(&self) -> f64 {
         self.done.len() as f64 / self.total.max(1) as f64
+    }
+    fn settled(&self, sim: &Simulation) -> Option<String> {
+        self.searches.last()?.settled(sim)
     }
 }
 
@@ -284,8 +295,12 @@ fn step<J: Jobs + 'static>(
             }
             if let Some(s) = sim.as_mut() {
                 let before = s.events();
-                let done = s.advance_events(EVENTS_PER_CHECK.min(MAX_SLICE_EVENTS - events));
+                let mut done = s.advance_events(EVENTS_PER_CHECK.min(MAX_SLICE_EVENTS - events));
                 events += s.events() - before;
+                if !done && let Some(why) = jobs.settled(s) {
+                    s.stop(why);
+                    done = true;
+                }
                 if done {
                     let report = s.report();
                     *sim = None;

@@ -13,6 +13,8 @@ pub mod export;
 pub mod format;
 pub mod import;
 pub mod jobs;
+pub mod plan_pool;
+pub mod plan_worker;
 pub mod planner;
 pub mod playback;
 pub mod runner;

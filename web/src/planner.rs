@@ -73,6 +73,8 @@ pub fn Planner(
     // For a scenario an API serves: also try self-hosting (another model).
     let self_hosting = RwSignal::new(false);
     let cancel: Rc<RefCell<Option<Rc<RefCell<bool>>>>> = Rc::new(RefCell::new(None));
+    // Workers the last plan ran on (0: on the page, in slices).
+    let workers = RwSignal::new(0usize);
 
     let stop_previous = {
         let cancel = cancel.clone();
@@ -80,31 +82,45 @@ pub fn Planner(
             if let Some(alive) = cancel.borrow_mut().take() {
                 *alive.borrow_mut() = false;
             }
+            crate::plan_pool::cancel();
         }
     };
 
-    let start_plan = {
-        let (cancel, stop) = (cancel.clone(), stop_previous.clone());
-        move |_| {
-            stop();
-            let s = scenario.get_untracked();
-            what.set("Searching for the cheapest setup…");
-            error.set(None);
-            let handle = jobs::run(
-                PlanJobs::new(
-                    &s,
-                    targets(&s),
-                    Space {
-                        self_hosted: s.uses_fleet() || self_hosting.get_untracked(),
-                        ..Space::default()
-                    },
-                ),
-                progress,
-                move |mut j| plan.set(Some(j.plan())),
-            );
-            *cancel.borrow_mut() = Some(handle);
-        }
-    };
+    let start_plan =
+        {
+            let (cancel, stop) = (cancel.clone(), stop_previous.clone());
+            move |_| {
+                stop();
+                let s = scenario.get_untracked();
+                what.set("Searching for the cheapest setup…");
+                error.set(None);
+                let space = Space {
+                    self_hosted: s.uses_fleet() || self_hosting.get_untracked(),
+                    ..Space::default()
+                };
+                // On every core when workers start; else on the page, in slices.
+                let started =
+                    crate::plan_pool::start(&s, targets(&s), space.clone(), progress, move |r| {
+                        match r {
+                            Ok(p) => plan.set(Some(p)),
+                            Err(e) => error.set(Some(format!("The planner's workers failed: {e}"))),
+                        }
+                    });
+                if started {
+                    workers.set(crate::plan_pool::size());
+                } else {
+                    {
+                        workers.set(0);
+                        let handle = jobs::run(
+                            PlanJobs::new(&s, targets(&s), space),
+                            progress,
+                            move |mut j| plan.set(Some(j.plan())),
+                        );
+                        *cancel.borrow_mut() = Some(handle);
+                    }
+                }
+            }
+        };
     let start_headroom = {
         let (cancel, stop) = (cancel.clone(), stop_previous.clone());
         move |_| {
@@ -189,6 +205,7 @@ pub fn Planner(
                 <p class="status">
                     <progress
                         data-testid="planner-progress"
+                        data-workers=move || workers.get().to_string()
                         max="100"
                         value=move || format!("{:.0}", progress.get().unwrap_or(0.0) * 100.0)
                         data-slices=move || {

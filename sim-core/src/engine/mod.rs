@@ -343,6 +343,26 @@ impl Simulation {
         self.is_finished()
     }
 
+    /// What is already settled about the run's targets: completed requests
+    /// over the TTFT target (on the first visible token) and over the TPOT
+    /// target, and requests refused or failed (for verdicts reached before
+    /// the run ends).
+    pub fn settled_misses(&self) -> (u64, u64, u64) {
+        let o = &self.rec.overall;
+        (
+            o.ttft_missed,
+            o.tpot_missed,
+            self.rec.rejected + self.rec.failed,
+        )
+    }
+
+    /// Stop the run here; the report covers the partial run and says `why`.
+    pub fn stop(&mut self, why: String) {
+        if self.st.stopped.is_none() {
+            self.st.stopped = Some(why);
+        }
+    }
+
     /// True when no work is left or a limit stopped the run.
     pub fn is_finished(&self) -> bool {
         self.st.stopped.is_some() || self.st.events.is_empty()

@@ -3,7 +3,7 @@
 //! sizes, so identical larger ones are spared).
 
 use super::PlanSlo;
-use super::{Config, Evaluated, Search, Space, searches};
+use super::{Config, Evaluated, Finished, Search, Space, searches};
 use crate::Report;
 use crate::scenario::{Scenario, ScenarioError};
 use serde::{Deserialize, Serialize};
@@ -49,7 +49,7 @@ pub struct ApiAnswer {
 }
 
 /// The API answers of finished searches, in tier order.
-fn api_answers(done: &[Search]) -> Vec<ApiAnswer> {
+fn api_answers(done: &[Finished]) -> Vec<ApiAnswer> {
     let mut out: Vec<ApiAnswer> = Vec::new();
     for s in done {
         let Config::Api {
@@ -99,7 +99,7 @@ fn api_answers(done: &[Search]) -> Vec<ApiAnswer> {
 }
 
 /// Assemble a plan from finished searches.
-pub fn assemble(done: Vec<Search>, space: &Space) -> Plan {
+pub fn assemble(done: Vec<Finished>, space: &Space) -> Plan {
     let configurations = done.len();
     let candidates = done
         .iter()
@@ -253,7 +253,8 @@ pub fn run_group(
 pub fn plan(base: &Scenario, slo: PlanSlo, space: &Space) -> Plan {
     let done = groups(searches(base, slo, space))
         .into_iter()
-        .flat_map(|g| run_group(g, crate::run_scenario))
+        .flat_map(|g| run_group(g, super::planning_run(slo)))
+        .map(Search::finish)
         .collect();
     assemble(done, space)
 }

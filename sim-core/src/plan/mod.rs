@@ -13,15 +13,17 @@
 
 use crate::Report;
 use crate::api::ClientPolicy;
-use crate::physics::{BatchShape, Efficiency, Gpu, Precision};
-use crate::scenario::{Arrival, Batching, Scenario, ScenarioError};
+use crate::physics::{Gpu, Precision};
+use crate::scenario::{Batching, Scenario, ScenarioError};
 use crate::sweep::Summary;
 use serde::{Deserialize, Serialize};
 
 mod assemble;
 mod headroom;
+mod search;
 
 pub use assemble::{ApiAnswer, Plan, assemble, groups, plan, run_group};
+pub use search::{Finished, Search};
 
 pub use headroom::{Headroom, HeadroomSearch, MAX_GROWTH, headroom, scale_load};
 
@@ -68,6 +70,55 @@ pub fn apply_config(s: &mut Scenario, config: &Config, replicas: u32) -> Result<
     }
 }
 
+/// A generous upper bound on the requests a run of `s` makes (its offered
+/// tasks × calls, plus five standard deviations of a Poisson count and 10 %),
+/// or None when the arrivals depend on the fleet (closed-loop users).
+pub fn upper_requests(s: &Scenario) -> Option<f64> {
+    let (mean, _) = s.offered_tasks_per_s()?;
+    let calls = s
+        .workload
+        .classes
+        .iter()
+        .map(|k| f64::from(k.calls_per_task))
+        .fold(1.0, f64::max);
+    let n = mean * s.duration_s * calls;
+    Some(n * 1.1 + 5.0 * n.sqrt() + 10.0)
+}
+
+/// A planning run: the scenario to the end, or until its verdict against
+/// `slo` is settled (see [`PlanSlo::settled_fail`]).
+pub fn planning_run(slo: PlanSlo) -> impl FnMut(Scenario) -> Result<Report, ScenarioError> {
+    move |s: Scenario| {
+        let s = s.validate()?;
+        let upper = early_bound(&s, &slo);
+        let mut sim = crate::Simulation::new(&s);
+        loop {
+            if sim.advance_events(EARLY_CHECK_EVENTS) {
+                break;
+            }
+            if let Some(why) = upper.and_then(|u| slo.settled_fail(&sim, u)) {
+                sim.stop(why);
+                break;
+            }
+        }
+        Ok(sim.report())
+    }
+}
+
+/// The request bound a planning run of `s` checks its settled verdict
+/// against, or None when it cannot stop early: closed-loop arrivals, or
+/// targets other than the scenario's own (the engine counts misses against
+/// those).
+pub fn early_bound(s: &Scenario, slo: &PlanSlo) -> Option<f64> {
+    let same_targets = s.slo.ttft_ms == slo.ttft_p99_ms && s.slo.tpot_ms == slo.tpot_p99_ms;
+    upper_requests(s).filter(|_| same_targets)
+}
+
+/// Events between checks of a planning run's settled verdict. The page's
+/// sliced runs check at the same event counts (its slices advance in chunks
+/// of this size), so every path stops at the same event with the same plan.
+pub const EARLY_CHECK_EVENTS: u64 = 2_000;
+
 /// A duration in ms as a person reads it: ms, s or min.
 pub fn duration(ms: f64) -> String {
     if ms < 1_000.0 {
@@ -93,6 +144,27 @@ pub struct PlanSlo {
 }
 
 impl PlanSlo {
+    /// Whether `sim` already misses a target whatever happens next, given at
+    /// most `upper` requests in the whole run: more than 1 % of them already
+    /// over the TTFT or TPOT target (so the p99 is over it), or more errors
+    /// than allowed. Planning runs stop there: their verdict is settled.
+    pub fn settled_fail(&self, sim: &crate::Simulation, upper: f64) -> Option<String> {
+        let (ttft, tpot, errors) = sim.settled_misses();
+        let over = |n: u64, share: f64| n as f64 > share * upper;
+        let what = if over(ttft, 0.01) {
+            format!("{ttft} requests over the TTFT target")
+        } else if over(tpot, 0.01) {
+            format!("{tpot} requests over the TPOT target")
+        } else if over(errors, self.max_error_fraction) {
+            format!("{errors} requests failed or refused")
+        } else {
+            return None;
+        };
+        Some(format!(
+            "planning run stopped early: {what} out of at most {upper:.0}, so the targets are missed whatever follows"
+        ))
+    }
+
     /// Check a report; `Ok` carries the worst margin (how far inside the targets,
     /// as a fraction: 0.2 = 20 % of headroom on the tightest target).
     pub fn check(&self, r: &Report) -> Result<f64, String> {
@@ -103,7 +175,9 @@ impl PlanSlo {
             Some(v) => misses.push(format!("{name} {} > {}", duration(v), duration(target))),
             None => misses.push(format!("{name}: no request completed")),
         };
-        limit("p99 TTFT", r.overall.ttft.p99_ms, self.ttft_p99_ms);
+        // What the user waits for: the first visible token (= the first
+        // token unless the model reasons first).
+        limit("p99 TTFT", r.overall.first_visible.p99_ms, self.ttft_p99_ms);
         limit(
             "p99 TPOT",
             r.overall.tpot.p99_ms.or(Some(0.0)),
@@ -127,7 +201,13 @@ impl PlanSlo {
             ));
         }
         if !r.complete {
-            misses.push("the run hit a limit before draining".into());
+            misses.push(
+                r.warnings
+                    .iter()
+                    .find(|w| w.starts_with("planning run stopped early"))
+                    .cloned()
+                    .unwrap_or_else(|| "the run hit a limit before draining".into()),
+            );
         }
         if misses.is_empty() {
             Ok(margin.clamp(0.0, 1.0))
@@ -264,275 +344,6 @@ pub struct Evaluated {
     pub changes_model: bool,
     /// Its metrics.
     pub summary: Summary,
-}
-
-/// The search for the smallest passing replica count of one configuration.
-#[derive(Clone, Debug)]
-pub struct Search {
-    config: Config,
-    base: Scenario,
-    slo: PlanSlo,
-    max: u32,
-    /// Largest count known to fail (0 = none).
-    lo_fail: u32,
-    /// Smallest count known to pass.
-    hi_pass: Option<u32>,
-    next: Option<u32>,
-    /// Every evaluation, in order.
-    pub evaluated: Vec<Evaluated>,
-    /// Why the configuration was dropped without simulating, if it was.
-    pub pruned: Option<String>,
-    /// The KV blocks of one replica of this configuration.
-    kv_blocks: u64,
-    /// Whether some run hit a limit the batch size sets: a pass of
-    /// `max_seqs` sequences, a preemption, or a KV cache nine-tenths full.
-    bound: bool,
-    /// Most KV blocks any run used.
-    peak_blocks: f64,
-    /// Most sequences in any run's pass.
-    peak_batch: u64,
-    /// The smaller batch size this search is skipped as identical to.
-    pub same_as: Option<u32>,
-    /// Self-hosting what API tiers served in the base scenario.
-    changes_model: bool,
-}
-
-fn price_month(s: &Scenario, replicas: u32) -> f64 {
-    f64::from(replicas * s.serving.gpus_per_replica)
-        * s.usd_per_gpu_hour()
-        * crate::report::HOURS_PER_MONTH
-}
-
-/// The offered load in tasks/s (open loop) or users (closed loop).
-fn load(s: &Scenario) -> f64 {
-    match &s.workload.arrival {
-        Arrival::Poisson { rate_per_s } | Arrival::Gamma { rate_per_s, .. } => *rate_per_s,
-        Arrival::ClosedLoop {
-            users,
-            think_time_s,
-        } => {
-            f64::from(users.iter().map(|u| u.users).max().unwrap_or(0))
-                / think_time_s.mean().max(1e-3)
-        }
-        Arrival::Schedule { points } => points.iter().map(|p| p.rate_per_s).fold(0.0, f64::max),
-        Arrival::Stages { stages } => stages.iter().map(|s| s.rate_per_s).fold(0.0, f64::max),
-        Arrival::Trace { requests } => requests.len() as f64 / s.duration_s.max(1e-9),
-    }
-}
-
-impl Search {
-    /// A search for `config` on the workload of `base`.
-    pub fn new(base: &Scenario, config: Config, slo: PlanSlo, space: &Space) -> Search {
-        let mut s = base.clone();
-        let mut pruned = None;
-        let mut start = 1;
-        if let Err(e) = apply_config(&mut s, &config, 1) {
-            pruned = Some(e);
-        }
-        match &config {
-            _ if pruned.is_some() => {}
-            Config::SelfHosted { max_seqs, .. } => {
-                if let Err(e) = s.check() {
-                    pruned = Some(e.problems.join("; "));
-                } else {
-                    let model = s.deployment().step_model(Efficiency::PEAK);
-                    let (out, ctx) = s.mean_tokens();
-                    let one = model.step_time_ns(&BatchShape {
-                        decode_seqs: 1,
-                        decode_context_tokens: ctx as u64,
-                        ..BatchShape::default()
-                    }) as f64
-                        / 1e6;
-                    let bound = model.decode_roofline_tokens_per_s(*max_seqs, ctx as u32);
-                    let need = load(&s) * out;
-                    let min_replicas = (need / bound).ceil().max(1.0);
-                    if one > slo.tpot_p99_ms {
-                        pruned = Some(format!(
-                            "one sequence alone decodes in {one:.1} ms at the datasheet peak, slower than the {:.0} ms TPOT target",
-                            slo.tpot_p99_ms
-                        ));
-                    } else if min_replicas > f64::from(space.max_replicas) {
-                        pruned = Some(format!(
-                            "the roofline needs ≥ {min_replicas:.0} replicas for {need:.0} output tok/s; at most {} allowed",
-                            space.max_replicas
-                        ));
-                    } else {
-                        start = min_replicas as u32;
-                    }
-                }
-            }
-            Config::Api { .. } => {
-                if let Err(e) = s.check() {
-                    pruned = Some(e.problems.join("; "));
-                }
-            }
-        }
-        let max = if matches!(config, Config::Api { .. }) {
-            1
-        } else {
-            space.max_replicas
-        };
-        let kv_blocks = if pruned.is_none() {
-            s.deployment().kv_capacity_blocks().unwrap_or(0)
-        } else {
-            0
-        };
-        Search {
-            kv_blocks,
-            bound: false,
-            peak_blocks: 0.0,
-            peak_batch: 0,
-            same_as: None,
-            changes_model: match &config {
-                Config::SelfHosted { .. } => base
-                    .workload
-                    .classes
-                    .iter()
-                    .any(|k| base.backend_of(&k.name).is_some()),
-                // Another tier is another model.
-                Config::Api { tier, .. } => base.workload.classes.iter().any(|k| {
-                    base.backend_of(&k.name)
-                        .and_then(|(i, _)| base.api.as_ref()?.tiers.get(i))
-                        .is_some_and(|t| t.name != *tier)
-                }),
-            },
-            config,
-            base: s,
-            slo,
-            max,
-            lo_fail: 0,
-            hi_pass: None,
-            next: if pruned.is_some() { None } else { Some(start) },
-            evaluated: Vec::new(),
-            pruned,
-        }
-    }
-
-    /// The next scenario to simulate, or None when the search is over.
-    pub fn next(&self) -> Option<Scenario> {
-        let r = self.next?;
-        let mut s = self.base.clone();
-        if let Config::SelfHosted { .. } = self.config {
-            s.serving.replicas = r;
-        }
-        Some(s)
-    }
-
-    /// Record the report of the scenario [`Self::next`] returned.
-    pub fn feed(&mut self, report: &Report) {
-        let Some(r) = self.next else { return };
-        let verdict = self.slo.check(report);
-        let api = matches!(self.config, Config::Api { .. });
-        let u = &report.utilisation;
-        let blocks = u.kv_use_peak * self.kv_blocks as f64;
-        self.peak_blocks = self.peak_blocks.max(blocks);
-        self.peak_batch = self.peak_batch.max(u.peak_batch);
-        if let Config::SelfHosted { max_seqs, .. } = self.config {
-            self.bound |= u.peak_batch >= u64::from(max_seqs)
-                || u.preemptions > 0
-                || blocks >= 0.9 * self.kv_blocks as f64;
-        }
-        let cost = if api {
-            report.cost.usd_per_month
-        } else {
-            price_month(&self.base, r)
-        };
-        self.evaluated.push(Evaluated {
-            changes_model: self.changes_model,
-            config: self.config.clone(),
-            replicas: if api { 0 } else { r },
-            description: self.config.describe(r),
-            usd_per_month: cost,
-            verdict: verdict.clone(),
-            summary: Summary::of(report),
-        });
-        if api {
-            self.next = None;
-            return;
-        }
-        if verdict.is_ok() {
-            self.hi_pass = Some(r);
-        } else {
-            self.lo_fail = r;
-        }
-        self.next = match self.hi_pass {
-            Some(hi) if hi - self.lo_fail <= 1 => None,
-            Some(hi) => Some(self.lo_fail + (hi - self.lo_fail) / 2),
-            None if r >= self.max => None,
-            None => Some((r * 2).min(self.max)),
-        };
-    }
-
-    /// Drive the search to the end with `run`.
-    pub fn run_with(
-        mut self,
-        run: impl FnMut(Scenario) -> Result<Report, ScenarioError>,
-    ) -> Search {
-        self.drive(run);
-        self
-    }
-
-    /// [`Self::run_with`] in place.
-    pub fn drive(&mut self, mut run: impl FnMut(Scenario) -> Result<Report, ScenarioError>) {
-        while let Some(s) = self.next() {
-            match run(s) {
-                Ok(r) => self.feed(&r),
-                Err(e) => {
-                    self.pruned = Some(e.to_string());
-                    self.next = None;
-                }
-            }
-        }
-    }
-
-    /// Mark the searches of `rest` that would repeat this finished one: the
-    /// same GPU, GPUs per replica and weights with a larger batch size, when
-    /// no run of this one reached its batch size, preempted, or came near a
-    /// KV cache the size of theirs. Their runs would be identical step for
-    /// step (the batch size never decides anything), so they are not run.
-    pub fn skip_identical(&self, rest: &mut [Search]) {
-        let Config::SelfHosted {
-            gpu,
-            tp,
-            weights,
-            max_seqs,
-        } = self.config
-        else {
-            return;
-        };
-        if self.bound || self.pruned.is_some() || self.evaluated.is_empty() || self.next.is_some() {
-            return;
-        }
-        for other in rest.iter_mut() {
-            if let Config::SelfHosted {
-                gpu: g,
-                tp: t,
-                weights: w,
-                max_seqs: m,
-            } = other.config
-                && (g, t, w) == (gpu, tp, weights)
-                && m > max_seqs
-                && other.evaluated.is_empty()
-                && other.pruned.is_none()
-                && self.peak_blocks < 0.9 * other.kv_blocks as f64
-            {
-                other.pruned = Some(format!(
-                    "runs exactly as batch {max_seqs} does: no pass there held more than {} sequences",
-                    self.peak_batch
-                ));
-                other.next = None;
-                other.same_as = Some(max_seqs);
-            }
-        }
-    }
-
-    /// The cheapest passing evaluation, if any.
-    pub fn best(&self) -> Option<&Evaluated> {
-        self.evaluated
-            .iter()
-            .filter(|e| e.verdict.is_ok())
-            .min_by(|a, b| a.usd_per_month.total_cmp(&b.usd_per_month))
-    }
 }
 
 /// Every search of a plan, in a fixed order.

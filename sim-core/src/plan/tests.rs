@@ -1,5 +1,6 @@
 use super::*;
 use crate::presets;
+use crate::scenario::Arrival;
 
 fn slo() -> PlanSlo {
     PlanSlo {
@@ -169,7 +170,7 @@ fn a_larger_batch_size_that_would_run_identically_is_spared_and_would_have_match
         assert_eq!(a.map(|e| e.replicas), b.map(|e| e.replicas));
         assert_eq!(a.map(|e| &e.summary), b.map(|e| &e.summary));
     }
-    let plan = assemble(done, &space);
+    let plan = assemble(done.into_iter().map(Search::finish).collect(), &space);
     assert!(plan.identical > 0);
     assert!(
         plan.feasible

@@ -1,0 +1,325 @@
+//! One configuration's search: the smallest replica count that meets the
+//! targets (start at the roofline's bound, double until it passes, bisect),
+//! and what it leaves for the plan.
+
+use super::{Config, Evaluated, PlanSlo, Space, apply_config};
+use crate::Report;
+use crate::physics::{BatchShape, Efficiency};
+use crate::scenario::{Arrival, Scenario, ScenarioError};
+use crate::sweep::Summary;
+use serde::{Deserialize, Serialize};
+
+/// The search for the smallest passing replica count of one configuration.
+#[derive(Clone, Debug)]
+pub struct Search {
+    pub(super) config: Config,
+    pub(super) base: Scenario,
+    pub(super) slo: PlanSlo,
+    pub(super) max: u32,
+    /// Largest count known to fail (0 = none).
+    pub(super) lo_fail: u32,
+    /// Smallest count known to pass.
+    pub(super) hi_pass: Option<u32>,
+    pub(super) next: Option<u32>,
+    /// Every evaluation, in order.
+    pub evaluated: Vec<Evaluated>,
+    /// Why the configuration was dropped without simulating, if it was.
+    pub pruned: Option<String>,
+    /// The KV blocks of one replica of this configuration.
+    pub(super) kv_blocks: u64,
+    /// Whether some run hit a limit the batch size sets: a pass of
+    /// `max_seqs` sequences, a preemption, or a KV cache nine-tenths full.
+    pub(super) bound: bool,
+    /// Most KV blocks any run used.
+    pub(super) peak_blocks: f64,
+    /// Most sequences in any run's pass.
+    pub(super) peak_batch: u64,
+    /// The smaller batch size this search is skipped as identical to.
+    pub same_as: Option<u32>,
+    /// Self-hosting what API tiers served in the base scenario.
+    pub(super) changes_model: bool,
+}
+
+fn price_month(s: &Scenario, replicas: u32) -> f64 {
+    f64::from(replicas * s.serving.gpus_per_replica)
+        * s.usd_per_gpu_hour()
+        * crate::report::HOURS_PER_MONTH
+}
+
+/// The offered load in tasks/s (open loop) or users (closed loop).
+fn load(s: &Scenario) -> f64 {
+    match &s.workload.arrival {
+        Arrival::Poisson { rate_per_s } | Arrival::Gamma { rate_per_s, .. } => *rate_per_s,
+        Arrival::ClosedLoop {
+            users,
+            think_time_s,
+        } => {
+            f64::from(users.iter().map(|u| u.users).max().unwrap_or(0))
+                / think_time_s.mean().max(1e-3)
+        }
+        Arrival::Schedule { points } => points.iter().map(|p| p.rate_per_s).fold(0.0, f64::max),
+        Arrival::Stages { stages } => stages.iter().map(|s| s.rate_per_s).fold(0.0, f64::max),
+        Arrival::Trace { requests } => requests.len() as f64 / s.duration_s.max(1e-9),
+    }
+}
+
+impl Search {
+    /// A search for `config` on the workload of `base`.
+    pub fn new(base: &Scenario, config: Config, slo: PlanSlo, space: &Space) -> Search {
+        let mut s = base.clone();
+        let mut pruned = None;
+        let mut start = 1;
+        if let Err(e) = apply_config(&mut s, &config, 1) {
+            pruned = Some(e);
+        }
+        match &config {
+            _ if pruned.is_some() => {}
+            Config::SelfHosted { max_seqs, .. } => {
+                if let Err(e) = s.check() {
+                    pruned = Some(e.problems.join("; "));
+                } else {
+                    let model = s.deployment().step_model(Efficiency::PEAK);
+                    let (out, ctx) = s.mean_tokens();
+                    let one = model.step_time_ns(&BatchShape {
+                        decode_seqs: 1,
+                        decode_context_tokens: ctx as u64,
+                        ..BatchShape::default()
+                    }) as f64
+                        / 1e6;
+                    let bound = model.decode_roofline_tokens_per_s(*max_seqs, ctx as u32);
+                    let need = load(&s) * out;
+                    let min_replicas = (need / bound).ceil().max(1.0);
+                    if one > slo.tpot_p99_ms {
+                        pruned = Some(format!(
+                            "one sequence alone decodes in {one:.1} ms at the datasheet peak, slower than the {:.0} ms TPOT target",
+                            slo.tpot_p99_ms
+                        ));
+                    } else if min_replicas > f64::from(space.max_replicas) {
+                        pruned = Some(format!(
+                            "the roofline needs ≥ {min_replicas:.0} replicas for {need:.0} output tok/s; at most {} allowed",
+                            space.max_replicas
+                        ));
+                    } else {
+                        start = min_replicas as u32;
+                    }
+                }
+            }
+            Config::Api { .. } => {
+                if let Err(e) = s.check() {
+                    pruned = Some(e.problems.join("; "));
+                }
+            }
+        }
+        let max = if matches!(config, Config::Api { .. }) {
+            1
+        } else {
+            space.max_replicas
+        };
+        let kv_blocks = if pruned.is_none() {
+            s.deployment().kv_capacity_blocks().unwrap_or(0)
+        } else {
+            0
+        };
+        Search {
+            kv_blocks,
+            bound: false,
+            peak_blocks: 0.0,
+            peak_batch: 0,
+            same_as: None,
+            changes_model: match &config {
+                Config::SelfHosted { .. } => base
+                    .workload
+                    .classes
+                    .iter()
+                    .any(|k| base.backend_of(&k.name).is_some()),
+                // Another tier is another model.
+                Config::Api { tier, .. } => base.workload.classes.iter().any(|k| {
+                    base.backend_of(&k.name)
+                        .and_then(|(i, _)| base.api.as_ref()?.tiers.get(i))
+                        .is_some_and(|t| t.name != *tier)
+                }),
+            },
+            config,
+            base: s,
+            slo,
+            max,
+            lo_fail: 0,
+            hi_pass: None,
+            next: if pruned.is_some() { None } else { Some(start) },
+            evaluated: Vec::new(),
+            pruned,
+        }
+    }
+
+    /// The next scenario to simulate, or None when the search is over.
+    pub fn next(&self) -> Option<Scenario> {
+        let r = self.next?;
+        let mut s = self.base.clone();
+        if let Config::SelfHosted { .. } = self.config {
+            s.serving.replicas = r;
+        }
+        Some(s)
+    }
+
+    /// Record the report of the scenario [`Self::next`] returned.
+    pub fn feed(&mut self, report: &Report) {
+        let Some(r) = self.next else { return };
+        let verdict = self.slo.check(report);
+        let api = matches!(self.config, Config::Api { .. });
+        let u = &report.utilisation;
+        let blocks = u.kv_use_peak * self.kv_blocks as f64;
+        self.peak_blocks = self.peak_blocks.max(blocks);
+        self.peak_batch = self.peak_batch.max(u.peak_batch);
+        if let Config::SelfHosted { max_seqs, .. } = self.config {
+            self.bound |= u.peak_batch >= u64::from(max_seqs)
+                || u.preemptions > 0
+                || blocks >= 0.9 * self.kv_blocks as f64;
+        }
+        let cost = if api {
+            report.cost.usd_per_month
+        } else {
+            price_month(&self.base, r)
+        };
+        self.evaluated.push(Evaluated {
+            changes_model: self.changes_model,
+            config: self.config.clone(),
+            replicas: if api { 0 } else { r },
+            description: self.config.describe(r),
+            usd_per_month: cost,
+            verdict: verdict.clone(),
+            summary: Summary::of(report),
+        });
+        if api {
+            self.next = None;
+            return;
+        }
+        if verdict.is_ok() {
+            self.hi_pass = Some(r);
+        } else {
+            self.lo_fail = r;
+        }
+        self.next = match self.hi_pass {
+            Some(hi) if hi - self.lo_fail <= 1 => None,
+            Some(hi) => Some(self.lo_fail + (hi - self.lo_fail) / 2),
+            None if r >= self.max => None,
+            None => Some((r * 2).min(self.max)),
+        };
+    }
+
+    /// Drive the search to the end with `run`.
+    pub fn run_with(
+        mut self,
+        run: impl FnMut(Scenario) -> Result<Report, ScenarioError>,
+    ) -> Search {
+        self.drive(run);
+        self
+    }
+
+    /// [`Self::run_with`] in place.
+    pub fn drive(&mut self, mut run: impl FnMut(Scenario) -> Result<Report, ScenarioError>) {
+        while let Some(s) = self.next() {
+            match run(s) {
+                Ok(r) => self.feed(&r),
+                Err(e) => {
+                    self.pruned = Some(e.to_string());
+                    self.next = None;
+                }
+            }
+        }
+    }
+
+    /// Mark the searches of `rest` that would repeat this finished one: the
+    /// same GPU, GPUs per replica and weights with a larger batch size, when
+    /// no run of this one reached its batch size, preempted, or came near a
+    /// KV cache the size of theirs. Their runs would be identical step for
+    /// step (the batch size never decides anything), so they are not run.
+    pub fn skip_identical(&self, rest: &mut [Search]) {
+        let Config::SelfHosted {
+            gpu,
+            tp,
+            weights,
+            max_seqs,
+        } = self.config
+        else {
+            return;
+        };
+        if self.bound || self.pruned.is_some() || self.evaluated.is_empty() || self.next.is_some() {
+            return;
+        }
+        for other in rest.iter_mut() {
+            if let Config::SelfHosted {
+                gpu: g,
+                tp: t,
+                weights: w,
+                max_seqs: m,
+            } = other.config
+                && (g, t, w) == (gpu, tp, weights)
+                && m > max_seqs
+                && other.evaluated.is_empty()
+                && other.pruned.is_none()
+                && self.peak_blocks < 0.9 * other.kv_blocks as f64
+            {
+                other.pruned = Some(format!(
+                    "runs exactly as batch {max_seqs} does: no pass there held more than {} sequences",
+                    self.peak_batch
+                ));
+                other.next = None;
+                other.same_as = Some(max_seqs);
+            }
+        }
+    }
+
+    /// The cheapest passing evaluation, if any.
+    pub fn best(&self) -> Option<&Evaluated> {
+        best_of(&self.evaluated)
+    }
+
+    /// For a caller running [`Self::next`]'s scenario itself (in slices):
+    /// whether its verdict is already settled, as [`super::planning_run`]
+    /// decides it, and why.
+    pub fn settled(&self, sim: &crate::Simulation) -> Option<String> {
+        let mut s = self.base.clone();
+        if let Config::SelfHosted { .. } = self.config {
+            s.serving.replicas = self.next?;
+        }
+        super::early_bound(&s, &self.slo).and_then(|u| self.slo.settled_fail(sim, u))
+    }
+
+    /// What a finished search leaves for the plan (no scenario: small to
+    /// send from a worker).
+    pub fn finish(self) -> Finished {
+        Finished {
+            config: self.config,
+            evaluated: self.evaluated,
+            pruned: self.pruned,
+            same_as: self.same_as,
+        }
+    }
+}
+
+fn best_of(evaluated: &[Evaluated]) -> Option<&Evaluated> {
+    evaluated
+        .iter()
+        .filter(|e| e.verdict.is_ok())
+        .min_by(|a, b| a.usd_per_month.total_cmp(&b.usd_per_month))
+}
+
+/// A finished search, as the plan uses it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Finished {
+    /// The configuration.
+    pub config: Config,
+    /// Every evaluation, in order.
+    pub evaluated: Vec<Evaluated>,
+    /// Why it was dropped without simulating, if it was.
+    pub pruned: Option<String>,
+    /// The smaller batch size it was spared as identical to.
+    pub same_as: Option<u32>,
+}
+
+impl Finished {
+    /// The cheapest passing evaluation, if any.
+    pub fn best(&self) -> Option<&Evaluated> {
+        best_of(&self.evaluated)
+    }
+}
