@@ -1,8 +1,9 @@
 //! The planner's workers on the page: one Web Worker per core (at most four),
-//! started once the page is up (so their simulator is compiled before anyone
-//! asks for a plan) and kept. A plan is told to every worker, then its groups
-//! are handed out one at a time to whichever worker is free; results are
-//! assembled in group order, so the plan is the one a single thread finds.
+//! started one after another once the page is up (so their simulator is
+//! compiled before anyone asks for a plan) and kept. A plan is told to every
+//! worker, then its groups are handed out one at a time to whichever worker
+//! is free; results are assembled in group order, so the plan is the one a
+//! single thread finds.
 
 use crate::plan_worker::{Message, Reply, assemble};
 use leptos::prelude::*;
@@ -48,6 +49,8 @@ struct Job {
 #[derive(Default)]
 struct Pool {
     slots: Vec<Slot>,
+    /// Workers to have once all are started (one per core, at most four).
+    wanted: usize,
     job: Option<Job>,
     next_id: u64,
 }
@@ -56,38 +59,45 @@ thread_local! {
     static POOL: Rc<RefCell<Pool>> = Rc::new(RefCell::new(Pool::default()));
 }
 
-/// Start the workers (once): they load and compile the simulator in the
-/// background. False if workers cannot be started here.
+/// Start the workers: they load and compile the simulator in the background,
+/// one after another (each starts when the one before is ready), so that on a
+/// two-core machine compiling never takes both cores from the page. False if
+/// workers cannot be started here.
 pub fn warm() -> bool {
     POOL.with(|p| {
         if !p.borrow().slots.is_empty() {
             return true;
         }
         let cores = window().navigator().hardware_concurrency() as usize;
-        for k in 0..cores.clamp(1, MAX_WORKERS) {
-            let Ok(worker) = Worker::new(WORKER_URL) else {
-                return false;
-            };
-            let pool = p.clone();
-            let handler = Handler::new(move |ev: MessageEvent| {
-                let reply = ev
-                    .data()
-                    .as_string()
-                    .and_then(|t| serde_json::from_str::<Reply>(&t).ok())
-                    .unwrap_or_else(|| Reply::Failed("an unreadable reply".into()));
-                on_reply(&pool, k, reply);
-            });
-            worker.set_onmessage(Some(handler.as_ref().unchecked_ref()));
-            p.borrow_mut().slots.push(Slot {
-                worker,
-                ready: false,
-                busy: false,
-                told: 0,
-                _handler: handler,
-            });
-        }
-        true
+        p.borrow_mut().wanted = cores.clamp(1, MAX_WORKERS);
+        spawn(p)
     })
+}
+
+/// Start one more worker. False if the browser refuses.
+fn spawn(pool: &Rc<RefCell<Pool>>) -> bool {
+    let k = pool.borrow().slots.len();
+    let Ok(worker) = Worker::new(WORKER_URL) else {
+        return false;
+    };
+    let handle = pool.clone();
+    let handler = Handler::new(move |ev: MessageEvent| {
+        let reply = ev
+            .data()
+            .as_string()
+            .and_then(|t| serde_json::from_str::<Reply>(&t).ok())
+            .unwrap_or_else(|| Reply::Failed("an unreadable reply".into()));
+        on_reply(&handle, k, reply);
+    });
+    worker.set_onmessage(Some(handler.as_ref().unchecked_ref()));
+    pool.borrow_mut().slots.push(Slot {
+        worker,
+        ready: false,
+        busy: false,
+        told: 0,
+        _handler: handler,
+    });
+    true
 }
 
 /// How many workers plans run on.
@@ -126,6 +136,11 @@ fn on_reply(pool: &Rc<RefCell<Pool>>, k: usize, reply: Reply) {
             Reply::Ready => {
                 if let Some(s) = p.slots.get_mut(k) {
                     s.ready = true;
+                }
+                if p.slots.len() < p.wanted {
+                    drop(p);
+                    spawn(pool);
+                    p = pool.borrow_mut();
                 }
             }
             Reply::Done {
