@@ -56,6 +56,8 @@ test('the planner finds the cheapest setup on every core, off the page', async (
   assert.ok(row.includes(gpu), `the applied row "${row}" runs on the GPU now chosen, ${gpu}`);
   assert.equal(await p.byTestId('batching').inputValue(), 'chunked_prefill');
   assert.ok((await p.value('card-goodput')) >= 90, 'the applied setup meets the targets');
+  // The table now describes an earlier scenario, and says so.
+  assert.match(await p.text('planner-stale'), /for the scenario as it was when you asked/);
   assert.deepEqual(lab.errors, []);
 });
 

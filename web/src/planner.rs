@@ -75,6 +75,10 @@ pub fn Planner(
     let cancel: Rc<RefCell<Option<Rc<RefCell<bool>>>>> = Rc::new(RefCell::new(None));
     // Workers the last plan ran on (0: on the page, in slices).
     let workers = RwSignal::new(0usize);
+    // The scenario the answers below were asked for: after an edit (or an
+    // Apply) they are marked as answers about an earlier scenario.
+    let asked_for = RwSignal::new(None::<Scenario>);
+    let stale = move || asked_for.with(|a| a.as_ref().is_some_and(|a| scenario.with(|s| a != s)));
 
     let stop_previous = {
         let cancel = cancel.clone();
@@ -94,6 +98,8 @@ pub fn Planner(
                 let s = scenario.get_untracked();
                 what.set("Searching for the cheapest setup…");
                 error.set(None);
+                plan.set(None);
+                asked_for.set(Some(s.clone()));
                 let space = Space {
                     self_hosted: s.uses_fleet() || self_hosting.get_untracked(),
                     ..Space::default()
@@ -128,6 +134,8 @@ pub fn Planner(
             let s = scenario.get_untracked();
             what.set("Growing the load until a target breaks…");
             error.set(None);
+            headroom.set(None);
+            asked_for.set(Some(s.clone()));
             let handle = jobs::run(
                 HeadroomSearch::new(&s, targets(&s), 0.02),
                 progress,
@@ -145,6 +153,8 @@ pub fn Planner(
                 Ok(j) => {
                     what.set("Running every batching policy at ten loads…");
                     error.set(None);
+                    curves.set(None);
+                    asked_for.set(Some(s.clone()));
                     let handle = jobs::run(j, progress, move |j| curves.set(Some(j.curves())));
                     *cancel.borrow_mut() = Some(handle);
                 }
@@ -222,6 +232,11 @@ pub fn Planner(
             </Show>
             <Show when=move || error.get().is_some()>
                 <p class="banner error" role="alert">{move || error.get().unwrap_or_default()}</p>
+            </Show>
+            <Show when=stale>
+                <p class="hint stale" data-testid="planner-stale">
+                    "The answers below are for the scenario as it was when you asked; the scenario has changed since (ask again for the current one)."
+                </p>
             </Show>
             <Show when=move || headroom.get().is_some()>
                 <p class="headroom" data-testid="headroom-verdict">{move || headroom.get().map(|h| h.verdict).unwrap_or_default()}</p>
