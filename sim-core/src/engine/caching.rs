@@ -69,48 +69,34 @@ impl Simulation {
         }
         let full = (prompt_tokens / BLOCK).min(u64::from(identity.matchable_blocks())) as u32;
         let req = &mut self.st.requests[id];
-        let cache = &mut self.st.replicas[r].cache;
-        for i in req.shared..full {
-            let Some(key) = identity.key(i) else { break };
-            if !cache.publish(key) {
-                break; // another request published it first: this copy stays private
-            }
-            req.shared += 1;
-        }
+        req.shared += self.st.replicas[r]
+            .cache
+            .publish(&identity, req.shared, full);
     }
 
     /// Free what request `id` holds for a context of `tokens` tokens: its own
     /// blocks, and its references to cached ones (which stay cached, idle).
-    pub(super) fn free_blocks(&mut self, r: usize, id: ReqId, tokens: u64) {
+    /// A conversation turn that `finished` also keeps its full history blocks
+    /// cached (idle) for the next turn, within the free space.
+    pub(super) fn free_blocks(&mut self, r: usize, id: ReqId, tokens: u64, finished: bool) {
         let shared = std::mem::take(&mut self.st.requests[id].shared);
-        let rep = &mut self.st.replicas[r];
-        rep.kv_used -= private_blocks(tokens, shared as usize);
-        if shared > 0 {
-            let identity = self.identity(id);
-            let rep = &mut self.st.replicas[r];
-            for key in (0..shared).filter_map(|i| identity.key(i)) {
-                if rep.cache.release(key) {
-                    rep.kv_used -= 1;
-                }
-            }
-        }
-    }
-
-    /// A conversation turn ended with `tokens` of context: keep its full
-    /// history blocks cached (idle) for the next turn, within the free space.
-    pub(super) fn keep_history(&mut self, r: usize, id: ReqId, tokens: u64) {
-        if !self.cfg.prefix_caching {
-            return;
-        }
+        self.st.replicas[r].kv_used -= private_blocks(tokens, shared as usize);
+        let keep = if finished && self.cfg.prefix_caching {
+            (tokens / BLOCK) as u32
+        } else {
+            0
+        };
         let identity = self.identity(id);
-        if identity.conversation.is_none() {
+        let keep = if identity.conversation.is_some() {
+            keep
+        } else {
+            0
+        };
+        if shared == 0 && keep == 0 {
             return;
         }
-        let full = (tokens / BLOCK) as u32;
         let rep = &mut self.st.replicas[r];
-        for key in (0..full).filter_map(|i| identity.key(i)) {
-            rep.cache.keep(key);
-        }
+        rep.kv_used -= rep.cache.let_go(&identity, shared, keep);
         let room = self.cfg.kv_blocks.saturating_sub(rep.kv_used);
         rep.cache.evict_to(room);
     }

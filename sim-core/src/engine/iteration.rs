@@ -162,7 +162,7 @@ impl Simulation {
             if rep.decoding.len() == 1 && rep.prefilling.is_empty() {
                 // Alone in the cache and still out of room: this sequence can never
                 // finish here. Recomputing it would loop forever; refuse it instead.
-                self.leave_decoding(r, decoder);
+                self.leave_decoding(r, decoder, false);
                 self.st.replicas[r].running -= 1;
                 self.reject_too_long(decoder);
                 continue;
@@ -217,18 +217,18 @@ impl Simulation {
 
     /// Take a sequence out of the decoding set and free its KV blocks.
     #[inline]
-    pub(super) fn leave_decoding(&mut self, r: usize, id: ReqId) -> u64 {
+    pub(super) fn leave_decoding(&mut self, r: usize, id: ReqId, finished: bool) -> u64 {
         let req = &self.st.requests[id];
         let (order, joined) = (req.admit_order, req.joined);
         let ctx = self.st.replicas[r].decoding.leave(id, order, joined);
-        self.free_blocks(r, id, ctx);
+        self.free_blocks(r, id, ctx, finished);
         ctx
     }
 
     /// Preempt a decoding sequence: it keeps the tokens it generated and will
     /// recompute prompt + those tokens, then generate only what remains.
     fn preempt(&mut self, r: usize, id: ReqId) {
-        let ctx = self.leave_decoding(r, id);
+        let ctx = self.leave_decoding(r, id, false);
         let req = &mut self.st.requests[id];
         // Its context holds the prompt and every generated token but the last.
         req.generated = (ctx - u64::from(req.input_tokens) + 1) as u32;
@@ -242,7 +242,7 @@ impl Simulation {
             return;
         };
         let prefilled = u64::from(self.st.requests[id].prefilled);
-        self.free_blocks(r, id, prefilled);
+        self.free_blocks(r, id, prefilled, false);
         self.requeue(r, id);
     }
 
@@ -286,8 +286,7 @@ impl Simulation {
                 if !live {
                     continue; // preempted or refused since: a stale entry
                 }
-                let ctx = self.leave_decoding(r, f.id);
-                self.keep_history(r, f.id, ctx);
+                let ctx = self.leave_decoding(r, f.id, true);
                 let req = &mut self.st.requests[f.id];
                 req.generated = (ctx - u64::from(req.input_tokens) + 1) as u32;
                 debug_assert_eq!(req.generated, req.output_tokens, "finished early or late");
@@ -313,8 +312,7 @@ impl Simulation {
                 rep.prefilling.remove(pos);
             }
             if req.generated >= req.output_tokens {
-                self.free_blocks(r, id, target);
-                self.keep_history(r, id, target);
+                self.free_blocks(r, id, target, true);
                 self.complete(id);
                 continue;
             }

@@ -18,7 +18,7 @@ use crate::event::EventQueue;
 use crate::physics::{KV_BLOCK_TOKENS, Timing};
 use crate::report::Report;
 use crate::rng::{Stream, StreamId};
-use crate::scenario::{Arrival, Batching, Router, ServiceModel, Slo, ValidScenario, bounds};
+use crate::scenario::{Arrival, Router, ServiceModel, Slo, ValidScenario, bounds};
 use std::collections::VecDeque;
 
 mod arrivals;
@@ -263,12 +263,7 @@ impl Simulation {
             fleet_used: scenario.uses_fleet(),
             frontend_in_ns,
             frontend_out_ns,
-            prefix_caching: matches!(
-                s.batching,
-                Batching::Continuous { .. } | Batching::ChunkedPrefill { .. }
-            ) && matches!(s.service, ServiceModel::Physics)
-                && s.prefix_caching
-                    .unwrap_or(s.software.profile().prefix_caching),
+            prefix_caching: s.caches_prefixes(),
         };
         let replicas = s.replicas as usize;
         let st = State {

@@ -2,29 +2,36 @@
 //! the content of every token up to its end, so a prompt that starts like an
 //! earlier one finds those blocks computed; blocks freed by finished requests
 //! stay cached until evicted, least recently used first, when space is needed.
+//! A request lets go of its blocks last one first (as vLLM frees them), so
+//! under pressure a prompt loses its tail before its head.
 //!
-//! Content is named, not hashed: a block of a shared system prompt is
-//! `(class, prompt, index)`; a block of a conversation's history is
-//! `(conversation, index)` (the history of turn t is a prefix of turn t + 1's).
-//! A prompt with neither can never be matched again and costs nothing here.
+//! Content is named, not hashed: the blocks of a shared system prompt belong
+//! to `(class, prompt)`; the blocks of a conversation's history after it to
+//! the conversation (the history of turn t is a prefix of turn t + 1's). A
+//! prompt with neither can never be matched again and costs nothing here.
 //!
 //! Accounting: a cached block with references counts once in the replica's KV
 //! use however many requests share it; an unreferenced cached block is free
 //! space that happens to hold reusable content, evicted on demand, so
-//! eviction never frees a block in use. Each operation is O(log blocks) per
-//! block of the prompt: a lookup costs O(blocks in the prompt), never
+//! eviction never frees a block in use.
+//!
+//! Cost: the blocks of one owner are a vector indexed by block, found once per
+//! prompt (O(log owners)); the least-recently-used order is a queue of
+//! release times, in which a block taken back into use leaves a stale entry
+//! that is skipped (and swept away when stale entries outnumber live ones).
+//! Every operation is O(1) amortised per block of the prompt, never
 //! O(blocks in the cache).
 
 use super::{BLOCK, blocks_for};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
-/// What a KV block holds, named by the content that determines it.
+/// Whose content a run of blocks holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(super) enum BlockKey {
-    /// Block `index` of shared system prompt `prompt` of class `class`.
-    System { class: u16, prompt: u32, index: u32 },
-    /// Block `index` of conversation `conversation`'s history.
-    History { conversation: u64, index: u32 },
+pub(super) enum Owner {
+    /// Shared system prompt `prompt` of class `class`.
+    System { class: u16, prompt: u32 },
+    /// Conversation `conversation`'s history (after its system prompt).
+    History { conversation: u64 },
 }
 
 /// What a request's prompt shares with others, if anything.
@@ -43,24 +50,17 @@ impl PromptIdentity {
         self.system.is_some() || self.conversation.is_some()
     }
 
-    /// The key of full block `i`, if it can be shared: blocks inside the
-    /// system prompt by the prompt, blocks after it by the conversation.
-    pub(super) fn key(&self, i: u32) -> Option<BlockKey> {
+    /// Who owns full block `i`, if it can be shared: blocks inside the system
+    /// prompt its prompt, blocks after it the conversation.
+    pub(super) fn owner(&self, i: u32) -> Option<Owner> {
         let end = u64::from(i + 1) * BLOCK;
         if let Some((class, prompt, tokens)) = self.system
             && end <= u64::from(tokens)
         {
-            return Some(BlockKey::System {
-                class,
-                prompt,
-                index: i,
-            });
+            return Some(Owner::System { class, prompt });
         }
         self.conversation
-            .map(|(conversation, _)| BlockKey::History {
-                conversation,
-                index: i,
-            })
+            .map(|(conversation, _)| Owner::History { conversation })
     }
 
     /// Full blocks of a prompt that another request could have computed: the
@@ -73,28 +73,129 @@ impl PromptIdentity {
         };
         tokens / BLOCK as u32
     }
+
+    /// The owners of blocks `0..n`, each with the range of blocks it owns,
+    /// in order (at most two: the system prompt's, then the history's).
+    fn spans(&self, n: u32) -> impl Iterator<Item = (Owner, std::ops::Range<u32>)> {
+        let system_end = match self.system {
+            Some((_, _, tokens)) => (tokens / BLOCK as u32).min(n),
+            None => 0,
+        };
+        let system = self
+            .owner(0)
+            .filter(|_| system_end > 0)
+            .map(|o| (o, 0..system_end));
+        let history = self
+            .conversation
+            .filter(|_| system_end < n)
+            .map(|(conversation, _)| (Owner::History { conversation }, system_end..n));
+        system.into_iter().chain(history)
+    }
 }
 
-#[derive(Clone, Copy, Debug)]
+/// One cached block.
+#[derive(Clone, Copy, Debug, Default)]
 struct Entry {
-    refs: u32,
-    /// When it was last released (its place in the LRU order while unreferenced).
+    /// When it was last released (its place in the LRU queue while idle).
     tick: u64,
+    /// Requests holding it.
+    refs: u32,
+    /// Whether the block is cached at all.
+    cached: bool,
+}
+
+/// The blocks one owner has cached, by block index from `start`.
+#[derive(Clone, Debug, Default)]
+struct Run {
+    owner: Option<Owner>,
+    start: u32,
+    entries: Vec<Entry>,
+    /// Cached entries (the run is recycled at zero).
+    live: u32,
+}
+
+impl Run {
+    /// Make room for the blocks of `span` at once.
+    fn reserve(&mut self, span: &std::ops::Range<u32>) {
+        if self.entries.is_empty() {
+            self.start = span.start;
+        }
+        let have = self.start + self.entries.len() as u32;
+        if span.end > have {
+            self.entries.reserve_exact((span.end - have) as usize);
+        }
+    }
+
+    fn get(&self, i: u32) -> Option<&Entry> {
+        let at = i.checked_sub(self.start)?;
+        self.entries.get(at as usize).filter(|e| e.cached)
+    }
+
+    /// The entry of block `i`, made room for.
+    fn slot(&mut self, i: u32) -> &mut Entry {
+        if self.entries.is_empty() {
+            self.start = i;
+        }
+        if i < self.start {
+            let grow = (self.start - i) as usize;
+            self.entries
+                .splice(0..0, std::iter::repeat_n(Entry::default(), grow));
+            self.start = i;
+        }
+        let at = (i - self.start) as usize;
+        if at >= self.entries.len() {
+            // Runs grow a span at a time (see `reserve`), without slack.
+            self.entries.resize(at + 1, Entry::default());
+        }
+        &mut self.entries[at]
+    }
+}
+
+/// An idle block's place in the least-recently-used order.
+#[derive(Clone, Copy, Debug)]
+struct Released {
+    tick: u64,
+    run: u32,
+    index: u32,
 }
 
 /// One replica's cached blocks.
 #[derive(Clone, Debug, Default)]
 pub(super) struct PrefixCache {
-    entries: BTreeMap<BlockKey, Entry>,
-    /// Unreferenced blocks by release time, oldest first.
-    lru: BTreeMap<u64, BlockKey>,
+    owners: BTreeMap<Owner, u32>,
+    runs: Vec<Run>,
+    free_runs: Vec<u32>,
+    /// Idle blocks by release time, oldest first, with stale entries.
+    lru: VecDeque<Released>,
+    idle: u64,
     tick: u64,
 }
 
 impl PrefixCache {
     /// Unreferenced cached blocks (free space holding reusable content).
+    #[cfg(test)]
     pub(super) fn idle(&self) -> u64 {
-        self.lru.len() as u64
+        self.idle
+    }
+
+    fn run_of(&self, owner: Owner) -> Option<u32> {
+        self.owners.get(&owner).copied()
+    }
+
+    fn run_for(&mut self, owner: Owner) -> u32 {
+        if let Some(&k) = self.owners.get(&owner) {
+            return k;
+        }
+        let k = match self.free_runs.pop() {
+            Some(k) => k,
+            None => {
+                self.runs.push(Run::default());
+                (self.runs.len() - 1) as u32
+            }
+        };
+        self.runs[k as usize].owner = Some(owner);
+        self.owners.insert(owner, k);
+        k
     }
 
     /// How many leading blocks of the prompt are cached, and how many of those
@@ -102,12 +203,17 @@ impl PrefixCache {
     pub(super) fn probe(&self, p: &PromptIdentity) -> (u32, u64) {
         let mut hits = 0;
         let mut idle = 0;
-        while hits < p.matchable_blocks() {
-            let Some(e) = p.key(hits).and_then(|k| self.entries.get(&k)) else {
-                break;
+        for (owner, span) in p.spans(p.matchable_blocks()) {
+            let Some(run) = self.run_of(owner).map(|k| &self.runs[k as usize]) else {
+                return (hits, idle);
             };
-            idle += u64::from(e.refs == 0);
-            hits += 1;
+            for i in span {
+                let Some(e) = run.get(i) else {
+                    return (hits, idle);
+                };
+                idle += u64::from(e.refs == 0);
+                hits += 1;
+            }
         }
         (hits, idle)
     }
@@ -116,75 +222,144 @@ impl PrefixCache {
     /// [`Self::probe`]); returns how many it holds.
     pub(super) fn hold(&mut self, p: &PromptIdentity, n: u32) -> u32 {
         let mut held = 0;
-        for i in 0..n {
-            let Some(k) = p.key(i) else { break };
-            let Some(e) = self.entries.get_mut(&k) else {
-                break;
+        for (owner, span) in p.spans(n) {
+            let Some(k) = self.run_of(owner) else {
+                return held;
             };
-            if e.refs == 0 {
-                self.lru.remove(&e.tick);
+            let run = &mut self.runs[k as usize];
+            for i in span {
+                if run.get(i).is_none() {
+                    return held;
+                }
+                let e = run.slot(i);
+                if e.refs == 0 {
+                    self.idle -= 1; // its queue entry is stale now
+                }
+                e.refs += 1;
+                held += 1;
             }
-            e.refs += 1;
-            held += 1;
         }
         held
     }
 
-    /// A request finished computing block `key` and holds it: cache it, unless
-    /// another request cached the same content meanwhile (then it stays the
-    /// request's own). Returns whether the request now holds it through the cache.
-    pub(super) fn publish(&mut self, key: BlockKey) -> bool {
-        if self.entries.contains_key(&key) {
-            return false;
+    /// A request computed blocks `from..to` of its prompt and holds them:
+    /// cache them, until one is found that another request cached meanwhile
+    /// (that copy and the rest stay the request's own). Returns how many the
+    /// request now holds through the cache.
+    pub(super) fn publish(&mut self, p: &PromptIdentity, from: u32, to: u32) -> u32 {
+        let mut published = 0;
+        for (owner, span) in p.spans(to) {
+            let span = span.start.max(from)..span.end;
+            if span.is_empty() {
+                continue;
+            }
+            let k = self.run_for(owner);
+            let run = &mut self.runs[k as usize];
+            run.reserve(&span);
+            for i in span {
+                let e = run.slot(i);
+                if e.cached {
+                    self.recycle_if_empty(k);
+                    return published;
+                }
+                *e = Entry {
+                    tick: 0,
+                    refs: 1,
+                    cached: true,
+                };
+                run.live += 1;
+                published += 1;
+            }
         }
-        self.entries.insert(key, Entry { refs: 1, tick: 0 });
-        true
+        published
     }
 
-    /// Drop a reference; returns true when the block became unreferenced (it
-    /// no longer counts as in use, but stays cached).
-    pub(super) fn release(&mut self, key: BlockKey) -> bool {
-        let Some(e) = self.entries.get_mut(&key) else {
-            return false;
-        };
-        debug_assert!(e.refs > 0, "releasing an unreferenced block");
-        e.refs -= 1;
-        if e.refs > 0 {
-            return false;
+    /// A request lets go of the prompt's first `held` blocks (those it holds
+    /// through the cache) and, for a conversation turn, keeps the blocks up to
+    /// `keep` cached for the next turn: last block first, so the tail is the
+    /// first to be evicted. Returns how many held blocks became unreferenced
+    /// (no longer in use, but still cached).
+    pub(super) fn let_go(&mut self, p: &PromptIdentity, held: u32, keep: u32) -> u64 {
+        let mut unreferenced = 0;
+        let spans: Vec<_> = p.spans(held.max(keep)).collect();
+        for (owner, span) in spans.into_iter().rev() {
+            let k = self.run_for(owner);
+            self.runs[k as usize].reserve(&span);
+            for i in span.rev() {
+                let tick = self.tick + 1;
+                let run = &mut self.runs[k as usize];
+                let e = run.slot(i);
+                let new = if i < held {
+                    debug_assert!(e.cached && e.refs > 0, "letting go of a block not held");
+                    e.refs -= 1;
+                    if e.refs > 0 {
+                        continue;
+                    }
+                    unreferenced += 1;
+                    false
+                } else if e.cached {
+                    continue; // already cached: the request's copy goes
+                } else {
+                    e.cached = true;
+                    true
+                };
+                e.tick = tick;
+                run.live += u32::from(new);
+                self.tick = tick;
+                self.idle += 1;
+                self.lru.push_back(Released {
+                    tick,
+                    run: k,
+                    index: i,
+                });
+            }
+            self.recycle_if_empty(k);
         }
-        self.tick += 1;
-        e.tick = self.tick;
-        self.lru.insert(self.tick, key);
-        true
+        self.sweep();
+        unreferenced
     }
 
-    /// Keep a block a request is freeing, unreferenced, for a later turn.
-    /// Returns false if it was already cached (the freed block goes).
-    pub(super) fn keep(&mut self, key: BlockKey) -> bool {
-        if self.entries.contains_key(&key) {
-            return false;
+    /// Whether a queue entry still names an idle block released at its tick.
+    fn current(&self, r: &Released) -> bool {
+        self.runs[r.run as usize]
+            .get(r.index)
+            .is_some_and(|e| e.refs == 0 && e.tick == r.tick)
+    }
+
+    /// Drop stale queue entries once they are a third of the queue (each
+    /// sweep follows at least idle / 2 releases: O(1) amortised).
+    fn sweep(&mut self) {
+        if self.lru.len() as u64 > self.idle + self.idle / 2 + 64 {
+            let lru = std::mem::take(&mut self.lru);
+            self.lru = lru.into_iter().filter(|r| self.current(r)).collect();
         }
-        self.tick += 1;
-        self.entries.insert(
-            key,
-            Entry {
-                refs: 0,
-                tick: self.tick,
-            },
-        );
-        self.lru.insert(self.tick, key);
-        true
+    }
+
+    fn recycle_if_empty(&mut self, k: u32) {
+        let run = &mut self.runs[k as usize];
+        if run.live == 0
+            && let Some(owner) = run.owner.take()
+        {
+            *run = Run::default();
+            self.owners.remove(&owner);
+            self.free_runs.push(k);
+        }
     }
 
     /// Evict the least recently used unreferenced blocks until at most `room`
     /// remain (they are the free space the replica can hand out).
     pub(super) fn evict_to(&mut self, room: u64) {
-        while self.idle() > room {
-            let Some((_, key)) = self.lru.pop_first() else {
-                return;
-            };
-            let gone = self.entries.remove(&key);
-            debug_assert!(gone.is_some_and(|e| e.refs == 0), "evicted a block in use");
+        while self.idle > room
+            && let Some(r) = self.lru.pop_front()
+        {
+            if !self.current(&r) {
+                continue;
+            }
+            let run = &mut self.runs[r.run as usize];
+            *run.slot(r.index) = Entry::default();
+            run.live -= 1;
+            self.idle -= 1;
+            self.recycle_if_empty(r.run);
         }
     }
 }
@@ -211,25 +386,65 @@ mod tests {
         let a = prompt(0);
         assert_eq!(a.matchable_blocks(), 6, "100 tokens: 6 full blocks");
         assert_eq!(c.probe(&a), (0, 0));
-        for i in 0..6 {
-            assert!(c.publish(a.key(i).expect("key")));
-        }
+        assert_eq!(c.publish(&a, 0, 6), 6);
+        assert_eq!(c.publish(&a, 0, 6), 0, "already cached: stays private");
         assert_eq!(c.probe(&a), (6, 0), "all held");
         assert_eq!(c.hold(&a, 6), 6);
         c.evict_to(0);
         assert_eq!(c.probe(&a), (6, 0), "blocks in use are never evicted");
         // The first holder lets go: still one reference each.
-        for i in 0..6 {
-            assert!(!c.release(a.key(i).expect("key")));
-        }
-        // The second lets go: unreferenced, cached, then evicted oldest first.
-        for i in 0..6 {
-            assert!(c.release(a.key(i).expect("key")));
-        }
+        assert_eq!(c.let_go(&a, 6, 0), 0);
+        // The second lets go: unreferenced, cached, then evicted tail first.
+        assert_eq!(c.let_go(&a, 6, 0), 6);
         assert_eq!(c.idle(), 6);
         c.evict_to(2);
         assert_eq!(c.idle(), 2);
-        assert_eq!(c.probe(&a), (0, 0), "the leading blocks went first");
+        assert_eq!(c.probe(&a), (2, 2), "the head stays, the tail went first");
         assert_eq!(c.probe(&prompt(1)), (0, 0));
+        c.evict_to(0);
+        assert_eq!(c.probe(&a), (0, 0));
+        assert!(
+            c.owners.is_empty(),
+            "an owner with nothing cached is recycled"
+        );
+    }
+
+    #[test]
+    fn a_conversation_keeps_its_history_and_stale_queue_entries_are_skipped() {
+        let mut c = PrefixCache::default();
+        // Turn 1: 40 tokens of system prompt, then the question and answer.
+        let turn = |history| PromptIdentity {
+            system: Some((0, 0, 40)),
+            conversation: Some((7, history)),
+        };
+        let first = turn(40);
+        assert_eq!(
+            c.publish(&first, 0, 2),
+            2,
+            "the system prompt's 2 full blocks"
+        );
+        // It ends with 100 tokens of context: blocks 0..6 kept, 2..6 new.
+        assert_eq!(c.let_go(&first, 2, 6), 2);
+        assert_eq!(c.idle(), 6);
+        let second = turn(100);
+        assert_eq!(c.probe(&second), (6, 6), "the whole history is found, idle");
+        // Taken back into use, released again, taken again: the queue holds
+        // stale entries that eviction skips.
+        for _ in 0..50 {
+            assert_eq!(c.hold(&second, 6), 6);
+            assert_eq!(c.idle(), 0);
+            assert_eq!(c.let_go(&second, 6, 0), 6);
+        }
+        assert!(c.lru.len() <= 6 + 3 + 64, "stale entries are swept");
+        c.evict_to(4);
+        assert_eq!(
+            c.probe(&second),
+            (4, 4),
+            "the last blocks let go of went first"
+        );
+        // Evicting the history's blocks keeps the system prompt's.
+        c.evict_to(2);
+        assert_eq!(c.probe(&turn(40)), (2, 2));
+        assert_eq!(c.probe(&second), (2, 2));
     }
 }

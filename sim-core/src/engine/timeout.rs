@@ -58,7 +58,7 @@ impl Simulation {
             }
             match self.st.requests[id].phase {
                 Phase::Decoding => {
-                    self.leave_decoding(r, id);
+                    self.leave_decoding(r, id, false);
                 }
                 Phase::Prefilling => {
                     let rep = &mut self.st.replicas[r];
@@ -66,7 +66,7 @@ impl Simulation {
                         rep.prefilling.remove(pos);
                     }
                     let prefilled = u64::from(self.st.requests[id].prefilled);
-                    self.free_blocks(r, id, prefilled);
+                    self.free_blocks(r, id, prefilled, false);
                 }
                 _ => {}
             }

@@ -39,3 +39,9 @@ pub const QUEUE: u32 = 10_000_000;
 pub const TIME_S: f64 = 86_400.0;
 /// Most events in a run.
 pub const EVENTS: u64 = 300_000_000;
+/// Prompt blocks the prefix cache may be expected to look up, hold and let
+/// go of in one run (≈ 100 ns each natively: about 40 s at the bound).
+pub const PREFIX_BLOCKS: f64 = 400_000_000.0;
+/// KV blocks the fleet's prefix caches may hold at once (≈ 40 bytes of
+/// simulator memory each: about 1 GB at the bound).
+pub const CACHED_BLOCKS: f64 = 24_000_000.0;

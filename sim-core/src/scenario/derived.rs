@@ -174,3 +174,17 @@ impl Scenario {
         super::parse::from_json(json)
     }
 }
+
+impl super::Serving {
+    /// Whether the fleet caches prompt prefixes: asked for (or the software's
+    /// default), under iteration-level batching with physics timing.
+    pub fn caches_prefixes(&self) -> bool {
+        matches!(
+            self.batching,
+            super::Batching::Continuous { .. } | super::Batching::ChunkedPrefill { .. }
+        ) && matches!(self.service, super::ServiceModel::Physics)
+            && self
+                .prefix_caching
+                .unwrap_or(self.software.profile().prefix_caching)
+    }
+}

@@ -18,6 +18,7 @@ mod parse;
 mod validate;
 mod validate_api;
 mod validate_model;
+mod validate_work;
 
 /// The scenario format this build reads and writes.
 pub const SCENARIO_VERSION: u32 = 1;

@@ -6,6 +6,8 @@ use crate::params::show;
 
 pub(super) struct Checker {
     pub(super) problems: Vec<String>,
+    /// Tasks the arrival process is expected to send (for the work bounds).
+    pub(super) expected_tasks: f64,
 }
 
 impl Checker {
@@ -93,6 +95,7 @@ impl Scenario {
     pub fn check(&self) -> Result<(), ScenarioError> {
         let mut c = Checker {
             problems: Vec::new(),
+            expected_tasks: 0.0,
         };
         if self.version != SCENARIO_VERSION {
             c.problems.push(format!(
@@ -109,6 +112,9 @@ impl Scenario {
         }
         self.validate_workload(&mut c);
         self.validate_serving(&mut c);
+        if c.problems.is_empty() {
+            self.validate_prefix_work(&mut c);
+        }
         self.validate_api(&mut c);
         c.positive_f("slo.ttft_ms", self.slo.ttft_ms, 1e9, " ms");
         c.positive_f("slo.tpot_ms", self.slo.tpot_ms, 1e9, " ms");
@@ -299,6 +305,7 @@ impl Scenario {
                 n as f64
             }
         };
+        c.expected_tasks = expected_tasks;
         if expected_tasks > bounds::EXPECTED_TASKS {
             c.problems.push(format!(
                 "workload: the arrival process would send about {expected_tasks:.0} tasks in duration_s; at most {} are allowed — lower the rate, the users or the duration",

@@ -130,6 +130,60 @@ fn a_run_too_large_for_a_browser_tab_is_refused_up_front() {
     );
 }
 
+/// The prefix cache's work grows with prompt blocks, and its memory with the
+/// fleet's KV blocks: both are bounded up front, and a run just inside the
+/// bounds is accepted.
+#[test]
+fn prefix_caching_work_and_memory_are_bounded_up_front() {
+    use sim_core::scenario::{Conversation, SharedPrefix};
+    let chat = |s: &mut Scenario, rate: f64, replicas: u32| {
+        s.workload.arrival = Arrival::Poisson { rate_per_s: rate };
+        s.serving.replicas = replicas;
+        let k = &mut s.workload.classes[0];
+        k.calls_per_task = 5;
+        k.shared_prefix = Some(SharedPrefix {
+            prompts: 1000,
+            tokens: 2000,
+        });
+        k.conversation = Some(Conversation {
+            think_time_s: Dist::Fixed { value: 5.0 },
+        });
+    };
+    // 10,000 five-turn conversations a second for 300 s: 15 M requests of
+    // hundreds of blocks each.
+    check(
+        |s| chat(s, 10_000.0, 64),
+        &[
+            "prompt blocks of 16 tokens",
+            "serving.prefix_caching to false",
+        ],
+    );
+    // 1,024 H100 replicas could cache ≈ 28 M blocks of conversation history.
+    check(
+        |s| chat(s, 10.0, 1024),
+        &[
+            "1024 replicas could cache about 2.844e7 KV blocks",
+            "fewer replicas",
+        ],
+    );
+    // Without caching the same fleet is fine; so are fewer replicas.
+    let mut s = chatbot_h100();
+    chat(&mut s, 10.0, 1024);
+    s.serving.prefix_caching = Some(false);
+    assert!(s.check().is_ok());
+    let mut s = chatbot_h100();
+    chat(&mut s, 10.0, 800);
+    assert!(s.check().is_ok());
+    // Shared system prompts alone: a replica caches at most their content.
+    let mut s = chatbot_h100();
+    s.serving.replicas = 1024;
+    s.workload.classes[0].shared_prefix = Some(SharedPrefix {
+        prompts: 10,
+        tokens: 2000,
+    });
+    assert!(s.check().is_ok());
+}
+
 #[test]
 fn a_model_that_does_not_fit_names_the_memory_it_needs() {
     check(

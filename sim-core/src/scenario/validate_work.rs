@@ -1,0 +1,77 @@
+//! Work bounds that depend on the fleet as well as the traffic: the prefix
+//! cache's per-block work and the memory its blocks take in the simulator.
+
+use super::validate::Checker;
+use super::{Scenario, bounds};
+use crate::dist::Dist;
+use crate::physics::KV_BLOCK_TOKENS;
+
+impl Scenario {
+    /// With prefix caching and prompts that can share blocks: the blocks
+    /// every request looks up, holds and lets go of, and the blocks the
+    /// fleet's caches can hold, both bounded (the first by time, the second
+    /// by memory), with what to change when over.
+    pub(super) fn validate_prefix_work(&self, c: &mut Checker) {
+        let s = &self.serving;
+        let w = &self.workload;
+        if !s.caches_prefixes()
+            || !w
+                .classes
+                .iter()
+                .any(|k| k.shared_prefix.is_some() || k.conversation.is_some())
+        {
+            return;
+        }
+        let block = f64::from(KV_BLOCK_TOKENS);
+        let total_share: f64 = w.classes.iter().map(|k| k.share.max(0.0)).sum();
+        let (mut work, mut distinct, mut conversations) = (0.0, 0.0, false);
+        for k in &w.classes {
+            let system = k
+                .shared_prefix
+                .as_ref()
+                .map_or(0.0, |p| f64::from(p.tokens));
+            // A conversation's history grows by a question and an answer a
+            // turn: turn t sends about system + (t − 1)·(q + a) tokens again.
+            let history = if k.conversation.is_some() {
+                conversations = true;
+                let answer = k.output_tokens.mean().min(f64::from(k.max_tokens))
+                    + k.reasoning_tokens.as_ref().map_or(0.0, Dist::mean);
+                let turn = k.input_tokens.mean() + answer;
+                f64::from(k.calls_per_task - 1) / 2.0 * turn
+            } else {
+                0.0
+            };
+            let blocks = ((system + history) / block).min(f64::from(bounds::TOKENS) / block);
+            let requests = c.expected_tasks * k.share.max(0.0) / total_share.max(1e-12)
+                * f64::from(k.calls_per_task);
+            work += requests * blocks;
+            if let Some(p) = &k.shared_prefix {
+                distinct += f64::from(p.prompts) * (f64::from(p.tokens) / block).ceil();
+            }
+        }
+        if work > bounds::PREFIX_BLOCKS {
+            c.problems.push(format!(
+                "workload: with prefix caching, requests would look up about {work:.3e} prompt blocks of {KV_BLOCK_TOKENS} tokens in the cache; at most {:.0e} are allowed — shorten the run, the shared system prompts or the conversations, or set serving.prefix_caching to false",
+                bounds::PREFIX_BLOCKS
+            ));
+        }
+        let Ok(per_replica) = self.deployment().kv_capacity_blocks() else {
+            return; // said by the fit check
+        };
+        // A replica caches at most its free KV blocks, and at most the
+        // distinct content there is (conversations: as good as unlimited).
+        let per_replica = if conversations {
+            per_replica as f64
+        } else {
+            (per_replica as f64).min(distinct)
+        };
+        let cached = per_replica * f64::from(s.replicas);
+        if cached > bounds::CACHED_BLOCKS {
+            c.problems.push(format!(
+                "serving: with prefix caching, {} replicas could cache about {cached:.3e} KV blocks, more than the {:.1e} this simulator tracks (about 1 GB) — use fewer replicas, or set serving.prefix_caching to false",
+                s.replicas,
+                bounds::CACHED_BLOCKS
+            ));
+        }
+    }
+}
