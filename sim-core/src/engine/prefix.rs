@@ -281,8 +281,9 @@ impl PrefixCache {
     /// (no longer in use, but still cached).
     pub(super) fn let_go(&mut self, p: &PromptIdentity, held: u32, keep: u32) -> u64 {
         let mut unreferenced = 0;
-        let spans: Vec<_> = p.spans(held.max(keep)).collect();
-        for (owner, span) in spans.into_iter().rev() {
+        let mut spans = p.spans(held.max(keep));
+        let (first, second) = (spans.next(), spans.next());
+        for (owner, span) in [second, first].into_iter().flatten() {
             let k = self.run_for(owner);
             self.runs[k as usize].reserve(&span);
             for i in span.rev() {
