@@ -181,21 +181,18 @@ pub fn scenario(row: &Row) -> Result<Scenario, String> {
         workload: Workload {
             arrival: Arrival::Stages { stages },
             classes: vec![RequestClass {
-                name: "shared-prefix".into(),
-                share: 1.0,
-                input_tokens: Dist::Fixed { value: question },
-                output_tokens: Dist::Fixed {
-                    value: f64::from(row.output_tokens),
-                },
-                max_tokens: row.output_tokens,
-                calls_per_task: 1,
                 shared_prefix: Some(SharedPrefix {
                     prompts: row.prompt_groups.max(1),
                     tokens: system,
                 }),
-                conversation: None,
-                timeout_s: None,
-                reasoning_tokens: None,
+                ..RequestClass::new(
+                    "shared-prefix",
+                    Dist::Fixed { value: question },
+                    Dist::Fixed {
+                        value: f64::from(row.output_tokens),
+                    },
+                    row.output_tokens,
+                )
             }],
         },
         serving,

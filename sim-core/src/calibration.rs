@@ -179,22 +179,16 @@ impl Measurement {
             duration_s: 1.0,
             workload: Workload {
                 arrival: Arrival::Trace { requests },
-                classes: vec![RequestClass {
-                    name: "calibration".into(),
-                    share: 1.0,
-                    input_tokens: Dist::Fixed {
+                classes: vec![RequestClass::new(
+                    "calibration",
+                    Dist::Fixed {
                         value: f64::from(input),
                     },
-                    output_tokens: Dist::Fixed {
+                    Dist::Fixed {
                         value: f64::from(output),
                     },
-                    max_tokens: output,
-                    calls_per_task: 1,
-                    shared_prefix: None,
-                    conversation: None,
-                    timeout_s: None,
-                    reasoning_tokens: None,
-                }],
+                    output,
+                )],
             },
             serving: Serving {
                 replicas: 1,

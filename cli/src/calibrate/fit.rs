@@ -81,109 +81,49 @@ struct Knob {
     range: (f64, f64),
 }
 
+/// A [`Knob`] on a field of [`ServingCosts`] (`ns`: integer nanoseconds).
+macro_rules! knob {
+    ($field:ident, ns, $lo:expr, $hi:expr) => {
+        Knob {
+            name: stringify!($field),
+            get: |c| c.$field as f64,
+            set: |c, v| c.$field = v as u64,
+            range: ($lo, $hi),
+        }
+    };
+    ($field:ident, $lo:expr, $hi:expr) => {
+        Knob {
+            name: stringify!($field),
+            get: |c| c.$field,
+            set: |c, v| c.$field = v,
+            range: ($lo, $hi),
+        }
+    };
+}
+
 const KNOBS: [Knob; 14] = [
-    Knob {
-        name: "frontend_in_ns",
-        get: |c| c.frontend_in_ns as f64,
-        set: |c, v| c.frontend_in_ns = v as u64,
-        range: (0.0, 100e6),
-    },
-    Knob {
-        name: "frontend_out_ns",
-        get: |c| c.frontend_out_ns as f64,
-        set: |c, v| c.frontend_out_ns = v as u64,
-        range: (0.0, 50e6),
-    },
-    Knob {
-        name: "step_ns",
-        get: |c| c.step_ns as f64,
-        set: |c, v| c.step_ns = v as u64,
-        range: (0.0, 20e6),
-    },
-    Knob {
-        name: "per_seq_ns",
-        get: |c| c.per_seq_ns as f64,
-        set: |c, v| c.per_seq_ns = v as u64,
-        range: (0.0, 500e3),
-    },
-    Knob {
-        name: "layer_decode_ns",
-        get: |c| c.layer_decode_ns as f64,
-        set: |c, v| c.layer_decode_ns = v as u64,
-        range: (0.0, 200e3),
-    },
-    Knob {
-        name: "layer_prefill_ns",
-        get: |c| c.layer_prefill_ns as f64,
-        set: |c, v| c.layer_prefill_ns = v as u64,
-        range: (0.0, 500e3),
-    },
-    Knob {
-        name: "compute_prefill",
-        get: |c| c.compute_prefill,
-        set: |c, v| c.compute_prefill = v,
-        range: (0.05, 0.85),
-    },
-    Knob {
-        name: "compute_decode",
-        get: |c| c.compute_decode,
-        set: |c, v| c.compute_decode = v,
-        range: (0.05, 0.85),
-    },
-    Knob {
-        name: "bandwidth_decode",
-        get: |c| c.bandwidth_decode,
-        set: |c, v| c.bandwidth_decode = v,
-        range: (0.2, 0.92),
-    },
-    Knob {
-        name: "bandwidth_prefill",
-        get: |c| c.bandwidth_prefill,
-        set: |c, v| c.bandwidth_prefill = v,
-        range: (0.2, 0.92),
-    },
-    Knob {
-        name: "bandwidth_kv",
-        get: |c| c.bandwidth_kv,
-        set: |c, v| c.bandwidth_kv = v,
-        range: (0.05, 0.92),
-    },
-    Knob {
-        name: "allreduce_ns",
-        get: |c| c.allreduce_ns as f64,
-        set: |c, v| c.allreduce_ns = v as u64,
-        range: (0.0, 200e3),
-    },
-    Knob {
-        name: "link_efficiency",
-        get: |c| c.link_efficiency,
-        set: |c, v| c.link_efficiency = v,
-        range: (0.1, 0.95),
-    },
-    Knob {
-        name: "overlap_exponent",
-        get: |c| c.overlap_exponent,
-        set: |c, v| c.overlap_exponent = v,
-        range: (1.0, 8.0),
-    },
+    knob!(frontend_in_ns, ns, 0.0, 100e6),
+    knob!(frontend_out_ns, ns, 0.0, 50e6),
+    knob!(step_ns, ns, 0.0, 20e6),
+    knob!(per_seq_ns, ns, 0.0, 500e3),
+    knob!(layer_decode_ns, ns, 0.0, 200e3),
+    knob!(layer_prefill_ns, ns, 0.0, 500e3),
+    knob!(compute_prefill, 0.05, 0.85),
+    knob!(compute_decode, 0.05, 0.85),
+    knob!(bandwidth_decode, 0.2, 0.92),
+    knob!(bandwidth_prefill, 0.2, 0.92),
+    knob!(bandwidth_kv, 0.05, 0.92),
+    knob!(allreduce_ns, ns, 0.0, 200e3),
+    knob!(link_efficiency, 0.1, 0.95),
+    knob!(overlap_exponent, 1.0, 8.0),
 ];
 
 /// What only mixture-of-experts rows inform, fitted on them with every other
 /// constant fixed: streaming experts' weights and the per-layer cost of
 /// routing.
 const MOE_KNOBS: [Knob; 2] = [
-    Knob {
-        name: "bandwidth_experts",
-        get: |c| c.bandwidth_experts,
-        set: |c, v| c.bandwidth_experts = v,
-        range: (0.1, 0.92),
-    },
-    Knob {
-        name: "moe_layer_ns",
-        get: |c| c.moe_layer_ns as f64,
-        set: |c, v| c.moe_layer_ns = v as u64,
-        range: (0.0, 500e3),
-    },
+    knob!(bandwidth_experts, 0.1, 0.92),
+    knob!(moe_layer_ns, ns, 0.0, 500e3),
 ];
 
 /// Where the fit starts: priors from vLLM's design and other simulators'

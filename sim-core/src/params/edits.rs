@@ -196,14 +196,17 @@ pub(super) fn key<T: serde::Serialize>(v: &T) -> String {
     }
 }
 
-/// The value a serde name denotes.
+/// The value a serde name denotes, if it is one of the choices `known`.
 pub(super) fn from_key<T: serde::de::DeserializeOwned>(
     path: &str,
     k: &str,
     known: &[String],
 ) -> Result<T, String> {
-    serde_json::from_value(serde_json::Value::String(k.to_owned()))
-        .map_err(|_| format!("{path}: unknown value {k:?}; one of {}", known.join(", ")))
+    let unknown = || format!("{path}: unknown value {k:?}; one of {}", known.join(", "));
+    if !known.iter().any(|o| o == k) {
+        return Err(unknown());
+    }
+    serde_json::from_value(serde_json::Value::String(k.to_owned())).map_err(|_| unknown())
 }
 
 /// Serve `model`: in the format it ships in (FP8 for DeepSeek-V3, MXFP4

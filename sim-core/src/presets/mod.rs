@@ -28,24 +28,18 @@ pub struct Preset {
 
 /// A chat-style request class: log-normal prompt and answer lengths.
 pub fn chat_class() -> RequestClass {
-    RequestClass {
-        name: "chat".into(),
-        share: 1.0,
-        input_tokens: Dist::LogNormal {
+    RequestClass::new(
+        "chat",
+        Dist::LogNormal {
             median: 400.0,
             p90: 1500.0,
         },
-        output_tokens: Dist::LogNormal {
+        Dist::LogNormal {
             median: 200.0,
             p90: 600.0,
         },
-        max_tokens: 1024,
-        calls_per_task: 1,
-        shared_prefix: None,
-        conversation: None,
-        timeout_s: None,
-        reasoning_tokens: None,
-    }
+        1024,
+    )
 }
 
 /// Llama-3.1-8B in BF16 on one H100 with vLLM-like chunked-prefill defaults.
@@ -107,18 +101,12 @@ pub fn self_hosted_tuning() -> Scenario {
         duration_s: 300.0,
         workload: Workload {
             arrival: Arrival::Poisson { rate_per_s: 6.0 },
-            classes: vec![RequestClass {
-                name: "assistant".into(),
-                share: 1.0,
-                input_tokens: Dist::Fixed { value: 512.0 },
-                output_tokens: Dist::Fixed { value: 256.0 },
-                max_tokens: 256,
-                calls_per_task: 1,
-                shared_prefix: None,
-                conversation: None,
-                timeout_s: None,
-                reasoning_tokens: None,
-            }],
+            classes: vec![RequestClass::new(
+                "assistant",
+                Dist::Fixed { value: 512.0 },
+                Dist::Fixed { value: 256.0 },
+                256,
+            )],
         },
         serving: Serving {
             gpus_per_replica: 4,
@@ -165,24 +153,18 @@ pub fn overnight_batch() -> Scenario {
         duration_s: 600.0,
         workload: Workload {
             arrival: Arrival::Poisson { rate_per_s: 6.0 },
-            classes: vec![RequestClass {
-                name: "summary".into(),
-                share: 1.0,
-                input_tokens: Dist::Uniform {
+            classes: vec![RequestClass::new(
+                "summary",
+                Dist::Uniform {
                     min: 2000.0,
                     max: 6000.0,
                 },
-                output_tokens: Dist::Normal {
+                Dist::Normal {
                     mean: 300.0,
                     std_dev: 60.0,
                 },
-                max_tokens: 512,
-                calls_per_task: 1,
-                shared_prefix: None,
-                conversation: None,
-                timeout_s: None,
-                reasoning_tokens: None,
-            }],
+                512,
+            )],
         },
         serving: Serving {
             batching: Batching::ChunkedPrefill {
@@ -213,21 +195,15 @@ pub fn classification_at_scale() -> Scenario {
                 rate_per_s: 60.0,
                 cv: 2.0,
             },
-            classes: vec![RequestClass {
-                name: "classify".into(),
-                share: 1.0,
-                input_tokens: Dist::LogNormal {
+            classes: vec![RequestClass::new(
+                "classify",
+                Dist::LogNormal {
                     median: 250.0,
                     p90: 600.0,
                 },
-                output_tokens: Dist::Uniform { min: 1.0, max: 8.0 },
-                max_tokens: 8,
-                calls_per_task: 1,
-                shared_prefix: None,
-                conversation: None,
-                timeout_s: None,
-                reasoning_tokens: None,
-            }],
+                Dist::Uniform { min: 1.0, max: 8.0 },
+                8,
+            )],
         },
         serving: Serving {
             replicas: 4,
@@ -261,18 +237,12 @@ pub fn bench_h100(requests: u64) -> Scenario {
         duration_s: requests as f64 / 40.0,
         workload: Workload {
             arrival: Arrival::Poisson { rate_per_s: 40.0 },
-            classes: vec![RequestClass {
-                name: "fixed".into(),
-                share: 1.0,
-                input_tokens: Dist::Fixed { value: 512.0 },
-                output_tokens: Dist::Fixed { value: 256.0 },
-                max_tokens: 256,
-                calls_per_task: 1,
-                shared_prefix: None,
-                conversation: None,
-                timeout_s: None,
-                reasoning_tokens: None,
-            }],
+            classes: vec![RequestClass::new(
+                "fixed",
+                Dist::Fixed { value: 512.0 },
+                Dist::Fixed { value: 256.0 },
+                256,
+            )],
         },
         serving: h100_llama_8b(),
         slo: Slo::default(),
@@ -357,40 +327,34 @@ pub fn launch_spike() -> Scenario {
             },
             classes: vec![
                 RequestClass {
-                    name: "short email".into(),
                     share: 0.7,
-                    input_tokens: Dist::LogNormal {
-                        median: 400.0,
-                        p90: 1000.0,
-                    },
-                    output_tokens: Dist::Normal {
-                        mean: 80.0,
-                        std_dev: 20.0,
-                    },
-                    max_tokens: 150,
-                    calls_per_task: 1,
-                    shared_prefix: None,
-                    conversation: None,
-                    timeout_s: None,
-                    reasoning_tokens: None,
+                    ..RequestClass::new(
+                        "short email",
+                        Dist::LogNormal {
+                            median: 400.0,
+                            p90: 1000.0,
+                        },
+                        Dist::Normal {
+                            mean: 80.0,
+                            std_dev: 20.0,
+                        },
+                        150,
+                    )
                 },
                 RequestClass {
-                    name: "long thread".into(),
                     share: 0.3,
-                    input_tokens: Dist::LogNormal {
-                        median: 3000.0,
-                        p90: 6000.0,
-                    },
-                    output_tokens: Dist::Normal {
-                        mean: 300.0,
-                        std_dev: 60.0,
-                    },
-                    max_tokens: 500,
-                    calls_per_task: 1,
-                    shared_prefix: None,
-                    conversation: None,
-                    timeout_s: None,
-                    reasoning_tokens: None,
+                    ..RequestClass::new(
+                        "long thread",
+                        Dist::LogNormal {
+                            median: 3000.0,
+                            p90: 6000.0,
+                        },
+                        Dist::Normal {
+                            mean: 300.0,
+                            std_dev: 60.0,
+                        },
+                        500,
+                    )
                 },
             ],
         },
@@ -453,18 +417,12 @@ pub fn pay_for_speed() -> Scenario {
             // $0.0034 a request (1,000 in at $1/M, 200 out at $12/M) × 2.52 req/s
             // × 730 h ≈ $22,500 a month.
             arrival: Arrival::Poisson { rate_per_s: 2.52 },
-            classes: vec![RequestClass {
-                name: "voice answer".into(),
-                share: 1.0,
-                input_tokens: Dist::Fixed { value: 1000.0 },
-                output_tokens: Dist::Fixed { value: 200.0 },
-                max_tokens: 300,
-                calls_per_task: 1,
-                shared_prefix: None,
-                conversation: None,
-                timeout_s: None,
-                reasoning_tokens: None,
-            }],
+            classes: vec![RequestClass::new(
+                "voice answer",
+                Dist::Fixed { value: 1000.0 },
+                Dist::Fixed { value: 200.0 },
+                300,
+            )],
         },
         serving: h100_llama_8b(),
         slo: Slo {

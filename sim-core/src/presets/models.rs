@@ -33,22 +33,20 @@ fn tier(name: &str, ttft_s: f64, tokens_per_s: f64, usd_in: f64, usd_out: f64) -
 /// One step of a coding agent: a 3,000-token context, a 150-token tool call.
 fn agent_step(name: &str, reasoning: Option<Dist>) -> RequestClass {
     RequestClass {
-        name: name.into(),
-        share: 1.0,
-        input_tokens: Dist::LogNormal {
-            median: 3000.0,
-            p90: 6000.0,
-        },
-        output_tokens: Dist::LogNormal {
-            median: 150.0,
-            p90: 400.0,
-        },
-        max_tokens: 1000,
         calls_per_task: 20,
-        shared_prefix: None,
-        conversation: None,
-        timeout_s: None,
         reasoning_tokens: reasoning,
+        ..RequestClass::new(
+            name,
+            Dist::LogNormal {
+                median: 3000.0,
+                p90: 6000.0,
+            },
+            Dist::LogNormal {
+                median: 150.0,
+                p90: 400.0,
+            },
+            1000,
+        )
     }
 }
 

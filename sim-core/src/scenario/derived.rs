@@ -188,3 +188,23 @@ impl super::Serving {
                 .unwrap_or(self.software.profile().prefix_caching)
     }
 }
+
+impl super::RequestClass {
+    /// A class of the whole traffic (share 1) making one call per task, with
+    /// no shared prompt, conversation, timeout or reasoning: set those on the
+    /// result, or with struct-update syntax.
+    pub fn new(name: &str, input_tokens: Dist, output_tokens: Dist, max_tokens: u32) -> Self {
+        Self {
+            name: name.to_owned(),
+            share: 1.0,
+            input_tokens,
+            output_tokens,
+            max_tokens,
+            calls_per_task: 1,
+            shared_prefix: None,
+            conversation: None,
+            timeout_s: None,
+            reasoning_tokens: None,
+        }
+    }
+}

@@ -21,22 +21,16 @@ use sim_core::scenario::{
 
 /// A one-class workload with fixed token lengths.
 pub fn fixed_class(input: u32, output: u32) -> RequestClass {
-    RequestClass {
-        name: "fixed".into(),
-        share: 1.0,
-        input_tokens: Dist::Fixed {
+    RequestClass::new(
+        "fixed",
+        Dist::Fixed {
             value: f64::from(input),
         },
-        output_tokens: Dist::Fixed {
+        Dist::Fixed {
             value: f64::from(output),
         },
-        max_tokens: output,
-        calls_per_task: 1,
-        shared_prefix: None,
-        conversation: None,
-        timeout_s: None,
-        reasoning_tokens: None,
-    }
+        output,
+    )
 }
 
 /// A textbook queue: Poisson arrivals at `rate`, `servers` replicas behind `router`,
