@@ -2,21 +2,18 @@
 //! which backend serves each class, the GPU price and the service-level targets.
 
 use super::edits::{main_tier, main_tier_mut};
-use super::serving::keys;
+use super::serving::{keys, owned};
 use super::{Choice, Group, Kind, Number, Param};
 use crate::api::{ClientPolicy, Route, SELF_HOSTED};
 use crate::scenario::Scenario;
 
 fn client_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
-    [
+    owned(&[
         ("fail_fast", "Fail: show an error"),
         ("sdk_retries", "Retry like the SDKs (2 retries)"),
         ("full_jitter", "Retry with full jitter (5 retries)"),
         ("queue", "Queue in the client"),
-    ]
-    .iter()
-    .map(|(k, l)| ((*k).to_owned(), (*l).to_owned()))
-    .collect()
+    ])
 }
 
 fn backend_options(s: &Scenario, _: usize) -> Vec<(String, String)> {

@@ -44,6 +44,14 @@ fn kv_options(s: &Scenario, i: usize) -> Vec<(String, String)> {
     precision_options(s, i).into_iter().take(2).collect()
 }
 
+/// Options (key, label) from string literals.
+pub(super) fn owned(options: &[(&str, &str)]) -> Vec<(String, String)> {
+    options
+        .iter()
+        .map(|(k, l)| ((*k).to_owned(), (*l).to_owned()))
+        .collect()
+}
+
 pub(super) fn keys(options: Vec<(String, String)>) -> Vec<String> {
     options.into_iter().map(|(k, _)| k).collect()
 }
@@ -56,27 +64,21 @@ fn tp_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
 }
 
 fn router_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
-    [
+    owned(&[
         ("round_robin", "Round robin"),
         ("least_outstanding", "Least outstanding requests"),
         ("join_shortest_queue", "Join shortest queue"),
         ("central_queue", "One shared queue"),
-    ]
-    .iter()
-    .map(|(k, l)| ((*k).to_owned(), (*l).to_owned()))
-    .collect()
+    ])
 }
 
 fn policy_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
-    [
+    owned(&[
         ("none", "None (one at a time)"),
         ("static", "Static batches"),
         ("continuous", "Continuous"),
         ("chunked_prefill", "Continuous + chunked prefill"),
-    ]
-    .iter()
-    .map(|(k, l)| ((*k).to_owned(), (*l).to_owned()))
-    .collect()
+    ])
 }
 
 fn software_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
@@ -87,23 +89,14 @@ fn software_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
 }
 
 fn expert_parallel_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
-    vec![
-        (
-            "off".into(),
-            "Off: every expert split across the GPUs".into(),
-        ),
-        (
-            "on".into(),
-            "On: whole experts spread across the GPUs".into(),
-        ),
-    ]
+    owned(&[
+        ("off", "Off: every expert split across the GPUs"),
+        ("on", "On: whole experts spread across the GPUs"),
+    ])
 }
 
 fn caching_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
-    vec![
-        ("on".into(), "On: reuse prompts' cached starts".into()),
-        ("off".into(), "Off".into()),
-    ]
+    owned(&[("on", "On: reuse prompts' cached starts"), ("off", "Off")])
 }
 
 fn max_seqs(s: &Scenario) -> Option<f64> {

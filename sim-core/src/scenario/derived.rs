@@ -47,8 +47,7 @@ impl Scenario {
         let (mut out, mut ctx) = (0.0, 0.0);
         for k in &w.classes {
             // Hidden reasoning tokens are generated (and billed) like any.
-            let o = k.output_tokens.mean().min(f64::from(k.max_tokens))
-                + k.reasoning_tokens.as_ref().map_or(0.0, Dist::mean);
+            let o = k.mean_generated_tokens();
             out += k.share * o * f64::from(k.calls_per_task);
             ctx += k.share * (k.input_tokens.mean() + o / 2.0);
         }
@@ -190,6 +189,14 @@ impl super::Serving {
 }
 
 impl super::RequestClass {
+    /// Tokens a call generates on average: its answer (capped at
+    /// `max_tokens`) and any hidden reasoning before it, which take decode
+    /// steps and KV like any token and are billed as output.
+    pub fn mean_generated_tokens(&self) -> f64 {
+        self.output_tokens.mean().min(f64::from(self.max_tokens))
+            + self.reasoning_tokens.as_ref().map_or(0.0, Dist::mean)
+    }
+
     /// A class of the whole traffic (share 1) making one call per task, with
     /// no shared prompt, conversation, timeout or reasoning: set those on the
     /// result, or with struct-update syntax.

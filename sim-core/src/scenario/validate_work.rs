@@ -3,7 +3,6 @@
 
 use super::validate::Checker;
 use super::{Scenario, bounds};
-use crate::dist::Dist;
 use crate::physics::KV_BLOCK_TOKENS;
 
 impl Scenario {
@@ -34,9 +33,7 @@ impl Scenario {
             // turn: turn t sends about system + (t − 1)·(q + a) tokens again.
             let history = if k.conversation.is_some() {
                 conversations = true;
-                let answer = k.output_tokens.mean().min(f64::from(k.max_tokens))
-                    + k.reasoning_tokens.as_ref().map_or(0.0, Dist::mean);
-                let turn = k.input_tokens.mean() + answer;
+                let turn = k.input_tokens.mean() + k.mean_generated_tokens();
                 f64::from(k.calls_per_task - 1) / 2.0 * turn
             } else {
                 0.0

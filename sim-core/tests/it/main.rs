@@ -13,7 +13,6 @@ mod serving;
 mod validation;
 
 use sim_core::dist::Dist;
-use sim_core::physics::{Gpu, Model, Precision};
 use sim_core::scenario::{
     Arrival, Batching, Limits, RequestClass, Router, SCENARIO_VERSION, Scenario, ServiceModel,
     Serving, Slo, Workload,
@@ -55,22 +54,14 @@ pub fn textbook(
         serving: Serving {
             replicas: servers,
             router,
-            gpu: Gpu::H100,
-            gpus_per_replica: 1,
-            model: Model::Llama31_8b,
-            weights: Precision::Bf16,
-            kv_cache: Precision::Bf16,
-            gpu_memory_utilisation: 0.9,
             batching,
             max_queue_per_replica: 10_000_000,
-            usd_per_gpu_hour: None,
             service: ServiceModel::Abstract {
                 time_s,
                 join_in_progress: false,
             },
             software: Default::default(),
-            prefix_caching: None,
-            expert_parallel: false,
+            ..sim_core::presets::h100_llama_8b()
         },
         slo: Slo::default(),
         limits: Limits {
