@@ -54,7 +54,8 @@ pub fn api_usd_per_request(scenario: &Scenario, tier: &ProviderTier) -> f64 {
     classes
         .iter()
         .map(|k| {
-            let out = k.output_tokens.mean().min(f64::from(k.max_tokens));
+            // Hidden reasoning is billed as output.
+            let out = k.mean_generated_tokens();
             let usd = k.input_tokens.mean() * tier.usd_per_mtok_input / 1e6
                 + out * tier.usd_per_mtok_output / 1e6;
             k.share * usd * f64::from(k.calls_per_task)

@@ -60,6 +60,11 @@ fn an_api_bills_the_thinking_as_output() {
         |rep: &sim_core::Report| rep.api.as_ref().expect("api").usd / rep.requests.completed as f64;
     assert!((per(&plain) - (1000.0 * 1.0 + 200.0 * 12.0) / 1e6).abs() < 1e-9);
     assert!((per(&r) - (1000.0 * 1.0 + 600.0 * 12.0) / 1e6).abs() < 1e-9);
+    // The cost-vs-load comparison prices a request the way the run bills it.
+    let thinking_s = thinking(pay_for_speed(), 400.0);
+    let tier = &thinking_s.api.as_ref().expect("api").tiers[0];
+    let priced = sim_core::compare::api_usd_per_request(&thinking_s, tier);
+    assert!((priced - per(&r)).abs() < 1e-9, "{priced} vs {}", per(&r));
     // At 60 tokens/s the thinking takes about 400 / 60 s before the first
     // word: 400 × the time per output token.
     let think = r.overall.thinking.mean_ms.expect("thinking");
