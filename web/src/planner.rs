@@ -90,43 +90,38 @@ pub fn Planner(
         }
     };
 
-    let start_plan =
-        {
-            let (cancel, stop) = (cancel.clone(), stop_previous.clone());
-            move |_| {
-                stop();
-                let s = scenario.get_untracked();
-                what.set("Searching for the cheapest setup…");
-                error.set(None);
-                plan.set(None);
-                asked_for.set(Some(s.clone()));
-                let space = Space {
-                    self_hosted: s.uses_fleet() || self_hosting.get_untracked(),
-                    ..Space::default()
-                };
-                // On every core when workers start; else on the page, in slices.
-                let started =
-                    crate::plan_pool::start(&s, targets(&s), space.clone(), progress, move |r| {
-                        match r {
-                            Ok(p) => plan.set(Some(p)),
-                            Err(e) => error.set(Some(format!("The planner's workers failed: {e}"))),
-                        }
-                    });
-                if started {
-                    workers.set(crate::plan_pool::size());
-                } else {
-                    {
-                        workers.set(0);
-                        let handle = jobs::run(
-                            PlanJobs::new(&s, targets(&s), space),
-                            progress,
-                            move |mut j| plan.set(Some(j.plan())),
-                        );
-                        *cancel.borrow_mut() = Some(handle);
-                    }
-                }
+    let start_plan = {
+        let (cancel, stop) = (cancel.clone(), stop_previous.clone());
+        move |_| {
+            stop();
+            let s = scenario.get_untracked();
+            what.set("Searching for the cheapest setup…");
+            error.set(None);
+            plan.set(None);
+            asked_for.set(Some(s.clone()));
+            let space = Space {
+                self_hosted: s.uses_fleet() || self_hosting.get_untracked(),
+                ..Space::default()
+            };
+            // On every core when workers start; else on the page, in slices.
+            let done = move |r: Result<Plan, String>| match r {
+                Ok(p) => plan.set(Some(p)),
+                Err(e) => error.set(Some(format!("The planner's workers failed: {e}"))),
+            };
+            let started = crate::plan_pool::start(&s, targets(&s), space.clone(), progress, done);
+            if started {
+                workers.set(crate::plan_pool::size());
+            } else {
+                workers.set(0);
+                let handle = jobs::run(
+                    PlanJobs::new(&s, targets(&s), space),
+                    progress,
+                    move |mut j| plan.set(Some(j.plan())),
+                );
+                *cancel.borrow_mut() = Some(handle);
             }
-        };
+        }
+    };
     let start_headroom = {
         let (cancel, stop) = (cancel.clone(), stop_previous.clone());
         move |_| {
