@@ -1,14 +1,15 @@
 //! The fit: a bounded coordinate search on log errors over the serving
 //! profile's constants, dense ones on dense rows, then the MoE ones on MoE rows.
 
-use super::{Row, compare, loss, markdown, read};
+use super::{Objective, Row, compare, loss, markdown, read};
 use sim_core::physics::{Profile, ServingCosts, Timing, VLLM_COSTS};
 
 /// What `tlab calibrate` was asked to do.
 pub struct Options {
     /// Refit the constants first.
     pub fit: bool,
-    /// A model (substring of its name) to leave out of the fit and show alone.
+    /// A model or experiment (substring of its name) to leave out of the fit
+    /// and show alone.
     pub leave_out: Option<String>,
     /// Rounds of the coordinate search.
     pub rounds: u32,
@@ -27,7 +28,7 @@ pub fn command(csv: &str, opt: &Options) -> Result<String, String> {
     let held_out = |r: &Row| {
         opt.leave_out
             .as_ref()
-            .is_some_and(|m| r.model.contains(m.as_str()))
+            .is_some_and(|m| r.model.contains(m.as_str()) || r.experiment.contains(m.as_str()))
     };
     let mut costs = VLLM_COSTS;
     let mut o = String::new();
@@ -44,16 +45,18 @@ pub fn command(csv: &str, opt: &Options) -> Result<String, String> {
         let (best, loss) = fit(&dense, FIT_START, opt.rounds)?;
         costs = best;
         o += &format!(
-            "dense constants fitted on {} rows (mean squared log error {loss:.4})\n",
-            dense.len()
+            "dense constants fitted on {} rows ({} {loss:.4})\n",
+            dense.len(),
+            Objective::Squared.name()
         );
         let moe_rows = train(true);
         if !moe_rows.is_empty() {
             let (best, loss) = fit_moe(&moe_rows, costs, opt.rounds)?;
             costs = best;
             o += &format!(
-                "MoE constants fitted on {} rows (mean squared log error {loss:.4})\n",
-                moe_rows.len()
+                "MoE constants fitted on {} rows ({} {loss:.4})\n",
+                moe_rows.len(),
+                Objective::Absolute.name()
             );
         }
         o += &format!("{}\n", as_rust(&costs));
@@ -119,10 +122,11 @@ const KNOBS: [Knob; 14] = [
 ];
 
 /// What only mixture-of-experts rows inform, fitted on them with every other
-/// constant fixed: streaming experts' weights and the per-layer cost of
-/// routing.
-const MOE_KNOBS: [Knob; 2] = [
+/// constant fixed: streaming experts' weights, their grouped GEMMs' share
+/// of the tensor peak, and the MoE block's floor per layer.
+const MOE_KNOBS: [Knob; 3] = [
     knob!(bandwidth_experts, 0.1, 0.92),
+    knob!(compute_experts, 0.02, 0.85),
     knob!(moe_layer_ns, ns, 0.0, 500e3),
 ];
 
@@ -145,8 +149,9 @@ pub const FIT_START: ServingCosts = ServingCosts {
     allreduce_ns: 15_000,
     link_efficiency: 0.7,
     overlap_exponent: 2.0,
-    bandwidth_experts: 0.7,
-    moe_layer_ns: 20_000,
+    bandwidth_experts: 0.92,
+    compute_experts: 0.15,
+    moe_layer_ns: 200_000,
 };
 
 /// Fit the vLLM profile's constants to `rows`: a coordinate search that
@@ -154,7 +159,7 @@ pub const FIT_START: ServingCosts = ServingCosts {
 /// lowers the mean squared log error, and halves the step when nothing does.
 /// Every constant stays in its physical range (efficiencies ≤ 1).
 pub fn fit(rows: &[Row], start: ServingCosts, rounds: u32) -> Result<(ServingCosts, f64), String> {
-    fit_knobs(rows, start, rounds, &KNOBS)
+    fit_knobs(rows, start, rounds, &KNOBS, Objective::Squared)
 }
 
 /// Fit the MoE constants ([`MOE_KNOBS`]) to the MoE `rows`, every other
@@ -164,7 +169,7 @@ pub fn fit_moe(
     start: ServingCosts,
     rounds: u32,
 ) -> Result<(ServingCosts, f64), String> {
-    fit_knobs(rows, start, rounds, &MOE_KNOBS)
+    fit_knobs(rows, start, rounds, &MOE_KNOBS, Objective::Absolute)
 }
 
 fn fit_knobs(
@@ -172,9 +177,10 @@ fn fit_knobs(
     start: ServingCosts,
     rounds: u32,
     knobs: &[Knob],
+    objective: Objective,
 ) -> Result<(ServingCosts, f64), String> {
     let mut best = start;
-    let mut best_loss = loss(&compare(rows, Timing::Serving(best))?);
+    let mut best_loss = loss(&compare(rows, Timing::Serving(best))?, objective);
     let mut step = 1.6_f64;
     for _ in 0..rounds {
         let mut improved = false;
@@ -188,7 +194,7 @@ fn fit_knobs(
                 if (k.get)(&trial) == v {
                     continue;
                 }
-                let l = loss(&compare(rows, Timing::Serving(trial))?);
+                let l = loss(&compare(rows, Timing::Serving(trial))?, objective);
                 if l < best_loss {
                     best_loss = l;
                     best = trial;

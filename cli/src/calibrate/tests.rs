@@ -73,19 +73,20 @@ fn the_fit_lowers_the_error_from_its_priors() {
         .into_iter()
         .filter(|r| r.experiment.starts_with("62-") || r.experiment.starts_with("64-"))
         .collect();
-    let before = loss(&compare(&rows, Timing::Serving(FIT_START)).expect("runs"));
+    let before = loss(
+        &compare(&rows, Timing::Serving(FIT_START)).expect("runs"),
+        Objective::Squared,
+    );
     let (fitted, after) = fit(&rows, FIT_START, 2).expect("fits");
     assert!(after < before * 0.8, "{before} → {after}");
     assert!(fitted.bandwidth_decode <= 0.92 && fitted.compute_prefill <= 0.85);
 }
 
 #[test]
-fn the_moe_rows_run_without_saturating_and_stay_near_the_measurements() {
-    // Llama-4-Scout (16 experts, 1 per token + 1 shared, FP8, TP2): its
-    // time per output token and end-to-end latency within 12 % (the issue's
-    // target is 10 %: not met yet, see docs/calibration.md), its TTFT within
-    // 30 % (target 15 %; its long-prompt run waits 138 ms where the model
-    // says 65 ms). A guard against regressions, not the goal.
+fn the_moe_rows_meet_the_targets() {
+    // Llama-4-Scout (16 experts, 1 per token + 1 shared, FP8, TP2) against
+    // the targets: TTFT within 15 %, time per output token and
+    // end-to-end latency within 10 % (MAPE over its 10 rows), none saturated.
     let rows: Vec<Row> = rows().into_iter().filter(Row::is_moe).collect();
     assert_eq!(rows.len(), 10);
     let table =
@@ -93,7 +94,7 @@ fn the_moe_rows_run_without_saturating_and_stay_near_the_measurements() {
     assert!(table.iter().all(|c| !c.saturated));
     let all: Vec<&Comparison> = table.iter().collect();
     let m = mape(&all);
-    for (i, bound) in [0.30, 0.12, 0.12, 0.10].into_iter().enumerate() {
+    for (i, bound) in [0.15, 0.10, 0.10, 0.15].into_iter().enumerate() {
         assert!(
             m[i] < bound,
             "{} MAPE {:.1} % ≥ {:.0} %",

@@ -197,11 +197,12 @@ impl StepModel {
     fn serving_step(&self, c: &ServingCosts, s: &BatchShape) -> StepCost {
         let prefill = s.prefill_tokens > 0;
         let tokens = (s.prefill_tokens + s.decode_seqs) as f64;
-        let (linear_flops, streamed, experts_read, moe_layers) = match self.moe {
+        let (linear_flops, routed_flops, streamed, experts_read, moe_layers) = match self.moe {
             None => {
                 let matmul_params = self.params - self.embedding_params;
                 (
                     2.0 * matmul_params * tokens,
+                    0.0,
                     self.weight_bytes * (matmul_params / self.params),
                     0.0,
                     0,
@@ -210,14 +211,17 @@ impl StepModel {
             Some(m) => {
                 // Everything but the routed experts streams whole (less the
                 // input embedding table); of the experts, those the pass's
-                // tokens touch.
+                // tokens touch. Each token runs through k of the E experts.
                 let resident = self.params - self.routed_params;
                 let resident_bytes = self.weight_bytes - self.expert_bytes;
+                let routed_active = self.routed_params * f64::from(m.experts_per_token)
+                    / f64::from(m.experts.max(1));
                 (
-                    2.0 * (self.active_params - self.embedding_params) * tokens,
+                    2.0 * (self.active_params - self.embedding_params - routed_active) * tokens,
+                    2.0 * routed_active * tokens,
                     resident_bytes * ((resident - self.embedding_params) / resident),
                     self.expert_bytes * self.touched_experts(&m, tokens),
-                    u64::from(m.moe_layers(self.layers as u32)),
+                    m.moe_layers(self.layers as u32),
                 )
             }
         };
@@ -231,9 +235,12 @@ impl StepModel {
             (true, Some(fp8)) => fp8 * c.compute_fp8,
             _ => self.peak_16 * compute_16,
         };
-        // Attention runs in 16-bit whatever the weights' format.
-        let compute_s =
-            (linear_flops / linear_rate + attn_flops / (self.peak_16 * compute_16)) / self.tp;
+        // Attention runs in 16-bit whatever the weights' format; the routed
+        // experts' grouped GEMMs at their own fraction of the 16-bit peak.
+        let compute_s = (linear_flops / linear_rate
+            + routed_flops / (self.peak_16 * c.compute_experts)
+            + attn_flops / (self.peak_16 * compute_16))
+            / self.tp;
         let kv_tokens =
             (s.decode_context_tokens + s.prefill_cached_tokens + s.prefill_tokens) as f64;
         let kv_bytes = kv_tokens * self.kv_bytes_per_token;
@@ -245,8 +252,12 @@ impl StepModel {
         let mut memory_s = (streamed / (self.bandwidth * weights_bw)
             + kv_bytes / (self.bandwidth * c.bandwidth_kv))
             / self.tp;
-        if experts_read > 0.0 {
-            memory_s += experts_read / (self.bandwidth * c.bandwidth_experts) / self.tp;
+        if moe_layers > 0 {
+            // The MoE blocks: streaming the touched experts, but never faster
+            // than their chain of small dependent kernels allows.
+            let stream_s = experts_read / (self.bandwidth * c.bandwidth_experts) / self.tp;
+            let floor_s = f64::from(moe_layers) * c.moe_layer_ns as f64 * 1e-9;
+            memory_s += soft_max(stream_s, floor_s, c.overlap_exponent);
         }
         let gpu_s = soft_max(compute_s, memory_s, c.overlap_exponent);
         let comm_s = if self.tp > 1.0 {
@@ -264,13 +275,10 @@ impl StepModel {
         } else {
             c.layer_decode_ns
         };
-        let cpu_ns = c.step_ns
-            + c.per_seq_ns * seqs
-            + (self.layers as u64) * layer_ns
-            + moe_layers * c.moe_layer_ns;
+        let cpu_ns = c.step_ns + c.per_seq_ns * seqs + (self.layers as u64) * layer_ns;
         StepCost {
             time_ns: ((gpu_s + comm_s) * 1e9) as u64 + cpu_ns,
-            flops: linear_flops + attn_flops,
+            flops: linear_flops + routed_flops + attn_flops,
             bytes: streamed + experts_read + kv_bytes,
         }
     }

@@ -258,3 +258,99 @@ fn gpt_oss_ships_in_mxfp4_at_its_checkpoint_size() {
             .is_ok()
     );
 }
+
+/// A decode step's time under the vLLM profile with `costs`, ms.
+fn step_ms(dep: &Deployment, costs: ServingCosts, shape: &BatchShape) -> f64 {
+    let mut model = dep.serving_step_model();
+    model.timing = Timing::Serving(costs);
+    model.step(shape).time_ns as f64 / 1e6
+}
+
+fn decode_shape(batch: u64) -> BatchShape {
+    BatchShape {
+        decode_seqs: batch,
+        decode_context_tokens: batch * 600,
+        ..BatchShape::default()
+    }
+}
+
+#[test]
+fn an_moe_block_never_runs_faster_than_its_chain_of_kernels() {
+    // Llama-4-Scout as measured (FP8, TP2): 48 MoE layers.
+    let dep = deployment(Model::Llama4Scout, Precision::Fp8, 2);
+    let floor_ms = 48.0 * VLLM_COSTS.moe_layer_ns as f64 / 1e6;
+    let without = ServingCosts {
+        moe_layer_ns: 0,
+        ..VLLM_COSTS
+    };
+    for batch in [1, 4, 16, 64, 256] {
+        let shape = decode_shape(batch);
+        let (with_floor, bare) = (
+            step_ms(&dep, VLLM_COSTS, &shape),
+            step_ms(&dep, without, &shape),
+        );
+        // Never below the floor; the floor overlaps the streaming of the
+        // experts rather than adding to it.
+        assert!(with_floor > floor_ms, "batch {batch}: {with_floor:.2} ms");
+        assert!(
+            with_floor > bare && with_floor < bare + floor_ms,
+            "batch {batch}: {with_floor:.2} ms vs {bare:.2} + {floor_ms:.2}"
+        );
+    }
+    // Once a batch touches every expert, streaming them outlasts the floor,
+    // which then costs little.
+    let all = decode_shape(256);
+    let extra = step_ms(&dep, VLLM_COSTS, &all) - step_ms(&dep, without, &all);
+    assert!(extra < floor_ms * 0.5, "{extra:.2} ms of {floor_ms:.2}");
+    // Small batches, which touch few experts, feel it most: the floor
+    // flattens the growth of a step with the batch (real vLLM: 17.9 ms a
+    // token at ≈ 11 sequences, 26.9 at ≈ 67, with prompts mixed in).
+    let growth =
+        |c: ServingCosts| step_ms(&dep, c, &decode_shape(64)) / step_ms(&dep, c, &decode_shape(8));
+    let (flat, steep) = (growth(VLLM_COSTS), growth(without));
+    assert!(
+        flat < steep - 0.2,
+        "8 → 64 sequences: ×{flat:.2} with the floor, ×{steep:.2} without"
+    );
+    // A dense model has no MoE block: the constant changes nothing.
+    let dense = deployment(Model::Llama31_8b, Precision::Bf16, 1);
+    let shape = decode_shape(16);
+    assert_eq!(
+        step_ms(&dense, VLLM_COSTS, &shape),
+        step_ms(&dense, without, &shape)
+    );
+}
+
+#[test]
+fn routed_experts_multiply_at_their_own_rate_in_prompt_passes() {
+    let dep = deployment(Model::Mixtral8x7b, Precision::Bf16, 2);
+    let prompt = BatchShape {
+        prefill_tokens: 2048,
+        prefill_seqs: 1,
+        prefill_attention_pairs: 2048 * 2049 / 2,
+        ..BatchShape::default()
+    };
+    let faster = ServingCosts {
+        compute_experts: VLLM_COSTS.compute_experts * 2.0,
+        ..VLLM_COSTS
+    };
+    // A long prompt is compute-bound: slower grouped GEMMs make it slower,
+    // by less than 2× since attention and the shared layers keep their rate.
+    let ratio = step_ms(&dep, VLLM_COSTS, &prompt) / step_ms(&dep, faster, &prompt);
+    assert!(ratio > 1.3 && ratio < 2.0, "{ratio}");
+    // FLOPs still count every token's active parameters once.
+    let mut model = dep.serving_step_model();
+    model.timing = Timing::Serving(VLLM_COSTS);
+    let d = Model::Mixtral8x7b.dims();
+    let embedding = f64::from(d.vocab) * f64::from(d.hidden);
+    let linear = 2.0 * (d.active_params() - embedding) * 2048.0;
+    let flops = model.step(&prompt).flops;
+    assert!(
+        flops > linear && flops < linear * 1.2,
+        "{flops} vs {linear}"
+    );
+    // A decode step, which streams the experts, barely notices.
+    let shape = decode_shape(8);
+    let decode = step_ms(&dep, VLLM_COSTS, &shape) / step_ms(&dep, faster, &shape);
+    assert!(decode < 1.02, "{decode}");
+}
