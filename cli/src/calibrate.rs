@@ -87,23 +87,48 @@ impl Row {
         self.experts.is_some_and(|e| e > 1)
     }
 
+    /// The catalogue model this row measured, when its name says so
+    /// ("RedHatAI/Llama-4-Scout-17B-16E-Instruct-FP8-dynamic" is Llama 4
+    /// Scout): the published config fills in what the CSV's columns do not
+    /// carry.
+    pub fn catalogue_model(&self) -> Option<Model> {
+        let name = self.model.to_ascii_lowercase();
+        Model::NAMED.into_iter().find(|m| {
+            let known = m.name().to_ascii_lowercase();
+            name.contains(&known) || (*m == Model::Llama4Scout && name.contains("llama-4-scout"))
+        })
+    }
+
     /// The model's dimensions, from the row's columns. The CSV gives routed
-    /// experts, experts per token and the expert FFN; what it does not say
-    /// comes from the architecture's published config: Llama 4's MoE layers
-    /// add one shared expert, and Qwen2 attention has q/k/v biases.
+    /// experts, experts per token and one FFN size; what it does not say
+    /// comes from the architecture's published config: for a mixture of
+    /// experts in the catalogue, its expert block (shared experts, the
+    /// expert FFN where it differs from the dense one, dense layers) and
+    /// attention (DeepSeek's latent KV); otherwise Llama 4's MoE layers add
+    /// one shared expert and the CSV's FFN is an expert's. Qwen2 attention
+    /// has q/k/v biases.
     pub fn dims(&self) -> ModelDims {
+        let published = self.catalogue_model().map(|m| m.dims());
         let moe = match (self.experts, self.experts_per_token) {
-            (Some(experts), Some(k)) if experts > 1 => Some(Moe {
-                experts,
-                experts_per_token: k,
-                shared_experts: u32::from(self.model.contains("Llama-4")),
-                expert_ffn: self.ffn,
-                first_dense_layers: 0,
-                every: 1,
-                expert_bias: false,
-            }),
+            (Some(experts), Some(k)) if experts > 1 => Some(
+                published
+                    .and_then(|d| d.moe)
+                    .filter(|m| m.experts == experts && m.experts_per_token == k)
+                    .unwrap_or(Moe {
+                        experts,
+                        experts_per_token: k,
+                        shared_experts: u32::from(self.model.contains("Llama-4")),
+                        expert_ffn: self.ffn,
+                        first_dense_layers: 0,
+                        every: 1,
+                        expert_bias: false,
+                    }),
+            ),
             _ => None,
         };
+        let attention = published
+            .filter(|_| moe.is_some())
+            .map_or(Attention::Gqa, |d| d.attention);
         ModelDims {
             layers: self.layers,
             hidden: self.hidden,
@@ -115,7 +140,25 @@ impl Row {
             qkv_bias: self.model.contains("Qwen2"),
             tied_embeddings: false,
             moe,
-            attention: Attention::Gqa,
+            attention,
+        }
+    }
+
+    /// The weights' format from the `weights` column: FP8 (any FP8 scheme),
+    /// MXFP4, INT4 (AWQ, GPTQ), INT8, else 16-bit (FP16, BF16).
+    pub fn precision(&self) -> Precision {
+        let w = self.weights.to_ascii_uppercase();
+        if w.contains("MXFP4") {
+            Precision::Mxfp4
+        } else if w.contains("FP8") {
+            Precision::Fp8
+        } else if w.contains("INT4") || w.contains("AWQ") || w.contains("GPTQ") || w.contains("W4")
+        {
+            Precision::Int4
+        } else if w.contains("INT8") || w.contains("W8A16") {
+            Precision::Int8
+        } else {
+            Precision::Bf16
         }
     }
 }
@@ -152,11 +195,7 @@ pub fn scenario(row: &Row) -> Result<Scenario, String> {
         .collect::<Result<Vec<_>, String>>()?;
     let duration_s = stages.iter().map(|s| s.duration_s).sum();
     let dims = row.dims();
-    let weights = if row.weights == "FP8" {
-        Precision::Fp8
-    } else {
-        Precision::Bf16
-    };
+    let weights = row.precision();
     let mut serving = h100_llama_8b();
     serving.gpu = Gpu::H100;
     serving.gpus_per_replica = row.tp;
@@ -246,28 +285,48 @@ fn predicted(r: &Report, stage: i32) -> [f64; 4] {
     ]
 }
 
-/// Run every experiment of `rows` with `costs` (in parallel; the order of the
-/// result is the rows'), and compare.
+/// Run every experiment of `rows` with `timing` (in parallel; the order of
+/// the result is the rows'), and compare. Fails if any experiment cannot run.
 pub fn compare(rows: &[Row], timing: Timing) -> Result<Vec<Comparison>, String> {
+    let (table, failed) = compare_each(rows, timing);
+    match failed.into_iter().next() {
+        Some((experiment, why)) => Err(format!("{experiment}: {why}")),
+        None => Ok(table),
+    }
+}
+
+/// One experiment's simulation: its report and KV blocks, or why it could not run.
+type Run = Result<(Report, u64), String>;
+
+/// [`compare`] that keeps going: the rows of experiments that ran, and each
+/// experiment that could not (its scenario invalid, its model too large for
+/// its GPUs) with the reason.
+pub fn compare_each(rows: &[Row], timing: Timing) -> (Vec<Comparison>, Vec<(String, String)>) {
     let mut experiments: Vec<&str> = rows.iter().map(|r| r.experiment.as_str()).collect();
     experiments.dedup();
-    let reports: Vec<(String, Report, u64)> = experiments
+    let runs: Vec<(String, Run)> = experiments
         .par_iter()
         .map(|e| {
-            let row = rows.iter().find(|r| r.experiment == *e).ok_or("no row")?;
-            let s = scenario(row)?.validate().map_err(|e| e.to_string())?;
-            let blocks = s.deployment().kv_capacity_blocks()?;
-            let mut sim = sim_core::Simulation::with_timing(&s, timing);
-            sim.advance_until(u64::MAX);
-            Ok(((*e).to_owned(), sim.report(), blocks))
+            let run = || -> Run {
+                let row = rows.iter().find(|r| r.experiment == *e).ok_or("no row")?;
+                let s = scenario(row)?.validate().map_err(|e| e.to_string())?;
+                let blocks = s.deployment().kv_capacity_blocks()?;
+                let mut sim = sim_core::Simulation::with_timing(&s, timing);
+                sim.advance_until(u64::MAX);
+                Ok((sim.report(), blocks))
+            };
+            ((*e).to_owned(), run())
         })
-        .collect::<Result<_, String>>()?;
-    rows.iter()
-        .map(|row| {
-            let (_, r, blocks) = reports
-                .iter()
-                .find(|(e, _, _)| *e == row.experiment)
-                .ok_or("no report")?;
+        .collect();
+    let failed: Vec<(String, String)> = runs
+        .iter()
+        .filter_map(|(e, r)| r.as_ref().err().map(|why| (e.clone(), why.clone())))
+        .collect();
+    let table = rows
+        .iter()
+        .filter_map(|row| {
+            let (_, run) = runs.iter().find(|(e, _)| *e == row.experiment)?;
+            let (r, blocks) = run.as_ref().ok()?;
             let predicted = predicted(r, row.stage_index);
             let measured = [
                 row.ttft_mean_ms,
@@ -279,7 +338,7 @@ pub fn compare(rows: &[Row], timing: Timing) -> Result<Vec<Comparison>, String> 
             // the server had, or as requests still in flight at the end.
             let saturated =
                 !r.complete || (predicted[0] > 10.0 * measured[0] && predicted[0] > 1000.0);
-            Ok(Comparison {
+            Some(Comparison {
                 row: row.clone(),
                 measured,
                 predicted,
@@ -287,7 +346,8 @@ pub fn compare(rows: &[Row], timing: Timing) -> Result<Vec<Comparison>, String> 
                 kv_blocks: *blocks,
             })
         })
-        .collect()
+        .collect();
+    (table, failed)
 }
 
 /// Mean absolute percentage error per metric over `rows`.

@@ -1,7 +1,7 @@
 //! The fit: a bounded coordinate search on log errors over the serving
 //! profile's constants, dense ones on dense rows, then the MoE ones on MoE rows.
 
-use super::{Objective, Row, compare, loss, markdown, read};
+use super::{Objective, Row, compare, compare_each, loss, markdown, read};
 use sim_core::physics::{Profile, ServingCosts, Timing, VLLM_COSTS};
 
 /// What `tlab calibrate` was asked to do.
@@ -71,7 +71,14 @@ pub fn command(csv: &str, opt: &Options) -> Result<String, String> {
         ("tensorrt-llm", true) => return Err("--fit fits the vLLM profile; drop --timing".into()),
         _ => Timing::Serving(costs),
     };
-    o += &markdown(&compare(&shown, timing)?);
+    let (table, failed) = compare_each(&shown, timing);
+    o += &markdown(&table);
+    for (experiment, why) in &failed {
+        o += &format!("\nnot run: {experiment}: {why}");
+    }
+    if !failed.is_empty() {
+        o += "\n";
+    }
     Ok(o)
 }
 

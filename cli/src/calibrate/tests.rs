@@ -104,3 +104,51 @@ fn the_moe_rows_meet_the_targets() {
         );
     }
 }
+
+#[test]
+fn rows_of_catalogue_models_take_what_the_csv_does_not_say_from_the_published_config() {
+    let scout = rows().into_iter().find(Row::is_moe).expect("a Scout row");
+    assert_eq!(scout.catalogue_model(), Some(Model::Llama4Scout));
+    assert_eq!(scout.dims().moe, Model::Llama4Scout.dims().moe);
+    assert_eq!(scout.precision(), Precision::Fp8);
+    // Qwen3-30B-A3B as a run would record it: `ffn` is the config's
+    // `intermediate_size` (6,144), not an expert's (768), and it has no
+    // shared expert.
+    let qwen = Row {
+        model: "Qwen/Qwen3-30B-A3B".into(),
+        weights: "BF16".into(),
+        layers: 48,
+        hidden: 2048,
+        q_heads: 32,
+        kv_heads: 4,
+        head_dim: 128,
+        ffn: 6144,
+        vocab: 151_936,
+        experts: Some(128),
+        experts_per_token: Some(8),
+        ..scout.clone()
+    };
+    let moe = qwen.dims().moe.expect("moe");
+    assert_eq!((moe.expert_ffn, moe.shared_experts), (768, 0));
+    assert_eq!(qwen.precision(), Precision::Bf16);
+    // A model the catalogue does not know keeps the CSV's numbers.
+    let other = Row {
+        model: "example/Unknown-MoE".into(),
+        ..qwen.clone()
+    };
+    assert_eq!(other.dims().moe.expect("moe").expert_ffn, 6144);
+    // Weight formats as runs name them.
+    for (label, p) in [
+        ("FP16", Precision::Bf16),
+        ("fp8-dynamic", Precision::Fp8),
+        ("MXFP4", Precision::Mxfp4),
+        ("AWQ", Precision::Int4),
+        ("INT8", Precision::Int8),
+    ] {
+        let row = Row {
+            weights: label.into(),
+            ..qwen.clone()
+        };
+        assert_eq!(row.precision(), p, "{label}");
+    }
+}
