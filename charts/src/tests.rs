@@ -117,8 +117,10 @@ fn a_reasoning_model_draws_its_first_visible_token_above_its_ttft() {
         visible.points.iter().map(|p| p.1).sum(),
         ttft.points.iter().map(|p| p.1).sum(),
     );
+    // Thinking 800 tokens takes several times the wait for the first
+    // (hidden) token, queueing included.
     assert!(
-        v > 5.0 * t,
+        v > 3.0 * t,
         "thinking 800 tokens dwarfs the prefill: {v} vs {t}"
     );
     assert!(crate::render::describe(&c).contains("first visible token"));

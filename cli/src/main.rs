@@ -148,9 +148,8 @@ enum Command {
     Calibrate {
         /// The runs, as CSV (data/calibration/vllm-h100-runs.csv).
         csv: PathBuf,
-        /// Fit the vLLM profile's constants (dense: least squares on log
-        /// errors; MoE: least absolute log error) and print them, then the
-        /// table with them.
+        /// Fit the vLLM profile's constants (least squares on log errors) and
+        /// print them, then the table with them.
         #[arg(long)]
         fit: bool,
         /// Leave a model or an experiment out of the fit (substring of its

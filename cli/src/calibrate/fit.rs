@@ -1,7 +1,7 @@
 //! The fit: a bounded coordinate search on log errors over the serving
 //! profile's constants, dense ones on dense rows, then the MoE ones on MoE rows.
 
-use super::{Objective, Row, compare, compare_each, loss, markdown, read};
+use super::{Row, compare, compare_each, loss, markdown, read};
 use sim_core::physics::{Profile, ServingCosts, Timing, VLLM_COSTS};
 
 /// What `tlab calibrate` was asked to do.
@@ -45,18 +45,16 @@ pub fn command(csv: &str, opt: &Options) -> Result<String, String> {
         let (best, loss) = fit(&dense, FIT_START, opt.rounds)?;
         costs = best;
         o += &format!(
-            "dense constants fitted on {} rows ({} {loss:.4})\n",
-            dense.len(),
-            Objective::Squared.name()
+            "dense constants fitted on {} rows (mean squared log error {loss:.4})\n",
+            dense.len()
         );
         let moe_rows = train(true);
         if !moe_rows.is_empty() {
             let (best, loss) = fit_moe(&moe_rows, costs, opt.rounds)?;
             costs = best;
             o += &format!(
-                "MoE constants fitted on {} rows ({} {loss:.4})\n",
-                moe_rows.len(),
-                Objective::Absolute.name()
+                "MoE constants fitted on {} rows (mean squared log error {loss:.4})\n",
+                moe_rows.len()
             );
         }
         o += &format!("{}\n", as_rust(&costs));
@@ -166,7 +164,7 @@ pub const FIT_START: ServingCosts = ServingCosts {
 /// lowers the mean squared log error, and halves the step when nothing does.
 /// Every constant stays in its physical range (efficiencies ≤ 1).
 pub fn fit(rows: &[Row], start: ServingCosts, rounds: u32) -> Result<(ServingCosts, f64), String> {
-    fit_knobs(rows, start, rounds, &KNOBS, Objective::Squared)
+    fit_knobs(rows, start, rounds, &KNOBS)
 }
 
 /// Fit the MoE constants ([`MOE_KNOBS`]) to the MoE `rows`, every other
@@ -176,7 +174,7 @@ pub fn fit_moe(
     start: ServingCosts,
     rounds: u32,
 ) -> Result<(ServingCosts, f64), String> {
-    fit_knobs(rows, start, rounds, &MOE_KNOBS, Objective::Absolute)
+    fit_knobs(rows, start, rounds, &MOE_KNOBS)
 }
 
 fn fit_knobs(
@@ -184,10 +182,9 @@ fn fit_knobs(
     start: ServingCosts,
     rounds: u32,
     knobs: &[Knob],
-    objective: Objective,
 ) -> Result<(ServingCosts, f64), String> {
     let mut best = start;
-    let mut best_loss = loss(&compare(rows, Timing::Serving(best))?, objective);
+    let mut best_loss = loss(&compare(rows, Timing::Serving(best))?);
     let mut step = 1.6_f64;
     for _ in 0..rounds {
         let mut improved = false;
@@ -201,7 +198,7 @@ fn fit_knobs(
                 if (k.get)(&trial) == v {
                     continue;
                 }
-                let l = loss(&compare(rows, Timing::Serving(trial))?, objective);
+                let l = loss(&compare(rows, Timing::Serving(trial))?);
                 if l < best_loss {
                     best_loss = l;
                     best = trial;

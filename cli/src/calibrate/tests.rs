@@ -73,10 +73,7 @@ fn the_fit_lowers_the_error_from_its_priors() {
         .into_iter()
         .filter(|r| r.experiment.starts_with("62-") || r.experiment.starts_with("64-"))
         .collect();
-    let before = loss(
-        &compare(&rows, Timing::Serving(FIT_START)).expect("runs"),
-        Objective::Squared,
-    );
+    let before = loss(&compare(&rows, Timing::Serving(FIT_START)).expect("runs"));
     let (fitted, after) = fit(&rows, FIT_START, 2).expect("fits");
     assert!(after < before * 0.8, "{before} → {after}");
     assert!(fitted.bandwidth_decode <= 0.92 && fitted.compute_prefill <= 0.85);
@@ -150,5 +147,30 @@ fn rows_of_catalogue_models_take_what_the_csv_does_not_say_from_the_published_co
             ..qwen.clone()
         };
         assert_eq!(row.precision(), p, "{label}");
+    }
+}
+
+#[test]
+fn output_lengths_are_what_each_run_generated() {
+    let rows = rows();
+    for row in &rows {
+        let implied = row.implied_output_tokens() / f64::from(row.output_tokens);
+        match row.output_lengths() {
+            // The instruct models generated the asked length: their numbers
+            // give it back within 2 %.
+            Dist::Fixed { value } => {
+                assert_eq!(value, f64::from(row.output_tokens));
+                assert!(implied > 0.97, "{}: {implied:.3}", row.experiment);
+            }
+            // The base Llama-2-7B stopped early: lengths up to the asked one
+            // with the mean its numbers imply (≈ 78 %).
+            Dist::Uniform { min, max } => {
+                assert!(row.model.contains("Llama-2"), "{}", row.experiment);
+                assert_eq!(max, f64::from(row.output_tokens));
+                let mean = (min + max) / 2.0 / max;
+                assert!((mean - implied).abs() < 0.01 && (0.75..0.8).contains(&mean));
+            }
+            other => panic!("{}: {other:?}", row.experiment),
+        }
     }
 }

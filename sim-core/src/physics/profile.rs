@@ -182,21 +182,22 @@ impl Profile {
 /// data/calibration/vllm-h100-runs.csv --fit` from the priors in
 /// `tlab::calibrate::FIT_START`, on the 24 dense rows (9 experiments, 5 models,
 /// TP 1–4), 30 November 2026. Efficiencies were bounded to what real kernels
-/// reach (≤ 0.85 of tensor peak, ≤ 0.92 of HBM bandwidth); the fit ended at
-/// those bounds for matrix multiplies and weight streaming.
+/// reach (≤ 0.85 of tensor peak, ≤ 0.92 of HBM bandwidth, ≤ 0.95 of link
+/// bandwidth); the fit ended at those bounds for matrix multiplies, weight
+/// streaming and all-reduces.
 pub const VLLM_COSTS: ServingCosts = ServingCosts {
     // API server per request: HTTP, parsing, tokenisation (≈ 8 ms), and
-    // detokenisation and streaming of a token (≈ 1 ms).
+    // detokenisation and streaming of a token (≈ 2 ms).
     frontend_in_ns: 8_000_000,
-    frontend_out_ns: 937_109,
-    // Scheduler and input preparation per step (≈ 1.6 ms), plus ≈ 3 µs per
+    frontend_out_ns: 1_999_999,
+    // Scheduler and input preparation per step (≈ 0.9 ms), plus ≈ 4 µs per
     // sequence in the batch.
-    step_ns: 1_614_609,
-    per_seq_ns: 3_051,
-    // Launches per layer: ≈ 7 µs in a decode step (CUDA graphs), ≈ 14 µs in a
-    // pass with prompt tokens.
-    layer_decode_ns: 7_186,
-    layer_prefill_ns: 14_118,
+    step_ns: 937_500,
+    per_seq_ns: 3_755,
+    // Launches and small kernels per layer: ≈ 21 µs in a decode step, ≈ 4 µs
+    // in a pass with prompt tokens (whose larger kernels hide most of them).
+    layer_decode_ns: 20_800,
+    layer_prefill_ns: 3_843,
     compute_prefill: 0.85,
     compute_decode: 0.85,
     // Not fitted (no dense FP8 runs): the TensorRT-LLM tables' 0.5 of the FP8
@@ -204,21 +205,23 @@ pub const VLLM_COSTS: ServingCosts = ServingCosts {
     compute_fp8: 0.45,
     bandwidth_decode: 0.92,
     bandwidth_prefill: 0.92,
-    // Paged attention reads the KV cache at 0.88 of HBM bandwidth.
-    bandwidth_kv: 0.88,
-    // NVLink all-reduce: ≈ 6 µs each, 0.76 of link bandwidth.
-    allreduce_ns: 6_043,
-    link_efficiency: 0.758,
+    // Paged attention gathers the KV cache's scattered 16-token blocks at
+    // 0.55 of HBM bandwidth (pinned by Llama-2-7B, whose multi-head cache is
+    // 4–9× the others' per token).
+    bandwidth_kv: 0.55,
+    // NVLink all-reduce: ≈ 5 µs each, 0.95 of link bandwidth.
+    allreduce_ns: 5_212,
+    link_efficiency: 0.95,
     overlap_exponent: 2.0,
-    // Fitted on the 10 Llama-4-Scout rows (`tlab calibrate --fit --moe`,
-    // least absolute log error), every constant above held: routed experts
-    // stream like any weights (the fit ends at the bound); their grouped
-    // GEMMs, a few dozen tokens per expert in a prompt pass, reach 0.17 of
-    // the 16-bit tensor peak; and an MoE block takes at least ≈ 143 µs per
+    // Fitted on the 10 Llama-4-Scout rows (`tlab calibrate --fit --moe`),
+    // every constant above held: routed experts stream like any weights (the
+    // fit ends at the bound); their grouped GEMMs, a few dozen tokens per
+    // expert in a prompt pass, reach 0.15 of the 16-bit tensor peak; and an
+    // MoE block takes at least ≈ 116 µs per
     // layer, the latency of its chain of small dependent kernels (routing,
     // sorting tokens by expert, activation quantisation, two grouped GEMMs,
     // combining), which streaming the experts overlaps.
     bandwidth_experts: 0.92,
-    compute_experts: 0.172,
-    moe_layer_ns: 142_924,
+    compute_experts: 0.15,
+    moe_layer_ns: 116_279,
 };
