@@ -93,10 +93,9 @@ impl Row {
     /// carry.
     pub fn catalogue_model(&self) -> Option<Model> {
         let name = self.model.to_ascii_lowercase();
-        Model::NAMED.into_iter().find(|m| {
-            let known = m.name().to_ascii_lowercase();
-            name.contains(&known) || (*m == Model::Llama4Scout && name.contains("llama-4-scout"))
-        })
+        Model::NAMED
+            .into_iter()
+            .find(|m| name.contains(&m.name().to_ascii_lowercase()))
     }
 
     /// The model's dimensions, from the row's columns. The CSV gives routed
