@@ -32,16 +32,12 @@ fn every_row_becomes_a_valid_scenario_and_kv_blocks_match_vllms() {
     }
 }
 
-#[test]
-fn the_vllm_profile_predicts_the_dense_runs_within_targets() {
-    let rows: Vec<Row> = rows().into_iter().filter(|r| !r.is_moe()).collect();
-    assert_eq!(
-        rows.len(),
-        24,
-        "9 dense experiments, their stages and totals"
-    );
+/// The vLLM profile on `rows`: no run saturates where vLLM did not, and the
+/// MAPE stays under the targets (TTFT 15 %, time per output token 10 %,
+/// end-to-end mean 10 %, end-to-end p99 15 %).
+fn assert_within_targets(rows: &[Row]) {
     let table =
-        compare(&rows, Timing::Serving(sim_core::physics::VLLM_COSTS)).expect("every row runs");
+        compare(rows, Timing::Serving(sim_core::physics::VLLM_COSTS)).expect("every row runs");
     let saturated: Vec<&str> = table
         .iter()
         .filter(|c| c.saturated)
@@ -66,6 +62,17 @@ fn the_vllm_profile_predicts_the_dense_runs_within_targets() {
 }
 
 #[test]
+fn the_vllm_profile_predicts_the_dense_runs_within_targets() {
+    let rows: Vec<Row> = rows().into_iter().filter(|r| !r.is_moe()).collect();
+    assert_eq!(
+        rows.len(),
+        24,
+        "9 dense experiments, their stages and totals"
+    );
+    assert_within_targets(&rows);
+}
+
+#[test]
 fn the_fit_lowers_the_error_from_its_priors() {
     // Two rounds of the search on two experiments: it must find constants
     // that predict them better than where it started.
@@ -82,24 +89,10 @@ fn the_fit_lowers_the_error_from_its_priors() {
 #[test]
 fn the_moe_rows_meet_the_targets() {
     // Llama-4-Scout (16 experts, 1 per token + 1 shared, FP8, TP2) against
-    // the targets: TTFT within 15 %, time per output token and
-    // end-to-end latency within 10 % (MAPE over its 10 rows), none saturated.
+    // the targets, over its 10 rows.
     let rows: Vec<Row> = rows().into_iter().filter(Row::is_moe).collect();
     assert_eq!(rows.len(), 10);
-    let table =
-        compare(&rows, Timing::Serving(sim_core::physics::VLLM_COSTS)).expect("every row runs");
-    assert!(table.iter().all(|c| !c.saturated));
-    let all: Vec<&Comparison> = table.iter().collect();
-    let m = mape(&all);
-    for (i, bound) in [0.15, 0.10, 0.10, 0.15].into_iter().enumerate() {
-        assert!(
-            m[i] < bound,
-            "{} MAPE {:.1} % ≥ {:.0} %",
-            METRICS[i],
-            m[i] * 100.0,
-            bound * 100.0
-        );
-    }
+    assert_within_targets(&rows);
 }
 
 #[test]

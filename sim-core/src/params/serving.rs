@@ -99,6 +99,20 @@ fn caching_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
     owned(&[("on", "On: reuse prompts' cached starts"), ("off", "Off")])
 }
 
+/// An on/off switch's key.
+fn switch_key(on: bool) -> String {
+    if on { "on" } else { "off" }.to_owned()
+}
+
+/// An on/off switch's key read back, or a message naming the parameter.
+fn switch(path: &str, k: &str) -> Result<bool, String> {
+    match k {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("{path}: unknown value {k:?}; one of on, off")),
+    }
+}
+
 fn max_seqs(s: &Scenario) -> Option<f64> {
     match s.serving.batching {
         Batching::Continuous { max_num_seqs, .. }
@@ -409,27 +423,11 @@ pub(super) const PARAMS: &[Param] = &[
         kind: Kind::Choice(Choice {
             options: expert_parallel_options,
             get: |s, _| {
-                (s.serving.model.dims().moe.is_some() && s.serving.gpus_per_replica > 1).then(
-                    || {
-                        if s.serving.expert_parallel {
-                            "on"
-                        } else {
-                            "off"
-                        }
-                        .to_owned()
-                    },
-                )
+                (s.serving.model.dims().moe.is_some() && s.serving.gpus_per_replica > 1)
+                    .then(|| switch_key(s.serving.expert_parallel))
             },
             set: |s, _, k| {
-                s.serving.expert_parallel = match k {
-                    "on" => true,
-                    "off" => false,
-                    _ => {
-                        return Err(format!(
-                            "expert_parallel: unknown value {k:?}; one of on, off"
-                        ));
-                    }
-                };
+                s.serving.expert_parallel = switch("expert_parallel", k)?;
                 Ok(())
             },
         }),
@@ -449,23 +447,15 @@ pub(super) const PARAMS: &[Param] = &[
                     Batching::Continuous { .. } | Batching::ChunkedPrefill { .. }
                 )
                 .then(|| {
-                    let on = s
-                        .serving
-                        .prefix_caching
-                        .unwrap_or(s.serving.software.profile().prefix_caching);
-                    if on { "on" } else { "off" }.to_owned()
+                    switch_key(
+                        s.serving
+                            .prefix_caching
+                            .unwrap_or(s.serving.software.profile().prefix_caching),
+                    )
                 })
             },
             set: |s, _, k| {
-                s.serving.prefix_caching = Some(match k {
-                    "on" => true,
-                    "off" => false,
-                    _ => {
-                        return Err(format!(
-                            "prefix_caching: unknown value {k:?}; one of on, off"
-                        ));
-                    }
-                });
+                s.serving.prefix_caching = Some(switch("prefix_caching", k)?);
                 Ok(())
             },
         }),
