@@ -56,7 +56,7 @@ pub fn api_usd_per_request(scenario: &Scenario, tier: &ProviderTier) -> f64 {
         .map(|k| {
             // Hidden reasoning is billed as output.
             let out = k.mean_generated_tokens();
-            let usd = k.input_tokens.mean() * tier.usd_per_mtok_input / 1e6
+            let usd = k.mean_input_tokens() * tier.usd_per_mtok_input / 1e6
                 + out * tier.usd_per_mtok_output / 1e6;
             k.share * usd * f64::from(k.calls_per_task)
         })

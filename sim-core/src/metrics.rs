@@ -13,20 +13,27 @@ pub const MAX_WINDOWS: usize = 500;
 /// A latency distribution recorded in microseconds.
 #[derive(Clone, Debug)]
 pub struct LatencyRecorder {
-    hist: Histogram<u64>,
+    hist: Counts,
     sum_us: u128,
     max_us: u64,
 }
 
+/// Where a recorder counts: an HDR histogram (3 significant digits, 16 KB
+/// and more as values grow: up to ≈ 400 KB for hour-long latencies), or a
+/// fixed 2 KB log histogram (≈ 9 % buckets) where many recorders live at once.
+#[derive(Clone, Debug)]
+enum Counts {
+    Exact(Histogram<u64>),
+    Compact(LogHist),
+}
+
 impl Default for LatencyRecorder {
     fn default() -> Self {
-        LatencyRecorder {
-            // Auto-resizing from 1 µs: the counts array grows only as far as the
-            // largest value recorded.
-            hist: Histogram::new(3).unwrap_or_else(|_| unreachable_histogram()),
-            sum_us: 0,
-            max_us: 0,
-        }
+        // Auto-resizing from 1 µs: the counts array grows only as far as the
+        // largest value recorded.
+        Self::with(Counts::Exact(
+            Histogram::new(3).unwrap_or_else(|_| unreachable_histogram()),
+        ))
     }
 }
 
@@ -36,11 +43,30 @@ fn unreachable_histogram() -> Histogram<u64> {
 }
 
 impl LatencyRecorder {
+    fn with(hist: Counts) -> Self {
+        LatencyRecorder {
+            hist,
+            sum_us: 0,
+            max_us: 0,
+        }
+    }
+
+    /// A recorder of fixed size (2 KB, ≈ 9 % resolution on percentiles; the
+    /// mean and maximum stay exact), for breakdowns with many parts.
+    pub fn compact() -> Self {
+        Self::with(Counts::Compact(LogHist::default()))
+    }
+
     /// Record one latency in nanoseconds.
     pub fn record_ns(&mut self, ns: u64) {
         let us = ns / 1_000;
-        if self.hist.record(us).is_err() {
-            self.hist.saturating_record(us);
+        match &mut self.hist {
+            Counts::Exact(h) => {
+                if h.record(us).is_err() {
+                    h.saturating_record(us);
+                }
+            }
+            Counts::Compact(h) => h.record(us),
         }
         self.sum_us += u128::from(us);
         self.max_us = self.max_us.max(us);
@@ -48,27 +74,39 @@ impl LatencyRecorder {
 
     /// Samples recorded.
     pub fn count(&self) -> u64 {
-        self.hist.len()
+        match &self.hist {
+            Counts::Exact(h) => h.len(),
+            Counts::Compact(h) => h.n,
+        }
+    }
+
+    /// The value at quantile `q`, µs, never above the maximum (needs a sample).
+    fn at_quantile_us(&self, q: f64) -> u64 {
+        let v = match &self.hist {
+            Counts::Exact(h) => h.value_at_quantile(q),
+            Counts::Compact(h) => h.quantile(q).unwrap_or(0),
+        };
+        v.min(self.max_us)
     }
 
     /// The value at each quantile, ms (empty when nothing was recorded).
     pub fn quantiles_ms(&self, qs: &[f64]) -> Vec<f64> {
-        if self.hist.is_empty() {
+        if self.count() == 0 {
             return Vec::new();
         }
         qs.iter()
-            .map(|&q| self.hist.value_at_quantile(q).min(self.max_us) as f64 / 1000.0)
+            .map(|&q| self.at_quantile_us(q) as f64 / 1000.0)
             .collect()
     }
 
     /// Summary statistics in milliseconds.
     pub fn stats(&self) -> LatencyStats {
-        let n = self.hist.len();
+        let n = self.count();
         if n == 0 {
             return LatencyStats::default();
         }
         let ms = |us: u64| Some(us as f64 / 1000.0);
-        let q = |p: f64| ms(self.hist.value_at_quantile(p).min(self.max_us));
+        let q = |p: f64| ms(self.at_quantile_us(p));
         LatencyStats {
             count: n,
             mean_ms: Some(self.sum_us as f64 / n as f64 / 1000.0),

@@ -131,14 +131,21 @@ pub struct TierReport {
     pub requests: u64,
     /// Requests it completed.
     pub completed: u64,
+    /// Requests whose client gave up while the tier was answering (billed for
+    /// the prompt and the output streamed until then; not counted as completed).
+    #[serde(default)]
+    pub timed_out: u64,
     /// 429s it returned.
     pub throttled_429: u64,
     /// Input tokens of completed requests.
     pub input_tokens: u64,
     /// Output tokens of completed requests.
     pub output_tokens: u64,
-    /// Spend over the run.
+    /// Spend over the run (completed and timed-out requests).
     pub usd: f64,
+    /// Of `usd`, the spend on requests whose client gave up.
+    #[serde(default)]
+    pub usd_timed_out: f64,
     /// Spend per month at this load.
     pub usd_per_month: f64,
     /// The token limit per minute after the rate-limit tier multiplier.

@@ -307,10 +307,7 @@ impl Simulation {
             if req.first_token_ns == u64::MAX {
                 req.first_token_ns = now;
             }
-            let rep = &mut self.st.replicas[r];
-            if let Some(pos) = rep.prefilling.iter().position(|&p| p == id) {
-                rep.prefilling.remove(pos);
-            }
+            // It leaves `prefilling` in the sweep below.
             if req.generated >= req.output_tokens {
                 self.free_blocks(r, id, target, true);
                 self.complete(id);
@@ -326,6 +323,12 @@ impl Simulation {
                 .decoding
                 .join(id, req.admit_order, req.epoch, target, left);
         }
+        if first_tokens > 0 {
+            // Prompts that finished (now decoding, or completed and gone) leave
+            // in one sweep, keeping the others' order: O(prefilling) a pass,
+            // not O(prefilling) for each finished prompt.
+            self.sweep_prefilling(r);
+        }
         self.rec.windows.tokens(now, first_tokens);
         let mut pass = pass;
         pass.chunks.clear();
@@ -333,5 +336,14 @@ impl Simulation {
         if !self.st.replicas[r].leaving.is_empty() {
             self.release_leaving(r);
         }
+    }
+
+    /// Drop from replica `r`'s `prefilling` every sequence no longer
+    /// prefilling there (finished, gone or timed out), in order.
+    pub(super) fn sweep_prefilling(&mut self, r: usize) {
+        let reqs = &self.st.requests;
+        self.st.replicas[r].prefilling.retain(|&id| {
+            reqs.contains(id) && reqs[id].phase == Phase::Prefilling && !reqs[id].abandoned
+        });
     }
 }

@@ -63,8 +63,9 @@ enum Event {
     Enqueue { req: ReqId },
     /// An agent chain's client has the last answer and sends the next call.
     NextCall { task: TaskId },
-    /// A request's client gives up on it (ignored if it finished).
-    Timeout { req: ReqId },
+    /// The earliest pending client timeout of class `class` is due (see
+    /// [`timeout::Deadlines`]: one event per class, for its queue's head).
+    Timeout { class: u16 },
     /// A replica's forward pass (or abstract service period) ends.
     PassDone { replica: u32 },
     /// A client retries a request the provider refused.
@@ -166,6 +167,8 @@ struct State {
     /// The replica whose finished pass is being applied: it takes no joins and
     /// starts nothing until the pass is fully accounted for.
     finishing: Option<usize>,
+    /// Pending client timeouts, per class, in deadline order.
+    deadlines: Vec<timeout::Deadlines>,
 }
 
 /// A run in progress: create it, advance it in slices, read snapshots, and take
@@ -294,6 +297,9 @@ impl Simulation {
             users: Users::default(),
             stopped: None,
             finishing: None,
+            deadlines: (0..scenario.workload.classes.len())
+                .map(|_| timeout::Deadlines::default())
+                .collect(),
         };
         let limit = match s.service {
             ServiceModel::Physics => Some(report::physical_limit(scenario, kv_blocks)),
@@ -387,14 +393,36 @@ impl Simulation {
         self.st.processed
     }
 
+    /// Timers held now: pending events and client-timeout entries. Both stay
+    /// O(work in flight): a timer whose request ended is skipped or swept.
+    pub fn timers_held(&self) -> usize {
+        self.st.events.len()
+            + self
+                .st
+                .deadlines
+                .iter()
+                .map(timeout::Deadlines::len)
+                .sum::<usize>()
+    }
+
     fn step_if(&mut self, accept: impl Fn(u64) -> bool) -> bool {
         if self.st.stopped.is_some() {
             return false;
         }
         // A timer whose purpose already passed is dropped unseen: it must not
         // move the clock, count as an event or trip a limit.
-        while self.st.events.peek().is_some_and(|(_, e)| self.is_stale(e)) {
-            self.st.events.pop();
+        loop {
+            match self.st.events.peek() {
+                Some((_, e)) if self.is_stale(e) => {
+                    self.st.events.pop();
+                }
+                Some((t, &Event::Timeout { class })) => {
+                    if self.timeout_is_due(class, t) {
+                        break;
+                    }
+                }
+                _ => break,
+            }
         }
         let Some(next) = self.st.events.peek_time() else {
             return false;
@@ -486,7 +514,7 @@ impl Simulation {
             Event::UserWakes { user } => self.user_wakes(user),
             Event::UsersChange { step } => self.change_users(step),
             Event::NextCall { task } => self.new_request(task, None),
-            Event::Timeout { req } => self.time_out(req),
+            Event::Timeout { class } => self.timeouts_due(class),
             Event::Enqueue { req } => {
                 self.st.in_frontend -= 1;
                 if self.st.requests[req].abandoned {

@@ -28,10 +28,12 @@ pub(super) struct TierState {
     // Measurements.
     requests: u64,
     completed: u64,
+    timed_out: u64,
     throttled: u64,
     input_tokens: u64,
     output_tokens: u64,
     usd: f64,
+    usd_timed_out: f64,
 }
 
 /// Everything about the API side of a run.
@@ -73,10 +75,12 @@ impl ApiState {
                 release_epoch: 0,
                 requests: 0,
                 completed: 0,
+                timed_out: 0,
                 throttled: 0,
                 input_tokens: 0,
                 output_tokens: 0,
                 usd: 0.0,
+                usd_timed_out: 0.0,
             })
             .collect();
         ApiState {
@@ -133,10 +137,12 @@ impl ApiState {
                     name: t.name.clone(),
                     requests: t.requests,
                     completed: t.completed,
+                    timed_out: t.timed_out,
                     throttled_429: t.throttled,
                     input_tokens: t.input_tokens,
                     output_tokens: t.output_tokens,
                     usd: t.usd,
+                    usd_timed_out: t.usd_timed_out,
                     usd_per_month: t.usd * month_factor,
                     tokens_per_minute_limit: t.limiter.tokens_per_minute(),
                 })
@@ -367,6 +373,7 @@ impl Simulation {
         let gen_ns = secs_to_ns(f64::from(req.output_tokens) / speed);
         req.admitted_ns = req.admitted_ns.min(now);
         req.first_token_ns = later(now, ttft_ns);
+        req.api_done_ns = later(req.first_token_ns, gen_ns);
         // The reservation is a class's max_tokens, within `bounds::TOKENS`.
         req.output_reserved = u32::try_from(charge.output_reserved).unwrap_or(u32::MAX);
         req.phase = Phase::Batched;
@@ -374,40 +381,89 @@ impl Simulation {
             now,
             u64::from(req.input_tokens) + u64::from(req.output_tokens),
         );
-        self.st.events.push(
-            later(later(now, ttft_ns), gen_ns),
-            Event::ApiDone { req: id },
-        );
+        let done = req.api_done_ns;
+        self.st.events.push(done, Event::ApiDone { req: id });
     }
 
     /// The provider's answer is complete.
     pub(super) fn api_done(&mut self, id: ReqId) {
+        if self.st.requests[id].abandoned {
+            // Settled with its tier when its client gave up (`api_abandon`).
+            self.drop_abandoned_running(id);
+            return;
+        }
         let now = self.st.now;
-        let Some(api) = self.api.as_mut() else { return };
         let req = &self.st.requests[id];
-        let Some(tier) = req.tier else { return };
+        let output = u64::from(req.output_tokens);
+        let Some((tier, _)) = self.api_settle(id, output) else {
+            return;
+        };
+        if let Some(api) = self.api.as_mut() {
+            let t = &mut api.tiers[tier as usize];
+            t.completed += 1;
+            t.input_tokens += u64::from(self.st.requests[id].input_tokens);
+            t.output_tokens += output;
+        }
+        self.rec.windows.tokens(now, output);
+        self.complete(id);
+        self.client_pump(tier);
+    }
+
+    /// Request `id`'s client gave up while the provider was answering it: the
+    /// connection closes, the provider stops generating, and the tier bills
+    /// the prompt and the output tokens streamed so far (as OpenAI and
+    /// Anthropic bill a cancelled stream). The request stays marked until its
+    /// `ApiDone` comes, which then only drops it.
+    pub(super) fn api_abandon(&mut self, id: ReqId) {
+        let now = self.st.now;
+        let req = &self.st.requests[id];
+        let (first, done) = (req.first_token_ns, req.api_done_ns);
+        let output = u64::from(req.output_tokens);
+        let streamed = if now < first || done == u64::MAX {
+            0
+        } else if now >= done || done == first {
+            output
+        } else {
+            // The tokens stream evenly from the first to the last.
+            let part = u128::from(output) * u128::from(now - first) / u128::from(done - first);
+            1 + u64::try_from(part).unwrap_or(output).min(output - 1)
+        };
+        let Some((tier, usd)) = self.api_settle(id, streamed) else {
+            return;
+        };
+        if let Some(api) = self.api.as_mut() {
+            let t = &mut api.tiers[tier as usize];
+            t.timed_out += 1;
+            t.usd_timed_out += usd;
+        }
+        self.client_pump(tier);
+    }
+
+    /// Request `id` leaves its tier having produced `output` tokens: the
+    /// limiter settles its reservation, and the prompt and those tokens are
+    /// billed. Returns the tier and the spend.
+    fn api_settle(&mut self, id: ReqId, output: u64) -> Option<(u16, f64)> {
+        let now = self.st.now;
+        let api = self.api.as_mut()?;
+        let req = &self.st.requests[id];
+        let tier = req.tier?;
         let t = &mut api.tiers[tier as usize];
         t.in_flight -= 1;
-        t.completed += 1;
         t.limiter.settle(
             now,
             Charge {
                 output_reserved: u64::from(req.output_reserved),
             },
-            u64::from(req.output_tokens),
+            output,
         );
         let price = if req.fast { t.fast_price } else { 1.0 };
         let usd = price
             * (f64::from(req.input_tokens) * t.usd_per_token_input
-                + f64::from(req.output_tokens) * t.usd_per_token_output);
+                + output as f64 * t.usd_per_token_output);
         t.usd += usd;
-        t.input_tokens += u64::from(req.input_tokens);
-        t.output_tokens += u64::from(req.output_tokens);
-        self.rec.windows.tokens(now, u64::from(req.output_tokens));
         self.rec.overall.api_usd += usd;
         self.rec.per_class[req.class as usize].api_usd += usd;
-        self.complete(id);
-        self.client_pump(tier);
+        Some((tier, usd))
     }
 
     /// The request reached the user as an error (a 429, or too large ever to fit).

@@ -170,13 +170,36 @@ pub(super) struct Recorder {
     pub(super) reasoning: bool,
 }
 
+/// Stages up to which each keeps exact (HDR) percentiles; a longer schedule's
+/// stages keep compact ones (2 KB per latency), so the breakdown's memory is
+/// bounded up front: at most `bounds::SCHEDULE_POINTS` × 8 KB, whatever the
+/// latencies (an HDR histogram grows with its largest value: ≈ 400 KB for
+/// hour-long waits).
+pub const EXACT_STAGES: usize = 64;
+
 /// The requests that arrived during one load stage.
 pub(super) struct StageMetrics {
     pub(super) start_ns: u64,
     pub(super) end_ns: u64,
     pub(super) rate_per_s: f64,
-    pub(super) metrics: ClassMetrics,
+    pub(super) completed: u64,
+    pub(super) ttft: LatencyRecorder,
+    pub(super) tpot: LatencyRecorder,
+    pub(super) e2e: LatencyRecorder,
+    /// Recorded only when some class reasons (else it equals `ttft`).
+    pub(super) visible: LatencyRecorder,
     pub(super) output_tokens: u64,
+}
+
+impl StageMetrics {
+    /// Time to the first visible token: TTFT's when nothing reasoned.
+    pub(super) fn first_visible(&self) -> LatencyStats {
+        if self.visible.count() == 0 {
+            self.ttft.stats()
+        } else {
+            self.visible.stats()
+        }
+    }
 }
 
 impl Recorder {
@@ -224,6 +247,11 @@ impl Recorder {
     /// Break the report down by these load stages (arrival window `duration_ns`).
     pub(super) fn set_stages(&mut self, stages: &[crate::scenario::Stage], duration_ns: u64) {
         let mut start = 0u64;
+        let recorder = if stages.len() <= EXACT_STAGES {
+            LatencyRecorder::default
+        } else {
+            LatencyRecorder::compact
+        };
         for (i, st) in stages.iter().enumerate() {
             if start >= duration_ns {
                 break;
@@ -237,7 +265,11 @@ impl Recorder {
                 start_ns: start,
                 end_ns: end,
                 rate_per_s: st.rate_per_s,
-                metrics: ClassMetrics::default(),
+                completed: 0,
+                ttft: recorder(),
+                tpot: recorder(),
+                e2e: recorder(),
+                visible: recorder(),
                 output_tokens: 0,
             });
             start = end;
@@ -317,7 +349,7 @@ impl Recorder {
                 .min(self.stages.len() - 1);
             let st = &mut self.stages[i];
             st.output_tokens += output_tokens;
-            let m = &mut st.metrics;
+            let m = st;
             m.completed += 1;
             m.ttft.record_ns(s.ttft_ns);
             m.e2e.record_ns(s.e2e_ns);

@@ -252,11 +252,11 @@ impl Simulation {
                         start_s: st.start_ns as f64 / NS_PER_S,
                         end_s: st.end_ns as f64 / NS_PER_S,
                         rate_per_s: st.rate_per_s,
-                        completed: st.metrics.completed,
-                        ttft: st.metrics.ttft.stats(),
-                        tpot: st.metrics.tpot.stats(),
-                        e2e: st.metrics.e2e.stats(),
-                        first_visible: st.metrics.first_visible(),
+                        completed: st.completed,
+                        ttft: st.ttft.stats(),
+                        tpot: st.tpot.stats(),
+                        e2e: st.e2e.stats(),
+                        first_visible: st.first_visible(),
                         output_tokens_per_s: st.output_tokens as f64 / secs,
                     }
                 })

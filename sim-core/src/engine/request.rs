@@ -80,6 +80,8 @@ pub(super) struct Request {
     pub(super) shared: u32,
     /// Its client gave up; its container drops it when it next reaches it.
     pub(super) abandoned: bool,
+    /// At an API provider: when its last token is due (`u64::MAX` until sent).
+    pub(super) api_done_ns: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -224,6 +226,7 @@ impl Simulation {
             before,
             shared: 0,
             abandoned: false,
+            api_done_ns: u64::MAX,
         });
         self.rec.arrived += 1;
         self.rec.windows.arrival(now);
@@ -234,9 +237,7 @@ impl Simulation {
             return;
         }
         if let Some(t) = self.cfg.classes[class as usize].timeout_ns {
-            self.st
-                .events
-                .push(later(now, t), Event::Timeout { req: id });
+            self.arm_timeout(class, id, later(now, t));
         }
         self.rec.trace_arrival(ArrivalRecord {
             at_ns: now,

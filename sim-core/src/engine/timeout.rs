@@ -9,11 +9,114 @@
 //! so timing out is O(1) however long the queues (removing from the middle of
 //! a queue would be O(queue) each, O(n²) under overload). The snapshot counts
 //! marked requests as timed out, not as waiting or running.
+//!
+//! A class's timeout is one constant, so its deadlines come due in the order
+//! its requests were created: each class keeps them in a FIFO
+//! ([`Deadlines`]) with one event in the heap, for the head. A request that
+//! finishes leaves its entry behind; such stale entries are skipped at the head
+//! (never moving the clock or counting as an event) and compacted away once
+//! they outnumber the live ones, so memory is O(requests in flight), not
+//! O(requests created within one timeout).
 
-use super::Simulation;
 use super::request::{Phase, ReqId};
+use super::{Event, Simulation};
+use std::collections::VecDeque;
+
+/// Entries below which a deadline queue is never compacted.
+const COMPACT_MIN: usize = 1024;
+
+/// One class's pending client timeouts: (deadline, request), in deadline order.
+#[derive(Default)]
+pub(super) struct Deadlines {
+    queue: VecDeque<(u64, ReqId)>,
+    /// Length at which stale entries are next swept out.
+    compact_at: usize,
+    /// Whether the heap holds this queue's event (at the head's deadline).
+    armed: bool,
+}
+
+impl Deadlines {
+    /// Entries held (live and stale).
+    pub(super) fn len(&self) -> usize {
+        self.queue.len()
+    }
+}
 
 impl Simulation {
+    /// Whether request `id` still waits for its client's timeout.
+    fn awaits_timeout(&self, id: ReqId) -> bool {
+        self.st.requests.contains(id) && !self.st.requests[id].abandoned
+    }
+
+    /// Request `id` of `class` times out at `deadline` unless it ends first.
+    pub(super) fn arm_timeout(&mut self, class: u16, id: ReqId, deadline: u64) {
+        let c = class as usize;
+        let d = &self.st.deadlines[c];
+        debug_assert!(d.queue.back().is_none_or(|&(t, _)| t <= deadline));
+        if d.queue.len() >= d.compact_at.max(COMPACT_MIN) {
+            // Amortised O(1): at least half the entries arrived since the last sweep.
+            let mut queue = std::mem::take(&mut self.st.deadlines[c].queue);
+            queue.retain(|&(_, r)| self.awaits_timeout(r));
+            let d = &mut self.st.deadlines[c];
+            d.compact_at = 2 * queue.len();
+            d.queue = queue;
+        }
+        let d = &mut self.st.deadlines[c];
+        d.queue.push_back((deadline, id));
+        if !d.armed {
+            d.armed = true;
+            self.st.events.push(deadline, Event::Timeout { class });
+        }
+    }
+
+    /// The heap's next event is `class`'s timeout at `at`: true if a request is
+    /// due then. Otherwise the event is stale: it is removed (re-armed at the
+    /// first live deadline, if any) without touching the clock.
+    pub(super) fn timeout_is_due(&mut self, class: u16, at: u64) -> bool {
+        self.pop_stale_deadlines(class);
+        let d = &self.st.deadlines[class as usize];
+        if d.queue.front().is_some_and(|&(t, _)| t == at) {
+            return true;
+        }
+        self.st.events.pop();
+        self.rearm_timeout(class);
+        false
+    }
+
+    /// `class`'s deadlines due now: those requests' clients give up.
+    pub(super) fn timeouts_due(&mut self, class: u16) {
+        let now = self.st.now;
+        while let Some(&(t, id)) = self.st.deadlines[class as usize].queue.front() {
+            if t > now {
+                break;
+            }
+            self.st.deadlines[class as usize].queue.pop_front();
+            self.time_out(id);
+        }
+        self.pop_stale_deadlines(class);
+        self.rearm_timeout(class);
+    }
+
+    fn pop_stale_deadlines(&mut self, class: u16) {
+        while let Some(&(_, id)) = self.st.deadlines[class as usize].queue.front() {
+            if self.awaits_timeout(id) {
+                break;
+            }
+            self.st.deadlines[class as usize].queue.pop_front();
+        }
+    }
+
+    /// Put `class`'s event back in the heap at its head's deadline (its old
+    /// event has just left the heap).
+    fn rearm_timeout(&mut self, class: u16) {
+        let d = &mut self.st.deadlines[class as usize];
+        d.armed = false;
+        if let Some(&(t, _)) = d.queue.front() {
+            d.armed = true;
+            self.st.events.push(t, Event::Timeout { class });
+        }
+    }
+
     /// Request `id`'s client gave up (ignored if it finished since: the key is stale).
     pub(super) fn time_out(&mut self, id: ReqId) {
         if !self.st.requests.contains(id) || self.st.requests[id].abandoned {
@@ -41,9 +144,13 @@ impl Simulation {
                 self.end_task_of(id);
             }
             (Phase::Batched, _) | (Phase::Decoding | Phase::Prefilling, None) => {
+                let at_provider = self.st.requests[id].tier.is_some();
                 self.st.requests[id].abandoned = true;
                 self.st.abandoned_running += 1;
                 self.end_task_of(id);
+                if at_provider && phase == Phase::Batched {
+                    self.api_abandon(id);
+                }
             }
         }
     }
@@ -52,6 +159,7 @@ impl Simulation {
     /// leave, freeing their KV blocks (including this pass's) and their slots.
     pub(super) fn release_leaving(&mut self, r: usize) {
         let leaving = std::mem::take(&mut self.st.replicas[r].leaving);
+        let mut prefills_left = false;
         for &id in &leaving {
             if !self.st.requests.contains(id) {
                 continue; // it finished in the pass
@@ -61,10 +169,8 @@ impl Simulation {
                     self.leave_decoding(r, id, false);
                 }
                 Phase::Prefilling => {
-                    let rep = &mut self.st.replicas[r];
-                    if let Some(pos) = rep.prefilling.iter().position(|&p| p == id) {
-                        rep.prefilling.remove(pos);
-                    }
+                    // It leaves `prefilling` in one sweep after the loop.
+                    prefills_left = true;
                     let prefilled = u64::from(self.st.requests[id].prefilled);
                     self.free_blocks(r, id, prefilled, false);
                 }
@@ -73,6 +179,9 @@ impl Simulation {
             self.st.abandoned_running -= 1;
             self.leave_replica(r);
             self.forget(id);
+        }
+        if prefills_left {
+            self.sweep_prefilling(r);
         }
         let mut leaving = leaving;
         leaving.clear();

@@ -175,6 +175,7 @@ impl Deployment {
             expert_bytes: self.routed_expert_bytes(),
             moe: dims.moe,
             expert_gpus: if self.expert_parallel { self.tp } else { 0 },
+            busiest: Default::default(),
             attn_flops_per_pair_prefill: attn_prefill,
             weight_bytes: self.weight_bytes(),
             kv_bytes_per_token: dims.kv_bytes_per_token(self.kv),

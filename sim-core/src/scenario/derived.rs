@@ -49,7 +49,7 @@ impl Scenario {
             // Hidden reasoning tokens are generated (and billed) like any.
             let o = k.mean_generated_tokens();
             out += k.share * o * f64::from(k.calls_per_task);
-            ctx += k.share * (k.input_tokens.mean() + o / 2.0);
+            ctx += k.share * (k.mean_input_tokens() + o / 2.0);
         }
         (out / total, ctx / total)
     }
@@ -189,12 +189,25 @@ impl super::Serving {
 }
 
 impl super::RequestClass {
-    /// Tokens a call generates on average: its answer (capped at
-    /// `max_tokens`) and any hidden reasoning before it, which take decode
-    /// steps and KV like any token and are billed as output.
+    /// Tokens a call generates on average, as the engine draws them: its
+    /// answer (clamped to `[1, max_tokens]`) and any hidden reasoning before
+    /// it (clamped to `[1, bounds::TOKENS]`), which take decode steps and KV
+    /// like any token and are billed as output.
     pub fn mean_generated_tokens(&self) -> f64 {
-        self.output_tokens.mean().min(f64::from(self.max_tokens))
-            + self.reasoning_tokens.as_ref().map_or(0.0, Dist::mean)
+        let tokens = f64::from(super::bounds::TOKENS);
+        self.output_tokens
+            .clamped_mean(1.0, f64::from(self.max_tokens.max(1)))
+            + self
+                .reasoning_tokens
+                .as_ref()
+                .map_or(0.0, |r| r.clamped_mean(1.0, tokens))
+    }
+
+    /// The question's tokens on average, as the engine draws them (clamped to
+    /// `[1, bounds::TOKENS]`; a shared prompt or history comes on top).
+    pub fn mean_input_tokens(&self) -> f64 {
+        self.input_tokens
+            .clamped_mean(1.0, f64::from(super::bounds::TOKENS))
     }
 
     /// A class of the whole traffic (share 1) making one call per task, with

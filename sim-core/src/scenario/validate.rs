@@ -214,10 +214,12 @@ impl Scenario {
                         " s",
                     );
                     if st.rate_per_s.is_finite() && st.duration_s.is_finite() {
+                        // A negative duration is reported above; it spans nothing
+                        // here (and `clamp` must never see min > max).
+                        let span = st.duration_s.max(0.0);
                         peak = peak.max(st.rate_per_s);
-                        let within = (d - start).clamp(0.0, st.duration_s);
-                        expected += st.rate_per_s * within;
-                        start += st.duration_s.max(0.0);
+                        expected += st.rate_per_s * (d - start).max(0.0).min(span);
+                        start += span;
                     }
                 }
                 if n > 0 && peak <= 0.0 {

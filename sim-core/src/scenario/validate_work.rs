@@ -33,7 +33,7 @@ impl Scenario {
             // turn: turn t sends about system + (t − 1)·(q + a) tokens again.
             let history = if k.conversation.is_some() {
                 conversations = true;
-                let turn = k.input_tokens.mean() + k.mean_generated_tokens();
+                let turn = k.mean_input_tokens() + k.mean_generated_tokens();
                 f64::from(k.calls_per_task - 1) / 2.0 * turn
             } else {
                 0.0

@@ -9,6 +9,7 @@ mod load;
 mod providers;
 mod queueing;
 mod reasoning;
+mod repro;
 mod serving;
 mod validation;
 

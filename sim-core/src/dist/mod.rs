@@ -4,6 +4,8 @@
 //! produces the same values on every platform (`rand_distr` would route through the
 //! platform's maths library whenever any crate in the build enables `num-traits/std`).
 
+mod clamped;
+
 use crate::params::show;
 use crate::rng::Stream;
 use serde::{Deserialize, Serialize};
