@@ -22,6 +22,48 @@ struct Cli {
     command: Command,
 }
 
+/// The targets of `plan` and `headroom` (one definition: sim-core's
+/// `PlanSlo::for_scenario`, which the page's planner uses too). Each flag
+/// overrides one; without it the scenario's own target holds.
+#[derive(clap::Args)]
+struct SloArgs {
+    /// p99 time-to-first-token target, ms [default: the scenario's slo.ttft_ms].
+    #[arg(long)]
+    ttft_p99_ms: Option<f64>,
+    /// p99 time-per-output-token target, ms [default: the scenario's slo.tpot_ms].
+    #[arg(long)]
+    tpot_p99_ms: Option<f64>,
+    /// Largest share of requests that may fail, be refused or time out [default: 0.01].
+    #[arg(long)]
+    max_errors: Option<f64>,
+    /// Smallest share of requests meeting the scenario's SLO [default: 0.9].
+    #[arg(long)]
+    min_goodput: Option<f64>,
+}
+
+impl SloArgs {
+    /// The targets for `s`, each flag given overriding the scenario's.
+    fn targets(&self, s: &Scenario) -> Result<sim_core::plan::PlanSlo, String> {
+        let base = sim_core::plan::PlanSlo::for_scenario(s);
+        sim_core::plan::PlanSlo {
+            ttft_p99_ms: self.ttft_p99_ms.unwrap_or(base.ttft_p99_ms),
+            tpot_p99_ms: self.tpot_p99_ms.unwrap_or(base.tpot_p99_ms),
+            max_error_fraction: self.max_errors.unwrap_or(base.max_error_fraction),
+            min_goodput: self.min_goodput.unwrap_or(base.min_goodput),
+        }
+        .checked()
+        .map_err(|e| {
+            // Name the flag as typed.
+            let field = e.split(' ').next().unwrap_or_default();
+            let flag = match field {
+                "max_error_fraction" => "max-errors".to_owned(),
+                f => f.replace('_', "-"),
+            };
+            format!("--{flag}{}", &e[field.len()..])
+        })
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Run a scenario file and print a summary (or the full report with --json).
@@ -92,18 +134,8 @@ enum Command {
     Plan {
         /// Scenario JSON file: the workload and load (and API tiers, if any).
         scenario: PathBuf,
-        /// p99 time-to-first-token target, ms.
-        #[arg(long, default_value_t = 2000.0)]
-        ttft_p99_ms: f64,
-        /// p99 time-per-output-token target, ms.
-        #[arg(long, default_value_t = 200.0)]
-        tpot_p99_ms: f64,
-        /// Largest share of requests that may fail or be rejected.
-        #[arg(long, default_value_t = 0.01)]
-        max_errors: f64,
-        /// Smallest share of requests meeting the scenario's SLO.
-        #[arg(long, default_value_t = 0.9)]
-        min_goodput: f64,
+        #[command(flatten)]
+        slo: SloArgs,
         /// Most replicas to consider.
         #[arg(long, default_value_t = 64)]
         max_replicas: u32,
@@ -114,6 +146,10 @@ enum Command {
         /// Run the searches one after another instead of in parallel.
         #[arg(long)]
         serial: bool,
+        /// Plan on the whole scenario however long it takes (by default a
+        /// plan stays within a work budget of simulated events, said up front).
+        #[arg(long)]
+        full: bool,
         /// Print the plan as JSON.
         #[arg(long)]
         json: bool,
@@ -126,18 +162,8 @@ enum Command {
     Headroom {
         /// Scenario JSON file.
         scenario: PathBuf,
-        /// p99 time-to-first-token target, ms.
-        #[arg(long, default_value_t = 2000.0)]
-        ttft_p99_ms: f64,
-        /// p99 time-per-output-token target, ms.
-        #[arg(long, default_value_t = 200.0)]
-        tpot_p99_ms: f64,
-        /// Largest share of requests that may fail or be rejected.
-        #[arg(long, default_value_t = 0.01)]
-        max_errors: f64,
-        /// Smallest share of requests meeting the scenario's SLO.
-        #[arg(long, default_value_t = 0.0)]
-        min_goodput: f64,
+        #[command(flatten)]
+        slo: SloArgs,
         /// Change a parameter first, NAME=VALUE (as a sweep axis names it; see
         /// `tlab sweep --help-parameters`); may be repeated.
         #[arg(long = "set", value_name = "NAME=VALUE")]
@@ -335,18 +361,16 @@ fn execute(command: Command) -> Result<String, String> {
         }
         Command::Plan {
             scenario,
-            ttft_p99_ms,
-            tpot_p99_ms,
-            max_errors,
-            min_goodput,
+            slo,
             max_replicas,
             self_hosted,
             serial,
+            full,
             json,
             set,
         } => {
             let s = load_with(&scenario, &set)?;
-            let slo = plan_slo(ttft_p99_ms, tpot_p99_ms, max_errors, min_goodput)?;
+            let slo = slo.targets(&s)?;
             if !(1..=1024).contains(&max_replicas) {
                 return Err(format!(
                     "--max-replicas must be 1..=1024, got {max_replicas}"
@@ -355,10 +379,23 @@ fn execute(command: Command) -> Result<String, String> {
             let space = sim_core::plan::Space {
                 max_replicas,
                 self_hosted: self_hosted || s.uses_fleet(),
+                budget_events: if full {
+                    u64::MAX
+                } else {
+                    sim_core::plan::budget::PLAN_EVENTS
+                },
                 ..sim_core::plan::Space::default()
             };
+            // Said before anything runs: what the question costs, and any
+            // smaller question asked instead.
+            let q = sim_core::plan::budget::question(&s, slo, &space);
+            if !json {
+                for n in &q.notes {
+                    eprintln!("tlab plan: {n}");
+                }
+            }
             let started = std::time::Instant::now();
-            let p = analysis::plan_parallel(&s, slo, &space, !serial);
+            let p = analysis::plan_parallel(&q.scenario, slo, &space, !serial);
             if json {
                 return serde_json::to_string_pretty(&p)
                     .map(|j| j + "\n")
@@ -371,6 +408,16 @@ fn execute(command: Command) -> Result<String, String> {
                 software.calibration()
             );
             o += &format!(
+                "targets: p99 TTFT {}, p99 TPOT {}, errors ≤ {} %, goodput ≥ {} %\n",
+                ms(Some(slo.ttft_p99_ms)),
+                ms(Some(slo.tpot_p99_ms)),
+                slo.max_error_fraction * 100.0,
+                slo.min_goodput * 100.0
+            );
+            for n in &q.notes {
+                o += &format!("note: {n}\n");
+            }
+            o += &format!(
                 "{} configurations ({} candidate setups), {} pruned without simulating, {} spared as identical to a smaller batch size, {} simulations in {:.1} s\n",
                 p.configurations,
                 p.candidates,
@@ -379,6 +426,13 @@ fn execute(command: Command) -> Result<String, String> {
                 p.simulations,
                 started.elapsed().as_secs_f64()
             );
+            if !full {
+                o += &format!(
+                    "work: {:.1}M of a {:.0}M-event budget\n",
+                    p.events as f64 / 1e6,
+                    p.budget_events as f64 / 1e6
+                );
+            }
             for a in &p.api_tiers {
                 o += &match (a.multiplier, a.usd_per_month) {
                     (Some(m), Some(usd)) => format!(
@@ -417,6 +471,15 @@ fn execute(command: Command) -> Result<String, String> {
             if p.feasible.is_empty() {
                 o += "  none\n";
             }
+            if !p.unsettled.is_empty() {
+                o += &format!(
+                    "not settled within the work budget ({} configurations; --full settles them):\n",
+                    p.unsettled.len()
+                );
+                for (what, why) in p.unsettled.iter().take(10) {
+                    o += &format!("  {what}: {why}\n");
+                }
+            }
             o += "cheaper setups that nearly made it:\n";
             for e in &p.near_misses {
                 o += &format!(
@@ -428,16 +491,9 @@ fn execute(command: Command) -> Result<String, String> {
             }
             Ok(o)
         }
-        Command::Headroom {
-            scenario,
-            ttft_p99_ms,
-            tpot_p99_ms,
-            max_errors,
-            min_goodput,
-            set,
-        } => {
+        Command::Headroom { scenario, slo, set } => {
             let s = load_with(&scenario, &set)?;
-            let slo = plan_slo(ttft_p99_ms, tpot_p99_ms, max_errors, min_goodput)?;
+            let slo = slo.targets(&s)?;
             let h = sim_core::plan::headroom(&s, slo, 0.01).map_err(|e| e.to_string())?;
             Ok(format!("{}\n", h.verdict))
         }
@@ -528,34 +584,6 @@ fn load_with(path: &PathBuf, set: &[String]) -> Result<ValidScenario, String> {
             .map_err(|e| format!("--set {kv}: {e}"))?;
     }
     edited.validate().map_err(|e| e.to_string())
-}
-
-fn plan_slo(
-    ttft: f64,
-    tpot: f64,
-    errors: f64,
-    goodput: f64,
-) -> Result<sim_core::plan::PlanSlo, String> {
-    let pos = |name: &str, v: f64| {
-        if v.is_finite() && v > 0.0 {
-            Ok(v)
-        } else {
-            Err(format!("{name} must be > 0, got {v}"))
-        }
-    };
-    let frac = |name: &str, v: f64| {
-        if (0.0..=1.0).contains(&v) {
-            Ok(v)
-        } else {
-            Err(format!("{name} must be 0..=1, got {v}"))
-        }
-    };
-    Ok(sim_core::plan::PlanSlo {
-        ttft_p99_ms: pos("--ttft-p99-ms", ttft)?,
-        tpot_p99_ms: pos("--tpot-p99-ms", tpot)?,
-        max_error_fraction: frac("--max-errors", errors)?,
-        min_goodput: frac("--min-goodput", goodput)?,
-    })
 }
 
 fn read_scenario(path: &PathBuf) -> Result<String, String> {

@@ -102,10 +102,12 @@ mod runs {
         let headroom = |set: Vec<String>| {
             execute(Command::Headroom {
                 scenario: path.clone(),
-                ttft_p99_ms: 2000.0,
-                tpot_p99_ms: 200.0,
-                max_errors: 0.01,
-                min_goodput: 0.0,
+                slo: crate::SloArgs {
+                    ttft_p99_ms: Some(2000.0),
+                    tpot_p99_ms: Some(200.0),
+                    max_errors: None,
+                    min_goodput: Some(0.0),
+                },
                 set,
             })
         };
@@ -113,6 +115,18 @@ mod runs {
         let trt = headroom(vec!["software=tensorrt-llm".into()]).expect("headroom");
         assert!(vllm.starts_with("you can grow"), "{vllm}");
         assert_ne!(vllm, trt, "the software changes the step times");
+        let err = execute(Command::Headroom {
+            scenario: path.clone(),
+            slo: crate::SloArgs {
+                ttft_p99_ms: Some(-1.0),
+                tpot_p99_ms: None,
+                max_errors: None,
+                min_goodput: None,
+            },
+            set: Vec::new(),
+        })
+        .expect_err("a negative target");
+        assert!(err.starts_with("--ttft-p99-ms must be > 0"), "{err}");
         let err = headroom(vec!["software=sglang".into()]).expect_err("unknown");
         assert!(
             err.contains("--set software=sglang") && err.contains("vllm"),
@@ -195,6 +209,7 @@ mod analysis_tests {
             max_seqs: vec![64, 256],
             max_replicas: 16,
             api_multipliers: vec![1],
+            budget_events: u64::MAX,
         };
         let p = analysis::plan_parallel(&base(), slo, &space, true);
         assert_eq!(

@@ -57,6 +57,8 @@ pub trait Jobs {
     fn settled(&self, _sim: &Simulation) -> Option<String> {
         None
     }
+    /// Prepare the simulation of the scenario `next` returned, before it runs.
+    fn begin(&self, _sim: &mut Simulation) {}
 }
 
 thread_local! {
@@ -100,9 +102,11 @@ impl Jobs for PlanJobs {
             if let Some(s) = current.next() {
                 return Some(s);
             }
-            if let Some(finished) = self.searches.pop() {
-                // Larger batch sizes that would run identically are not run.
+            if let Some(mut finished) = self.searches.pop() {
+                // Larger batch sizes that would run identically are not run;
+                // the rest of its work budget goes to its group's next search.
                 finished.skip_identical(&mut self.searches);
+                finished.hand_on(&mut self.searches);
                 self.done.push(finished);
             }
         }
@@ -117,6 +121,11 @@ impl Jobs for PlanJobs {
     }
     fn settled(&self, sim: &Simulation) -> Option<String> {
         self.searches.last()?.settled(sim)
+    }
+    fn begin(&self, sim: &mut Simulation) {
+        if let Some(s) = self.searches.last() {
+            s.begin(sim);
+        }
     }
 }
 
@@ -209,6 +218,12 @@ impl Jobs for HeadroomSearch {
     fn progress(&self) -> f64 {
         if self.result().is_some() { 1.0 } else { 0.5 }
     }
+    fn settled(&self, sim: &Simulation) -> Option<String> {
+        HeadroomSearch::settled(self, sim)
+    }
+    fn begin(&self, sim: &mut Simulation) {
+        HeadroomSearch::begin(self, sim);
+    }
 }
 
 /// One simulation, in slices (a link's pinned scenario A).
@@ -285,7 +300,11 @@ fn step<J: Jobs + 'static>(
                 match jobs.next() {
                     None => break true,
                     Some(s) => match s.validate() {
-                        Ok(valid) => *sim = Some(Simulation::new(&valid)),
+                        Ok(valid) => {
+                            let mut fresh = Simulation::new(&valid);
+                            jobs.begin(&mut fresh);
+                            *sim = Some(fresh);
+                        }
                         Err(e) => {
                             leptos::logging::warn!("skipping an invalid scenario: {e}");
                             break true;

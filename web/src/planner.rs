@@ -11,15 +11,11 @@ use sim_core::sweep::Curve;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-/// The targets the planner uses: the scenario's TTFT and TPOT targets as p99
-/// limits, at most 1 % errors, at least 90 % goodput.
+/// The targets the planner uses: sim-core's one definition (the scenario's
+/// TTFT and TPOT targets as p99 limits, 1 % errors, 90 % goodput), which
+/// `tlab plan` and `tlab headroom` start from too.
 pub fn targets(s: &Scenario) -> PlanSlo {
-    PlanSlo {
-        ttft_p99_ms: s.slo.ttft_ms,
-        tpot_p99_ms: s.slo.tpot_ms,
-        max_error_fraction: 0.01,
-        min_goodput: 0.9,
-    }
+    PlanSlo::for_scenario(s)
 }
 
 /// Arrival rates for the curve: from a tenth to twice today's load.
@@ -70,6 +66,9 @@ pub fn Planner(
     let headroom = RwSignal::new(None::<Headroom>);
     let curves = RwSignal::new(None::<Vec<Curve>>);
     let error = RwSignal::new(None::<String>);
+    // Said before the plan starts: a shorter window, or that some searches
+    // may end unsettled (the work budget, `plan::budget`).
+    let notes = RwSignal::new(Vec::<String>::new());
     // For a scenario an API serves: also try self-hosting (another model).
     let self_hosting = RwSignal::new(false);
     let cancel: Rc<RefCell<Option<Rc<RefCell<bool>>>>> = Rc::new(RefCell::new(None));
@@ -103,6 +102,9 @@ pub fn Planner(
                 self_hosted: s.uses_fleet() || self_hosting.get_untracked(),
                 ..Space::default()
             };
+            let q = sim_core::plan::budget::question(&s, targets(&s), &space);
+            notes.set(q.notes);
+            let s = q.scenario;
             // On every core when workers start; else on the page, in slices.
             let done = move |r: Result<Plan, String>| match r {
                 Ok(p) => plan.set(Some(p)),
@@ -241,14 +243,26 @@ pub fn Planner(
                     plan.get()
                         .map(|p| {
                             view! {
+                                <ul class="hint" data-testid="plan-notes">
+                                    {notes.get().into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}
+                                </ul>
                                 <p class="hint" data-testid="plan-summary">
                                     {format!(
-                                        "{} configurations ({} candidate setups): {} pruned by physics, {} spared as identical to a smaller batch size, {} simulations.",
+                                        "{} configurations ({} candidate setups): {} pruned by physics, {} spared as identical to a smaller batch size, {} simulations{}.",
                                         p.configurations,
                                         p.candidates,
                                         p.pruned.len(),
                                         p.identical,
                                         p.simulations,
+                                        if p.unsettled.is_empty() {
+                                            String::new()
+                                        } else {
+                                            format!(
+                                                "; {} not settled within the work budget ({:.0}M simulated events)",
+                                                p.unsettled.len(),
+                                                p.budget_events as f64 / 1e6
+                                            )
+                                        },
                                     )}
                                 </p>
                                 <Show when={

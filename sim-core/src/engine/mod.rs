@@ -169,6 +169,18 @@ struct State {
     finishing: Option<usize>,
     /// Pending client timeouts, per class, in deadline order.
     deadlines: Vec<timeout::Deadlines>,
+    /// Targets completed requests are counted against for settled verdicts.
+    watch: Watch,
+}
+
+/// Completed requests over a pair of targets (the scenario's, or a planner's).
+#[derive(Default)]
+struct Watch {
+    ttft_ns: u64,
+    tpot_ns: u64,
+    /// Over the TTFT target (on the first visible token).
+    ttft_missed: u64,
+    tpot_missed: u64,
 }
 
 /// A run in progress: create it, advance it in slices, read snapshots, and take
@@ -297,6 +309,11 @@ impl Simulation {
             users: Users::default(),
             stopped: None,
             finishing: None,
+            watch: Watch {
+                ttft_ns: secs_to_ns(scenario.slo.ttft_ms / 1000.0),
+                tpot_ns: secs_to_ns(scenario.slo.tpot_ms / 1000.0),
+                ..Watch::default()
+            },
             deadlines: (0..scenario.workload.classes.len())
                 .map(|_| timeout::Deadlines::default())
                 .collect(),
@@ -349,12 +366,24 @@ impl Simulation {
     /// target, and requests refused or failed (for verdicts reached before
     /// the run ends).
     pub fn settled_misses(&self) -> (u64, u64, u64) {
-        let o = &self.rec.overall;
+        let w = &self.st.watch;
         (
-            o.ttft_missed,
-            o.tpot_missed,
+            w.ttft_missed,
+            w.tpot_missed,
             self.rec.rejected + self.rec.failed,
         )
+    }
+
+    /// Count [`Self::settled_misses`] against these targets (ns) instead of
+    /// the scenario's own: a planner's targets. Call before advancing; the
+    /// report (goodput, the SLO counts) still uses the scenario's.
+    pub fn watch_targets(&mut self, ttft_ns: u64, tpot_ns: u64) {
+        debug_assert_eq!(self.st.processed, 0, "set the targets before running");
+        self.st.watch = Watch {
+            ttft_ns,
+            tpot_ns,
+            ..Watch::default()
+        };
     }
 
     /// Stop the run here; the report covers the partial run and says `why`.

@@ -31,6 +31,16 @@ pub struct Plan {
     pub feasible: Vec<Evaluated>,
     /// Setups cheaper than the best feasible one that failed, with why, cheapest-failing-first.
     pub near_misses: Vec<Evaluated>,
+    /// Configurations whose search ran out of its share of the work budget
+    /// before settling, with what it found.
+    #[serde(default)]
+    pub unsettled: Vec<(String, String)>,
+    /// Simulated events the plan took, and its budget.
+    #[serde(default)]
+    pub events: u64,
+    /// The work budget it ran under (simulated events).
+    #[serde(default)]
+    pub budget_events: u64,
 }
 
 /// Which rate-limit tier one API model tier needs, with one client policy.
@@ -204,7 +214,21 @@ pub fn assemble(done: Vec<Finished>, space: &Space) -> Plan {
     near_misses.sort_by(|a, b| order(b, a));
     near_misses.truncate(10);
     let api_tiers = api_answers(&done);
+    let unsettled = done
+        .iter()
+        .filter_map(|s| {
+            let why = s.unsettled.clone()?;
+            Some((
+                s.config.describe(0).trim_start_matches("0 × ").to_owned(),
+                why,
+            ))
+        })
+        .collect();
+    let events = done.iter().map(|s| s.events).sum();
     Plan {
+        unsettled,
+        events,
+        budget_events: space.budget_events,
         configurations,
         candidates,
         pruned,
@@ -245,6 +269,7 @@ pub fn run_group(
         let (head, rest) = group.split_at_mut(i + 1);
         head[i].drive(&mut run);
         head[i].skip_identical(rest);
+        head[i].hand_on(rest);
     }
     group
 }

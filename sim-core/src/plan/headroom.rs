@@ -17,6 +17,9 @@ pub struct Headroom {
     pub reason: Option<String>,
     /// In words.
     pub verdict: String,
+    /// Simulated events the search took (within [`super::budget::HEADROOM_EVENTS`]).
+    #[serde(default)]
+    pub events: u64,
 }
 
 /// Scale a scenario's load (arrival rate, users or schedule) by `k`.
@@ -58,6 +61,12 @@ pub struct HeadroomSearch {
     /// The largest multiplier tried: [`MAX_GROWTH`], or less where the
     /// scenario would leave the simulator's bounds (and why).
     cap: (f64, Option<String>),
+    /// Simulated events the search may still use ([`super::budget::HEADROOM_EVENTS`]).
+    budget: u64,
+    /// Events per unit of load multiplier in the last run (to foresee the next).
+    events_per_k: f64,
+    /// Events its runs took.
+    events: u64,
 }
 
 /// Largest load multiplier the headroom search tries.
@@ -75,12 +84,38 @@ impl HeadroomSearch {
             next: Some(1.0),
             result: None,
             cap: growth_cap(base),
+            budget: super::budget::HEADROOM_EVENTS,
+            events_per_k: 0.0,
+            events: 0,
         }
+    }
+
+    /// The same search under another work budget (`u64::MAX`: none).
+    pub fn with_budget(mut self, events: u64) -> Self {
+        self.budget = events;
+        self
+    }
+
+    /// Prepare a simulation of [`Self::next`]'s scenario that a caller runs
+    /// itself: its settled misses count against the targets.
+    pub fn begin(&self, sim: &mut crate::Simulation) {
+        self.slo.watch(sim);
+    }
+
+    /// Whether the simulation of [`Self::next`]'s scenario already misses the
+    /// targets whatever follows, and why (see [`PlanSlo::settled_fail`]).
+    pub fn settled(&self, sim: &crate::Simulation) -> Option<String> {
+        let s = self.next()?;
+        super::early_bound(&s).and_then(|u| self.slo.settled_fail(sim, u))
     }
 
     /// The scenario to run next, or None when done.
     pub fn next(&self) -> Option<Scenario> {
-        self.next.map(|k| scale_load(&self.base, k))
+        self.next.map(|k| {
+            let mut s = scale_load(&self.base, k);
+            s.limits.max_events = s.limits.max_events.min(self.budget.max(1));
+            s
+        })
     }
 
     /// The largest load multiplier the search tries, and the bound that stops
@@ -97,6 +132,13 @@ impl HeadroomSearch {
     /// Record the report of the last `next` scenario.
     pub fn feed(&mut self, report: &Report) {
         let Some(k) = self.next else { return };
+        let cap = self.base.limits.max_events.min(self.budget.max(1));
+        self.budget = self.budget.saturating_sub(report.events);
+        self.events += report.events;
+        if !report.complete && report.events >= cap && cap < self.base.limits.max_events {
+            return self.out_of_budget(k);
+        }
+        self.events_per_k = report.events as f64 / k;
         match self.slo.check(report) {
             Ok(_) => self.lo = k,
             Err(why) if k == 1.0 => {
@@ -106,6 +148,7 @@ impl HeadroomSearch {
                     fails_at: Some(1.0),
                     verdict: format!("already over the targets at today's load: {why}"),
                     reason: Some(why),
+                    events: self.events,
                 });
                 return;
             }
@@ -131,6 +174,7 @@ impl HeadroomSearch {
                     fails_at: None,
                     reason: None,
                     verdict,
+                    events: self.events,
                 });
                 None
             }
@@ -142,11 +186,50 @@ impl HeadroomSearch {
                     fails_at: Some(*h),
                     verdict: format!("you can grow {:.2}× before {first}", self.lo),
                     reason: Some(why.clone()),
+                    events: self.events,
                 });
                 None
             }
             Some((h, _)) => Some((self.lo + h) / 2.0),
         };
+        // A run the budget cannot finish is not started: a run's work grows
+        // with its load.
+        if let Some(k) = self.next
+            && self.budget != u64::MAX
+            && self.events_per_k * k > self.budget as f64
+        {
+            self.out_of_budget(k);
+        }
+    }
+
+    /// Stop before the run at `k`: the work budget is spent.
+    fn out_of_budget(&mut self, k: f64) {
+        self.next = None;
+        let at = match &self.hi {
+            Some((h, why)) => format!(
+                "; it misses them at {h:.2}× ({})",
+                why.split(';').next().unwrap_or(why)
+            ),
+            None => String::new(),
+        };
+        self.result = Some(Headroom {
+            events: self.events,
+            passes_at: self.lo,
+            fails_at: self.hi.as_ref().map(|(h, _)| *h),
+            reason: self.hi.as_ref().map(|(_, w)| w.clone()),
+            verdict: if self.lo > 0.0 {
+                format!(
+                    "meets the targets at {:.2}× today's load{at}; {k:.2}× was not tried: it needs more than the rest of the work budget ({:.0}M simulated events) — ask with a shorter duration_s",
+                    self.lo,
+                    super::budget::HEADROOM_EVENTS as f64 / 1e6
+                )
+            } else {
+                format!(
+                    "not settled: today's load alone needs more than the work budget ({:.0}M simulated events) — ask with a shorter duration_s",
+                    super::budget::HEADROOM_EVENTS as f64 / 1e6
+                )
+            },
+        });
     }
 
     /// The answer, once `next` is None.
@@ -186,10 +269,11 @@ fn growth_cap(base: &Scenario) -> (f64, Option<String>) {
 /// (relative) of each other.
 pub fn headroom(s: &Scenario, slo: PlanSlo, tolerance: f64) -> Result<Headroom, ScenarioError> {
     let mut h = HeadroomSearch::new(s, slo, tolerance);
-    // Bounded: 6 doublings and at most ~40 halvings.
+    let mut run = super::planning_run(slo);
+    // Bounded: 6 doublings and at most ~40 halvings, within the work budget.
     for _ in 0..64 {
         let Some(next) = h.next() else { break };
-        let r = crate::run_scenario(next)?;
+        let r = run(next)?;
         h.feed(&r);
     }
     h.result().cloned().ok_or_else(|| ScenarioError {

@@ -19,6 +19,7 @@ use crate::sweep::Summary;
 use serde::{Deserialize, Serialize};
 
 mod assemble;
+pub mod budget;
 mod headroom;
 mod search;
 
@@ -90,8 +91,9 @@ pub fn upper_requests(s: &Scenario) -> Option<f64> {
 pub fn planning_run(slo: PlanSlo) -> impl FnMut(Scenario) -> Result<Report, ScenarioError> {
     move |s: Scenario| {
         let s = s.validate()?;
-        let upper = early_bound(&s, &slo);
+        let upper = early_bound(&s);
         let mut sim = crate::Simulation::new(&s);
+        slo.watch(&mut sim);
         loop {
             if sim.advance_events(EARLY_CHECK_EVENTS) {
                 break;
@@ -106,12 +108,9 @@ pub fn planning_run(slo: PlanSlo) -> impl FnMut(Scenario) -> Result<Report, Scen
 }
 
 /// The request bound a planning run of `s` checks its settled verdict
-/// against, or None when it cannot stop early: closed-loop arrivals, or
-/// targets other than the scenario's own (the engine counts misses against
-/// those).
-pub fn early_bound(s: &Scenario, slo: &PlanSlo) -> Option<f64> {
-    let same_targets = s.slo.ttft_ms == slo.ttft_p99_ms && s.slo.tpot_ms == slo.tpot_p99_ms;
-    upper_requests(s).filter(|_| same_targets)
+/// against, or None when it cannot stop early (closed-loop arrivals).
+pub fn early_bound(s: &Scenario) -> Option<f64> {
+    upper_requests(s)
 }
 
 /// Events between checks of a planning run's settled verdict. The page's
@@ -144,6 +143,51 @@ pub struct PlanSlo {
 }
 
 impl PlanSlo {
+    /// The error share a plan allows unless told otherwise.
+    pub const MAX_ERRORS: f64 = 0.01;
+    /// The goodput a plan asks for unless told otherwise.
+    pub const MIN_GOODPUT: f64 = 0.9;
+
+    /// The targets a question about `s` starts from (the page's planner, and
+    /// `tlab plan` and `tlab headroom` without flags): the scenario's own
+    /// TTFT and TPOT targets as p99s, [`Self::MAX_ERRORS`] and [`Self::MIN_GOODPUT`].
+    pub fn for_scenario(s: &Scenario) -> PlanSlo {
+        PlanSlo {
+            ttft_p99_ms: s.slo.ttft_ms,
+            tpot_p99_ms: s.slo.tpot_ms,
+            max_error_fraction: Self::MAX_ERRORS,
+            min_goodput: Self::MIN_GOODPUT,
+        }
+    }
+
+    /// Every target in range, or the first that is not, by field name.
+    pub fn checked(self) -> Result<PlanSlo, String> {
+        for (name, v) in [
+            ("ttft_p99_ms", self.ttft_p99_ms),
+            ("tpot_p99_ms", self.tpot_p99_ms),
+        ] {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(format!("{name} must be > 0 ms, got {v}"));
+            }
+        }
+        for (name, v) in [
+            ("max_error_fraction", self.max_error_fraction),
+            ("min_goodput", self.min_goodput),
+        ] {
+            if !(0.0..=1.0).contains(&v) {
+                return Err(format!("{name} must be 0..=1, got {v}"));
+            }
+        }
+        Ok(self)
+    }
+
+    /// Make `sim` count its settled misses against these targets (a
+    /// planning run's, on every path: CLI, page slices, Web Workers).
+    pub fn watch(&self, sim: &mut crate::Simulation) {
+        let ns = |ms: f64| (ms * 1e6).clamp(0.0, u64::MAX as f64) as u64;
+        sim.watch_targets(ns(self.ttft_p99_ms), ns(self.tpot_p99_ms));
+    }
+
     /// Whether `sim` already misses a target whatever happens next, given at
     /// most `upper` requests in the whole run: more than 1 % of them already
     /// over the TTFT or TPOT target (so the p99 is over it), or more errors
@@ -172,7 +216,16 @@ impl PlanSlo {
         let mut margin = f64::INFINITY;
         let mut limit = |name: &str, value: Option<f64>, target: f64| match value {
             Some(v) if v <= target => margin = margin.min(1.0 - v / target),
-            Some(v) => misses.push(format!("{name} {} > {}", duration(v), duration(target))),
+            Some(v) => {
+                let (a, b) = (duration(v), duration(target));
+                // Never "1.0 min > 1.0 min": exact ms when the rounding hides the gap.
+                let (a, b) = if a == b {
+                    (format!("{v:.0} ms"), format!("{target:.0} ms"))
+                } else {
+                    (a, b)
+                };
+                misses.push(format!("{name} {a} > {b}"))
+            }
             None => misses.push(format!("{name}: no request completed")),
         };
         // What the user waits for: the first visible token (= the first
@@ -235,6 +288,14 @@ pub struct Space {
     /// Consider self-hosted setups (for a scenario served by API tiers they
     /// run the fleet's model instead: a different model).
     pub self_hosted: bool,
+    /// Simulated events the whole plan may use, shared equally among its
+    /// searches ([`budget::PLAN_EVENTS`]; `u64::MAX` for no limit).
+    #[serde(default = "plan_events")]
+    pub budget_events: u64,
+}
+
+fn plan_events() -> u64 {
+    budget::PLAN_EVENTS
 }
 
 impl Space {
@@ -258,6 +319,7 @@ impl Default for Space {
             max_replicas: 64,
             api_multipliers: vec![1, 2, 4, 8],
             self_hosted: true,
+            budget_events: budget::PLAN_EVENTS,
         }
     }
 }
@@ -392,6 +454,7 @@ pub fn searches(base: &Scenario, slo: PlanSlo, space: &Space) -> Vec<Search> {
             }
         }
     }
+    budget::share(&mut out, space.budget_events);
     out
 }
 

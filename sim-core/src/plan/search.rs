@@ -38,6 +38,12 @@ pub struct Search {
     pub same_as: Option<u32>,
     /// Self-hosting what API tiers served in the base scenario.
     pub(super) changes_model: bool,
+    /// Simulated events this search may still use (see [`super::budget`]).
+    pub(super) budget: u64,
+    /// Simulated events its runs took.
+    pub(super) events_used: u64,
+    /// Why it ended before settling (out of its share of the work budget).
+    pub unsettled: Option<String>,
 }
 
 fn price_month(s: &Scenario, replicas: u32) -> f64 {
@@ -121,6 +127,9 @@ impl Search {
             0
         };
         Search {
+            budget: u64::MAX,
+            events_used: 0,
+            unsettled: None,
             kv_blocks,
             bound: false,
             peak_blocks: 0.0,
@@ -158,12 +167,17 @@ impl Search {
         if let Config::SelfHosted { .. } = self.config {
             s.serving.replicas = r;
         }
+        s.limits.max_events = self.cap(&s);
         Some(s)
     }
 
     /// Record the report of the scenario [`Self::next`] returned.
     pub fn feed(&mut self, report: &Report) {
         let Some(r) = self.next else { return };
+        let cap = self.cap(&self.base);
+        if self.spend(report, cap) {
+            return;
+        }
         let verdict = self.slo.check(report);
         let api = matches!(self.config, Config::Api { .. });
         let u = &report.utilisation;
@@ -282,7 +296,13 @@ impl Search {
         if let Config::SelfHosted { .. } = self.config {
             s.serving.replicas = self.next?;
         }
-        super::early_bound(&s, &self.slo).and_then(|u| self.slo.settled_fail(sim, u))
+        super::early_bound(&s).and_then(|u| self.slo.settled_fail(sim, u))
+    }
+
+    /// Prepare a simulation of [`Self::next`]'s scenario that a caller runs
+    /// itself: its settled misses count against this search's targets.
+    pub fn begin(&self, sim: &mut crate::Simulation) {
+        self.slo.watch(sim);
     }
 
     /// What a finished search leaves for the plan (no scenario: small to
@@ -293,6 +313,8 @@ impl Search {
             evaluated: self.evaluated,
             pruned: self.pruned,
             same_as: self.same_as,
+            unsettled: self.unsettled,
+            events: self.events_used,
         }
     }
 }
@@ -315,6 +337,12 @@ pub struct Finished {
     pub pruned: Option<String>,
     /// The smaller batch size it was spared as identical to.
     pub same_as: Option<u32>,
+    /// Why it ended before settling, if it did (out of budget).
+    #[serde(default)]
+    pub unsettled: Option<String>,
+    /// Simulated events its runs took.
+    #[serde(default)]
+    pub events: u64,
 }
 
 impl Finished {

@@ -6,6 +6,7 @@ mod defects;
 mod determinism;
 mod golden;
 mod load;
+mod planning;
 mod providers;
 mod queueing;
 mod reasoning;

@@ -1,0 +1,277 @@
+//! The planner's work budget, in simulated events (the same count on every
+//! machine, unlike seconds): what a question will cost before it starts, a
+//! smaller question when it is too large, and each search's share of it.
+//!
+//! A planning run processes about 3 million events a second on one core of
+//! the 2-core reference machine (measured on the presets' plans), so
+//! [`PLAN_EVENTS`] is ≈ 13 s of one core, ≈ 7 s on two. Every search gets an equal share, fixed before
+//! anything runs, so the plan is the same whichever order or thread runs its
+//! searches; a search out of budget ends as *unsettled*, and the plan says so.
+
+use super::{Search, upper_requests};
+use crate::physics::BatchShape;
+use crate::report::Report;
+use crate::scenario::{Arrival, Scenario, ServiceModel};
+
+/// Simulated events one plan may use, all searches together.
+pub const PLAN_EVENTS: u64 = 40_000_000;
+
+/// Simulated events one headroom search may use.
+pub const HEADROOM_EVENTS: u64 = 40_000_000;
+
+/// Runs a group of searches takes, in full-length equivalents: a doubling
+/// or two to its first passing count and a few bisection steps, of which the
+/// failing ones stop early (measured on the presets: 1.5–2.5).
+const RUNS_PER_SEARCH: f64 = 2.0;
+
+/// Fewest requests a shortened planning window keeps (its p99 then rests on
+/// twenty requests over the target).
+pub const MIN_PLAN_REQUESTS: f64 = 2_000.0;
+
+/// About how many events one run of `s` takes: per request its arrival,
+/// front end and prompt pass, and the decode passes: one per output token
+/// when batches are small, at most one per step time per replica when they
+/// are large (every replica busy for the whole run).
+pub fn run_events(s: &Scenario) -> f64 {
+    let requests = upper_requests(s).unwrap_or_else(|| {
+        // Closed loop: each user sends at most one task per think time.
+        match &s.workload.arrival {
+            Arrival::ClosedLoop {
+                users,
+                think_time_s,
+            } => {
+                let peak = users.iter().map(|u| u.users).max().unwrap_or(0);
+                f64::from(peak) * s.duration_s / think_time_s.mean().max(1e-2)
+            }
+            _ => 0.0,
+        }
+    });
+    let per_request = 4.0;
+    let served_by_fleet = s.uses_fleet() && s.serving.service == ServiceModel::Physics;
+    if !served_by_fleet {
+        return requests * per_request;
+    }
+    let (tokens_per_task, ctx) = s.mean_tokens();
+    let calls = s
+        .workload
+        .classes
+        .iter()
+        .map(|k| f64::from(k.calls_per_task))
+        .fold(1.0, f64::max);
+    let tokens = requests * tokens_per_task / calls;
+    let one = s
+        .deployment()
+        .serving_step_model()
+        .step_time_ns(&BatchShape {
+            decode_seqs: 1,
+            decode_context_tokens: ctx as u64,
+            ..BatchShape::default()
+        })
+        .max(1) as f64;
+    let busy = f64::from(s.serving.replicas) * s.duration_s * 1.2 * 1e9 / one;
+    requests * per_request + tokens.min(busy)
+}
+
+/// The hardware a self-hosted search runs on: searches with the same key
+/// differ only in batch size, run in order (smallest first), and share one
+/// budget; an API search is a group of its own.
+fn group_key(s: &Search) -> Option<(crate::physics::Gpu, u32, crate::physics::Precision)> {
+    match s.config {
+        super::Config::SelfHosted {
+            gpu, tp, weights, ..
+        } => Some((gpu, tp, weights)),
+        super::Config::Api { .. } => None,
+    }
+}
+
+fn batch(s: &Search) -> u32 {
+    match s.config {
+        super::Config::SelfHosted { max_seqs, .. } => max_seqs,
+        super::Config::Api { .. } => 0,
+    }
+}
+
+/// Whether `a` and `b` share a group.
+fn same_group(a: &Search, b: &Search) -> bool {
+    group_key(a).is_some() && group_key(a) == group_key(b)
+}
+
+/// Whether search `i` is the first live one of its group.
+fn firsts(searches: &[Search]) -> Vec<bool> {
+    (0..searches.len())
+        .map(|i| {
+            searches[i].next.is_some()
+                && !searches[..i]
+                    .iter()
+                    .any(|o| o.next.is_some() && same_group(o, &searches[i]))
+        })
+        .collect()
+}
+
+/// About how many events the group search `s` starts will take.
+fn group_estimate(s: &Search) -> f64 {
+    let Some(mut first) = s.next() else {
+        return 0.0;
+    };
+    first.limits = s.base.limits.clone();
+    // The bisection runs around twice the starting count.
+    first.serving.replicas = first.serving.replicas.saturating_mul(2).min(s.max);
+    RUNS_PER_SEARCH * run_events(&first)
+}
+
+/// About how many events `searches` will take: pruned ones nothing, and of
+/// a group usually only its smallest batch size (larger ones mostly run
+/// identically and are spared).
+pub fn estimate(searches: &[Search]) -> f64 {
+    searches
+        .iter()
+        .zip(firsts(searches))
+        .filter(|(_, first)| *first)
+        .map(|(s, _)| group_estimate(s))
+        .sum()
+}
+
+/// Give each group of searches its share of `budget` — half split evenly,
+/// half in proportion to its estimated work, fixed before anything runs —
+/// held by its first live search and handed on to the next as each finishes
+/// ([`Search::hand_on`]), so spared batch sizes leave theirs to the rest.
+pub fn share(searches: &mut [Search], budget: u64) {
+    let firsts = firsts(searches);
+    let groups = firsts.iter().filter(|f| **f).count().max(1) as f64;
+    let estimates: Vec<f64> = searches
+        .iter()
+        .zip(&firsts)
+        .map(|(s, &f)| if f { group_estimate(s) } else { 0.0 })
+        .collect();
+    let total: f64 = estimates.iter().sum::<f64>().max(1.0);
+    let b = budget as f64;
+    for ((s, first), est) in searches.iter_mut().zip(firsts).zip(estimates) {
+        s.budget = if !first {
+            0
+        } else if budget == u64::MAX {
+            u64::MAX
+        } else {
+            (b / 2.0 / groups + b / 2.0 * est / total) as u64
+        };
+    }
+}
+
+impl Search {
+    /// This search is over: what is left of its budget goes to the next
+    /// search of its group still to run (the smallest batch size left), the
+    /// same one whichever order the caller keeps `rest` in.
+    pub fn hand_on(&mut self, rest: &mut [Search]) {
+        if self.budget == 0 || self.budget == u64::MAX {
+            return;
+        }
+        let next = rest
+            .iter_mut()
+            .filter(|o| o.next.is_some() && o.evaluated.is_empty() && same_group(o, self))
+            .min_by_key(|o| batch(o));
+        if let Some(o) = next {
+            o.budget = o.budget.saturating_add(std::mem::take(&mut self.budget));
+        }
+    }
+}
+
+/// The question a plan can answer within `budget`: the scenario as it is,
+/// or — when its searches would take more and its arrivals are steady
+/// (Poisson or gamma) — the same traffic over a shorter window, with a note
+/// saying so. Steady traffic's percentiles need a window with enough
+/// requests, not the scenario's whole length.
+pub fn within(base: &Scenario, estimated: f64, budget: u64) -> (Scenario, Option<String>) {
+    let steady = matches!(
+        base.workload.arrival,
+        Arrival::Poisson { .. } | Arrival::Gamma { .. }
+    );
+    let budget = budget as f64;
+    if estimated <= budget || !steady {
+        return (base.clone(), None);
+    }
+    let Some(requests) = upper_requests(base) else {
+        return (base.clone(), None);
+    };
+    let keep = (0.8 * budget / estimated).max(MIN_PLAN_REQUESTS / requests.max(1.0));
+    if keep >= 1.0 {
+        return (base.clone(), None);
+    }
+    let mut s = base.clone();
+    s.duration_s = (base.duration_s * keep).max(1.0).round();
+    let note = format!(
+        "planned on the first {:.0} s of the scenario's {:.0} s (the same steady traffic, about {:.0} requests) to answer within the work budget of {:.0}M simulated events; --full plans on all of it",
+        s.duration_s,
+        base.duration_s,
+        requests * s.duration_s / base.duration_s,
+        budget / 1e6
+    );
+    (s, Some(note))
+}
+
+impl Search {
+    /// The cap [`Self::next`]'s run gets: this search's budget left.
+    pub(super) fn cap(&self, s: &Scenario) -> u64 {
+        s.limits.max_events.min(self.budget.max(1))
+    }
+
+    /// Account a report against the budget; true when the run was cut by it
+    /// (the search then ends unsettled).
+    pub(super) fn spend(&mut self, report: &Report, cap: u64) -> bool {
+        self.events_used += report.events;
+        self.budget = self.budget.saturating_sub(report.events);
+        let cut = !report.complete && report.events >= cap && cap < self.base.limits.max_events;
+        if cut {
+            self.unsettled = Some(if self.events_used <= 1 {
+                "not run: its group's share of the work budget went to a smaller batch size".into()
+            } else {
+                format!(
+                    "not settled within its share of the work budget ({:.1}M simulated events){}",
+                    self.events_used as f64 / 1e6,
+                    match self.hi_pass {
+                        Some(r) => format!(": {r} replicas pass, fewer were not settled"),
+                        None => String::new(),
+                    }
+                )
+            });
+            self.next = None;
+        }
+        cut
+    }
+}
+
+/// A plan's question as it will be asked: the scenario (maybe over a shorter
+/// window), what that costs, and what was changed or cannot be helped.
+#[derive(Clone, Debug)]
+pub struct Question {
+    /// The scenario the searches run on.
+    pub scenario: Scenario,
+    /// Estimated simulated events, all searches together.
+    pub estimated_events: f64,
+    /// Said before starting: the shorter window, or that some searches may
+    /// end unsettled.
+    pub notes: Vec<String>,
+}
+
+/// The question [`super::plan`] answers for `base` within `space`'s budget,
+/// said before it starts (the CLI and the page both ask it).
+pub fn question(base: &Scenario, slo: super::PlanSlo, space: &super::Space) -> Question {
+    let estimated = estimate(&super::searches(base, slo, space));
+    let (scenario, shorter) = within(base, estimated, space.budget_events);
+    let estimated_events = if shorter.is_some() {
+        estimate(&super::searches(&scenario, slo, space))
+    } else {
+        estimated
+    };
+    let mut notes: Vec<String> = shorter.into_iter().collect();
+    if estimated_events > space.budget_events as f64 {
+        notes.push(format!(
+            "this question needs about {:.0}M simulated events, more than the work budget of {:.0}M: a configuration whose search runs out of its share is listed as unsettled — ask a smaller one (fewer replicas with --max-replicas, a shorter duration_s) or plan with --full",
+            estimated_events / 1e6,
+            space.budget_events as f64 / 1e6
+        ));
+    }
+    Question {
+        scenario,
+        estimated_events,
+        notes,
+    }
+}

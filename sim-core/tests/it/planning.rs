@@ -1,0 +1,103 @@
+//! Every preset's planner and headroom answer within their work budgets,
+//! counted in simulated events (the same on every machine; ≈ 7 s on the
+//! 2-core reference machine: see `plan::budget`), with and without
+//! self-hosting, and say before starting what they changed to fit.
+
+use sim_core::Scenario;
+use sim_core::plan::{self, PlanSlo, Space, budget};
+
+fn plan_within_budget(id: &str, self_hosted: bool) {
+    let preset = sim_core::presets::all()
+        .into_iter()
+        .find(|p| p.id == id)
+        .expect("a preset");
+    let s: Scenario = preset.scenario;
+    let slo = PlanSlo::for_scenario(&s);
+    let space = Space {
+        self_hosted: self_hosted || s.uses_fleet(),
+        ..Space::default()
+    };
+    let q = budget::question(&s, slo, &space);
+    if q.scenario.duration_s < s.duration_s {
+        assert!(
+            q.notes.iter().any(|n| n.contains("planned on the first")),
+            "{id}: a shorter window is said up front"
+        );
+    }
+    let p = plan::plan(&q.scenario, slo, &space);
+    assert!(
+        p.events <= space.budget_events,
+        "{id} (self-hosted {self_hosted}): {} events of {}",
+        p.events,
+        space.budget_events
+    );
+    assert!(p.events > 0 && p.simulations > 0, "{id}: something ran");
+    // Every configuration is accounted for.
+    let answered = p.feasible.len()
+        + p.near_misses.len()
+        + p.api_tiers.len()
+        + p.pruned.len()
+        + p.identical
+        + p.unsettled.len();
+    assert!(answered > 0, "{id}");
+    if !p.unsettled.is_empty() {
+        assert!(
+            p.unsettled
+                .iter()
+                .all(|(_, why)| why.contains("work budget"))
+        );
+    }
+    let h = plan::headroom(&s, slo, 0.02).expect("headroom");
+    assert!(
+        h.events <= budget::HEADROOM_EVENTS,
+        "{id}: headroom took {} events",
+        h.events
+    );
+}
+
+macro_rules! presets {
+    ($($name:ident: $id:literal,)*) => {$(
+        #[test]
+        fn $name() {
+            plan_within_budget($id, false);
+            plan_within_budget($id, true);
+        }
+    )*};
+}
+
+presets! {
+    chatbot_plans_within_its_budget: "chatbot-h100",
+    launch_spike_plans_within_its_budget: "launch-spike",
+    pay_for_speed_plans_within_its_budget: "pay-for-speed",
+    self_hosted_tuning_plans_within_its_budget: "self-hosted-tuning",
+    overnight_batch_plans_within_its_budget: "overnight-batch",
+    classification_plans_within_its_budget: "classification",
+    thinking_agent_plans_within_its_budget: "thinking-agent",
+}
+
+#[test]
+fn every_preset_is_covered() {
+    let ids: Vec<&str> = sim_core::presets::all().iter().map(|p| p.id).collect();
+    assert_eq!(
+        ids.len(),
+        7,
+        "a new preset needs its planning test: {ids:?}"
+    );
+}
+
+#[test]
+fn a_large_headroom_question_stops_at_its_budget_and_says_so() {
+    let mut s = sim_core::presets::chatbot_h100();
+    s.serving.replicas = 64;
+    s.workload.arrival = sim_core::scenario::Arrival::Poisson { rate_per_s: 400.0 };
+    let slo = PlanSlo::for_scenario(&s);
+    let h = plan::HeadroomSearch::new(&s, slo, 0.01).with_budget(2_000_000);
+    let mut h = h;
+    let mut run = plan::planning_run(slo);
+    while let Some(next) = h.next() {
+        h.feed(&run(next).expect("valid"));
+    }
+    let r = h.result().expect("an answer");
+    assert!(r.events <= 2_000_000, "{}", r.events);
+    assert!(r.verdict.contains("work budget"), "{}", r.verdict);
+}
