@@ -31,15 +31,59 @@ pub type ChartFn<DB> = fn(&DrawingArea<DB, Shift>, &Report, Option<&Report>) -> 
 /// A report chart's model function.
 pub type ModelFn = fn(&Report, Option<&Report>) -> model::Chart;
 
-/// Every chart of a report, in page order: (page id, model).
-pub const REPORT_CHARTS: [(&str, ModelFn); 7] = [
-    ("chart-queue", queue::model),
-    ("chart-latency", latency::model),
-    ("chart-throughput", throughput::model),
-    ("chart-arrivals", arrivals::model),
-    ("chart-batch", batch::model),
-    ("chart-api", api::model),
-    ("chart-distribution", distribution::model),
+/// One chart of a report: its page id, its model, and whether a report has
+/// anything for it (the page hides it otherwise).
+#[derive(Clone, Copy)]
+pub struct ReportChart {
+    /// Page id (the canvas's test id).
+    pub id: &'static str,
+    /// The chart's model.
+    pub model: ModelFn,
+    /// Whether this report has something for it.
+    pub applies: fn(&Report) -> bool,
+}
+
+fn always(_: &Report) -> bool {
+    true
+}
+
+/// Every chart of a report, in page order (the page draws exactly these).
+pub const REPORT_CHARTS: [ReportChart; 7] = [
+    ReportChart {
+        id: "chart-queue",
+        model: queue::model,
+        applies: always,
+    },
+    ReportChart {
+        id: "chart-latency",
+        model: latency::model,
+        applies: always,
+    },
+    ReportChart {
+        id: "chart-throughput",
+        model: throughput::model,
+        applies: always,
+    },
+    ReportChart {
+        id: "chart-arrivals",
+        model: arrivals::model,
+        applies: always,
+    },
+    ReportChart {
+        id: "chart-batch",
+        model: batch::model,
+        applies: |r| r.cost.gpus > 0,
+    },
+    ReportChart {
+        id: "chart-api",
+        model: api::model,
+        applies: |r| r.api.is_some(),
+    },
+    ReportChart {
+        id: "chart-distribution",
+        model: distribution::model,
+        applies: always,
+    },
 ];
 
 macro_rules! report_chart {

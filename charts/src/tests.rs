@@ -13,11 +13,12 @@ fn run(s: sim_core::Scenario) -> Report {
 #[test]
 fn every_report_chart_draws_its_lines_with_a_legend_matching_their_style() {
     for r in [run(presets::chatbot_h100()), run(presets::launch_spike())] {
-        for (id, model) in REPORT_CHARTS {
-            if id == "chart-api" && r.api.is_none() {
-                continue; // the page hides it without an API
+        for c in REPORT_CHARTS {
+            let id = c.id;
+            if !(c.applies)(&r) {
+                continue; // the page hides it
             }
-            let chart = model(&r, Some(&r));
+            let chart = (c.model)(&r, Some(&r));
             assert!(!chart.lines.is_empty(), "{id}: no lines");
             assert!(
                 chart.lines.iter().any(|l| !l.points.is_empty()),

@@ -4,7 +4,7 @@
 //! the requests waiting for a slot drawn below the axis.
 
 use crate::model::{Axis, BLUE, Bar, Chart, Corner, GREY, ORANGE, Scale};
-use sim_core::engine::TraceLog;
+use sim_core::trace::TraceLog;
 
 /// The chart's content for the first `window_s` seconds.
 pub fn model(trace: &TraceLog, window_s: f64) -> Chart {

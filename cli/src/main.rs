@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use tlab::analysis;
 
-mod summary;
-use summary::{ms, summary};
+mod plan_text;
+use tlab::summary::{ms, summary};
 
 /// Largest scenario file accepted, bytes.
 const MAX_SCENARIO_BYTES: u64 = 64 * 1024 * 1024;
@@ -258,9 +258,13 @@ fn execute(command: Command) -> Result<String, String> {
                     .map(|j| j + "\n")
                     .map_err(|e| e.to_string());
             }
+            let usd = sim_core::format::usd;
             let mut o = format!(
-                "API tier {:?}: ${:.5} a request. One self-hosted replica: ${:.0}/month, {:.2} tasks/s saturated.\n",
-                c.tier, c.api_usd_per_request, c.replica_usd_per_month, c.replica_capacity_per_s
+                "API tier {:?}: {} a request. One self-hosted replica: {}/month, {:.2} tasks/s saturated.\n",
+                c.tier,
+                usd(c.api_usd_per_request),
+                usd(c.replica_usd_per_month),
+                c.replica_capacity_per_s
             );
             o += &format!(
                 "{:>12} {:>16} {:>9} {:>18}\n",
@@ -401,95 +405,14 @@ fn execute(command: Command) -> Result<String, String> {
                     .map(|j| j + "\n")
                     .map_err(|e| e.to_string());
             }
-            let software = s.serving.software;
-            let mut o = format!(
-                "self-hosted setups run on {} ({}); choose with --set software=vllm|tensorrt-llm\n",
-                software.name(),
-                software.calibration()
-            );
-            o += &format!(
-                "targets: p99 TTFT {}, p99 TPOT {}, errors ≤ {} %, goodput ≥ {} %\n",
-                ms(Some(slo.ttft_p99_ms)),
-                ms(Some(slo.tpot_p99_ms)),
-                slo.max_error_fraction * 100.0,
-                slo.min_goodput * 100.0
-            );
-            for n in &q.notes {
-                o += &format!("note: {n}\n");
-            }
-            o += &format!(
-                "{} configurations ({} candidate setups), {} pruned without simulating, {} spared as identical to a smaller batch size, {} simulations in {:.1} s\n",
-                p.configurations,
-                p.candidates,
-                p.pruned.len(),
-                p.identical,
-                p.simulations,
-                started.elapsed().as_secs_f64()
-            );
-            if !full {
-                o += &format!(
-                    "work: {:.1}M of a {:.0}M-event budget\n",
-                    p.events as f64 / 1e6,
-                    p.budget_events as f64 / 1e6
-                );
-            }
-            for a in &p.api_tiers {
-                o += &match (a.multiplier, a.usd_per_month) {
-                    (Some(m), Some(usd)) => format!(
-                        "API tier {} with {}: {m}× rate limits meet the targets (${usd:.0}/month)\n",
-                        a.tier, a.client
-                    ),
-                    _ => format!(
-                        "API tier {} with {}: no rate-limit multiple tried meets the targets ({})\n",
-                        a.tier,
-                        a.client,
-                        a.why_not.as_deref().unwrap_or("no run")
-                    ),
-                };
-            }
-            o += "cheapest setups meeting the targets:\n";
-            for e in p.feasible.iter().take(10) {
-                o += &format!(
-                    "  ${:>9.0}/month  {}{}  (p99 TTFT {}, p99 TPOT {}, margin {:.0} %)\n",
-                    e.usd_per_month,
-                    e.description,
-                    match (&e.config, e.changes_model) {
-                        (_, false) => String::new(),
-                        (sim_core::plan::Config::Api { tier, .. }, true) => {
-                            format!(" [changes the model: tier {tier}'s instead of the scenario's]")
-                        }
-                        (_, true) => format!(
-                            " [changes the model: self-hosts {} instead of the API's]",
-                            s.serving.model.name()
-                        ),
-                    },
-                    ms(e.summary.ttft_p99_ms),
-                    ms(e.summary.tpot_p99_ms),
-                    e.verdict.as_ref().map_or(0.0, |m| m * 100.0)
-                );
-            }
-            if p.feasible.is_empty() {
-                o += "  none\n";
-            }
-            if !p.unsettled.is_empty() {
-                o += &format!(
-                    "not settled within the work budget ({} configurations; --full settles them):\n",
-                    p.unsettled.len()
-                );
-                for (what, why) in p.unsettled.iter().take(10) {
-                    o += &format!("  {what}: {why}\n");
-                }
-            }
-            o += "cheaper setups that nearly made it:\n";
-            for e in &p.near_misses {
-                o += &format!(
-                    "  ${:>9.0}/month  {}: {}\n",
-                    e.usd_per_month,
-                    e.description,
-                    e.verdict.as_ref().err().map_or("", String::as_str)
-                );
-            }
-            Ok(o)
+            Ok(plan_text::text(
+                &s,
+                slo,
+                &q,
+                &p,
+                started.elapsed().as_secs_f64(),
+                full,
+            ))
         }
         Command::Headroom { scenario, slo, set } => {
             let s = load_with(&scenario, &set)?;

@@ -3,14 +3,8 @@
 use sim_core::report::LatencyStats;
 use sim_core::{Report, Scenario};
 
-pub(crate) fn ms(v: Option<f64>) -> String {
-    match v {
-        None => "–".into(),
-        Some(x) if x >= 10_000.0 => format!("{:.1} s", x / 1000.0),
-        Some(x) if x >= 100.0 => format!("{x:.0} ms"),
-        Some(x) => format!("{x:.1} ms"),
-    }
-}
+pub use sim_core::format::duration_ms as ms;
+use sim_core::format::usd;
 
 fn line(name: &str, l: &LatencyStats) -> String {
     format!(
@@ -25,7 +19,7 @@ fn line(name: &str, l: &LatencyStats) -> String {
 
 /// Text from a scenario made safe for a terminal: control characters (escape
 /// sequences, carriage returns…) are shown escaped, never sent as they are.
-pub(crate) fn printable(text: &str) -> String {
+pub fn printable(text: &str) -> String {
     text.chars()
         .flat_map(|c| {
             if c.is_control() {
@@ -38,7 +32,7 @@ pub(crate) fn printable(text: &str) -> String {
 }
 
 /// A readable summary of a report.
-pub(crate) fn summary(s: &Scenario, r: &Report) -> String {
+pub fn summary(s: &Scenario, r: &Report) -> String {
     let mut o = String::new();
     let name = if s.name.is_empty() {
         "scenario".to_owned()
@@ -58,8 +52,15 @@ pub(crate) fn summary(s: &Scenario, r: &Report) -> String {
     }
     let c = &r.requests;
     o += &format!(
-        "requests: {} arrived, {} completed, {} rejected, {} failed, {} timed out, {} in flight\n",
-        c.arrived, c.completed, c.rejected, c.failed, c.timed_out, c.in_flight
+        "requests: {} arrived, {} completed, {} rejected, {} failed, {} timed out, {} in flight; {} ({:.1} %) failed, refused or timed out\n",
+        c.arrived,
+        c.completed,
+        c.rejected,
+        c.failed,
+        c.timed_out,
+        c.in_flight,
+        c.unanswered(),
+        100.0 * c.error_fraction()
     );
     o += "latency:\n";
     o += &line("TTFT", &r.overall.ttft);
@@ -70,6 +71,9 @@ pub(crate) fn summary(s: &Scenario, r: &Report) -> String {
     o += &line("TPOT", &r.overall.tpot);
     o += &line("end-to-end", &r.overall.e2e);
     o += &line("queue wait", &r.overall.queue_wait);
+    if s.workload.classes.iter().any(|k| k.calls_per_task > 1) {
+        o += &line("task", &r.overall.task_latency);
+    }
     if r.per_class.len() > 1 {
         for k in &r.per_class {
             o += &format!("  class {}:\n", printable(&k.name));
@@ -139,22 +143,26 @@ pub(crate) fn summary(s: &Scenario, r: &Report) -> String {
         );
         for t in &a.tiers {
             o += &format!(
-                "  tier {}: {} requests, {} × 429, ${:.2} for the run, ${:.0}/month\n",
-                t.name, t.requests, t.throttled_429, t.usd, t.usd_per_month
+                "  tier {}: {} requests, {} × 429, {} timed out, {} for the run, {}/month\n",
+                t.name,
+                t.requests,
+                t.throttled_429,
+                t.timed_out,
+                usd(t.usd),
+                usd(t.usd_per_month)
             );
         }
     }
     let k = &r.cost;
     o += &format!(
-        "cost: fleet {} GPUs × ${:.2}/h = ${:.2}, API ${:.2}: ${:.2} for the run, ${:.0}/month; {} per million output tokens\n",
+        "cost: fleet {} GPUs × {}/h = {}, API {}: {} for the run, {}/month; {} per million output tokens\n",
         k.gpus,
-        k.usd_per_gpu_hour,
-        k.fleet_usd,
-        k.api_usd,
-        k.total_usd,
-        k.usd_per_month,
-        k.usd_per_mtok_output
-            .map_or("–".into(), |v| format!("${v:.2}"))
+        usd(k.usd_per_gpu_hour),
+        usd(k.fleet_usd),
+        usd(k.api_usd),
+        usd(k.total_usd),
+        usd(k.usd_per_month),
+        k.usd_per_mtok_output.map_or("–".into(), usd)
     );
     o
 }

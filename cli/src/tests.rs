@@ -136,7 +136,7 @@ mod runs {
 }
 
 mod names {
-    use crate::summary::{printable, summary};
+    use tlab::summary::{printable, summary};
 
     #[test]
     fn control_characters_in_names_never_reach_the_terminal() {

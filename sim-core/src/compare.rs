@@ -179,7 +179,7 @@ fn check_inputs(scenario: &Scenario, tier: usize, loads: &[f64]) -> Result<(), S
     {
         return Err(bad(format!(
             "loads[{i}] must be > 0 and ≤ 1000000 tasks/s, got {}",
-            crate::params::show(*l)
+            crate::format::show(*l)
         )));
     }
     Ok(())
@@ -240,8 +240,9 @@ pub fn compare_with_capacity(
             x * month_s
         ),
         None => format!(
-            "the API stays cheaper at every load: one replica costs ${replica_month:.0} a month but carries only {usable:.2} tasks/s, which cost ${:.0} on the API",
-            usable * a
+            "the API stays cheaper at every load: one replica costs {} a month but carries only {usable:.2} tasks/s, which cost {} on the API",
+            crate::format::usd(replica_month),
+            crate::format::usd(usable * a)
         ),
     };
     Ok(CostComparison {

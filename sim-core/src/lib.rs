@@ -13,6 +13,7 @@ pub mod compare;
 pub mod dist;
 pub mod engine;
 pub mod event;
+pub mod format;
 pub mod link;
 pub mod metrics;
 pub mod params;
@@ -23,6 +24,7 @@ pub mod report;
 pub mod rng;
 pub mod scenario;
 pub mod sweep;
+pub mod trace;
 
 pub use engine::{Simulation, run};
 

@@ -190,6 +190,22 @@ pub struct Counts {
     pub tasks_completed: u64,
 }
 
+impl Counts {
+    /// Requests that got no answer: failed (an error reached the user),
+    /// refused (a full queue, a prompt too large) or timed out (the client
+    /// gave up). The one definition of "errors": the page's cards and notes,
+    /// the CLI summary, sweeps' CSV and the planner's verdicts all use it.
+    pub fn unanswered(&self) -> u64 {
+        self.failed + self.rejected + self.timed_out
+    }
+
+    /// [`Self::unanswered`] as a share of the requests that arrived (0 when
+    /// none did).
+    pub fn error_fraction(&self) -> f64 {
+        self.unanswered() as f64 / self.arrived.max(1) as f64
+    }
+}
+
 /// Summary statistics of a latency, milliseconds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct LatencyStats {

@@ -170,7 +170,7 @@ pub struct Summary {
     pub requests_per_s: f64,
     /// Share of arrived requests within the SLO.
     pub goodput_fraction: Option<f64>,
-    /// Share of arrived requests that failed or were rejected.
+    /// Share of arrived requests with no answer ([`crate::report::Counts::error_fraction`]).
     pub error_fraction: f64,
     /// API 429s.
     pub throttled_429: u64,
@@ -193,8 +193,7 @@ impl Summary {
             output_tokens_per_s: r.throughput.output_tokens_per_s,
             requests_per_s: r.throughput.requests_per_s,
             goodput_fraction: r.throughput.goodput_fraction,
-            error_fraction: (r.requests.failed + r.requests.rejected) as f64
-                / r.requests.arrived.max(1) as f64,
+            error_fraction: r.requests.error_fraction(),
             throttled_429: r.api.as_ref().map_or(0, |a| a.throttled_429),
             usd_per_mtok_output: r.cost.usd_per_mtok_output,
             usd_per_month: r.cost.usd_per_month,

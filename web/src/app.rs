@@ -12,9 +12,9 @@ use crate::url_state::{current_fragment, scenario_from_fragment, write_fragment}
 use lab_charts as charts;
 use leptos::prelude::*;
 use sim_core::compare::{CostCurves, LoadCheck, cost_curves, load_check};
-use sim_core::engine::TraceLog;
 use sim_core::physics::ServingSoftware;
 use sim_core::presets::{self, Preset};
+use sim_core::trace::TraceLog;
 use sim_core::{Report, Scenario};
 
 /// The whole application.
@@ -239,10 +239,10 @@ pub fn App() -> impl IntoView {
                                                 r.as_ref()
                                                     .map(|r| {
                                                         format!(
-                                                            "{} requests over {:.0} s simulated, computed in {:.0} ms",
+                                                            "{} requests over {:.0} s simulated, computed in {}",
                                                             r.requests.arrived,
                                                             r.sim_time_s,
-                                                            ms,
+                                                            crate::format::fmt_ms(Some(ms)),
                                                         )
                                                     })
                                             })
@@ -362,13 +362,10 @@ pub fn App() -> impl IntoView {
                 </div>
                 {playback_view(report, playhead, playing)}
                 <div class="charts">
-                    {report_chart("chart-queue", charts::queue::model, shown, pinned_report, |_| true)}
-                    {report_chart("chart-latency", charts::latency::model, shown, pinned_report, |_| true)}
-                    {report_chart("chart-throughput", charts::throughput::model, shown, pinned_report, |_| true)}
-                    {report_chart("chart-arrivals", charts::arrivals::model, shown, pinned_report, |_| true)}
-                    {report_chart("chart-batch", charts::batch::model, shown, pinned_report, |r| r.cost.gpus > 0)}
-                    {report_chart("chart-api", charts::api::model, shown, pinned_report, |r| r.api.is_some())}
-                    {report_chart("chart-distribution", charts::distribution::model, shown, pinned_report, |_| true)}
+                    {charts::REPORT_CHARTS
+                        .into_iter()
+                        .map(|c| report_chart(c, shown, pinned_report))
+                        .collect_view()}
                     {chart_canvas(
                         ChartSpec {
                             id: "chart-timeline",

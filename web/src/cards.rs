@@ -42,11 +42,26 @@ pub fn goodput_note(r: &Report) -> Option<String> {
             o.tpot_target_missed as f64 / n * 100.0
         ));
     }
-    let errors = r.requests.failed + r.requests.rejected + r.requests.timed_out;
+    let errors = r.requests.unanswered();
     if errors > 0 {
         missed.push(format!("{errors} failed, refused or timed out"));
     }
     (!missed.is_empty()).then(|| format!("Missed: {}", missed.join("; ")))
+}
+
+/// What the unanswered requests were, when more than one kind.
+fn unanswered_note(r: &Report) -> Option<String> {
+    let c = &r.requests;
+    let parts: Vec<String> = [
+        (c.failed, "failed"),
+        (c.rejected, "refused"),
+        (c.timed_out, "timed out"),
+    ]
+    .into_iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, what)| format!("{n} {what}"))
+    .collect();
+    (parts.len() > 1).then(|| parts.join(", "))
 }
 
 /// Every card, in page order.
@@ -194,15 +209,15 @@ pub fn cards() -> Vec<Card> {
             note: no_note,
         },
         Card {
-            label: "Failed requests",
+            label: "Failed, refused or timed out",
             id: "failed",
-            help: "Requests that reached the user as an error, or that the client's queue turned away.",
+            help: "Requests with no answer: an error reached the user, a queue turned them away, or their client gave up waiting (its timeout).",
             value: |r| {
-                let n = r.requests.failed + r.requests.rejected;
-                let pct = 100.0 * n as f64 / r.requests.arrived.max(1) as f64;
+                let n = r.requests.unanswered();
+                let pct = 100.0 * r.requests.error_fraction();
                 Some((format!("{n} ({pct:.1} %)"), pct))
             },
-            note: no_note,
+            note: unanswered_note,
         },
     ]
 }
@@ -319,7 +334,7 @@ mod tests {
     fn differences_read_in_the_cards_own_units() {
         assert_eq!(
             delta_text(Unit::Ms, 1000.0, 2400.0),
-            "+1400 ms (+140.0 %) vs A"
+            "+1.4 s (+140.0 %) vs A"
         );
         assert_eq!(
             delta_text(Unit::Ms, 1000.0, 31_000.0),
@@ -329,7 +344,7 @@ mod tests {
         assert_eq!(delta_text(Unit::Percent, 50.0, 62.3), "+12.3 points vs A");
         assert_eq!(
             delta_text(Unit::Usd, 22_500.0, 31_500.0),
-            "+$9000 (+40.0 %) vs A"
+            "+$9,000 (+40.0 %) vs A"
         );
         assert_eq!(
             delta_text(Unit::TokS, 1500.0, 4100.0),

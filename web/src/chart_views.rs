@@ -7,7 +7,7 @@
 
 use crate::downloads::png_button;
 use lab_charts::model::Chart;
-use lab_charts::{ModelFn, render};
+use lab_charts::{ReportChart, render};
 use leptos::prelude::*;
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
@@ -155,14 +155,13 @@ pub fn chart_canvas(
 
 /// A chart of a run's report, with the pinned run A drawn behind it.
 pub fn report_chart(
-    id: &'static str,
-    model: ModelFn,
+    chart: ReportChart,
     shown: Memo<Option<sim_core::Report>>,
     pinned: Signal<Option<sim_core::Report>>,
-    show: fn(&sim_core::Report) -> bool,
 ) -> impl IntoView {
+    let (model, show) = (chart.model, chart.applies);
     chart_canvas(
-        ChartSpec::new(id),
+        ChartSpec::new(chart.id),
         move || shown.with(|r| r.as_ref().is_some_and(show)),
         move || {
             shown.track();

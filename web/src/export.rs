@@ -30,16 +30,31 @@ pub fn summary_csv(r: &Report) -> String {
         ("completed", c.completed),
         ("rejected", c.rejected),
         ("failed", c.failed),
+        ("timed_out", c.timed_out),
+        ("unanswered", c.unanswered()),
         ("in_flight", c.in_flight),
     ] {
         o.push_str(&format!("all,requests_{m},{v},requests\n"));
     }
+    o.push_str(&format!(
+        "all,error_fraction,{},fraction\n",
+        c.error_fraction()
+    ));
+    o.push_str(&format!(
+        "all,tasks_completed,{},tasks\n",
+        c.tasks_completed
+    ));
     for class in std::iter::once(&r.overall).chain(&r.per_class) {
         let scope = csv_field(&class.name);
         latency_rows(&mut o, &scope, "ttft", &class.ttft);
         latency_rows(&mut o, &scope, "tpot", &class.tpot);
         latency_rows(&mut o, &scope, "e2e", &class.e2e);
         latency_rows(&mut o, &scope, "queue_wait", &class.queue_wait);
+        latency_rows(&mut o, &scope, "first_visible", &class.first_visible);
+        if class.thinking.count > 0 {
+            latency_rows(&mut o, &scope, "thinking", &class.thinking);
+        }
+        latency_rows(&mut o, &scope, "task", &class.task_latency);
         o.push_str(&format!(
             "{scope},slo_met_fraction,{},fraction\n",
             opt(class.slo_met_fraction)
@@ -80,6 +95,10 @@ pub fn summary_csv(r: &Report) -> String {
     o.push_str(&format!(
         "all,usd_per_mtok_output,{},usd\n",
         opt(k.usd_per_mtok_output)
+    ));
+    o.push_str(&format!(
+        "all,usd_per_request,{},usd\n",
+        opt(k.usd_per_request)
     ));
     if let Some(a) = &r.api {
         o.push_str(&format!(

@@ -20,11 +20,9 @@ pub fn targets(s: &Scenario) -> PlanSlo {
 
 /// Arrival rates for the curve: from a tenth to twice today's load.
 fn curve_rates(s: &Scenario) -> Vec<f64> {
-    let today = match s.workload.arrival {
-        sim_core::scenario::Arrival::Poisson { rate_per_s }
-        | sim_core::scenario::Arrival::Gamma { rate_per_s, .. } => rate_per_s,
-        _ => 8.0,
-    };
+    let today = s
+        .offered_tasks_per_s()
+        .map_or_else(|| s.peak_tasks_per_s(), |(mean, _)| mean);
     (1..=10).map(|i| today * 0.2 * f64::from(i)).collect()
 }
 
@@ -169,9 +167,11 @@ pub fn Planner(
                 {move || {
                     let t = scenario.with(targets);
                     format!(
-                        "Targets: p99 time to first token ≤ {:.0} ms and p99 time per output token ≤ {:.0} ms (set them under Cost and targets), at most 1 % errors, at least 90 % of requests within both.",
-                        t.ttft_p99_ms,
-                        t.tpot_p99_ms,
+                        "Targets: p99 time to first token ≤ {} and p99 time per output token ≤ {} (set them under Cost and targets), at most {} % of requests failed, refused or timed out, at least {} % within both.",
+                        crate::format::fmt_ms(Some(t.ttft_p99_ms)),
+                        crate::format::fmt_ms(Some(t.tpot_p99_ms)),
+                        t.max_error_fraction * 100.0,
+                        t.min_goodput * 100.0,
                     )
                 }}
             </p>

@@ -2,7 +2,7 @@
 //! seconds.
 
 use leptos::prelude::*;
-use sim_core::engine::TraceLog;
+use sim_core::trace::TraceLog;
 use sim_core::{Report, Scenario};
 
 /// Replica 1's first passes, recorded for the teaching timeline.

@@ -87,3 +87,88 @@ fn no_source_file_is_over_600_lines() {
         .collect();
     assert!(long.is_empty(), "split these:\n{}", long.join("\n"));
 }
+
+/// Every `.rs` file under `dir` (relative to the workspace), with its code.
+fn sources(dir: &str) -> Vec<(PathBuf, String)> {
+    let mut files = Vec::new();
+    rust_files(&root().join(dir), &mut files);
+    files.into_iter().map(|f| (f.clone(), code(&f))).collect()
+}
+
+#[test]
+fn the_page_and_the_charts_never_import_the_engine() {
+    let mut problems = Vec::new();
+    for dir in ["web/src", "charts/src"] {
+        for (f, c) in sources(dir) {
+            if c.contains("sim_core::engine") {
+                problems.push(format!("{}: imports sim_core::engine", f.display()));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn lower_modules_of_sim_core_never_import_upward() {
+    // The ground floor imports nothing of the crate; distributions and the
+    // scenario never reach up into the parameter catalogue, the planner or
+    // the engine (they build on dist, physics, format).
+    let rules: [(&str, &[&str]); 3] = [
+        ("sim-core/src/format.rs", &["crate::"]),
+        (
+            "sim-core/src/dist",
+            &[
+                "crate::params",
+                "crate::plan",
+                "crate::engine",
+                "crate::scenario",
+            ],
+        ),
+        (
+            "sim-core/src/scenario",
+            &["crate::params", "crate::plan", "crate::engine"],
+        ),
+    ];
+    let mut problems = Vec::new();
+    for (place, banned) in rules {
+        let files = if place.ends_with(".rs") {
+            let p = root().join(place);
+            vec![(p.clone(), code(&p))]
+        } else {
+            sources(place)
+        };
+        assert!(!files.is_empty(), "{place}: no sources");
+        for (f, c) in files {
+            for b in banned {
+                if c.contains(b) {
+                    problems.push(format!("{}: uses {b}", f.display()));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn durations_and_money_are_formatted_in_one_place() {
+    // Formatting a latency or dollars by hand next to the shared formatter is
+    // how the page and the CLI came to disagree: only sim-core's `format`
+    // module writes "ms"/"$" number formats.
+    let mut problems = Vec::new();
+    for dir in ["web/src", "cli/src", "sim-core/src", "charts/src"] {
+        for (f, c) in sources(dir) {
+            if f.ends_with("sim-core/src/format.rs") {
+                continue;
+            }
+            if f.to_string_lossy().contains("tests") {
+                continue;
+            }
+            for pat in ["${:.", "${v:.", ":.0} ms", ":.1} ms", ":.2} ms"] {
+                if c.contains(pat) {
+                    problems.push(format!("{}: formats with {pat:?}", f.display()));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

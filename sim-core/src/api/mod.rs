@@ -154,6 +154,15 @@ pub enum ClientPolicy {
     },
 }
 
+impl ClientPolicy {
+    /// The client queue the page's "queue" choice, the planner and the
+    /// presets use: up to 20,000 requests held, each at most 15 minutes.
+    pub const QUEUE: ClientPolicy = ClientPolicy::Queue {
+        max_queue: 20_000,
+        max_wait_s: 900.0,
+    };
+}
+
 /// Delay before retry number `n` (0 for the first retry) under the SDK policy.
 pub fn sdk_retry_delay_ns(n: u32, retry_after_ns: u64, u: f64) -> u64 {
     if retry_after_ns > 0 && retry_after_ns <= 60_000_000_000 {

@@ -6,7 +6,7 @@
 
 mod clamped;
 
-use crate::params::show;
+use crate::format::show;
 use crate::rng::Stream;
 use serde::{Deserialize, Serialize};
 

@@ -36,7 +36,7 @@ mod slab;
 mod static_batch;
 mod timeout;
 
-pub use recorder::{ArrivalRecord, PassRecord, TraceLog};
+use crate::trace::TraceLog;
 
 use provider::ApiState;
 use recorder::Recorder;
@@ -231,7 +231,7 @@ pub fn run(scenario: &ValidScenario) -> Report {
 impl Simulation {
     /// Set up a run of a validated scenario at time 0.
     pub fn new(scenario: &ValidScenario) -> Simulation {
-        Self::with_timing(scenario, scenario.serving.software.profile().timing)
+        Self::with_timing(scenario, scenario.serving.profile().timing)
     }
 
     /// As [`Self::new`], with other step-time constants (for calibration and
@@ -363,14 +363,14 @@ impl Simulation {
 
     /// What is already settled about the run's targets: completed requests
     /// over the TTFT target (on the first visible token) and over the TPOT
-    /// target, and requests refused or failed (for verdicts reached before
-    /// the run ends).
+    /// target, and requests with no answer (failed, refused or timed out:
+    /// `Counts::unanswered`), for verdicts reached before the run ends.
     pub fn settled_misses(&self) -> (u64, u64, u64) {
         let w = &self.st.watch;
         (
             w.ttft_missed,
             w.tpot_missed,
-            self.rec.rejected + self.rec.failed,
+            self.rec.rejected + self.rec.failed + self.rec.timed_out,
         )
     }
 

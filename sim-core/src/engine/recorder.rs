@@ -1,9 +1,9 @@
 //! What a run measures as it goes: counters, per-class latency histograms,
 //! utilisation sums, windowed series and the bounded trace of the first passes.
 
-use super::request::Sample;
 use crate::metrics::{LatencyRecorder, Windows};
 use crate::report::{ClassReport, LatencyStats, PhysicalLimit};
+pub(super) use crate::trace::{ArrivalRecord, PassRecord, TraceLog};
 
 /// Latency histograms and counters of one class (or of all of them).
 #[derive(Clone, Debug, Default)]
@@ -62,47 +62,23 @@ impl ClassMetrics {
     }
 }
 
-/// A forward pass, as recorded for the teaching timeline.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct PassRecord {
-    /// Replica index.
-    pub replica: u32,
-    /// Start, ns.
-    pub start_ns: u64,
-    /// End, ns.
-    pub end_ns: u64,
-    /// Prompt tokens processed.
-    pub prefill_tokens: u64,
-    /// Sequences whose prompt (or a chunk of it) ran in the pass.
-    pub prefill_seqs: u32,
-    /// Sequences that generated a token.
-    pub decode_seqs: u32,
-    /// Requests waiting for admission when the pass started.
-    pub waiting: u32,
+/// The latencies of a completed request, as the recorder takes them.
+pub(super) struct Sample {
+    pub(super) class: u16,
+    pub(super) arrival_ns: u64,
+    pub(super) ttft_ns: u64,
+    pub(super) tpot_ns: Option<u64>,
+    pub(super) e2e_ns: u64,
+    pub(super) wait_ns: u64,
+    /// First token to first visible token (reasoning requests only).
+    pub(super) thinking_ns: Option<u64>,
 }
 
-/// An arrival, as recorded for tests and the teaching timeline.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct ArrivalRecord {
-    /// Time, ns.
-    pub at_ns: u64,
-    /// Request class.
-    pub class: u16,
-    /// Prompt tokens.
-    pub input_tokens: u32,
-    /// Tokens to generate.
-    pub output_tokens: u32,
-}
-
-/// Bounded recording of the first passes and arrivals of a run.
-#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct TraceLog {
-    /// Largest number of entries kept in each list.
-    pub capacity: usize,
-    /// The first forward passes.
-    pub passes: Vec<PassRecord>,
-    /// The first arrivals.
-    pub arrivals: Vec<ArrivalRecord>,
+impl Sample {
+    /// Arrival to the first token the user sees.
+    pub(super) fn visible_ns(&self) -> u64 {
+        self.ttft_ns.saturating_add(self.thinking_ns.unwrap_or(0))
+    }
 }
 
 /// A forward pass's cost and shape, as the recorder takes it.

@@ -4,8 +4,9 @@
 
 use super::decode::Joined;
 use super::prefix::PromptIdentity;
+use super::recorder::{ArrivalRecord, Sample};
 use super::slab::Key;
-use super::{Event, Simulation, later, recorder::ArrivalRecord, secs_to_ns};
+use super::{Event, Simulation, later, secs_to_ns};
 use crate::dist::Sampler;
 use crate::scenario::{RequestClass, Scenario, bounds};
 
@@ -389,25 +390,6 @@ impl Simulation {
             self.touch(r as usize);
         }
         self.reject(id);
-    }
-}
-
-/// The latencies of a completed request, as the recorder takes them.
-pub(super) struct Sample {
-    pub(super) class: u16,
-    pub(super) arrival_ns: u64,
-    pub(super) ttft_ns: u64,
-    pub(super) tpot_ns: Option<u64>,
-    pub(super) e2e_ns: u64,
-    pub(super) wait_ns: u64,
-    /// First token to first visible token (reasoning requests only).
-    pub(super) thinking_ns: Option<u64>,
-}
-
-impl Sample {
-    /// Arrival to the first token the user sees.
-    pub(super) fn visible_ns(&self) -> u64 {
-        self.ttft_ns.saturating_add(self.thinking_ns.unwrap_or(0))
     }
 }
 

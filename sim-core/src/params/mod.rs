@@ -197,15 +197,7 @@ impl Param {
     }
 }
 
-/// A number as a person would write it: plain where that is short, else in
-/// scientific notation.
-pub fn show(v: f64) -> String {
-    if v != 0.0 && v.is_finite() && !(1e-4..1e9).contains(&v.abs()) {
-        format!("{v:e}")
-    } else {
-        format!("{v}")
-    }
-}
+pub use crate::format::show;
 
 fn unit_suffix(unit: &str) -> String {
     if unit.is_empty() {

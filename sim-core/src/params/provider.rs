@@ -68,10 +68,7 @@ pub(super) const PARAMS: &[Param] = &[
                         base_s: 1.0,
                         cap_s: 30.0,
                     },
-                    "queue" => ClientPolicy::Queue {
-                        max_queue: 20_000,
-                        max_wait_s: 900.0,
-                    },
+                    "queue" => ClientPolicy::QUEUE,
                     _ => {
                         return Err(format!(
                             "api.client: unknown value {k:?}; one of {}",

@@ -446,13 +446,7 @@ pub(super) const PARAMS: &[Param] = &[
                     s.serving.batching,
                     Batching::Continuous { .. } | Batching::ChunkedPrefill { .. }
                 )
-                .then(|| {
-                    switch_key(
-                        s.serving
-                            .prefix_caching
-                            .unwrap_or(s.serving.software.profile().prefix_caching),
-                    )
-                })
+                .then(|| switch_key(s.serving.prefix_caching_setting()))
             },
             set: |s, _, k| {
                 s.serving.prefix_caching = Some(switch("prefix_caching", k)?);

@@ -39,6 +39,11 @@ pub struct Deployment {
 pub const RUNTIME_OVERHEAD_BYTES_PER_GPU: f64 = 1.0e9;
 
 impl Deployment {
+    /// Its serving software's profile.
+    fn profile(&self) -> super::Profile {
+        self.software.profile()
+    }
+
     /// Bytes of weights across the replica. An MoE model's format covers its
     /// feed-forward weights (experts and dense MLPs) while attention, router,
     /// embeddings and output head stay 16-bit, as MoE checkpoints ship
@@ -76,7 +81,7 @@ impl Deployment {
 
     /// Memory available to the server across the replica, bytes.
     pub fn usable_bytes(&self) -> f64 {
-        match self.software.profile().memory {
+        match self.profile().memory {
             MemoryModel::Legacy => {
                 self.gpu.spec().memory_gb * 1e9 * f64::from(self.tp) * self.memory_utilisation
             }
@@ -94,7 +99,7 @@ impl Deployment {
     /// Memory reserved besides weights and KV cache across the replica, bytes:
     /// the activation workspace (and runtime overhead) the memory model sets aside.
     pub fn reserved_bytes(&self) -> f64 {
-        match self.software.profile().memory {
+        match self.profile().memory {
             MemoryModel::Legacy => self.activation_bytes(),
             MemoryModel::Vllm {
                 non_torch_bytes,
@@ -144,7 +149,7 @@ impl Deployment {
 
     /// The timing model of this deployment under its serving software.
     pub fn serving_step_model(&self) -> StepModel {
-        self.step_model_for(self.software.profile().timing)
+        self.step_model_for(self.profile().timing)
     }
 
     /// The legacy timing model with these efficiencies (the datasheet roofline

@@ -166,7 +166,7 @@ impl HeadroomSearch {
                     ),
                     Some(why) => format!(
                         "meets the targets at {}× today's load, the most the simulator runs for this scenario (beyond it: {why})",
-                        crate::params::show((self.lo * 100.0).round() / 100.0)
+                        crate::format::show((self.lo * 100.0).round() / 100.0)
                     ),
                 };
                 self.result = Some(Headroom {

@@ -118,17 +118,6 @@ pub fn early_bound(s: &Scenario) -> Option<f64> {
 /// of this size), so every path stops at the same event with the same plan.
 pub const EARLY_CHECK_EVENTS: u64 = 2_000;
 
-/// A duration in ms as a person reads it: ms, s or min.
-pub fn duration(ms: f64) -> String {
-    if ms < 1_000.0 {
-        format!("{ms:.0} ms")
-    } else if ms < 60_000.0 {
-        format!("{:.1} s", ms / 1_000.0)
-    } else {
-        format!("{:.1} min", ms / 60_000.0)
-    }
-}
-
 /// Targets a configuration must meet.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PlanSlo {
@@ -136,7 +125,8 @@ pub struct PlanSlo {
     pub ttft_p99_ms: f64,
     /// p99 time per output token, ms.
     pub tpot_p99_ms: f64,
-    /// Largest share of requests failed or rejected (errors and 429s reaching users).
+    /// Largest share of requests with no answer: failed, refused or timed
+    /// out ([`crate::report::Counts::error_fraction`]).
     pub max_error_fraction: f64,
     /// Smallest share of requests meeting the scenario's SLO.
     pub min_goodput: f64,
@@ -200,7 +190,7 @@ impl PlanSlo {
         } else if over(tpot, 0.01) {
             format!("{tpot} requests over the TPOT target")
         } else if over(errors, self.max_error_fraction) {
-            format!("{errors} requests failed or refused")
+            format!("{errors} requests failed, refused or timed out")
         } else {
             return None;
         };
@@ -217,13 +207,7 @@ impl PlanSlo {
         let mut limit = |name: &str, value: Option<f64>, target: f64| match value {
             Some(v) if v <= target => margin = margin.min(1.0 - v / target),
             Some(v) => {
-                let (a, b) = (duration(v), duration(target));
-                // Never "1.0 min > 1.0 min": exact ms when the rounding hides the gap.
-                let (a, b) = if a == b {
-                    (format!("{v:.0} ms"), format!("{target:.0} ms"))
-                } else {
-                    (a, b)
-                };
+                let (a, b) = crate::format::duration_pair_ms(v, target);
                 misses.push(format!("{name} {a} > {b}"))
             }
             None => misses.push(format!("{name}: no request completed")),
@@ -236,8 +220,7 @@ impl PlanSlo {
             r.overall.tpot.p99_ms.or(Some(0.0)),
             self.tpot_p99_ms,
         );
-        let errors =
-            (r.requests.failed + r.requests.rejected) as f64 / r.requests.arrived.max(1) as f64;
+        let errors = r.requests.error_fraction();
         if errors > self.max_error_fraction {
             misses.push(format!(
                 "errors {:.1} % > {:.1} %",
@@ -352,10 +335,7 @@ pub enum Config {
 
 /// The client the planner tries next to the scenario's own: a queue that
 /// turns 429s into waiting (the page's "queue" client).
-pub const QUEUE_CLIENT: ClientPolicy = ClientPolicy::Queue {
-    max_queue: 20_000,
-    max_wait_s: 900.0,
-};
+pub const QUEUE_CLIENT: ClientPolicy = ClientPolicy::QUEUE;
 
 impl Config {
     /// A short description.

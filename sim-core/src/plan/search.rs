@@ -5,7 +5,7 @@
 use super::{Config, Evaluated, PlanSlo, Space, apply_config};
 use crate::Report;
 use crate::physics::{BatchShape, Efficiency};
-use crate::scenario::{Arrival, Scenario, ScenarioError};
+use crate::scenario::{Scenario, ScenarioError};
 use crate::sweep::Summary;
 use serde::{Deserialize, Serialize};
 
@@ -52,23 +52,6 @@ fn price_month(s: &Scenario, replicas: u32) -> f64 {
         * crate::report::HOURS_PER_MONTH
 }
 
-/// The offered load in tasks/s (open loop) or users (closed loop).
-fn load(s: &Scenario) -> f64 {
-    match &s.workload.arrival {
-        Arrival::Poisson { rate_per_s } | Arrival::Gamma { rate_per_s, .. } => *rate_per_s,
-        Arrival::ClosedLoop {
-            users,
-            think_time_s,
-        } => {
-            f64::from(users.iter().map(|u| u.users).max().unwrap_or(0))
-                / think_time_s.mean().max(1e-3)
-        }
-        Arrival::Schedule { points } => points.iter().map(|p| p.rate_per_s).fold(0.0, f64::max),
-        Arrival::Stages { stages } => stages.iter().map(|s| s.rate_per_s).fold(0.0, f64::max),
-        Arrival::Trace { requests } => requests.len() as f64 / s.duration_s.max(1e-9),
-    }
-}
-
 impl Search {
     /// A search for `config` on the workload of `base`.
     pub fn new(base: &Scenario, config: Config, slo: PlanSlo, space: &Space) -> Search {
@@ -93,12 +76,13 @@ impl Search {
                     }) as f64
                         / 1e6;
                     let bound = model.decode_roofline_tokens_per_s(*max_seqs, ctx as u32);
-                    let need = load(&s) * out;
+                    let need = s.peak_tasks_per_s() * out;
                     let min_replicas = (need / bound).ceil().max(1.0);
                     if one > slo.tpot_p99_ms {
                         pruned = Some(format!(
-                            "one sequence alone decodes in {one:.1} ms at the datasheet peak, slower than the {:.0} ms TPOT target",
-                            slo.tpot_p99_ms
+                            "one sequence alone decodes in {} at the datasheet peak, slower than the {} TPOT target",
+                            crate::format::duration_ms(Some(one)),
+                            crate::format::duration_ms(Some(slo.tpot_p99_ms))
                         ));
                     } else if min_replicas > f64::from(space.max_replicas) {
                         pruned = Some(format!(

@@ -69,7 +69,7 @@ fn hopeless_configurations_are_pruned_with_a_reason() {
     assert!(
         l4.pruned
             .as_deref()
-            .is_some_and(|p| p.contains("slower than the 3 ms TPOT target")),
+            .is_some_and(|p| p.contains("slower than the 3.0 ms TPOT target")),
         "{:?}",
         l4.pruned
     );

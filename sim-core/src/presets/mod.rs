@@ -379,10 +379,7 @@ pub fn launch_spike() -> Scenario {
 pub fn launch_spike_queued() -> Scenario {
     let mut s = launch_spike();
     if let Some(api) = s.api.as_mut() {
-        api.client = ClientPolicy::Queue {
-            max_queue: 20_000,
-            max_wait_s: 900.0,
-        };
+        api.client = ClientPolicy::QUEUE;
     }
     s
 }

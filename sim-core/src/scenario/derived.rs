@@ -107,6 +107,27 @@ impl Scenario {
         }
     }
 
+    /// Today's load at its peak, tasks/s: the open-loop peak rate, or for
+    /// closed-loop users the most users over their mean think time (each
+    /// sends at most one task per think time). The one definition the
+    /// planner, the headroom search and the page's curve start from.
+    pub fn peak_tasks_per_s(&self) -> f64 {
+        match (&self.workload.arrival, self.offered_tasks_per_s()) {
+            (_, Some((_, peak))) => peak,
+            (
+                Arrival::ClosedLoop {
+                    users,
+                    think_time_s,
+                },
+                None,
+            ) => {
+                f64::from(users.iter().map(|u| u.users).max().unwrap_or(0))
+                    / think_time_s.mean().max(1e-3)
+            }
+            _ => 0.0,
+        }
+    }
+
     /// The shortest prompt the workload can send (at least one token).
     pub fn min_input_tokens(&self) -> u32 {
         match &self.workload.arrival {
@@ -182,9 +203,19 @@ impl super::Serving {
             self.batching,
             super::Batching::Continuous { .. } | super::Batching::ChunkedPrefill { .. }
         ) && matches!(self.service, super::ServiceModel::Physics)
-            && self
-                .prefix_caching
-                .unwrap_or(self.software.profile().prefix_caching)
+            && self.prefix_caching_setting()
+    }
+
+    /// The prefix-caching switch as set, or the serving software's default
+    /// (vLLM's on, TensorRT-LLM's off): the one place the default is read.
+    pub fn prefix_caching_setting(&self) -> bool {
+        self.prefix_caching
+            .unwrap_or_else(|| self.profile().prefix_caching)
+    }
+
+    /// The serving software's profile (how passes are timed and KV sized).
+    pub fn profile(&self) -> crate::physics::Profile {
+        self.software.profile()
     }
 }
 

@@ -2,7 +2,7 @@
 //! problem names the field, the allowed range and the value given.
 
 use super::*;
-use crate::params::show;
+use crate::format::show;
 
 pub(super) struct Checker {
     pub(super) problems: Vec<String>,

@@ -39,7 +39,7 @@ impl Scenario {
                 c.problems.push(format!(
                     "{f}.output_tokens_per_s.{} must make the mean output speed > 0 tokens/s, got a mean of {}",
                     d.size_field(),
-                    crate::params::show(d.mean())
+                    crate::format::show(d.mean())
                 ));
             }
             c.positive_f(

@@ -27,7 +27,7 @@ fn another_seed_gives_different_numbers() {
     assert_ne!(a.overall.e2e, b.overall.e2e);
 }
 
-fn arrivals(s: &sim_core::Scenario) -> Vec<sim_core::engine::ArrivalRecord> {
+fn arrivals(s: &sim_core::Scenario) -> Vec<sim_core::trace::ArrivalRecord> {
     let mut sim = simulation(s).expect("valid");
     sim.record_trace(100_000);
     sim.advance_until(u64::MAX);

@@ -1,0 +1,109 @@
+//! `tlab plan`'s readable answer.
+
+use sim_core::Scenario;
+use sim_core::format::usd;
+use sim_core::plan::{Plan, PlanSlo, budget::Question};
+use tlab::summary::ms;
+
+/// The plan `p` for scenario `s` as text: the software and targets, what the
+/// question was, what ran, and the answers.
+pub(crate) fn text(
+    s: &Scenario,
+    slo: PlanSlo,
+    q: &Question,
+    p: &Plan,
+    seconds: f64,
+    full: bool,
+) -> String {
+    let software = s.serving.software;
+    let mut o = format!(
+        "self-hosted setups run on {} ({}); choose with --set software=vllm|tensorrt-llm\n",
+        software.name(),
+        software.calibration()
+    );
+    o += &format!(
+        "targets: p99 TTFT {}, p99 TPOT {}, errors ≤ {} %, goodput ≥ {} %\n",
+        ms(Some(slo.ttft_p99_ms)),
+        ms(Some(slo.tpot_p99_ms)),
+        slo.max_error_fraction * 100.0,
+        slo.min_goodput * 100.0
+    );
+    for n in &q.notes {
+        o += &format!("note: {n}\n");
+    }
+    o += &format!(
+        "{} configurations ({} candidate setups), {} pruned without simulating, {} spared as identical to a smaller batch size, {} simulations in {:.1} s\n",
+        p.configurations,
+        p.candidates,
+        p.pruned.len(),
+        p.identical,
+        p.simulations,
+        seconds
+    );
+    if !full {
+        o += &format!(
+            "work: {:.1}M of a {:.0}M-event budget\n",
+            p.events as f64 / 1e6,
+            p.budget_events as f64 / 1e6
+        );
+    }
+    for a in &p.api_tiers {
+        o += &match (a.multiplier, a.usd_per_month) {
+            (Some(m), Some(v)) => format!(
+                "API tier {} with {}: {m}× rate limits meet the targets ({}/month)\n",
+                a.tier,
+                a.client,
+                usd(v)
+            ),
+            _ => format!(
+                "API tier {} with {}: no rate-limit multiple tried meets the targets ({})\n",
+                a.tier,
+                a.client,
+                a.why_not.as_deref().unwrap_or("no run")
+            ),
+        };
+    }
+    o += "cheapest setups meeting the targets:\n";
+    for e in p.feasible.iter().take(10) {
+        o += &format!(
+            "  {:>9}/month  {}{}  (p99 TTFT {}, p99 TPOT {}, margin {:.0} %)\n",
+            usd(e.usd_per_month),
+            e.description,
+            match (&e.config, e.changes_model) {
+                (_, false) => String::new(),
+                (sim_core::plan::Config::Api { tier, .. }, true) => {
+                    format!(" [changes the model: tier {tier}'s instead of the scenario's]")
+                }
+                (_, true) => format!(
+                    " [changes the model: self-hosts {} instead of the API's]",
+                    s.serving.model.name()
+                ),
+            },
+            ms(e.summary.ttft_p99_ms),
+            ms(e.summary.tpot_p99_ms),
+            e.verdict.as_ref().map_or(0.0, |m| m * 100.0)
+        );
+    }
+    if p.feasible.is_empty() {
+        o += "  none\n";
+    }
+    if !p.unsettled.is_empty() {
+        o += &format!(
+            "not settled within the work budget ({} configurations; --full settles them):\n",
+            p.unsettled.len()
+        );
+        for (what, why) in p.unsettled.iter().take(10) {
+            o += &format!("  {what}: {why}\n");
+        }
+    }
+    o += "cheaper setups that nearly made it:\n";
+    for e in &p.near_misses {
+        o += &format!(
+            "  {:>9}/month  {}: {}\n",
+            usd(e.usd_per_month),
+            e.description,
+            e.verdict.as_ref().err().map_or("", String::as_str)
+        );
+    }
+    o
+}
