@@ -1,19 +1,18 @@
 //! The page: presets and controls on the left; summary cards and live charts on
 //! the right; the scenario always mirrored in the URL.
 
+use crate::app_parts::{
+    banners_view, capacity_cards, charts_view, header_view, status_view, toolbar_view,
+};
 use crate::cards::cards_view;
-use crate::chart_views::{ChartSpec, chart_canvas, report_chart};
 use crate::control_views::group_view;
 use crate::controls::groups;
-use crate::downloads::{download, report_export};
 use crate::playback::{first_seconds, playback_view};
-use crate::runner::{RunState, Runner};
+use crate::runner::Runner;
 use crate::url_state::{current_fragment, scenario_from_fragment, write_fragment};
-use lab_charts as charts;
 use leptos::prelude::*;
 use sim_core::compare::{CostCurves, LoadCheck, cost_curves, load_check};
-use sim_core::physics::ServingSoftware;
-use sim_core::presets::{self, Preset};
+use sim_core::presets;
 use sim_core::trace::TraceLog;
 use sim_core::{Report, Scenario};
 
@@ -25,7 +24,6 @@ pub fn App() -> impl IntoView {
     let link_problem = RwSignal::new(start.problem);
     let legacy_link = RwSignal::new(start.before_profiles);
     let input_problem = RwSignal::new(None::<String>);
-    let copied = RwSignal::new(false);
     let runner = Runner::new();
     let pinned = RwSignal::new(None::<(Scenario, Report)>);
     // A link's pinned scenario A: run it in the background, then pin it.
@@ -53,10 +51,9 @@ pub fn App() -> impl IntoView {
         scenario.with(|s| pinned.with(|p| write_fragment(s, p.as_ref().map(|(a, _)| a))));
     });
 
-    let all_presets = presets::all();
     // Which preset the scenario is, or was edited from (by its name), built
     // once; exact when nothing was changed since.
-    let known = StoredValue::new(all_presets.clone());
+    let known = StoredValue::new(presets::all());
     let origin = Memo::new(move |_| {
         scenario.with(|s| {
             known.with_value(|all| {
@@ -66,12 +63,8 @@ pub fn App() -> impl IntoView {
             })
         })
     });
-    let preset_explanation = move || origin.get().map(|(_, _, e, _)| e);
-    let edited = move || origin.get().is_some_and(|(_, _, _, exact)| !exact);
 
     let report = runner.report;
-    let state = runner.state;
-    let slices = runner.slices;
 
     let cost_job: std::rc::Rc<std::cell::RefCell<Option<std::rc::Rc<std::cell::RefCell<bool>>>>> =
         Default::default();
@@ -114,90 +107,8 @@ pub fn App() -> impl IntoView {
     let pinned_report = Signal::derive(move || pinned.with(|p| p.as_ref().map(|(_, r)| r.clone())));
 
     view! {
-        <header class="top">
-            <div class="title">
-                <h1>"Throughput Lab"</h1>
-                <p class="tagline">"How AI inference behaves under load: batching, GPUs, rate limits and cost."</p>
-            </div>
-            <div class="top-actions">
-                <label for="preset">"Preset"</label>
-                <select
-                    id="preset"
-                    data-testid="preset"
-                    on:change=move |ev| {
-                        let id = event_target_value(&ev);
-                        if let Some(p) = presets::all().into_iter().find(|p| p.id == id) {
-                            input_problem.set(None);
-                            link_problem.set(None);
-                            scenario.set(p.scenario);
-                        }
-                    }
-                >
-                    {all_presets
-                        .iter()
-                        .map(|p: &Preset| {
-                            let id = p.id;
-                            let name = p.scenario.name.clone();
-                            view! {
-                                <option value=id selected=move || scenario.with(|s| s.name == name) && !edited()>
-                                    {p.title}
-                                </option>
-                            }
-                        })
-                        .collect_view()}
-                    <option value="custom" data-testid="preset-custom" disabled=true selected=move || preset_explanation().is_none() || edited()>
-                        {move || match origin.get() {
-                            Some((_, title, _, false)) => format!("Custom (from {title})"),
-                            _ => "Custom scenario".to_owned(),
-                        }}
-                    </option>
-                </select>
-                <button
-                    data-testid="copy-link"
-                    on:click=move |_| {
-                        let href = window().location().href().unwrap_or_default();
-                        let clipboard = window().navigator().clipboard();
-                        let promise = clipboard.write_text(&href);
-                        wasm_bindgen_futures::spawn_local(async move {
-                            let ok = wasm_bindgen_futures::JsFuture::from(promise).await.is_ok();
-                            copied.set(ok);
-                            set_timeout(move || copied.set(false), std::time::Duration::from_secs(2));
-                        });
-                    }
-                >
-                    {move || if copied.get() { "Link copied" } else { "Copy link" }}
-                </button>
-            </div>
-        </header>
-        <Show when=move || link_problem.get().is_some()>
-            <p class="banner error" role="alert" data-testid="link-error">
-                {move || link_problem.get().unwrap_or_default()}
-            </p>
-        </Show>
-        <Show when=move || legacy_link.get()>
-            <p class="banner info" data-testid="legacy-link">
-                "This link was made before Throughput Lab modelled serving software: its numbers use TensorRT-LLM's 2023 constants, exactly as when it was shared. "
-                <button
-                    data-testid="rerun-vllm"
-                    on:click=move |_| {
-                        legacy_link.set(false);
-                        scenario.update(|s| s.serving.software = ServingSoftware::Vllm);
-                    }
-                >
-                    "Re-run on vLLM's calibration"
-                </button>
-            </p>
-        </Show>
-        <Show when=move || preset_explanation().is_some()>
-            <p class="banner info" class:stale=edited data-testid="preset-explanation" data-edited=move || edited().to_string()>
-                <Show when=edited>
-                    <strong data-testid="preset-edited">
-                        {move || origin.get().map(|(_, title, _, _)| format!("The story of the preset \u{201c}{title}\u{201d}, for its own settings: you have changed them since, so the numbers below are yours, not the story's. ")).unwrap_or_default()}
-                    </strong>
-                </Show>
-                {move || preset_explanation().unwrap_or_default()}
-            </p>
-        </Show>
+        {header_view(scenario, origin, input_problem, link_problem)}
+        {banners_view(scenario, origin, link_problem, legacy_link)}
         <main class="layout">
             <section class="controls" id="controls" aria-label="Scenario controls">
                 <Show when=move || input_problem.get().is_some()>
@@ -216,182 +127,14 @@ pub fn App() -> impl IntoView {
                         el.scroll_into_view();
                     }
                 }>"Change the scenario ↓"</a>
-                <div class="status" aria-live="polite">
-                    {move || match state.get() {
-                        RunState::Running(p) => {
-                            view! {
-                                <progress data-testid="progress" max="100" value=format!("{:.0}", p * 100.0)></progress>
-                                <span>"Simulating…"</span>
-                            }
-                                .into_any()
-                        }
-                        RunState::Done(ms) => {
-                            view! {
-                                <span
-                                    data-testid="run-time"
-                                    data-value=format!("{ms:.1}")
-                                    data-slices=move || slices.get().slices.to_string()
-                                    data-max-slice-events=move || slices.get().max_events.to_string()
-                                >
-                                    {move || {
-                                        report
-                                            .with(|r| {
-                                                r.as_ref()
-                                                    .map(|r| {
-                                                        format!(
-                                                            "{} requests over {:.0} s simulated, computed in {}",
-                                                            r.requests.arrived,
-                                                            r.sim_time_s,
-                                                            crate::format::fmt_ms(Some(ms)),
-                                                        )
-                                                    })
-                                            })
-                                            .unwrap_or_default()
-                                    }}
-                                </span>
-                            }
-                                .into_any()
-                        }
-                    }}
-                </div>
-                <p class="calibration-note" data-testid="calibration-note">
-                    {move || {
-                        scenario.with(|s| {
-                            if s.api.is_some() && !s.uses_fleet() {
-                                return "Hosted API tiers: latencies and prices as the scenario states them.".to_owned();
-                            }
-                            let w = s.serving.software;
-                            format!("GPU step times: {} profile, {}.", w.name(), w.calibration())
-                        })
-                    }}
-                </p>
-                <Show when=move || load.with(|l| l.is_some_and(|l| l.overloaded))>
-                    <p class="banner warn" role="status" data-testid="overload">
-                        {move || load.get().map(|l| format!(
-                            "Overloaded: the traffic asks for about {:.0} output tokens/s; the fleet makes about {:.0} when saturated ({} × {:.2} tasks/s per replica, measured). The queue grows for as long as this load lasts; it needs {} replica{}.",
-                            l.demand_tokens_per_s,
-                            l.capacity_tokens_per_s,
-                            scenario.with_untracked(|s| s.serving.replicas),
-                            l.tasks_per_s_per_replica,
-                            l.replicas_needed,
-                            if l.replicas_needed == 1 { "" } else { "s" },
-                        )).unwrap_or_default()}
-                    </p>
-                </Show>
-                <Show when=move || report.with(|r| r.as_ref().is_some_and(|r| !r.warnings.is_empty()))>
-                    <p class="banner warn" data-testid="warnings">
-                        {move || report.with(|r| r.as_ref().map(|r| r.warnings.join(" ")).unwrap_or_default())}
-                    </p>
-                </Show>
-                <div class="toolbar" role="toolbar" aria-label="Compare and export">
-                    <button
-                        data-testid="pin"
-                        title="Keep these results as A; change the scenario and compare B against them"
-                        on:click=move |_| {
-                            if let Some(r) = report.get_untracked() {
-                                pinned.set(Some((scenario.get_untracked(), r)));
-                            }
-                        }
-                    >
-                        "Pin as A"
-                    </button>
-                    <Show when=move || pinned.with(|p| p.is_some())>
-                        <button class="secondary" data-testid="unpin" on:click=move |_| pinned.set(None)>
-                            "Clear A"
-                        </button>
-                        <span class="pinned-note" data-testid="pinned-note">
-                            {move || pinned.with(|p| p.as_ref().map(|(s, _)| format!("Comparing with A: {}", s.name))).unwrap_or_default()}
-                        </span>
-                    </Show>
-                    <span class="spacer"></span>
-                    <Show when=move || pinned.with(|p| p.is_some())>
-                        <button
-                            class="secondary"
-                            data-testid="export-compare"
-                            title="Every headline number of A and B, their difference and the relative change, as CSV"
-                            on:click=move |_| {
-                                let csv = pinned.with_untracked(|p| {
-                                    report.with_untracked(|b| match (p, b) {
-                                        (Some((_, a)), Some(b)) => Some(crate::export::compare_csv(a, b)),
-                                        _ => None,
-                                    })
-                                });
-                                if let Some(csv) = csv {
-                                    download("throughput-lab-compare.csv", "text/csv", &csv);
-                                }
-                            }
-                        >
-                            "Compare CSV"
-                        </button>
-                    </Show>
-                    {report_export("export-summary", "Summary CSV", "throughput-lab-summary.csv", crate::export::summary_csv, report)}
-                    <span title=crate::export::SERIES_NOTE data-testid="export-series-note">
-                        {report_export("export-series", "Time series CSV", "throughput-lab-series.csv", crate::export::series_csv, report)}
-                    </span>
-                    <button
-                        class="secondary"
-                        data-testid="export-scenario"
-                        title="The scenario as JSON: run it with `tlab run scenario.json`"
-                        on:click=move |_| {
-                            let json = serde_json::to_string_pretty(&scenario.get_untracked()).unwrap_or_default();
-                            download("scenario.json", "application/json", &json);
-                        }
-                    >
-                        "Scenario JSON"
-                    </button>
-                </div>
+                {status_view(scenario, runner.clone(), load)}
+                {toolbar_view(scenario, report, pinned)}
                 <div class="cards">
                     {cards_view(report, pinned)}
-                    <Show when=move || load.with(|l| l.is_some())>
-                        <div class="card" title="One replica run saturated (users with no think time) for 60 simulated seconds: what it sustains, in tasks and output tokens per second.">
-                            <span class="card-label">"Capacity per replica"</span>
-                            <span class="card-value" data-testid="card-capacity" data-value=move || load.get().map(|l| l.tasks_per_s_per_replica.to_string()).unwrap_or_default()>
-                                {move || load.get().map(|l| {
-                                    let replicas = f64::from(scenario.with_untracked(|s| s.serving.replicas).max(1));
-                                    format!("{:.2} tasks/s, {:.0} tok/s", l.tasks_per_s_per_replica, l.capacity_tokens_per_s / replicas)
-                                }).unwrap_or_default()}
-                            </span>
-                        </div>
-                        <div class="card" title="Replicas this traffic needs at its peak with every replica saturated (no headroom for bursts): its peak tasks/s ÷ one replica's capacity, rounded up.">
-                            <span class="card-label">"Replicas this traffic needs"</span>
-                            <span class="card-value" data-testid="card-replicas-needed" data-value=move || load.get().map(|l| l.replicas_needed.to_string()).unwrap_or_default()>
-                                {move || load.get().map(|l| l.replicas_needed.to_string()).unwrap_or_default()}
-                            </span>
-                        </div>
-                    </Show>
+                    {capacity_cards(scenario, load)}
                 </div>
                 {playback_view(report, playhead, playing)}
-                <div class="charts">
-                    {charts::REPORT_CHARTS
-                        .into_iter()
-                        .map(|c| report_chart(c, shown, pinned_report))
-                        .collect_view()}
-                    {chart_canvas(
-                        ChartSpec {
-                            id: "chart-timeline",
-                            size: (1200, 320),
-                            caption: Some("The first seconds on the GPU. Static batching runs one batch to the end while new requests wait; continuous batching lets them join between passes. Switch the batching policy to compare."),
-                            wide: true,
-                        },
-                        move || trace.with(|t| t.is_some()),
-                        move || trace.track(),
-                        move || trace.with_untracked(|t| t.as_ref().map(|(t, w)| charts::timeline::model(t, *w))),
-                    )}
-                    {chart_canvas(
-                        ChartSpec::new("chart-cost-mtok"),
-                        move || costs.with(|c| c.as_ref().is_some_and(|c| !c.per_mtok.is_empty())),
-                        move || costs.track(),
-                        move || costs.with_untracked(|c| c.as_ref().map(|c| charts::cost::per_mtok_model(&c.per_mtok))),
-                    )}
-                    {chart_canvas(
-                        ChartSpec::new("chart-cost-month"),
-                        move || costs.with(|c| c.as_ref().is_some_and(|c| c.comparison.is_some())),
-                        move || costs.track(),
-                        move || costs.with_untracked(|c| {
-                            c.as_ref().and_then(|c| c.comparison.as_ref()).map(charts::cost::monthly_model)
-                        }),
-                    )}
-                </div>
+                {charts_view(shown, pinned_report, trace, costs)}
                 <crate::planner::Planner scenario=scenario />
             </section>
         </main>

@@ -4,6 +4,7 @@
 //! and charts come from `lab-charts`, generic over the plotters backend.
 
 pub mod app;
+pub mod app_parts;
 pub mod cards;
 pub mod chart_views;
 pub mod control_views;
@@ -14,6 +15,7 @@ pub mod format;
 pub mod import;
 pub mod jobs;
 pub mod plan_pool;
+pub mod plan_view;
 pub mod plan_worker;
 pub mod planner;
 pub mod playback;

@@ -4,6 +4,7 @@
 
 use crate::chart_views::{ChartSpec, chart_canvas};
 use crate::jobs::{self, CurveJobs, PlanJobs};
+use crate::plan_view::plan_view;
 use leptos::prelude::*;
 use sim_core::Scenario;
 use sim_core::plan::{Headroom, HeadroomSearch, Plan, PlanSlo, Space};
@@ -24,32 +25,6 @@ fn curve_rates(s: &Scenario) -> Vec<f64> {
         .offered_tasks_per_s()
         .map_or_else(|| s.peak_tasks_per_s(), |(mean, _)| mean);
     (1..=10).map(|i| today * 0.2 * f64::from(i)).collect()
-}
-
-fn usd(v: f64) -> String {
-    crate::format::fmt_usd(v)
-}
-
-/// The answers to "which rate-limit tier do I need?": per API tier and
-/// client, the smallest rate-limit multiple that meets the targets.
-fn api_lines(p: &Plan) -> Vec<String> {
-    p.api_tiers
-        .iter()
-        .map(|a| match (a.multiplier, a.usd_per_month) {
-            (Some(m), Some(v)) => format!(
-                "{} with {}: {m}× rate limits meet the targets ({}/month).",
-                a.tier,
-                a.client,
-                usd(v)
-            ),
-            _ => format!(
-                "{} with {}: no multiple up to 8× meets the targets ({}).",
-                a.tier,
-                a.client,
-                a.why_not.as_deref().unwrap_or("no run")
-            ),
-        })
-        .collect()
 }
 
 /// The panel.
@@ -242,121 +217,7 @@ pub fn Planner(
                 {move || {
                     plan.get()
                         .map(|p| {
-                            view! {
-                                <ul class="hint" data-testid="plan-notes">
-                                    {notes.get().into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}
-                                </ul>
-                                <p class="hint" data-testid="plan-summary">
-                                    {format!(
-                                        "{} configurations ({} candidate setups): {} pruned by physics, {} spared as identical to a smaller batch size, {} simulations{}.",
-                                        p.configurations,
-                                        p.candidates,
-                                        p.pruned.len(),
-                                        p.identical,
-                                        p.simulations,
-                                        if p.unsettled.is_empty() {
-                                            String::new()
-                                        } else {
-                                            format!(
-                                                "; {} not settled within the work budget ({:.0}M simulated events)",
-                                                p.unsettled.len(),
-                                                p.budget_events as f64 / 1e6
-                                            )
-                                        },
-                                    )}
-                                </p>
-                                <Show when={
-                                    let any = !p.api_tiers.is_empty();
-                                    move || any
-                                }>
-                                    <h3>"Which rate-limit tier do you need?"</h3>
-                                </Show>
-                                <ul class="api-answers" data-testid="plan-api">
-                                    {api_lines(&p).into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}
-                                </ul>
-                                <table class="plan" data-testid="plan-results">
-                                    <thead>
-                                        <tr>
-                                            <th scope="col">"Setup"</th>
-                                            <th scope="col">"$/month"</th>
-                                            <th scope="col">"p99 TTFT"</th>
-                                            <th scope="col">"p99 TPOT"</th>
-                                            <th scope="col">"Margin"</th>
-                                            <th scope="col"><span class="visually-hidden">"Apply"</span></th>
-                                        </tr>
-                                    </thead>
-                                    <tbody>
-                                        {p.feasible
-                                            .iter()
-                                            .take(8)
-                                            .enumerate()
-                                            .map(|(i, e)| {
-                                                let (config, replicas) = (e.config.clone(), e.replicas);
-                                                let change = match &e.config {
-                                                    sim_core::plan::Config::Api { tier, .. } => {
-                                                        format!(" — changes the model: tier {tier}'s instead of the scenario's")
-                                                    }
-                                                    _ => format!(
-                                                        " — changes the model: self-hosts {} instead of the API's",
-                                                        scenario.with_untracked(|s| s.serving.model.name())
-                                                    ),
-                                                };
-                                                view! {
-                                                    <tr>
-                                                        <td>
-                                                            {e.description.clone()}
-                                                            {e.changes_model.then(|| view! {
-                                                                <span class="model-change" data-testid="plan-model-change">
-                                                                    {change.clone()}
-                                                                </span>
-                                                            })}
-                                                        </td>
-                                                        <td>{usd(e.usd_per_month)}</td>
-                                                        <td>{crate::format::fmt_ms(e.summary.ttft_p99_ms)}</td>
-                                                        <td>{crate::format::fmt_ms(e.summary.tpot_p99_ms)}</td>
-                                                        <td>{format!("{:.0} %", e.verdict.as_ref().map_or(0.0, |m| m * 100.0))}</td>
-                                                        <td>
-                                                            <button
-                                                                class="secondary"
-                                                                data-testid=format!("plan-apply-{i}")
-                                                                title="Make this setup the scenario (Pin as A first to compare)"
-                                                                on:click=move |_| {
-                                                                    let mut s = scenario.get_untracked();
-                                                                    match sim_core::plan::apply_config(&mut s, &config, replicas) {
-                                                                        Ok(()) => scenario.set(s),
-                                                                        Err(e) => error.set(Some(e)),
-                                                                    }
-                                                                }
-                                                            >
-                                                                "Apply"
-                                                            </button>
-                                                        </td>
-                                                    </tr>
-                                                }
-                                            })
-                                            .collect_view()}
-                                    </tbody>
-                                </table>
-                                <h3>"Cheaper, but missed"</h3>
-                                <ul class="misses" data-testid="plan-misses">
-                                    {p.near_misses
-                                        .iter()
-                                        .take(5)
-                                        .map(|e| {
-                                            view! {
-                                                <li>
-                                                    {format!(
-                                                        "{} ({}/month): {}",
-                                                        e.description,
-                                                        usd(e.usd_per_month),
-                                                        e.verdict.as_ref().err().cloned().unwrap_or_default(),
-                                                    )}
-                                                </li>
-                                            }
-                                        })
-                                        .collect_view()}
-                                </ul>
-                            }
+                            plan_view(p, notes.get(), scenario, error)
                         })
                 }}
             </Show>

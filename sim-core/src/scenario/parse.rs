@@ -247,7 +247,10 @@ fn lookup<'a>(doc: &'a Value, path: &str) -> Option<&'a Value> {
 
 fn find_value(node: &Value, want: &Value, at: String, out: &mut Vec<String>, depth: u32) {
     let same = match (node, want) {
-        (Value::Number(a), Value::Number(b)) => a.as_f64() == b.as_f64(),
+        // Bit for bit: -0.0 is not the 0 beside it (the error quotes `-0.0`).
+        (Value::Number(a), Value::Number(b)) => {
+            a.as_f64().map(f64::to_bits) == b.as_f64().map(f64::to_bits)
+        }
         _ => node == want,
     };
     if same {

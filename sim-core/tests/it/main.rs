@@ -4,6 +4,7 @@ mod behaviour;
 mod calibration;
 mod defects;
 mod determinism;
+mod fuzz;
 mod golden;
 mod load;
 mod planning;
