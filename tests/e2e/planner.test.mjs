@@ -44,7 +44,7 @@ test('the planner finds the cheapest setup on every core, off the page', async (
   // The same plan as the one computed on the page's own thread.
   const direct = await p.page.evaluate(() => JSON.parse(window.wasmBindings.plan_json(window.wasmBindings.default_scenario_json())));
   const firstCost = await p.page.locator('[data-testid="plan-results"] tbody tr').first().locator('td').nth(1).textContent();
-  assert.equal(firstCost, `$${Math.round(direct.feasible[0].usd_per_month)}`);
+  assert.equal(firstCost, `$${Math.round(direct.feasible[0].usd_per_month).toLocaleString('en-US')}`);
   assert.match(await p.text('plan-summary'), new RegExp(`${direct.simulations} simulations`));
   // Apply the cheapest row: the scenario becomes that setup and re-runs.
   const row = await p.page.locator('[data-testid="plan-results"] tbody tr').first().locator('td').first().textContent();

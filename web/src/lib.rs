@@ -60,7 +60,10 @@ pub fn bench_run_ms(scenario_json: &str, runs: u32) -> Result<Vec<f64>, String> 
 #[wasm_bindgen]
 pub fn plan_json(scenario_json: &str) -> Result<String, String> {
     let s = sim_core::Scenario::from_json(scenario_json).map_err(|e| e.to_string())?;
-    let p = sim_core::plan::plan(&s, planner::targets(&s), &sim_core::plan::Space::default());
+    let (slo, space) = (planner::targets(&s), sim_core::plan::Space::default());
+    // The question the page's planner asks (within the work budget).
+    let q = sim_core::plan::budget::question(&s, slo, &space);
+    let p = sim_core::plan::plan(&q.scenario, slo, &space);
     serde_json::to_string(&p).map_err(|e| e.to_string())
 }
 
