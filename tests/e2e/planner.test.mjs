@@ -93,3 +93,18 @@ test('the planner lets the user choose the serving software it plans for', async
   assert.match(await p.text('calibration-note'), /TensorRT-LLM/);
   assert.deepEqual(lab.errors, []);
 });
+
+test('a plan larger than its work budget says so before it runs, and what it asked instead', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  await p.byTestId('preset').selectOption('pay-for-speed');
+  await p.waitForRun();
+  await p.byTestId('plan-self-hosted').check();
+  await p.byTestId('plan-run').click();
+  // The note is on screen at once, while the searches still run.
+  await p.byTestId('plan-notes').waitFor({ timeout: 10_000 });
+  assert.match(await p.text('plan-notes'), /planned on the first \d+ s of the scenario's 3600 s .* within the work budget of 40M simulated events/);
+  await p.byTestId('plan-results').waitFor({ timeout: 120_000 });
+  assert.match(await p.text('plan-summary'), /configurations/);
+  assert.deepEqual(lab.errors, []);
+});

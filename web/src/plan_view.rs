@@ -31,17 +31,13 @@ fn api_lines(p: &Plan) -> Vec<String> {
         .collect()
 }
 
-/// A finished plan; `notes` say what the question was (`plan::budget`).
+/// A finished plan.
 pub fn plan_view(
     p: Plan,
-    notes: Vec<String>,
     scenario: RwSignal<Scenario>,
     error: RwSignal<Option<String>>,
 ) -> impl IntoView {
     view! {
-        <ul class="hint" data-testid="plan-notes">
-            {notes.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}
-        </ul>
         <p class="hint" data-testid="plan-summary">
             {format!(
                 "{} configurations ({} candidate setups): {} pruned by physics, {} spared as identical to a smaller batch size, {} simulations{}.",

@@ -103,6 +103,7 @@ pub fn Planner(
             stop();
             let s = scenario.get_untracked();
             what.set("Growing the load until a target breaks…");
+            notes.set(Vec::new());
             error.set(None);
             headroom.set(None);
             asked_for.set(Some(s.clone()));
@@ -122,6 +123,7 @@ pub fn Planner(
             match CurveJobs::new(&s, &curve_rates(&s)) {
                 Ok(j) => {
                     what.set("Running every batching policy at ten loads…");
+                    notes.set(Vec::new());
                     error.set(None);
                     curves.set(None);
                     asked_for.set(Some(s.clone()));
@@ -202,6 +204,13 @@ pub fn Planner(
                     {move || what.get()}
                 </p>
             </Show>
+            // Said before the plan runs: what the question became (a shorter
+            // window of steady traffic) and what the work budget may leave unsettled.
+            <Show when=move || notes.with(|n| !n.is_empty())>
+                <ul class="hint" data-testid="plan-notes">
+                    {move || notes.get().into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}
+                </ul>
+            </Show>
             <Show when=move || error.get().is_some()>
                 <p class="banner error" role="alert">{move || error.get().unwrap_or_default()}</p>
             </Show>
@@ -217,7 +226,7 @@ pub fn Planner(
                 {move || {
                     plan.get()
                         .map(|p| {
-                            plan_view(p, notes.get(), scenario, error)
+                            plan_view(p, scenario, error)
                         })
                 }}
             </Show>
