@@ -74,6 +74,14 @@ pub struct Row {
     pub experts: Option<u32>,
     /// Experts each token is routed to.
     pub experts_per_token: Option<u32>,
+    /// The GPU, as the source names it ("H100 SXM 80GB").
+    pub gpu: String,
+    /// vLLM's `gpu_memory_utilization` (0.9 when the column is absent).
+    #[serde(default)]
+    pub gpu_memory_utilization: Option<f64>,
+    /// vLLM's CPU KV-cache offload ("True"/"False"; absent: off).
+    #[serde(default)]
+    pub cpu_kv_offload: Option<String>,
 }
 
 impl Row {
@@ -170,6 +178,31 @@ impl Row {
         }
     }
 
+    /// The catalogue GPU of the `gpu` column, or why the row cannot run.
+    pub fn gpu(&self) -> Result<Gpu, String> {
+        Gpu::from_name(&self.gpu).ok_or_else(|| {
+            let known: Vec<&str> = Gpu::ALL.iter().map(|g| g.spec().name).collect();
+            format!(
+                "{}: GPU {:?} is not in the catalogue ({}): not run, rather than run as another GPU",
+                self.experiment,
+                self.gpu,
+                known.join(", ")
+            )
+        })
+    }
+
+    /// Whether vLLM offloaded KV blocks to CPU memory. The simulator models
+    /// no change for it: vLLM's offload keeps blocks evicted from the GPU's
+    /// prefix cache in host memory for later hits, and in these runs the
+    /// prefix cache never evicts a block that is asked for again (its few
+    /// shared prompts fit), as the measurements agree: offload on and off
+    /// differ by less than repeated identical runs do (`docs/calibration.md`).
+    pub fn offloads_kv(&self) -> bool {
+        self.cpu_kv_offload
+            .as_deref()
+            .is_some_and(|v| v.eq_ignore_ascii_case("true"))
+    }
+
     /// The weights' format from the `weights` column: FP8 (any FP8 scheme),
     /// MXFP4, INT4 (AWQ, GPTQ), INT8, else 16-bit (FP16, BF16).
     pub fn precision(&self) -> Precision {
@@ -223,12 +256,13 @@ pub fn scenario(row: &Row) -> Result<Scenario, String> {
     let dims = row.dims();
     let weights = row.precision();
     let mut serving = h100_llama_8b();
-    serving.gpu = Gpu::H100;
+    serving.gpu = row.gpu()?;
+    serving.usd_per_gpu_hour = None;
     serving.gpus_per_replica = row.tp;
     serving.model = Model::Custom(dims);
     serving.weights = weights;
     serving.kv_cache = Precision::Bf16;
-    serving.gpu_memory_utilisation = 0.9;
+    serving.gpu_memory_utilisation = row.gpu_memory_utilization.unwrap_or(0.9);
     serving.batching = Batching::ChunkedPrefill {
         max_num_seqs: row.max_num_seqs,
         max_num_batched_tokens: row.max_num_batched_tokens,
@@ -284,6 +318,8 @@ pub struct Comparison {
     pub predicted: [f64; 4],
     /// Whether the simulation's queue kept growing where the server's did not.
     pub saturated: bool,
+    /// Whether the server's queue kept growing where the simulation's did not.
+    pub server_saturated: bool,
     /// KV blocks the simulator gives the configuration.
     pub kv_blocks: u64,
 }
@@ -362,11 +398,16 @@ pub fn compare_each(rows: &[Row], timing: Timing) -> (Vec<Comparison>, Vec<(Stri
             // the server had, or as requests still in flight at the end.
             let saturated =
                 !r.complete || (predicted[0] > 10.0 * measured[0] && predicted[0] > 1000.0);
+            // The same rule the other way: the server waited ten times longer
+            // than the simulation, and over a second.
+            let server_saturated =
+                !saturated && measured[0] > 10.0 * predicted[0] && measured[0] > 1000.0;
             Some(Comparison {
                 row: row.clone(),
                 measured,
                 predicted,
                 saturated,
+                server_saturated,
                 kv_blocks: *blocks,
             })
         })
@@ -413,7 +454,18 @@ pub fn markdown(rows: &[Comparison]) -> String {
         for ((m, p), e) in c.measured.iter().zip(&c.predicted).zip(&e) {
             o += &format!(" {m:.1} → {p:.1} ({:+.0} %) |", e * 100.0);
         }
-        o += if c.saturated { " SATURATED\n" } else { "\n" };
+        o += if c.saturated {
+            " SATURATED (the simulation only)"
+        } else if c.server_saturated {
+            " SATURATED (vLLM only)"
+        } else {
+            ""
+        };
+        o += if c.row.offloads_kv() {
+            " (CPU KV offload: no change modelled)\n"
+        } else {
+            "\n"
+        };
     }
     let all: Vec<&Comparison> = rows.iter().collect();
     let m = mape(&all);

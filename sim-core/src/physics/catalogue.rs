@@ -48,6 +48,34 @@ pub struct GpuSpec {
 }
 
 impl Gpu {
+    /// The catalogue GPU a name (as tools and CSVs write it: "H100 SXM 80GB",
+    /// "NVIDIA A100-SXM4-80GB", "L40S") means, or None when the catalogue
+    /// has no such GPU (the 40 GB A100, an H100 PCIe or NVL: other memory or
+    /// bandwidth) — never silently another one.
+    pub fn from_name(name: &str) -> Option<Gpu> {
+        let n: String = name
+            .to_ascii_lowercase()
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .collect();
+        let has = |s: &str| n.contains(s);
+        if has("mi300x") {
+            Some(Gpu::Mi300x)
+        } else if has("h200") {
+            Some(Gpu::H200)
+        } else if has("h100") {
+            (!has("pcie") && !has("nvl")).then_some(Gpu::H100)
+        } else if has("a100") {
+            (!has("40gb") && !has("pcie")).then_some(Gpu::A100)
+        } else if has("l40s") {
+            Some(Gpu::L40s)
+        } else if has("l4") && !has("l40") {
+            Some(Gpu::L4)
+        } else {
+            None
+        }
+    }
+
     /// Every GPU in the catalogue.
     pub const ALL: [Gpu; 6] = [
         Gpu::A100,
