@@ -103,7 +103,7 @@ test('a plan larger than its work budget says so before it runs, and what it ask
   await p.byTestId('plan-run').click();
   // The note is on screen at once, while the searches still run.
   await p.byTestId('plan-notes').waitFor({ timeout: 10_000 });
-  assert.match(await p.text('plan-notes'), /planned on the first \d+ s of the scenario's 3600 s .* within the work budget of 40M simulated events/);
+  assert.match(await p.text('plan-notes'), /planned on the first \d+ s of the scenario's 3600 s .* within the work budget of 25M simulated events/);
   await p.byTestId('plan-results').waitFor({ timeout: 120_000 });
   assert.match(await p.text('plan-summary'), /configurations/);
   assert.deepEqual(lab.errors, []);

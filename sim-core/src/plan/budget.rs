@@ -4,7 +4,8 @@
 //!
 //! A planning run processes about 3 million events a second on one core of
 //! the 2-core reference machine (measured on the presets' plans), so
-//! [`PLAN_EVENTS`] is ≈ 13 s of one core, ≈ 7 s on two. Every search gets an equal share, fixed before
+//! [`PLAN_EVENTS`] is ≈ 8 s on one core (`--serial`), ≈ 4–5 s on two, and
+//! [`HEADROOM_EVENTS`] (one run at a time) ≈ 10 s at most. Every search gets an equal share, fixed before
 //! anything runs, so the plan is the same whichever order or thread runs its
 //! searches; a search out of budget ends as *unsettled*, and the plan says so.
 
@@ -14,10 +15,10 @@ use crate::report::Report;
 use crate::scenario::{Arrival, Scenario, ServiceModel};
 
 /// Simulated events one plan may use, all searches together.
-pub const PLAN_EVENTS: u64 = 40_000_000;
+pub const PLAN_EVENTS: u64 = 25_000_000;
 
 /// Simulated events one headroom search may use.
-pub const HEADROOM_EVENTS: u64 = 40_000_000;
+pub const HEADROOM_EVENTS: u64 = 20_000_000;
 
 /// Runs a group of searches takes, in full-length equivalents: a doubling
 /// or two to its first passing count and a few bisection steps, of which the

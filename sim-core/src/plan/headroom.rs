@@ -75,7 +75,7 @@ pub const MAX_GROWTH: f64 = 64.0;
 impl HeadroomSearch {
     /// Start at today's load.
     pub fn new(base: &Scenario, slo: PlanSlo, tolerance: f64) -> Self {
-        HeadroomSearch {
+        Self {
             base: base.clone(),
             slo,
             tolerance: tolerance.max(1e-4),
@@ -88,12 +88,35 @@ impl HeadroomSearch {
             events_per_k: 0.0,
             events: 0,
         }
+        .with_budget(super::budget::HEADROOM_EVENTS)
     }
 
     /// The same search under another work budget (`u64::MAX`: none).
     pub fn with_budget(mut self, events: u64) -> Self {
         self.budget = events;
+        self.refuse_if_too_large();
         self
+    }
+
+    /// Said before starting: a first run clearly beyond the budget (twice
+    /// over, by [`super::budget::run_events`]) is not started at all.
+    fn refuse_if_too_large(&mut self) {
+        let Some(first) = self.next() else { return };
+        let needs = super::budget::run_events(&first);
+        if self.budget != u64::MAX && needs > 2.0 * self.budget as f64 {
+            self.next = None;
+            self.result = Some(Headroom {
+                events: 0,
+                passes_at: 0.0,
+                fails_at: None,
+                reason: None,
+                verdict: format!(
+                    "not asked: one run at today's load needs about {:.0}M simulated events, more than the work budget of {:.0}M — ask with a shorter duration_s",
+                    needs / 1e6,
+                    self.budget as f64 / 1e6
+                ),
+            });
+        }
     }
 
     /// Prepare a simulation of [`Self::next`]'s scenario that a caller runs
@@ -221,12 +244,12 @@ impl HeadroomSearch {
                 format!(
                     "meets the targets at {:.2}× today's load{at}; {k:.2}× was not tried: it needs more than the rest of the work budget ({:.0}M simulated events) — ask with a shorter duration_s",
                     self.lo,
-                    super::budget::HEADROOM_EVENTS as f64 / 1e6
+                    (self.events + self.budget) as f64 / 1e6
                 )
             } else {
                 format!(
                     "not settled: today's load alone needs more than the work budget ({:.0}M simulated events) — ask with a shorter duration_s",
-                    super::budget::HEADROOM_EVENTS as f64 / 1e6
+                    (self.events + self.budget) as f64 / 1e6
                 )
             },
         });
