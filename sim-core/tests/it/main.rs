@@ -2,6 +2,7 @@
 
 mod behaviour;
 mod calibration;
+mod capacity;
 mod defects;
 mod determinism;
 mod fuzz;
