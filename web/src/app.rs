@@ -133,6 +133,7 @@ pub fn App() -> impl IntoView {
                     {cards_view(report, pinned)}
                     {capacity_cards(scenario, load)}
                 </div>
+                {crate::cards::per_class_view(report)}
                 {playback_view(report, playhead, playing)}
                 {charts_view(shown, pinned_report, trace, costs)}
                 <crate::planner::Planner scenario=scenario />

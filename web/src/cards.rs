@@ -142,6 +142,31 @@ pub fn cards() -> Vec<Card> {
             note: no_note,
         },
         Card {
+            label: "Task latency, p50",
+            id: "task-p50",
+            help: "A task is everything one user request sets off (an agent's chain of calls, a conversation's turns): from its first call to its last answer; half of the tasks are faster.",
+            value: |r| {
+                // Only where a task is more than one call.
+                (r.requests.tasks_completed < r.requests.completed)
+                    .then_some(r.overall.task_latency.p50_ms)
+                    .flatten()
+                    .map(|v| (fmt_ms(Some(v)), v))
+            },
+            note: no_note,
+        },
+        Card {
+            label: "Task latency, p99",
+            id: "task-p99",
+            help: "The task latency that 99 % of tasks beat.",
+            value: |r| {
+                (r.requests.tasks_completed < r.requests.completed)
+                    .then_some(r.overall.task_latency.p99_ms)
+                    .flatten()
+                    .map(|v| (fmt_ms(Some(v)), v))
+            },
+            note: no_note,
+        },
+        Card {
             label: "Output throughput",
             id: "throughput",
             help: "Tokens generated per second across all requests: what the system as a whole delivers.",
@@ -324,6 +349,62 @@ pub fn cards_view(
             }
         })
         .collect_view()
+}
+
+/// Where classes differ (two models, a chat and a batch job): each class's
+/// own numbers, so a mix is never read as one population.
+pub fn per_class_view(report: RwSignal<Option<Report>>) -> impl IntoView {
+    let rows = move || {
+        report.with(|r| {
+            r.as_ref()
+                .filter(|r| r.per_class.len() > 1)
+                .map(|r| r.per_class.clone())
+                .unwrap_or_default()
+        })
+    };
+    view! {
+        <Show when=move || !rows().is_empty()>
+            <table class="per-class" data-testid="per-class">
+                <caption>"By class: each class's own numbers (the cards above mix them)"</caption>
+                <thead>
+                    <tr>
+                        <th scope="col">"Class"</th>
+                        <th scope="col">"Completed"</th>
+                        <th scope="col">"First visible token, p50"</th>
+                        <th scope="col">"Thinking, p50"</th>
+                        <th scope="col">"End-to-end, p50"</th>
+                        <th scope="col">"End-to-end, p99"</th>
+                        <th scope="col">"Task, p50"</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    {move || {
+                        rows()
+                            .into_iter()
+                            .map(|k| {
+                                let name = k.name.clone();
+                                view! {
+                                    <tr data-testid=format!("per-class-{name}")>
+                                        <th scope="row">{k.name.clone()}</th>
+                                        <td>{k.completed.to_string()}</td>
+                                        <td data-testid="visible-p50" data-value=k.first_visible.p50_ms.map(|v| v.to_string()).unwrap_or_default()>
+                                            {fmt_ms(k.first_visible.p50_ms)}
+                                        </td>
+                                        <td>{fmt_ms(k.thinking.p50_ms)}</td>
+                                        <td>{fmt_ms(k.e2e.p50_ms)}</td>
+                                        <td>{fmt_ms(k.e2e.p99_ms)}</td>
+                                        <td data-testid="task-p50" data-value=k.task_latency.p50_ms.map(|v| v.to_string()).unwrap_or_default()>
+                                            {fmt_ms(k.task_latency.p50_ms)}
+                                        </td>
+                                    </tr>
+                                }
+                            })
+                            .collect_view()
+                    }}
+                </tbody>
+            </table>
+        </Show>
+    }
 }
 
 #[cfg(test)]

@@ -34,6 +34,8 @@ fn csv_of(card: &str) -> Option<(&'static str, &'static str, f64)> {
         "tpot-p99" => ("overall", "tpot_p99", 1.0),
         "e2e-p50" => ("overall", "e2e_p50", 1.0),
         "e2e-p99" => ("overall", "e2e_p99", 1.0),
+        "task-p50" => ("overall", "task_p50", 1.0),
+        "task-p99" => ("overall", "task_p99", 1.0),
         "throughput" => ("all", "output_tokens_per_s", 1.0),
         "goodput" => ("all", "goodput_fraction", 100.0),
         "usd-per-mtok" => ("all", "usd_per_mtok_output", 1.0),
