@@ -37,7 +37,7 @@ test('a typed value out of range is refused with a message', async () => {
   await p.open();
   await p.byTestId('replicas-number').fill('5000');
   await p.byTestId('replicas-number').press('Enter');
-  assert.match(await p.text('input-error'), /Replicas must be between 1 and 1024 servers, got 5000/);
+  assert.match(await p.text('replicas-error'), /Replicas must be between 1 and 1024 servers, got 5000/);
   assert.deepEqual(lab.errors, []);
 });
 

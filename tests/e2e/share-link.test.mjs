@@ -113,7 +113,7 @@ test('a scenario imported as JSON opens, and a bad one says what is wrong', asyn
   scenario.serving.replicas = 0;
   await p.byTestId('import-text').fill(JSON.stringify(scenario));
   await p.byTestId('import-open').click();
-  assert.match(await p.text('input-error'), /imported scenario could not be opened: .*serving\.replicas/);
+  assert.match(await p.text('import-error'), /imported scenario could not be opened: .*serving\.replicas/);
   assert.equal(await p.byTestId('arrival-rate-number').inputValue(), '5.0');
   assert.deepEqual(lab.errors, []);
 });

@@ -24,6 +24,11 @@ pub fn App() -> impl IntoView {
     let link_problem = RwSignal::new(start.problem);
     let legacy_link = RwSignal::new(start.before_profiles);
     let input_problem = RwSignal::new(None::<String>);
+    // The control whose change caused `input_problem` (its message shows there).
+    let problem_at = RwSignal::new(None::<String>);
+    provide_context(crate::control_views::ProblemAt(problem_at));
+    // What else the last edit changed, said under its control.
+    provide_context(crate::control_views::ChangeNote(RwSignal::new(None)));
     let runner = Runner::new();
     let pinned = RwSignal::new(None::<(Scenario, Report)>);
     // A link's pinned scenario A: run it in the background, then pin it.
@@ -111,7 +116,10 @@ pub fn App() -> impl IntoView {
         {banners_view(scenario, origin, link_problem, legacy_link)}
         <main class="layout">
             <section class="controls" id="controls" aria-label="Scenario controls">
-                <Show when=move || input_problem.get().is_some()>
+                // A problem with no control of its own to show it under.
+                <Show when=move || {
+                    input_problem.with(|p| p.is_some()) && problem_at.with(|a| a.is_none())
+                }>
                     <p class="banner error" role="alert" data-testid="input-error">
                         {move || input_problem.get().unwrap_or_default()}
                     </p>
@@ -119,7 +127,18 @@ pub fn App() -> impl IntoView {
                 {groups().into_iter().map(|g| group_view(g, scenario, input_problem)).collect_view()}
                 {crate::import::import_view(scenario, input_problem)}
             </section>
-            <section class="results" aria-label="Results">
+            <section
+                class="results"
+                aria-label="Results"
+                class:stale=move || input_problem.with(|p| p.is_some())
+                data-stale=move || input_problem.with(|p| p.is_some()).to_string()
+            >
+                <Show when=move || input_problem.with(|p| p.is_some())>
+                    <p class="banner error" role="status" data-testid="results-stale">
+                        "Your last change was not applied, so these results are still the last valid scenario's: "
+                        {move || input_problem.get().unwrap_or_default()}
+                    </p>
+                </Show>
                 <a class="to-controls" href="#controls" data-testid="to-controls" on:click=move |ev| {
                     // Scroll without replacing the #s=… fragment that holds the scenario.
                     ev.prevent_default();

@@ -5,24 +5,138 @@ use crate::controls::{ChoiceControl, Control, GroupView, NumberControl};
 use leptos::prelude::*;
 use sim_core::Scenario;
 
-/// Apply a change only if it applies and the result is a valid scenario;
-/// otherwise say why.
+/// Which control's change the page's current problem came from (its DOM
+/// id), so the message shows next to it; provided by the page.
+#[derive(Clone, Copy)]
+pub struct ProblemAt(pub RwSignal<Option<String>>);
+
+/// Say `message` as the problem of the control `dom_id`.
+pub fn refuse(problem: RwSignal<Option<String>>, dom_id: &str, message: String) {
+    if let Some(ProblemAt(at)) = use_context::<ProblemAt>() {
+        at.set(Some(dom_id.to_owned()));
+    }
+    problem.set(Some(message));
+}
+
+/// What else the last edit changed, under the control that made it (its
+/// DOM id and the sentence); provided by the page.
+#[derive(Clone, Copy)]
+pub struct ChangeNote(pub RwSignal<Option<(String, String)>>);
+
+/// Apply a change of `edited` only if it applies and the result is a valid
+/// scenario; otherwise say why, next to the control `dom_id` that asked for
+/// it. What else the change implies (another parameter's value) is said
+/// there too.
 pub fn apply(
     scenario: RwSignal<Scenario>,
     problem: RwSignal<Option<String>>,
+    (dom_id, edited): (&str, &'static sim_core::params::Param),
     change: impl FnOnce(&mut Scenario) -> Result<(), String>,
 ) {
-    let mut s = scenario.get_untracked();
+    let before = scenario.get_untracked();
+    let mut s = before.clone();
     if let Err(e) = change(&mut s) {
-        problem.set(Some(e));
+        refuse(problem, dom_id, e);
         return;
     }
     match s.check() {
         Ok(()) => {
             problem.set(None);
+            if let Some(ChangeNote(note)) = use_context::<ChangeNote>() {
+                let said = sim_core::params::side_effects(&before, &s, edited);
+                note.set((!said.is_empty()).then(|| {
+                    (
+                        dom_id.to_owned(),
+                        format!("Also changed: {}.", said.join("; ")),
+                    )
+                }));
+            }
             scenario.set(s);
         }
-        Err(e) => problem.set(Some(e.problems.join("; "))),
+        Err(e) => refuse(problem, dom_id, e.problems.join("; ")),
+    }
+}
+
+/// What else the last edit changed, under the control that made it.
+fn change_note(dom_id: String) -> impl IntoView {
+    let note = use_context::<ChangeNote>();
+    let text = {
+        let dom_id = dom_id.clone();
+        move || {
+            note.and_then(|ChangeNote(n)| {
+                n.with(|n| {
+                    n.as_ref()
+                        .filter(|(id, _)| *id == dom_id)
+                        .map(|(_, t)| t.clone())
+                })
+            })
+        }
+    };
+    let shown = text.clone();
+    {
+        let (shown, id) = (shown.clone(), format!("{dom_id}-change"));
+        Effect::new(move |_| {
+            if shown().is_some() {
+                reveal(id.clone());
+            }
+        });
+    }
+    view! {
+        <Show when=move || shown().is_some()>
+            <p class="control-note" role="status" data-testid=format!("{dom_id}-change")>
+                {text.clone()}
+            </p>
+        </Show>
+    }
+}
+
+/// Bring the element with test id `id` into view if it is not (after the
+/// frame that draws it): what a control says must be where the eye is.
+fn reveal(id: String) {
+    request_animation_frame(move || {
+        let Some(el) = document()
+            .query_selector(&format!("[data-testid=\"{id}\"]"))
+            .ok()
+            .flatten()
+        else {
+            return;
+        };
+        let r = el.get_bounding_client_rect();
+        let height = window()
+            .inner_height()
+            .ok()
+            .and_then(|h| h.as_f64())
+            .unwrap_or(0.0);
+        if r.top() < 0.0 || r.bottom() > height {
+            el.scroll_into_view_with_bool(false);
+        }
+    });
+}
+
+/// The page's problem, under the control that caused it.
+pub fn control_error(dom_id: String, problem: RwSignal<Option<String>>) -> impl IntoView {
+    let at = use_context::<ProblemAt>();
+    let mine = {
+        let dom_id = dom_id.clone();
+        move || {
+            problem.with(|p| p.is_some())
+                && at.is_some_and(|ProblemAt(a)| a.with(|a| a.as_deref() == Some(dom_id.as_str())))
+        }
+    };
+    {
+        let (mine, id) = (mine.clone(), format!("{dom_id}-error"));
+        Effect::new(move |_| {
+            if mine() {
+                reveal(id.clone());
+            }
+        });
+    }
+    view! {
+        <Show when=mine.clone()>
+            <p class="control-error" role="alert" data-testid=format!("{dom_id}-error")>
+                {move || problem.get().unwrap_or_default()}
+            </p>
+        </Show>
     }
 }
 
@@ -132,7 +246,11 @@ fn number_control(
     let p = c.param;
     let help_id = format!("{dom_id}-help");
     let value = move || scenario.with(|s| c.get(s, i));
-    let set = move |v: f64| apply(scenario, problem, |s: &mut Scenario| c.set(s, i, v));
+    let id = StoredValue::new(dom_id.clone());
+    let set = move |v: f64| {
+        id.with_value(|d| apply(scenario, problem, (d, p), |s: &mut Scenario| c.set(s, i, v)))
+    };
+    let refuse_typed = move |msg: String| id.with_value(|d| refuse(problem, d, msg));
     let (min, max) = c.range();
     view! {
         <Show when=move || value().is_some()>
@@ -168,12 +286,14 @@ fn number_control(
                         on:change=move |ev| {
                             match c.parse(&event_target_value(&ev)) {
                                 Ok(v) => set(v),
-                                Err(msg) => problem.set(Some(msg)),
+                                Err(msg) => refuse_typed(msg),
                             }
                         }
                     />
                     <span class="unit">{p.unit}</span>
                 </div>
+                {control_error(dom_id.clone(), problem)}
+                {change_note(dom_id.clone())}
             </div>
         </Show>
     }
@@ -189,6 +309,7 @@ fn choice_control(
 ) -> AnyView {
     let p = c.param;
     let current = move || scenario.with(|s| c.get(s, i));
+    let id = StoredValue::new(dom_id.clone());
     view! {
         <Show when=move || current().is_some()>
             <div class="control">
@@ -198,7 +319,7 @@ fn choice_control(
                     data-testid=dom_id.clone()
                     on:change=move |ev| {
                         let k = event_target_value(&ev);
-                        apply(scenario, problem, |s: &mut Scenario| c.set(s, i, &k));
+                        id.with_value(|d| apply(scenario, problem, (d, p), |s: &mut Scenario| c.set(s, i, &k)));
                     }
                 >
                     {move || {
@@ -213,6 +334,8 @@ fn choice_control(
                             .collect_view()
                     }}
                 </select>
+                {control_error(dom_id.clone(), problem)}
+                {change_note(dom_id.clone())}
             </div>
         </Show>
     }

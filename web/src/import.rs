@@ -2,6 +2,7 @@
 //! exports and `tlab preset` prints). The text is checked like a link: size
 //! first, then every field, with a message naming what is wrong.
 
+use crate::control_views::{control_error, refuse};
 use leptos::prelude::*;
 use sim_core::Scenario;
 use wasm_bindgen::JsCast;
@@ -36,9 +37,11 @@ pub fn import_view(
             problem.set(None);
             scenario.set(s);
         }
-        Err(e) => problem.set(Some(format!(
-            "The imported scenario could not be opened: {e}"
-        ))),
+        Err(e) => refuse(
+            problem,
+            "import",
+            format!("The imported scenario could not be opened: {e}"),
+        ),
     };
     view! {
         <details class="group import" data-testid="import">
@@ -72,22 +75,23 @@ pub fn import_view(
                             .and_then(|files| files.get(0));
                         let Some(file) = file else { return };
                         if file.size() > MAX_IMPORT_BYTES as f64 {
-                            problem.set(Some(format!(
+                            refuse(problem, "import", format!(
                                 "The imported scenario could not be opened: the file is {} bytes; at most {MAX_IMPORT_BYTES} are accepted",
                                 file.size()
-                            )));
+                            ));
                             return;
                         }
                         let promise = file.text();
                         wasm_bindgen_futures::spawn_local(async move {
                             match wasm_bindgen_futures::JsFuture::from(promise).await {
                                 Ok(v) => open(&v.as_string().unwrap_or_default()),
-                                Err(_) => problem.set(Some("The file could not be read.".into())),
+                                Err(_) => refuse(problem, "import", "The file could not be read.".into()),
                             }
                         });
                     }
                 />
             </div>
+            {control_error("import".into(), problem)}
         </details>
     }
 }

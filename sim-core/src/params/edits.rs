@@ -2,6 +2,7 @@
 //! launch-spike schedules, class shares that keep summing to 100 %, fresh
 //! settings for a batching policy, the API's main tier.
 
+use super::{Kind, Param, show};
 use crate::api::ProviderTier;
 use crate::scenario::{Arrival, Batching, RatePoint, Scenario, UserStep, bounds};
 
@@ -236,4 +237,54 @@ pub fn choose_model(s: &mut Scenario, model: crate::physics::Model) {
     } else {
         s.serving.expert_parallel = false;
     }
+}
+
+/// What else an edit of `edited` changed, as a person reads it ("GPUs per
+/// replica: 1 → 2"): every other catalogue parameter whose value differs
+/// between `before` and `after` (choosing a model picks the GPUs and the
+/// format it needs; a batching policy brings its own settings). The page
+/// says these where the user is looking, so no change happens unnoticed.
+pub fn side_effects(before: &Scenario, after: &Scenario, edited: &Param) -> Vec<String> {
+    let classes = before
+        .workload
+        .classes
+        .len()
+        .min(after.workload.classes.len());
+    let shown = |p: &Param, s: &Scenario, i: usize| -> Option<String> {
+        match p.kind {
+            Kind::Number(n) => (n.get)(s, i).map(|v| {
+                if p.unit.is_empty() {
+                    show(v)
+                } else {
+                    format!("{} {}", show(v), p.unit)
+                }
+            }),
+            Kind::Choice(c) => {
+                let key = (c.get)(s, i)?;
+                let label = (c.options)(s, i)
+                    .into_iter()
+                    .find(|(k, _)| *k == key)
+                    .map_or(key, |(_, l)| l);
+                Some(label)
+            }
+        }
+    };
+    let mut out = Vec::new();
+    for p in super::all().filter(|p| p.path != edited.path) {
+        let n = if p.per_class() { classes } else { 1 };
+        for i in 0..n {
+            if let (Some(a), Some(b)) = (p.get_text(before, i), p.get_text(after, i))
+                && a != b
+                && let (Some(a), Some(b)) = (shown(p, before, i), shown(p, after, i))
+            {
+                let class = if p.per_class() && classes > 1 {
+                    format!(" [{}]", after.workload.classes[i].name)
+                } else {
+                    String::new()
+                };
+                out.push(format!("{}{class}: {a} → {b}", p.label));
+            }
+        }
+    }
+    out
 }

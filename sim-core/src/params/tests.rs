@@ -207,3 +207,20 @@ fn choosing_a_model_serves_it_as_it_ships_on_the_gpus_it_needs() {
         "{err}"
     );
 }
+
+#[test]
+fn an_edit_says_what_else_it_changed() {
+    let before = crate::presets::chatbot_h100();
+    let mut after = before.clone();
+    apply(&mut after, "model", "llama-3.1-70b").expect("a model");
+    let p = find("model").expect("param");
+    let said = side_effects(&before, &after, p);
+    assert!(
+        said.iter().any(|l| l.starts_with("GPUs per replica: 1 → ")),
+        "{said:?}"
+    );
+    // An edit that implies nothing says nothing.
+    let mut rate = before.clone();
+    apply(&mut rate, "arrival.rate", "9").expect("a rate");
+    assert!(side_effects(&before, &rate, find("arrival.rate").expect("param")).is_empty());
+}

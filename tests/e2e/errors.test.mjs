@@ -1,0 +1,70 @@
+// Errors where the eye is: next to the control or panel that caused them,
+// with the results marked as the last valid scenario's until one replaces them.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startLab, saveScreenshot } from './support/harness.mjs';
+import { LabPage } from './support/lab-page.mjs';
+
+let lab;
+before(async () => {
+  lab = await startLab();
+});
+after(async () => {
+  await lab?.close();
+});
+
+/** Whether the element's box lies inside the viewport. */
+async function inViewport(locator) {
+  return locator.evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    // Within a pixel: scrolling aligns to fractional positions.
+    return r.top >= 0 && r.bottom <= window.innerHeight + 1 && r.height > 0;
+  });
+}
+
+test('a model that does not fit says so under its menu, and the results say they are stale', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  assert.equal(await p.page.locator('section.results').getAttribute('data-stale'), 'false');
+  await p.byTestId('model').selectOption('deepseek-v3');
+  const error = p.byTestId('model-error');
+  await error.waitFor({ timeout: 10_000 });
+  assert.ok(await inViewport(error), 'the error is on screen, under the menu that caused it');
+  assert.match(await error.textContent(), /DeepSeek|memory|GPU/i);
+  assert.equal(await p.page.locator('section.results').getAttribute('data-stale'), 'true');
+  assert.match(await p.text('results-stale'), /still the last valid scenario's/);
+  await saveScreenshot(p.page, 'error-under-control-1280x800');
+  // A valid choice replaces the message and the stale mark.
+  await p.byTestId('model').selectOption('llama-3.1-8b');
+  await p.page.waitForFunction(
+    () => document.querySelector('section.results')?.dataset.stale === 'false',
+    null,
+    { timeout: 10_000 },
+  );
+  assert.equal(await p.byTestId('model-error').count(), 0);
+  assert.deepEqual(lab.errors, []);
+});
+
+test('a bad import shows its error beside the import panel', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  await p.byTestId('import').locator('summary').click();
+  await p.byTestId('import-text').fill('{"version": 1, "seed": "x"}');
+  await p.byTestId('import-open').click();
+  const error = p.byTestId('import-error');
+  await error.waitFor({ timeout: 10_000 });
+  assert.ok(await inViewport(error), 'the error is on screen, beside the import panel');
+  assert.match(await error.textContent(), /could not be opened/);
+  assert.deepEqual(lab.errors, []);
+});
+
+test('a change that implies another says so under its control', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  await p.byTestId('model').selectOption('llama-3.1-70b');
+  const note = p.byTestId('model-change');
+  await note.waitFor({ timeout: 10_000 });
+  assert.ok(await inViewport(note), 'the note is on screen, under the menu');
+  assert.match(await note.textContent(), /^Also changed: .*GPUs per replica: 1 → \d/);
+  assert.deepEqual(lab.errors, []);
+});
