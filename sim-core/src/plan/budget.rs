@@ -53,13 +53,7 @@ pub fn run_events(s: &Scenario) -> f64 {
         return requests * per_request;
     }
     let (tokens_per_task, ctx) = s.mean_tokens();
-    let calls = s
-        .workload
-        .classes
-        .iter()
-        .map(|k| f64::from(k.calls_per_task))
-        .fold(1.0, f64::max);
-    let tokens = requests * tokens_per_task / calls;
+    let tokens = requests * tokens_per_task / s.max_calls_per_task();
     let one = s
         .deployment()
         .serving_step_model()

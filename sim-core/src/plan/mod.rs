@@ -76,13 +76,7 @@ pub fn apply_config(s: &mut Scenario, config: &Config, replicas: u32) -> Result<
 /// or None when the arrivals depend on the fleet (closed-loop users).
 pub fn upper_requests(s: &Scenario) -> Option<f64> {
     let (mean, _) = s.offered_tasks_per_s()?;
-    let calls = s
-        .workload
-        .classes
-        .iter()
-        .map(|k| f64::from(k.calls_per_task))
-        .fold(1.0, f64::max);
-    let n = mean * s.duration_s * calls;
+    let n = mean * s.duration_s * s.max_calls_per_task();
     Some(n * 1.1 + 5.0 * n.sqrt() + 10.0)
 }
 

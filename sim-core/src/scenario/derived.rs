@@ -107,6 +107,15 @@ impl Scenario {
         }
     }
 
+    /// The most calls any class's task makes (1 for single calls).
+    pub fn max_calls_per_task(&self) -> f64 {
+        self.workload
+            .classes
+            .iter()
+            .map(|k| f64::from(k.calls_per_task))
+            .fold(1.0, f64::max)
+    }
+
     /// Today's load at its peak, tasks/s: the open-loop peak rate, or for
     /// closed-loop users the most users over their mean think time (each
     /// sends at most one task per think time). The one definition the
