@@ -68,3 +68,18 @@ test('a change that implies another says so under its control', async () => {
   assert.match(await note.textContent(), /^Also changed: .*GPUs per replica: 1 → \d/);
   assert.deepEqual(lab.errors, []);
 });
+
+test('latency cards are coloured against the targets they are held to', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  const card = (id) => p.page.locator(`.card:has([data-testid="${id}"])`);
+  assert.equal(await card('card-ttft-p99').getAttribute('data-target'), 'met');
+  assert.equal(await card('card-throughput').getAttribute('data-target'), 'none');
+  const before = await p.text('run-time');
+  await p.byTestId('arrival-rate-number').fill('60');
+  await p.byTestId('arrival-rate-number').press('Enter');
+  await p.waitForTextChange('run-time', before, 30_000);
+  await p.waitForRun();
+  assert.equal(await card('card-ttft-p99').getAttribute('data-target'), 'missed');
+  assert.deepEqual(lab.errors, []);
+});

@@ -263,6 +263,27 @@ pub enum Unit {
 }
 
 impl Card {
+    /// Which way is better for this number, if either.
+    pub fn better(&self) -> Option<Better> {
+        match self.id {
+            "user-speed" | "throughput" | "goodput" => Some(Better::Higher),
+            "failed" | "throttled" => Some(Better::Lower),
+            id if id.starts_with("usd-") => Some(Better::Lower),
+            _ if self.unit() == Unit::Ms => Some(Better::Lower),
+            _ => None,
+        }
+    }
+
+    /// The scenario's target this card's latency is held to, ms: the TTFT
+    /// target for the first (visible) token, the TPOT target for time per token.
+    pub fn target(&self, r: &Report) -> Option<f64> {
+        match self.id {
+            "ttft-p50" | "ttft-p99" | "visible-p50" => Some(r.slo.ttft_ms),
+            "tpot-p50" | "tpot-p99" => Some(r.slo.tpot_ms),
+            _ => None,
+        }
+    }
+
     /// The unit of the card's raw value.
     pub fn unit(&self) -> Unit {
         match self.id {
@@ -272,6 +293,26 @@ impl Card {
             id if id.starts_with("usd-") => Unit::Usd,
             _ => Unit::Ms,
         }
+    }
+}
+
+/// Which way a number improves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Better {
+    /// Latencies, costs, errors.
+    Lower,
+    /// Throughput, goodput, per-user speed.
+    Higher,
+}
+
+/// Whether B is better or worse than A for a number that improves `way`.
+pub fn judged(way: Option<Better>, a: f64, b: f64) -> Option<&'static str> {
+    if a == b {
+        return None;
+    }
+    match (way?, b < a) {
+        (Better::Lower, true) | (Better::Higher, false) => Some("better"),
+        _ => Some("worse"),
     }
 }
 
@@ -314,18 +355,41 @@ pub fn cards_view(
         .map(|c| {
             let value = c.value;
             let unit = c.unit();
+            let way = c.better();
             let note = c.note;
             let id = c.id;
+            let target_of = move |r: &Report| {
+                let card = cards().into_iter().find(|k| k.id == id)?;
+                let (_, v) = (card.value)(r)?;
+                let t = card.target(r)?;
+                Some(if v <= t { "met" } else { "missed" })
+            };
+            let against_target = move || report.with(|r| r.as_ref().and_then(target_of));
             let note_text = move || report.with(|r| r.as_ref().and_then(note));
             let shown = move || report.with(|r| r.as_ref().and_then(value));
-            let delta = move || {
+            let compared = move || {
                 let b = shown()?.1;
                 let a = pinned.with(|p| p.as_ref().and_then(|(_, r)| value(r)))?.1;
-                Some(delta_text(unit, a, b))
+                Some((a, b))
             };
+            let delta = move || {
+                let (a, b) = compared()?;
+                let text = delta_text(unit, a, b);
+                Some(match judged(way, a, b) {
+                    Some(j) => format!("{text} — {j}"),
+                    None => text,
+                })
+            };
+            let judgement = move || compared().and_then(|(a, b)| judged(way, a, b)).unwrap_or("same");
             view! {
                 <Show when=move || shown().is_some()>
-                    <div class="card" title=c.help>
+                    <div
+                        class="card"
+                        title=c.help
+                        data-target=move || against_target().unwrap_or("none")
+                        class:target-met=move || against_target() == Some("met")
+                        class:target-missed=move || against_target() == Some("missed")
+                    >
                         <span class="card-label">{c.label}</span>
                         <span
                             class="card-value"
@@ -335,7 +399,13 @@ pub fn cards_view(
                             {move || shown().map(|(t, _)| t).unwrap_or_default()}
                         </span>
                         <Show when=move || delta().is_some()>
-                            <span class="delta" data-testid=format!("card-{id}-delta")>
+                            <span
+                                class="delta"
+                                data-testid=format!("card-{id}-delta")
+                                data-judged=judgement
+                                class:better=move || judgement() == "better"
+                                class:worse=move || judgement() == "worse"
+                            >
                                 {move || delta().unwrap_or_default()}
                             </span>
                         </Show>
@@ -410,6 +480,26 @@ pub fn per_class_view(report: RwSignal<Option<Report>>) -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn differences_are_judged_the_way_each_number_improves() {
+        let card = |id: &str| cards().into_iter().find(|c| c.id == id).expect("card");
+        assert_eq!(
+            judged(card("ttft-p99").better(), 300.0, 200.0),
+            Some("better")
+        );
+        assert_eq!(
+            judged(card("throughput").better(), 300.0, 200.0),
+            Some("worse")
+        );
+        assert_eq!(
+            judged(card("usd-per-month").better(), 10.0, 20.0),
+            Some("worse")
+        );
+        assert_eq!(judged(card("goodput").better(), 50.0, 90.0), Some("better"));
+        assert_eq!(judged(card("failed").better(), 5.0, 1.0), Some("better"));
+        assert_eq!(judged(card("throughput").better(), 7.0, 7.0), None);
+    }
 
     #[test]
     fn differences_read_in_the_cards_own_units() {
