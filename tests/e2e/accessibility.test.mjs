@@ -65,3 +65,18 @@ test('a loading screen shows until the simulator is up, then goes', async () => 
   await p.open();
   assert.equal(await p.byTestId('loading').count(), 0);
 });
+
+test('a skip link takes the keyboard straight to the results, keeping the link', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  const url = p.page.url();
+  await p.page.keyboard.press('Tab');
+  const first = await p.page.evaluate(() => document.activeElement?.dataset?.testid ?? '');
+  assert.equal(first, 'skip-to-results', 'the first Tab stop is the skip link');
+  assert.ok(await p.byTestId('skip-to-results').isVisible(), 'it shows when focused');
+  await p.page.keyboard.press('Enter');
+  const focused = await p.page.evaluate(() => document.activeElement?.id ?? '');
+  assert.equal(focused, 'results', 'Enter moves focus to the results');
+  assert.equal(p.page.url(), url, 'the scenario stays in the address bar');
+  assert.deepEqual(lab.errors, []);
+});

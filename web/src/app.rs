@@ -129,6 +129,8 @@ pub fn App() -> impl IntoView {
             </section>
             <section
                 class="results"
+                id="results"
+                tabindex="-1"
                 aria-label="Results"
                 class:stale=move || input_problem.with(|p| p.is_some())
                 data-stale=move || input_problem.with(|p| p.is_some()).to_string()

@@ -13,6 +13,7 @@ use sim_core::physics::ServingSoftware;
 use sim_core::presets::{self, Preset};
 use sim_core::trace::TraceLog;
 use sim_core::{Report, Scenario};
+use wasm_bindgen::JsCast;
 
 /// Which preset the scenario is or came from: (id, title, story, unchanged).
 pub type Origin = Memo<Option<(&'static str, &'static str, &'static str, bool)>>;
@@ -29,6 +30,23 @@ pub fn header_view(
     let edited = move || origin.get().is_some_and(|(_, _, _, exact)| !exact);
     let all_presets = presets::all();
     view! {
+        <a
+            class="skip-link"
+            href="#results"
+            data-testid="skip-to-results"
+            on:click=move |ev| {
+                // Keep the #s=… fragment that holds the scenario: move focus instead.
+                ev.prevent_default();
+                if let Some(el) = document().get_element_by_id("results") {
+                    el.scroll_into_view();
+                    if let Ok(el) = el.dyn_into::<web_sys::HtmlElement>() {
+                        let _ = el.focus();
+                    }
+                }
+            }
+        >
+            "Skip to results"
+        </a>
         <header class="top">
             <div class="title">
                 <h1>"Throughput Lab"</h1>
