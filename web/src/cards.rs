@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use sim_core::{Report, Scenario};
 
 /// One summary card: label, test id, help, and the text and raw value to show.
+#[derive(Clone, Copy)]
 pub struct Card {
     /// Label.
     pub label: &'static str,
@@ -359,9 +360,8 @@ pub fn cards_view(
             let note = c.note;
             let id = c.id;
             let target_of = move |r: &Report| {
-                let card = cards().into_iter().find(|k| k.id == id)?;
-                let (_, v) = (card.value)(r)?;
-                let t = card.target(r)?;
+                let (_, v) = value(r)?;
+                let t = c.target(r)?;
                 Some(if v <= t { "met" } else { "missed" })
             };
             let against_target = move || report.with(|r| r.as_ref().and_then(target_of));

@@ -169,11 +169,13 @@ struct State {
     finishing: Option<usize>,
     /// Pending client timeouts, per class, in deadline order.
     deadlines: Vec<timeout::Deadlines>,
-    /// Targets completed requests are counted against for settled verdicts.
-    watch: Watch,
+    /// A planner's own targets, when it set them: completed requests are
+    /// also counted against those (else the recorder's counts against the
+    /// scenario's targets serve).
+    watch: Option<Watch>,
 }
 
-/// Completed requests over a pair of targets (the scenario's, or a planner's).
+/// Completed requests over a planner's pair of targets.
 #[derive(Default)]
 struct Watch {
     ttft_ns: u64,
@@ -309,11 +311,7 @@ impl Simulation {
             users: Users::default(),
             stopped: None,
             finishing: None,
-            watch: Watch {
-                ttft_ns: secs_to_ns(scenario.slo.ttft_ms / 1000.0),
-                tpot_ns: secs_to_ns(scenario.slo.tpot_ms / 1000.0),
-                ..Watch::default()
-            },
+            watch: None,
             deadlines: (0..scenario.workload.classes.len())
                 .map(|_| timeout::Deadlines::default())
                 .collect(),
@@ -366,10 +364,13 @@ impl Simulation {
     /// target, and requests with no answer (failed, refused or timed out:
     /// `Counts::unanswered`), for verdicts reached before the run ends.
     pub fn settled_misses(&self) -> (u64, u64, u64) {
-        let w = &self.st.watch;
+        let (ttft, tpot) = match &self.st.watch {
+            Some(w) => (w.ttft_missed, w.tpot_missed),
+            None => (self.rec.overall.ttft_missed, self.rec.overall.tpot_missed),
+        };
         (
-            w.ttft_missed,
-            w.tpot_missed,
+            ttft,
+            tpot,
             self.rec.rejected + self.rec.failed + self.rec.timed_out,
         )
     }
@@ -379,11 +380,13 @@ impl Simulation {
     /// report (goodput, the SLO counts) still uses the scenario's.
     pub fn watch_targets(&mut self, ttft_ns: u64, tpot_ns: u64) {
         debug_assert_eq!(self.st.processed, 0, "set the targets before running");
-        self.st.watch = Watch {
+        // The scenario's own targets are counted by the recorder already.
+        let own = (ttft_ns, tpot_ns) == (self.cfg.slo_ttft_ns, self.cfg.slo_tpot_ns);
+        self.st.watch = (!own).then(|| Watch {
             ttft_ns,
             tpot_ns,
             ..Watch::default()
-        };
+        });
     }
 
     /// Stop the run here; the report covers the partial run and says `why`.

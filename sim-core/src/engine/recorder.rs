@@ -325,15 +325,14 @@ impl Recorder {
                 .min(self.stages.len() - 1);
             let st = &mut self.stages[i];
             st.output_tokens += output_tokens;
-            let m = st;
-            m.completed += 1;
-            m.ttft.record_ns(s.ttft_ns);
-            m.e2e.record_ns(s.e2e_ns);
+            st.completed += 1;
+            st.ttft.record_ns(s.ttft_ns);
+            st.e2e.record_ns(s.e2e_ns);
             if let Some(t) = s.tpot_ns {
-                m.tpot.record_ns(t);
+                st.tpot.record_ns(t);
             }
             if let Some(v) = visible {
-                m.visible.record_ns(v);
+                st.visible.record_ns(v);
             }
         }
         for m in [&mut self.overall, &mut self.per_class[s.class as usize]] {

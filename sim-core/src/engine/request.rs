@@ -326,9 +326,10 @@ impl Simulation {
             sample.visible_ns() <= self.cfg.slo_ttft_ns,
             sample.tpot_ns.is_none_or(|t| t <= self.cfg.slo_tpot_ns),
         );
-        let w = &mut self.st.watch;
-        w.ttft_missed += u64::from(sample.visible_ns() > w.ttft_ns);
-        w.tpot_missed += u64::from(sample.tpot_ns.is_some_and(|t| t > w.tpot_ns));
+        if let Some(w) = &mut self.st.watch {
+            w.ttft_missed += u64::from(sample.visible_ns() > w.ttft_ns);
+            w.tpot_missed += u64::from(sample.tpot_ns.is_some_and(|t| t > w.tpot_ns));
+        }
         self.rec
             .completion(now, &sample, met, u64::from(input), u64::from(output));
         self.rec.last_work_ns = now;

@@ -5,9 +5,11 @@
 //! A planning run processes about 3 million events a second on one core of
 //! the 2-core reference machine (measured on the presets' plans), so
 //! [`PLAN_EVENTS`] is ≈ 8 s on one core (`--serial`), ≈ 4–5 s on two, and
-//! [`HEADROOM_EVENTS`] (one run at a time) ≈ 10 s at most. Every search gets an equal share, fixed before
-//! anything runs, so the plan is the same whichever order or thread runs its
-//! searches; a search out of budget ends as *unsettled*, and the plan says so.
+//! [`HEADROOM_EVENTS`] (one run at a time) ≈ 10 s at most. Each group of
+//! searches (one hardware, every batch size) gets its share — half split
+//! evenly, half by estimated work — fixed before anything runs and handed on
+//! within the group, so the plan is the same whichever order or thread runs
+//! its groups; a search out of budget ends as *unsettled*, and the plan says so.
 
 use super::{Search, upper_requests};
 use crate::physics::BatchShape;
@@ -34,19 +36,9 @@ pub const MIN_PLAN_REQUESTS: f64 = 2_000.0;
 /// when batches are small, at most one per step time per replica when they
 /// are large (every replica busy for the whole run).
 pub fn run_events(s: &Scenario) -> f64 {
-    let requests = upper_requests(s).unwrap_or_else(|| {
-        // Closed loop: each user sends at most one task per think time.
-        match &s.workload.arrival {
-            Arrival::ClosedLoop {
-                users,
-                think_time_s,
-            } => {
-                let peak = users.iter().map(|u| u.users).max().unwrap_or(0);
-                f64::from(peak) * s.duration_s / think_time_s.mean().max(1e-2)
-            }
-            _ => 0.0,
-        }
-    });
+    // Closed loop: each user sends at most one task per think time.
+    let requests = upper_requests(s)
+        .unwrap_or_else(|| s.peak_tasks_per_s() * s.duration_s * s.max_calls_per_task());
     let per_request = 4.0;
     let served_by_fleet = s.uses_fleet() && s.serving.service == ServiceModel::Physics;
     if !served_by_fleet {
