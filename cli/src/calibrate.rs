@@ -50,6 +50,9 @@ pub struct Row {
     pub prompt_groups: u32,
     /// Measured mean TTFT, ms.
     pub ttft_mean_ms: f64,
+    /// Measured 90th-percentile TTFT, ms (where the source gives it).
+    #[serde(default)]
+    pub ttft_p90_ms: Option<f64>,
     /// Measured mean time per output token after the first, ms.
     pub per_token_mean_ms: f64,
     /// Measured mean end-to-end latency, ms.
@@ -88,6 +91,30 @@ impl Row {
     /// A short model name: the part after the organisation.
     pub fn model_name(&self) -> &str {
         self.model.rsplit('/').next().unwrap_or(&self.model)
+    }
+
+    /// The highest stage rate the row's numbers cover, req/s: its own
+    /// stage's, or the run's highest for a whole-run row.
+    pub fn peak_rate(&self) -> f64 {
+        let rates: Vec<f64> = self
+            .stages_rate_x_duration_s
+            .split(';')
+            .filter_map(|st| st.split_once('x')?.0.trim().parse().ok())
+            .collect();
+        match usize::try_from(self.stage_index) {
+            Ok(i) => rates.get(i).copied().unwrap_or(f64::INFINITY),
+            Err(_) => rates.into_iter().fold(0.0, f64::max),
+        }
+    }
+
+    /// Whether a few outliers dominate the row's mean TTFT: a mean above
+    /// its own 90th percentile. The data's README names the case (the
+    /// first stage of the Mixtral TP2 runs, TTFT p99 148–847 ms against
+    /// means of 56–70 ms): the start of a run is not steady state. Such a
+    /// row's TTFT mean and end-to-end p99 measure the warm-up, not the
+    /// server, and are shown but not counted.
+    pub fn warm_up_outliers(&self) -> bool {
+        self.ttft_p90_ms.is_some_and(|p90| self.ttft_mean_ms > p90)
     }
 
     /// Whether the model is a mixture of experts.
@@ -329,6 +356,12 @@ impl Comparison {
     pub fn errors(&self) -> [f64; 4] {
         std::array::from_fn(|i| self.predicted[i] / self.measured[i] - 1.0)
     }
+
+    /// Whether metric `i` counts in the MAPE and the fit: all of them but a
+    /// warm-up row's TTFT mean and end-to-end p99 ([`Row::warm_up_outliers`]).
+    pub fn counted(&self, i: usize) -> bool {
+        !(self.row.warm_up_outliers() && (i == 0 || i == 3))
+    }
 }
 
 fn predicted(r: &Report, stage: i32) -> [f64; 4] {
@@ -418,19 +451,28 @@ pub fn compare_each(rows: &[Row], timing: Timing) -> (Vec<Comparison>, Vec<(Stri
 /// Mean absolute percentage error per metric over `rows`.
 pub fn mape(rows: &[&Comparison]) -> [f64; 4] {
     std::array::from_fn(|i| {
-        rows.iter().map(|c| c.errors()[i].abs()).sum::<f64>() / rows.len().max(1) as f64
+        let counted: Vec<f64> = rows
+            .iter()
+            .filter(|c| c.counted(i))
+            .map(|c| c.errors()[i].abs())
+            .collect();
+        counted.iter().sum::<f64>() / counted.len().max(1) as f64
     })
 }
 
 /// The fit's objective: mean squared log error over every row and metric (a
 /// run that failed to predict counts as a very large error).
 pub fn loss(rows: &[Comparison]) -> f64 {
-    let n = (rows.len() * 4).max(1) as f64;
-    rows.iter()
-        .flat_map(|c| (0..4).map(move |i| (c.predicted[i] / c.measured[i]).ln().powi(2)))
+    let errors: Vec<f64> = rows
+        .iter()
+        .flat_map(|c| {
+            (0..4)
+                .filter(|&i| c.counted(i))
+                .map(move |i| (c.predicted[i] / c.measured[i]).ln().powi(2))
+        })
         .map(|e| if e.is_finite() { e } else { 100.0 })
-        .sum::<f64>()
-        / n
+        .collect();
+    errors.iter().sum::<f64>() / errors.len().max(1) as f64
 }
 
 /// The comparison as a Markdown table, then MAPE per metric and per model.
@@ -461,6 +503,9 @@ pub fn markdown(rows: &[Comparison]) -> String {
         } else {
             ""
         };
+        if c.row.warm_up_outliers() {
+            o += " (warm-up: TTFT mean above its p90; TTFT mean and p99 not counted)";
+        }
         o += if c.row.offloads_kv() {
             " (CPU KV offload: no change modelled)\n"
         } else {
@@ -480,9 +525,21 @@ pub fn markdown(rows: &[Comparison]) -> String {
     let mut models: Vec<&str> = rows.iter().map(|c| c.row.model_name()).collect();
     models.sort();
     models.dedup();
-    o += "\n| model | rows | TTFT mean | per-token | e2e mean | e2e p99 |\n|---|---:|---:|---:|---:|---:|\n";
-    for name in models {
+    let mut groups: Vec<(String, Vec<&Comparison>)> =
+        [("dense", false), ("mixture of experts", true)]
+            .into_iter()
+            .map(|(name, moe)| {
+                let of: Vec<&Comparison> = rows.iter().filter(|c| c.row.is_moe() == moe).collect();
+                (format!("**all {name}**"), of)
+            })
+            .filter(|(_, of)| !of.is_empty())
+            .collect();
+    groups.extend(models.into_iter().map(|name| {
         let of: Vec<&Comparison> = rows.iter().filter(|c| c.row.model_name() == name).collect();
+        (name.to_owned(), of)
+    }));
+    o += "\n| model | rows | TTFT mean | per-token | e2e mean | e2e p99 |\n|---|---:|---:|---:|---:|---:|\n";
+    for (name, of) in groups {
         let m = mape(&of);
         o += &format!(
             "| {name} | {} | {:.1} % | {:.1} % | {:.1} % | {:.1} % |\n",
@@ -511,7 +568,7 @@ pub fn markdown(rows: &[Comparison]) -> String {
 }
 
 mod fit;
-pub use fit::{FIT_START, Options, as_rust, command, fit, fit_moe};
+pub use fit::{FIT_START, Options, as_rust, command, fit};
 
 #[cfg(test)]
 mod tests;

@@ -139,6 +139,10 @@ enum Command {
         /// Most replicas to consider.
         #[arg(long, default_value_t = 64)]
         max_replicas: u32,
+        /// GPUs to consider, comma-separated catalogue keys (`all` for the
+        /// whole catalogue; default: a100,h100,h200,l4,l40s,mi300x).
+        #[arg(long, value_delimiter = ',')]
+        gpus: Vec<String>,
         /// Also consider self-hosting when API tiers serve the scenario (the
         /// fleet's model: a different model from the API's).
         #[arg(long)]
@@ -172,8 +176,11 @@ enum Command {
     /// Real vLLM runs against the simulator: a table per row, MAPE per metric
     /// and per model; with --fit, fit the vLLM profile's constants.
     Calibrate {
-        /// The runs, as CSV (data/calibration/vllm-h100-runs.csv).
-        csv: PathBuf,
+        /// The runs, as CSV files of the same columns, fitted and shown
+        /// together (data/calibration/vllm-h100-runs.csv
+        /// data/calibration/vllm-h100-runs-2.csv).
+        #[arg(required = true)]
+        csv: Vec<PathBuf>,
         /// Fit the vLLM profile's constants (least squares on log errors) and
         /// print them, then the table with them.
         #[arg(long)]
@@ -182,6 +189,10 @@ enum Command {
         /// name), to see how well runs the fit never saw are predicted.
         #[arg(long)]
         leave_out: Option<String>,
+        /// Fit only on rows whose load stays at or under this rate (req/s)
+        /// and show the rows above it (leave one load out).
+        #[arg(long)]
+        fit_below: Option<f64>,
         /// Rounds of the coordinate search.
         #[arg(long, default_value_t = 40)]
         rounds: u32,
@@ -201,6 +212,33 @@ enum Command {
         /// Preset id (see `tlab presets`).
         id: String,
     },
+}
+
+/// The planner's GPUs from `--gpus` (catalogue keys, or `all`); none given
+/// means the planner's default list.
+fn plan_gpus(keys: &[String]) -> Result<Vec<sim_core::physics::Gpu>, String> {
+    use sim_core::physics::Gpu;
+    if keys.is_empty() {
+        return Ok(sim_core::plan::Space::default().gpus);
+    }
+    if keys.iter().any(|k| k == "all") {
+        return Ok(Gpu::ALL.to_vec());
+    }
+    let known = || {
+        Gpu::ALL
+            .iter()
+            .filter_map(|g| serde_json::to_value(g).ok()?.as_str().map(str::to_owned))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    keys.iter()
+        .map(|k| {
+            serde_json::from_value::<Gpu>(serde_json::Value::String(k.trim().to_owned()))
+                .ok()
+                .filter(|g| !matches!(g, Gpu::Custom(_)))
+                .ok_or_else(|| format!("--gpus: unknown GPU {k:?}; one of all, {}", known()))
+        })
+        .collect()
 }
 
 fn main() -> ExitCode {
@@ -367,6 +405,7 @@ fn execute(command: Command) -> Result<String, String> {
             scenario,
             slo,
             max_replicas,
+            gpus,
             self_hosted,
             serial,
             full,
@@ -374,6 +413,7 @@ fn execute(command: Command) -> Result<String, String> {
             set,
         } => {
             let s = load_with(&scenario, &set)?;
+            let gpus = plan_gpus(&gpus)?;
             let slo = slo.targets(&s)?;
             if !(1..=1024).contains(&max_replicas) {
                 return Err(format!(
@@ -382,6 +422,7 @@ fn execute(command: Command) -> Result<String, String> {
             }
             let space = sim_core::plan::Space {
                 max_replicas,
+                gpus,
                 self_hosted: self_hosted || s.uses_fleet(),
                 budget_events: if full {
                     u64::MAX
@@ -424,17 +465,21 @@ fn execute(command: Command) -> Result<String, String> {
             csv,
             fit,
             leave_out,
+            fit_below,
             rounds,
             moe,
             timing,
         } => {
-            let text =
-                std::fs::read_to_string(&csv).map_err(|e| format!("{}: {e}", csv.display()))?;
+            let texts = csv
+                .iter()
+                .map(|p| std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display())))
+                .collect::<Result<Vec<_>, _>>()?;
             tlab::calibrate::command(
-                &text,
+                &texts,
                 &tlab::calibrate::Options {
                     fit,
                     leave_out,
+                    fit_below,
                     rounds,
                     moe,
                     timing,

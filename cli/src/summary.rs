@@ -48,7 +48,12 @@ pub fn summary(s: &Scenario, r: &Report) -> String {
     }
     if s.uses_fleet() {
         let w = s.serving.software;
-        o += &format!("serving: {} profile, {}\n", w.name(), w.calibration());
+        o += &format!(
+            "serving: {} profile, {}\n{}\n",
+            w.name(),
+            w.calibration(),
+            w.trust(s.serving.gpu, &s.serving.model.dims())
+        );
     }
     let c = &r.requests;
     o += &format!(

@@ -123,12 +123,10 @@ pub const MEASUREMENTS: [Measurement; 15] = {
 impl Measurement {
     /// A short label, e.g. "H100 FP8 Llama-2-7B TP1 batch 768 128/128".
     pub fn label(&self) -> String {
+        // NVIDIA's tables say FP16 for their 16-bit runs.
         let p = match self.precision {
-            Precision::Fp8 => "FP8",
             Precision::Bf16 => "FP16",
-            Precision::Int8 => "INT8",
-            Precision::Int4 => "INT4",
-            Precision::Mxfp4 => "MXFP4",
+            p => p.name(),
         };
         let what = match self.metric {
             Metric::Throughput {

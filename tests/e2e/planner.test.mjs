@@ -81,7 +81,7 @@ test('the planner lets the user choose the serving software it plans for', async
   const p = new LabPage(await lab.newPage(), lab.url);
   await p.open();
   assert.equal(await p.byTestId('planner-software').inputValue(), 'vllm');
-  assert.match(await p.text('planner-software-note'), /runs on vLLM: its constants were fitted to 13 real vLLM/);
+  assert.match(await p.text('planner-software-note'), /runs on vLLM: its constants were fitted to 29 real vLLM/);
   await p.byTestId('planner-software').selectOption('tensorrt-llm');
   await p.page.waitForFunction(
     () => /TensorRT-LLM/.test(document.querySelector('[data-testid="planner-software-note"]')?.textContent ?? ''),

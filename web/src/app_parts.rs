@@ -201,7 +201,12 @@ pub fn status_view(
                                 return "Hosted API tiers: latencies and prices as the scenario states them.".to_owned();
                             }
                             let w = s.serving.software;
-                            format!("GPU step times: {} profile, {}.", w.name(), w.calibration())
+                            format!(
+                                "GPU step times: {} profile, {}. {}",
+                                w.name(),
+                                w.calibration(),
+                                w.trust(s.serving.gpu, &s.serving.model.dims())
+                            )
                         })
                     }}
                 </p>

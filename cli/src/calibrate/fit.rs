@@ -1,5 +1,5 @@
 //! The fit: a bounded coordinate search on log errors over the serving
-//! profile's constants, dense ones on dense rows, then the MoE ones on MoE rows.
+//! profile's constants, every constant on every row at once.
 
 use super::{Row, compare, compare_each, loss, markdown, read};
 use sim_core::physics::{Profile, ServingCosts, Timing, VLLM_COSTS};
@@ -11,6 +11,10 @@ pub struct Options {
     /// A model or experiment (substring of its name) to leave out of the fit
     /// and show alone.
     pub leave_out: Option<String>,
+    /// Fit only on rows whose load never passes this rate (req/s), and show
+    /// the rows above it: what a user who measured at today's load sees
+    /// when asking about a heavier one.
+    pub fit_below: Option<f64>,
     /// Rounds of the coordinate search.
     pub rounds: u32,
     /// Include mixture-of-experts rows.
@@ -19,47 +23,40 @@ pub struct Options {
     pub timing: String,
 }
 
-/// `tlab calibrate`: read the CSV, optionally fit, and print the tables.
-pub fn command(csv: &str, opt: &Options) -> Result<String, String> {
-    let rows: Vec<Row> = read(csv)?
-        .into_iter()
-        .filter(|r| opt.moe || !r.is_moe())
-        .collect();
+/// `tlab calibrate`: read the CSVs (one after the other, as one table),
+/// optionally fit, and print the tables.
+pub fn command(csvs: &[String], opt: &Options) -> Result<String, String> {
+    let mut rows: Vec<Row> = Vec::new();
+    for (i, text) in csvs.iter().enumerate() {
+        rows.extend(read(text).map_err(|e| format!("file {}: {e}", i + 1))?);
+    }
+    rows.retain(|r| opt.moe || !r.is_moe());
     let held_out = |r: &Row| {
         opt.leave_out
             .as_ref()
             .is_some_and(|m| r.model.contains(m.as_str()) || r.experiment.contains(m.as_str()))
+            || opt.fit_below.is_some_and(|rate| r.peak_rate() > rate)
     };
     let mut costs = VLLM_COSTS;
     let mut o = String::new();
     if opt.fit {
-        // Dense constants on the dense rows; then, with --moe, the MoE
-        // constants on the MoE rows with the dense ones fixed.
-        let train = |moe_rows: bool| -> Vec<Row> {
-            rows.iter()
-                .filter(|r| r.is_moe() == moe_rows && !held_out(r))
-                .cloned()
-                .collect()
+        // One fit over every row kept: dense and mixture-of-experts rows
+        // together, every constant at once (the MoE ones move only MoE rows).
+        let train: Vec<Row> = rows.iter().filter(|r| !held_out(r)).cloned().collect();
+        let knobs: Vec<&Knob> = if train.iter().any(Row::is_moe) {
+            KNOBS.iter().chain(&MOE_KNOBS).collect()
+        } else {
+            KNOBS.iter().collect()
         };
-        let dense = train(false);
-        let (best, loss) = fit(&dense, FIT_START, opt.rounds)?;
+        let (best, loss) = fit_knobs(&train, FIT_START, opt.rounds, &knobs)?;
         costs = best;
         o += &format!(
-            "dense constants fitted on {} rows (mean squared log error {loss:.4})\n",
-            dense.len()
+            "constants fitted on {} rows (mean squared log error {loss:.4})\n{}\n",
+            train.len(),
+            as_rust(&costs)
         );
-        let moe_rows = train(true);
-        if !moe_rows.is_empty() {
-            let (best, loss) = fit_moe(&moe_rows, costs, opt.rounds)?;
-            costs = best;
-            o += &format!(
-                "MoE constants fitted on {} rows (mean squared log error {loss:.4})\n",
-                moe_rows.len()
-            );
-        }
-        o += &format!("{}\n", as_rust(&costs));
     }
-    let shown: Vec<Row> = if opt.leave_out.is_some() {
+    let shown: Vec<Row> = if opt.leave_out.is_some() || opt.fit_below.is_some() {
         rows.into_iter().filter(held_out).collect()
     } else {
         rows
@@ -109,7 +106,7 @@ macro_rules! knob {
     };
 }
 
-const KNOBS: [Knob; 14] = [
+const KNOBS: [Knob; 15] = [
     knob!(frontend_in_ns, ns, 0.0, 100e6),
     knob!(frontend_out_ns, ns, 0.0, 50e6),
     knob!(step_ns, ns, 0.0, 20e6),
@@ -121,17 +118,20 @@ const KNOBS: [Knob; 14] = [
     knob!(bandwidth_decode, 0.2, 0.92),
     knob!(bandwidth_prefill, 0.2, 0.92),
     knob!(bandwidth_kv, 0.05, 0.92),
+    knob!(compute_attention, 0.05, 0.85),
     knob!(allreduce_ns, ns, 0.0, 200e3),
     knob!(link_efficiency, 0.1, 0.95),
     knob!(overlap_exponent, 1.0, 8.0),
 ];
 
-/// What only mixture-of-experts rows inform, fitted on them with every other
-/// constant fixed: streaming experts' weights, their grouped GEMMs' share
-/// of the tensor peak, and the MoE block's floor per layer.
-const MOE_KNOBS: [Knob; 3] = [
+/// What only mixture-of-experts rows inform (fitted with the rest when MoE
+/// rows are in the fit): streaming experts' weights, their grouped GEMMs'
+/// share of the tensor peak and their tile of rows, and the MoE block's
+/// floor per layer.
+const MOE_KNOBS: [Knob; 4] = [
     knob!(bandwidth_experts, 0.1, 0.92),
     knob!(compute_experts, 0.02, 0.85),
+    knob!(expert_tile_rows, 8.0, 1024.0),
     knob!(moe_layer_ns, ns, 0.0, 500e3),
 ];
 
@@ -151,44 +151,36 @@ pub const FIT_START: ServingCosts = ServingCosts {
     bandwidth_decode: 0.85,
     bandwidth_prefill: 0.80,
     bandwidth_kv: 0.55,
+    compute_attention: 0.6,
     allreduce_ns: 15_000,
     link_efficiency: 0.7,
     overlap_exponent: 2.0,
     bandwidth_experts: 0.92,
-    compute_experts: 0.15,
+    compute_experts: 0.6,
+    expert_tile_rows: 64.0,
     moe_layer_ns: 200_000,
 };
 
-/// Fit the vLLM profile's constants to `rows`: a coordinate search that
-/// multiplies one constant at a time by a step factor (both ways), keeps what
-/// lowers the mean squared log error, and halves the step when nothing does.
-/// Every constant stays in its physical range (efficiencies ≤ 1).
+/// Fit the vLLM profile's dense constants to `rows`: a coordinate search
+/// that multiplies one constant at a time by a step factor (both ways),
+/// keeps what lowers the mean squared log error, and halves the step when
+/// nothing does. Every constant stays in its physical range (efficiencies ≤ 1).
 pub fn fit(rows: &[Row], start: ServingCosts, rounds: u32) -> Result<(ServingCosts, f64), String> {
-    fit_knobs(rows, start, rounds, &KNOBS)
-}
-
-/// Fit the MoE constants ([`MOE_KNOBS`]) to the MoE `rows`, every other
-/// constant held at `start`'s.
-pub fn fit_moe(
-    rows: &[Row],
-    start: ServingCosts,
-    rounds: u32,
-) -> Result<(ServingCosts, f64), String> {
-    fit_knobs(rows, start, rounds, &MOE_KNOBS)
+    fit_knobs(rows, start, rounds, &KNOBS.iter().collect::<Vec<_>>())
 }
 
 fn fit_knobs(
     rows: &[Row],
     start: ServingCosts,
     rounds: u32,
-    knobs: &[Knob],
+    knobs: &[&Knob],
 ) -> Result<(ServingCosts, f64), String> {
     let mut best = start;
     let mut best_loss = loss(&compare(rows, Timing::Serving(best))?);
     let mut step = 1.6_f64;
-    for _ in 0..rounds {
+    for round in 1..=rounds {
         let mut improved = false;
-        for k in knobs {
+        for &k in knobs {
             for dir in [step, 1.0 / step] {
                 let mut trial = best;
                 let v = (k.get)(&trial);
@@ -200,12 +192,19 @@ fn fit_knobs(
                 }
                 let l = loss(&compare(rows, Timing::Serving(trial))?);
                 if l < best_loss {
+                    // A step that gains less than 0.1 % of the loss is noise
+                    // in the runs, not a better constant: keep it, but let
+                    // the step shrink.
+                    improved |= l < best_loss * 0.999;
                     best_loss = l;
                     best = trial;
-                    improved = true;
                 }
             }
         }
+        eprintln!(
+            "fit: round {round}: loss {best_loss:.5}, step ×{step:.3}\n{}",
+            as_rust(&best)
+        );
         if !improved {
             step = 1.0 + (step - 1.0) / 2.0;
             if step < 1.01 {

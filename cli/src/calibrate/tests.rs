@@ -1,10 +1,20 @@
 //! The vLLM profile against the real runs it was fitted to.
 
 use super::*;
+use sim_core::physics::{ServingCosts, VLLM_COSTS};
 
+/// The first file's rows.
 fn rows() -> Vec<Row> {
     let text = include_str!("../../../data/calibration/vllm-h100-runs.csv");
     read(text).expect("the CSV parses")
+}
+
+/// Both files' rows, as the fit sees them.
+fn all_rows() -> Vec<Row> {
+    let mut rows = rows();
+    let text = include_str!("../../../data/calibration/vllm-h100-runs-2.csv");
+    rows.extend(read(text).expect("the second CSV parses"));
+    rows
 }
 
 #[test]
@@ -32,12 +42,12 @@ fn every_row_becomes_a_valid_scenario_and_kv_blocks_match_vllms() {
     }
 }
 
-/// The vLLM profile on `rows`: no run saturates where vLLM did not, and the
-/// MAPE stays under the targets (TTFT 15 %, time per output token 10 %,
-/// end-to-end mean 10 %, end-to-end p99 15 %).
-fn assert_within_targets(rows: &[Row]) {
-    let table =
-        compare(rows, Timing::Serving(sim_core::physics::VLLM_COSTS)).expect("every row runs");
+/// `costs` on `rows`: no run saturates on one side only, and the MAPE stays
+/// under `targets` (TTFT mean, time per output token, end-to-end mean and
+/// p99). Returns the MAPE.
+fn assert_within(rows: &[Row], costs: ServingCosts, targets: [f64; 4]) -> [f64; 4] {
+    let table = compare(rows, Timing::Serving(costs)).expect("every row runs");
+    println!("{}", markdown(&table));
     let saturated: Vec<&str> = table
         .iter()
         .filter(|c| c.saturated || c.server_saturated)
@@ -49,8 +59,7 @@ fn assert_within_targets(rows: &[Row]) {
     );
     let all: Vec<&Comparison> = table.iter().collect();
     let m = mape(&all);
-    println!("{}", markdown(&table));
-    for (i, target) in [0.15, 0.10, 0.10, 0.15].into_iter().enumerate() {
+    for (i, target) in targets.into_iter().enumerate() {
         assert!(
             m[i] < target,
             "{} MAPE {:.1} % ≥ {:.0} %",
@@ -59,17 +68,86 @@ fn assert_within_targets(rows: &[Row]) {
             target * 100.0
         );
     }
+    m
+}
+
+/// The issue's targets for dense rows: TTFT 12 %, per token 8 %, end to end
+/// 8 %, its p99 12 %.
+const DENSE_TARGETS: [f64; 4] = [0.12, 0.08, 0.08, 0.12];
+/// For mixture-of-experts rows: 15 % on each metric.
+const MOE_TARGETS: [f64; 4] = [0.15; 4];
+
+#[test]
+fn the_vllm_profile_predicts_the_dense_runs_of_both_files_within_targets() {
+    let rows: Vec<Row> = all_rows().into_iter().filter(|r| !r.is_moe()).collect();
+    assert_eq!(
+        rows.len(),
+        49,
+        "18 dense experiments, their stages and totals"
+    );
+    assert_within(&rows, VLLM_COSTS, DENSE_TARGETS);
 }
 
 #[test]
-fn the_vllm_profile_predicts_the_dense_runs_within_targets() {
-    let rows: Vec<Row> = rows().into_iter().filter(|r| !r.is_moe()).collect();
+fn the_moe_rows_of_both_files_meet_the_targets() {
+    // Llama-4-Scout (16 experts, 1 per token + 1 shared, FP8, TP2) and
+    // Mixtral-8x7B (8 experts, 2 per token, 16-bit, TP2 and TP4).
+    let rows: Vec<Row> = all_rows().into_iter().filter(Row::is_moe).collect();
+    assert_eq!(rows.len(), 31);
+    assert_within(&rows, VLLM_COSTS, MOE_TARGETS);
+}
+
+/// The constants `tlab calibrate … --moe --fit --fit-below 10` finds on
+/// the rows whose load never passed 10 req/s (the leave-one-load-out fit
+/// of `docs/calibration.md`), kept here so the test needs no fit.
+const FITTED_AT_10_REQ_S: ServingCosts = ServingCosts {
+    frontend_in_ns: 8_000_000,
+    frontend_out_ns: 2_631_520,
+    step_ns: 1_500_000,
+    per_seq_ns: 915,
+    layer_decode_ns: 20_800,
+    layer_prefill_ns: 11_075,
+    compute_prefill: 0.850,
+    compute_decode: 0.791,
+    bandwidth_decode: 0.920,
+    bandwidth_prefill: 0.920,
+    bandwidth_kv: 0.880,
+    compute_attention: 0.654,
+    allreduce_ns: 2_063,
+    link_efficiency: 0.552,
+    overlap_exponent: 4.784,
+    bandwidth_experts: 0.920,
+    compute_experts: 0.375,
+    expert_tile_rows: 73.6,
+    moe_layer_ns: 141_304,
+    ..VLLM_COSTS
+};
+
+#[test]
+fn constants_fitted_at_light_load_predict_the_20_req_s_stages() {
+    // What a user who measured at today's load sees when asking about a
+    // heavier one: the 20 req/s rows, predicted by constants that never saw
+    // them, within 1.5× of the in-sample MAPE on the same rows (and never
+    // saturating on one side only).
+    // Dense rows: the mixture-of-experts rows at light load cannot tell a
+    // prompt pass's GPU time from latency that costs no GPU time, and the
+    // constants they give saturate Mixtral at 20 req/s (docs/calibration.md
+    // says so; this is what issue 19 still has open).
+    let heavy: Vec<Row> = all_rows()
+        .into_iter()
+        .filter(|r| r.peak_rate() > 10.0 && !r.is_moe())
+        .collect();
     assert_eq!(
-        rows.len(),
-        24,
-        "9 dense experiments, their stages and totals"
+        heavy.len(),
+        12,
+        "the 20 req/s stages and their runs' totals"
     );
-    assert_within_targets(&rows);
+    let in_sample = {
+        let table = compare(&heavy, Timing::Serving(VLLM_COSTS)).expect("runs");
+        mape(&table.iter().collect::<Vec<_>>())
+    };
+    let limit = in_sample.map(|m| 1.5 * m.max(0.02));
+    assert_within(&heavy, FITTED_AT_10_REQ_S, limit);
 }
 
 #[test]
@@ -84,15 +162,6 @@ fn the_fit_lowers_the_error_from_its_priors() {
     let (fitted, after) = fit(&rows, FIT_START, 2).expect("fits");
     assert!(after < before * 0.8, "{before} → {after}");
     assert!(fitted.bandwidth_decode <= 0.92 && fitted.compute_prefill <= 0.85);
-}
-
-#[test]
-fn the_moe_rows_meet_the_targets() {
-    // Llama-4-Scout (16 experts, 1 per token + 1 shared, FP8, TP2) against
-    // the issue's targets, over its 10 rows.
-    let rows: Vec<Row> = rows().into_iter().filter(Row::is_moe).collect();
-    assert_eq!(rows.len(), 10);
-    assert_within_targets(&rows);
 }
 
 #[test]
@@ -206,6 +275,6 @@ fn every_column_is_honoured_or_the_row_is_refused_by_name() {
         why.contains("\"H100 PCIe\" is not in the catalogue"),
         "{why}"
     );
-    let (table, failed) = compare_each(&[other], Timing::Serving(sim_core::physics::VLLM_COSTS));
+    let (table, failed) = compare_each(&[other], Timing::Serving(VLLM_COSTS));
     assert!(table.is_empty() && failed.len() == 1, "listed, not run");
 }

@@ -5,11 +5,33 @@ use super::{Choice, Group, Kind, Number, Param};
 use crate::physics::{Gpu, Model, Precision, ServingSoftware};
 use crate::scenario::{Batching, Router, Scenario, bounds};
 
-fn gpu_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
-    Gpu::ALL
+/// The key a scenario's own datasheet GPU has among the choices.
+const CUSTOM_GPU: &str = "custom";
+
+fn gpu_options(s: &Scenario, _: usize) -> Vec<(String, String)> {
+    let mut options: Vec<(String, String)> = Gpu::ALL
         .iter()
         .map(|g| (key(g), g.spec().name.to_owned()))
-        .collect()
+        .collect();
+    if let Gpu::Custom(c) = s.serving.gpu {
+        options.push((
+            CUSTOM_GPU.to_owned(),
+            format!(
+                "The scenario's own GPU ({} TFLOP/s BF16, {} GB at {} GB/s)",
+                crate::format::show(c.bf16_tflops),
+                crate::format::show(c.memory_gb),
+                crate::format::show(c.memory_gb_per_s)
+            ),
+        ));
+    }
+    options
+}
+
+fn gpu_key(g: &Gpu) -> String {
+    match g {
+        Gpu::Custom(_) => CUSTOM_GPU.to_owned(),
+        g => key(g),
+    }
 }
 
 fn model_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
@@ -26,15 +48,16 @@ fn precision_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
         Precision::Int8,
         Precision::Int4,
         Precision::Mxfp4,
+        Precision::Nvfp4,
     ]
     .iter()
     .map(|p| {
-        let weight_only = matches!(p, Precision::Int8 | Precision::Int4 | Precision::Mxfp4);
-        let label = format!(
-            "{}{}",
-            p.name(),
-            if weight_only { " (weights only)" } else { "" }
-        );
+        let note = match p {
+            Precision::Int8 | Precision::Int4 | Precision::Mxfp4 => " (weights only)",
+            Precision::Nvfp4 => " (FP4 tensor cores where the GPU has them)",
+            _ => "",
+        };
+        let label = format!("{}{note}", p.name());
         (key(p), label)
     })
     .collect()
@@ -146,9 +169,16 @@ pub(super) const PARAMS: &[Param] = &[
         help: "The accelerator each replica runs on; its compute, memory bandwidth and memory set the step times. Choosing one resets the GPU price to its catalogue price.",
         kind: Kind::Choice(Choice {
             options: gpu_options,
-            get: |s, _| Some(key(&s.serving.gpu)),
+            get: |s, _| Some(gpu_key(&s.serving.gpu)),
             set: |s, i, k| {
-                s.serving.gpu = from_key::<Gpu>("gpu", k, &keys(gpu_options(s, i)))?;
+                if k == CUSTOM_GPU && matches!(s.serving.gpu, Gpu::Custom(_)) {
+                    return Ok(());
+                }
+                let known: Vec<String> = keys(gpu_options(s, i))
+                    .into_iter()
+                    .filter(|k| k != CUSTOM_GPU)
+                    .collect();
+                s.serving.gpu = from_key::<Gpu>("gpu", k, &known)?;
                 s.serving.usd_per_gpu_hour = None;
                 Ok(())
             },

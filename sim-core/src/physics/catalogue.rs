@@ -1,161 +1,8 @@
-//! The hardware and model catalogue: GPU datasheets, model dimensions and
-//! parameter counts, number formats.
+//! The model catalogue: model dimensions and parameter counts, number
+//! formats. GPUs are in `gpu.rs`.
 
 use super::moe::{Attention, Moe, mla_params};
 use serde::{Deserialize, Serialize};
-
-/// A GPU from the catalogue.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Gpu {
-    /// NVIDIA A100 80 GB SXM.
-    A100,
-    /// NVIDIA H100 SXM 80 GB.
-    H100,
-    /// NVIDIA H200 SXM 141 GB.
-    H200,
-    /// NVIDIA L4 24 GB.
-    L4,
-    /// NVIDIA L40S 48 GB.
-    L40s,
-    /// AMD Instinct MI300X 192 GB.
-    Mi300x,
-}
-
-/// Datasheet figures of a GPU (dense, never "with sparsity").
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct GpuSpec {
-    /// Display name.
-    pub name: &'static str,
-    /// Dense BF16 tensor-core peak, TFLOP/s.
-    pub bf16_tflops: f64,
-    /// Dense FP8 peak, TFLOP/s, where the hardware has FP8.
-    pub fp8_tflops: Option<f64>,
-    /// HBM bandwidth, GB/s.
-    pub hbm_gb_per_s: f64,
-    /// Memory, GB (10⁹ bytes), as the datasheet states it.
-    pub memory_gb: f64,
-    /// Memory the driver reports as the device's total (what vLLM multiplies by
-    /// `gpu_memory_utilization`), GiB. H100: 79.19 GiB, as CUDA reports it and
-    /// as the `vllm_kv_blocks` of the calibration runs imply; the others are
-    /// their capacity less the driver's reserve (≈ 1 %; GDDR parts with ECC
-    /// report less), unvalidated.
-    pub reported_gib: f64,
-    /// GPU-to-GPU bandwidth per direction for all-reduce, GB/s.
-    pub link_gb_per_s: f64,
-    /// Indicative on-demand price, $/GPU-hour.
-    pub usd_per_hour: f64,
-}
-
-impl Gpu {
-    /// The catalogue GPU a name (as tools and CSVs write it: "H100 SXM 80GB",
-    /// "NVIDIA A100-SXM4-80GB", "L40S") means, or None when the catalogue
-    /// has no such GPU (the 40 GB A100, an H100 PCIe or NVL: other memory or
-    /// bandwidth) — never silently another one.
-    pub fn from_name(name: &str) -> Option<Gpu> {
-        let n: String = name
-            .to_ascii_lowercase()
-            .chars()
-            .filter(|c| c.is_ascii_alphanumeric())
-            .collect();
-        let has = |s: &str| n.contains(s);
-        if has("mi300x") {
-            Some(Gpu::Mi300x)
-        } else if has("h200") {
-            Some(Gpu::H200)
-        } else if has("h100") {
-            (!has("pcie") && !has("nvl")).then_some(Gpu::H100)
-        } else if has("a100") {
-            (!has("40gb") && !has("pcie")).then_some(Gpu::A100)
-        } else if has("l40s") {
-            Some(Gpu::L40s)
-        } else if has("l4") && !has("l40") {
-            Some(Gpu::L4)
-        } else {
-            None
-        }
-    }
-
-    /// Every GPU in the catalogue.
-    pub const ALL: [Gpu; 6] = [
-        Gpu::A100,
-        Gpu::H100,
-        Gpu::H200,
-        Gpu::L4,
-        Gpu::L40s,
-        Gpu::Mi300x,
-    ];
-
-    /// Datasheet figures. Peaks, bandwidth and memory: reference §1 (NVIDIA/AMD
-    /// datasheets). Link bandwidth: NVLink 3 (A100) 300 GB/s and NVLink 4 (H100/H200)
-    /// 450 GB/s per direction; PCIe 4.0 x16 ≈ 32 GB/s (L4, L40S); MI300X Infinity
-    /// Fabric ≈ 448 GB/s per direction. Prices: within the 2024–2026 ranges of
-    /// reference §1 (CoreWeave's 2024 list for A100 and H100).
-    pub const fn spec(self) -> GpuSpec {
-        match self {
-            Gpu::A100 => GpuSpec {
-                name: "A100 80GB",
-                bf16_tflops: 312.0,
-                fp8_tflops: None,
-                hbm_gb_per_s: 2039.0,
-                memory_gb: 80.0,
-                reported_gib: 79.15,
-                link_gb_per_s: 300.0,
-                usd_per_hour: 2.21,
-            },
-            Gpu::H100 => GpuSpec {
-                name: "H100 SXM",
-                bf16_tflops: 989.0,
-                fp8_tflops: Some(1979.0),
-                hbm_gb_per_s: 3350.0,
-                memory_gb: 80.0,
-                reported_gib: 79.19,
-                link_gb_per_s: 450.0,
-                usd_per_hour: 4.25,
-            },
-            Gpu::H200 => GpuSpec {
-                name: "H200 SXM",
-                bf16_tflops: 989.0,
-                fp8_tflops: Some(1979.0),
-                hbm_gb_per_s: 4800.0,
-                memory_gb: 141.0,
-                reported_gib: 139.8,
-                link_gb_per_s: 450.0,
-                usd_per_hour: 4.50,
-            },
-            Gpu::L4 => GpuSpec {
-                name: "L4",
-                bf16_tflops: 121.0,
-                fp8_tflops: Some(242.0),
-                hbm_gb_per_s: 300.0,
-                memory_gb: 24.0,
-                reported_gib: 22.5,
-                link_gb_per_s: 32.0,
-                usd_per_hour: 0.60,
-            },
-            Gpu::L40s => GpuSpec {
-                name: "L40S",
-                bf16_tflops: 362.0,
-                fp8_tflops: Some(733.0),
-                hbm_gb_per_s: 864.0,
-                memory_gb: 48.0,
-                reported_gib: 45.0,
-                link_gb_per_s: 32.0,
-                usd_per_hour: 1.50,
-            },
-            Gpu::Mi300x => GpuSpec {
-                name: "MI300X",
-                bf16_tflops: 1307.0,
-                fp8_tflops: Some(2615.0),
-                hbm_gb_per_s: 5300.0,
-                memory_gb: 192.0,
-                reported_gib: 191.5,
-                link_gb_per_s: 448.0,
-                usd_per_hour: 3.50,
-            },
-        }
-    }
-}
 
 /// A model's architecture, as in its `config.json`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -548,9 +395,15 @@ pub enum Precision {
     Int4,
     /// MXFP4 (OCP microscaling: 4-bit floats, one 8-bit scale per 32), as
     /// gpt-oss ships: on the routed experts of an MoE model (every other
-    /// weight stays BF16), on the MLP weights of a dense one. Weight-only on
-    /// the catalogue's GPUs (none has FP4 tensor cores): compute stays 16-bit.
+    /// weight stays BF16), on the MLP weights of a dense one. Weight-only
+    /// (W4A16, as engines run those checkpoints): compute stays 16-bit.
     Mxfp4,
+    /// NVFP4 (4-bit floats, one FP8 scale per 16 values), weights and
+    /// activations (W4A4, as NVIDIA's FP4 checkpoints): FP4 matrix
+    /// multiplies on GPUs with FP4 tensor cores (Blackwell, MI355X);
+    /// elsewhere weight-only, like INT4. Quantises the same weights MXFP4
+    /// does.
+    Nvfp4,
 }
 
 impl Precision {
@@ -562,6 +415,7 @@ impl Precision {
             Precision::Int8 => "INT8",
             Precision::Int4 => "INT4",
             Precision::Mxfp4 => "MXFP4",
+            Precision::Nvfp4 => "NVFP4",
         }
     }
 
@@ -573,6 +427,7 @@ impl Precision {
             Precision::Fp8 | Precision::Int8 => 1.0,
             Precision::Int4 => 0.5 + 2.0 / 128.0,
             Precision::Mxfp4 => 0.5 + 1.0 / 32.0,
+            Precision::Nvfp4 => 0.5 + 1.0 / 16.0,
         }
     }
 

@@ -3,7 +3,7 @@
 
 use super::{
     Efficiency, Gpu, KV_BLOCK_TOKENS, MemoryModel, Model, Precision, ServingSoftware, StepModel,
-    Timing,
+    Timing, Topology,
 };
 
 /// A replica's hardware and model, as given in a scenario.
@@ -54,7 +54,7 @@ impl Deployment {
         let d = self.model.dims();
         match (self.weights, d.moe.is_some()) {
             (Precision::Bf16, _) => d.params() * 2.0,
-            (w, true) | (w @ Precision::Mxfp4, false) => {
+            (w, true) | (w @ (Precision::Mxfp4 | Precision::Nvfp4), false) => {
                 let q = d.ffn_params();
                 q * w.bytes_per_value() + (d.params() - q) * 2.0
             }
@@ -147,6 +147,18 @@ impl Deployment {
         }
     }
 
+    /// The peak of the low-precision tensor cores this deployment's matrix
+    /// multiplies run on (FP8 weights on FP8 hardware, NVFP4 on FP4
+    /// hardware), TFLOP/s; None when they run in 16-bit.
+    pub fn low_precision_tflops(&self) -> Option<f64> {
+        let spec = self.gpu.spec();
+        match self.weights {
+            Precision::Fp8 => spec.fp8_tflops,
+            Precision::Nvfp4 => spec.fp4_tflops,
+            _ => None,
+        }
+    }
+
     /// The timing model of this deployment under its serving software.
     pub fn serving_step_model(&self) -> StepModel {
         self.step_model_for(self.profile().timing)
@@ -166,11 +178,13 @@ impl Deployment {
         };
         let dims = self.model.dims();
         let spec = self.gpu.spec();
-        // FP8 weights run FP8 matrix multiplies where the GPU has them; INT8 and
-        // INT4 are weight-only formats, dequantised into 16-bit multiplies.
-        let (tflops, compute_efficiency) = match (self.weights, spec.fp8_tflops) {
-            (Precision::Fp8, Some(fp8)) => (fp8, eff.compute_fp8),
-            _ => (spec.bf16_tflops, eff.compute_16bit),
+        // FP8 and NVFP4 weights run FP8 and FP4 matrix multiplies where the
+        // GPU has them; INT8, INT4 and MXFP4 are weight-only formats,
+        // dequantised into 16-bit multiplies.
+        let low_peak = self.low_precision_tflops();
+        let (tflops, compute_efficiency) = match low_peak {
+            Some(t) => (t, eff.compute_fp8),
+            None => (spec.bf16_tflops, eff.compute_16bit),
         };
         let (attn_prefill, attn_decode) = dims.attn_flops_per_pair();
         StepModel {
@@ -191,14 +205,17 @@ impl Deployment {
             layers: f64::from(dims.layers),
             hidden: f64::from(dims.hidden),
             tp: f64::from(self.tp),
-            link_bytes_per_s: spec.link_gb_per_s * 1e9,
+            link_bytes_per_s: spec.link_gb_per_s * 1e9
+                / match self.gpu.topology() {
+                    Topology::Switched => 1.0,
+                    Topology::SharedBus => f64::from(self.tp),
+                },
             fixed_ns: eff.step_overhead_ns + u64::from(dims.layers) * eff.layer_overhead_ns,
             prefill_fixed_ns: u64::from(dims.layers) * eff.prefill_layer_overhead_ns,
             eff,
             timing,
             peak_16: spec.bf16_tflops * 1e12,
-            peak_fp8: spec.fp8_tflops.map(|t| t * 1e12),
-            fp8: self.weights == Precision::Fp8,
+            peak_low: low_peak.map(|t| t * 1e12),
             embedding_params: if dims.tied_embeddings {
                 0.0
             } else {

@@ -8,11 +8,13 @@
 //! far the model is from published measurements.
 
 mod catalogue;
+mod gpu;
 mod memory;
 mod moe;
 mod profile;
 
-pub use catalogue::{Gpu, GpuSpec, Model, ModelDims, Precision};
+pub use catalogue::{Model, ModelDims, Precision};
+pub use gpu::{CustomGpu, Gpu, GpuSpec, Topology};
 pub use memory::{Deployment, RUNTIME_OVERHEAD_BYTES_PER_GPU};
 pub use moe::{Attention, Moe};
 pub use profile::{MemoryModel, Profile, ServingCosts, ServingSoftware, Timing, VLLM_COSTS};
@@ -162,11 +164,11 @@ pub struct StepModel {
     eff: Efficiency,
     /// How passes are timed (the legacy fields above serve `Timing::Legacy`).
     timing: Timing,
-    /// Dense 16-bit and (where the GPU has it) FP8 peaks of one GPU, FLOP/s.
+    /// Dense 16-bit peak of one GPU, FLOP/s.
     peak_16: f64,
-    peak_fp8: Option<f64>,
-    /// Whether the matrix multiplies run in FP8.
-    fp8: bool,
+    /// The low-precision (FP8 or FP4) peak the matrix multiplies run at,
+    /// when they do.
+    peak_low: Option<f64>,
     /// Parameters of the input embedding table when it is not shared with the
     /// output head: a pass looks up a few rows of it, it neither streams nor
     /// multiplies the whole table.
@@ -226,76 +228,98 @@ impl StepModel {
         }
     }
 
-    /// A serving engine's pass: the GPU's roofline (compute against weight and
-    /// KV-cache reads, each at its own efficiency, overlapping imperfectly),
+    /// A serving engine's pass, as the kernels it launches: the linear
+    /// layers' GEMMs (their FLOPs against streaming their weights), the
+    /// attention kernels (FLOPs of every query–key pair against reading the
+    /// KV cache), and for a mixture of experts the grouped expert GEMMs (their
+    /// FLOPs on rows padded to whole tiles, against streaming the experts
+    /// touched once per tile of rows, never faster than the block's chain of
+    /// small kernels). Each kernel overlaps its own compute and memory traffic
+    /// imperfectly (`(cᵏ + mᵏ)^(1/k)`); kernels run one after another. Then
     /// the all-reduces of tensor parallelism, and the engine's CPU time (per
-    /// step, per sequence) and kernel launches (per layer, more with prompt tokens).
+    /// step, per sequence) and kernel launches (per layer, more with prompt
+    /// tokens).
     fn serving_step(&self, c: &ServingCosts, s: &BatchShape) -> StepCost {
         let prefill = s.prefill_tokens > 0;
         let tokens = (s.prefill_tokens + s.decode_seqs) as f64;
-        let (linear_flops, routed_flops, streamed, experts_read, moe_layers) = match self.moe {
-            None => {
-                let matmul_params = self.params - self.embedding_params;
-                (
-                    2.0 * matmul_params * tokens,
-                    0.0,
-                    self.weight_bytes * (matmul_params / self.params),
-                    0.0,
-                    0,
-                )
-            }
-            Some(m) => {
-                // Everything but the routed experts streams whole (less the
-                // input embedding table); of the experts, those the pass's
-                // tokens touch. Each token runs through k of the E experts.
-                let resident = self.params - self.routed_params;
-                let resident_bytes = self.weight_bytes - self.expert_bytes;
-                let routed_active = self.routed_params * f64::from(m.experts_per_token)
-                    / f64::from(m.experts.max(1));
-                (
-                    2.0 * (self.active_params - self.embedding_params - routed_active) * tokens,
-                    2.0 * routed_active * tokens,
-                    resident_bytes * ((resident - self.embedding_params) / resident),
-                    self.expert_bytes * self.touched_experts(&m, tokens),
-                    m.moe_layers(self.layers as u32),
-                )
-            }
-        };
-        let attn_flops = self.attn_flops(s);
-        let compute_16 = if prefill {
-            c.compute_prefill
+        let (linear_flops, routed_flops, streamed, experts_read, moe_layers, expert_rows) =
+            match self.moe {
+                None => {
+                    let matmul_params = self.params - self.embedding_params;
+                    (
+                        2.0 * matmul_params * tokens,
+                        0.0,
+                        self.weight_bytes * (matmul_params / self.params),
+                        0.0,
+                        0,
+                        0.0,
+                    )
+                }
+                Some(m) => {
+                    // Everything but the routed experts streams whole (less the
+                    // input embedding table); of the experts, those the pass's
+                    // tokens touch. Each token runs through k of the E experts:
+                    // T·k/E rows per expert, spread over those touched.
+                    let resident = self.params - self.routed_params;
+                    let resident_bytes = self.weight_bytes - self.expert_bytes;
+                    let share = f64::from(m.experts_per_token) / f64::from(m.experts.max(1));
+                    let routed_active = self.routed_params * share;
+                    (
+                        2.0 * (self.active_params - self.embedding_params - routed_active) * tokens,
+                        2.0 * routed_active * tokens,
+                        resident_bytes * ((resident - self.embedding_params) / resident),
+                        self.expert_bytes * self.touched_experts(&m, tokens),
+                        m.moe_layers(self.layers as u32),
+                        tokens * share,
+                    )
+                }
+            };
+        let k = c.overlap_exponent;
+        let (compute_16, weights_bw) = if prefill {
+            (c.compute_prefill, c.bandwidth_prefill)
         } else {
-            c.compute_decode
+            (c.compute_decode, c.bandwidth_decode)
         };
-        let linear_rate = match (self.fp8, self.peak_fp8) {
-            (true, Some(fp8)) => fp8 * c.compute_fp8,
-            _ => self.peak_16 * compute_16,
+        let linear_rate = match self.peak_low {
+            Some(peak) => peak * c.compute_fp8,
+            None => self.peak_16 * compute_16,
         };
-        // Attention runs in 16-bit whatever the weights' format; the routed
-        // experts' grouped GEMMs at their own fraction of the 16-bit peak.
-        let compute_s = (linear_flops / linear_rate
-            + routed_flops / (self.peak_16 * c.compute_experts)
-            + attn_flops / (self.peak_16 * compute_16))
-            / self.tp;
+        let gemm_s = soft_max(
+            linear_flops / linear_rate,
+            streamed / (self.bandwidth * weights_bw),
+            k,
+        );
+        // Attention runs in 16-bit whatever the weights' format.
+        let attn_flops = self.attn_flops(s);
         let kv_tokens =
             (s.decode_context_tokens + s.prefill_cached_tokens + s.prefill_tokens) as f64;
         let kv_bytes = kv_tokens * self.kv_bytes_per_token;
-        let weights_bw = if prefill {
-            c.bandwidth_prefill
-        } else {
-            c.bandwidth_decode
+        let attn_s = soft_max(
+            attn_flops / (self.peak_16 * c.compute_attention),
+            kv_bytes / (self.bandwidth * c.bandwidth_kv),
+            k,
+        );
+        let moe_s = match self.moe {
+            Some(m) if moe_layers > 0 => {
+                // A grouped GEMM cuts each expert's rows into tiles of r
+                // rows: a tile's rows are computed whole (padded), and the
+                // expert's weights are read again for each tile, once an
+                // expert holds more rows than one tile (the weights, hundreds
+                // of MB, do not stay in L2 between tiles).
+                let rows = expert_rows / (m.expected_distinct(tokens) / f64::from(m.experts));
+                let tiles = (rows / c.expert_tile_rows).max(1.0);
+                let padding = tiles * c.expert_tile_rows / rows;
+                let kernels = soft_max(
+                    routed_flops * padding / (self.peak_16 * c.compute_experts),
+                    experts_read * tiles / (self.bandwidth * c.bandwidth_experts),
+                    k,
+                );
+                let floor_s = f64::from(moe_layers) * c.moe_layer_ns as f64 * 1e-9 * self.tp;
+                soft_max(kernels, floor_s, k)
+            }
+            _ => 0.0,
         };
-        let mut memory_s = (streamed / (self.bandwidth * weights_bw)
-            + kv_bytes / (self.bandwidth * c.bandwidth_kv))
-            / self.tp;
-        if moe_layers > 0 {
-            // The MoE blocks: streaming the touched experts, but never faster
-            // than their chain of small dependent kernels allows.
-            let stream_s = experts_read / (self.bandwidth * c.bandwidth_experts) / self.tp;
-            let floor_s = f64::from(moe_layers) * c.moe_layer_ns as f64 * 1e-9;
-            memory_s += soft_max(stream_s, floor_s, c.overlap_exponent);
-        }
-        let gpu_s = soft_max(compute_s, memory_s, c.overlap_exponent);
+        let gpu_s = (gemm_s + attn_s + moe_s) / self.tp;
         let comm_s = if self.tp > 1.0 {
             let msg = tokens * self.hidden * 2.0;
             let per =
@@ -429,10 +453,14 @@ impl StepModel {
 }
 
 /// `max(hi, lo)` softened: `(hiᵏ + loᵏ)^(1/k)`; `k` infinite is the plain max.
+/// (`k` = 2 is a square root, correctly rounded like every IEEE `sqrt`, so
+/// the same on every target.)
 fn soft_max(a: f64, b: f64, k: f64) -> f64 {
     let (hi, lo) = if a >= b { (a, b) } else { (b, a) };
     if hi <= 0.0 || !k.is_finite() {
         hi
+    } else if k == 2.0 {
+        libm::sqrt(hi * hi + lo * lo)
     } else {
         hi * libm::pow(1.0 + libm::pow(lo / hi, k), 1.0 / k)
     }

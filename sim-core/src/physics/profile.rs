@@ -7,7 +7,13 @@
 //! sizes its KV cache. The same profile serves every GPU and model: there are
 //! no per-model, per-GPU or per-row factors.
 
-use super::Efficiency;
+use super::{Efficiency, Gpu, ModelDims};
+
+/// `docs/calibration.md`'s errors for dense models on H100 (mean absolute
+/// error per metric over both files' dense rows, and a load the fit never saw).
+const TRUST_H100_DENSE: &str = "Trust: on H100, dense models of 7–70B at TP 1–4 are within 6–8 % (mean error per metric) of 29 real vLLM runs (up to 20 req/s); fitted at ≤ 10 req/s, the 20 req/s stages stay within 3–7 %.";
+/// The same for mixture-of-experts models like Mixtral and Llama-4-Scout.
+const TRUST_H100_MOE: &str = "Trust: on H100, Mixtral-8x7B and Llama-4-Scout are within 6–15 % (mean error per metric) of 17 real vLLM runs up to 20 req/s; constants fitted on light load alone saturate Mixtral at 20 req/s, so beyond the measured loads treat MoE numbers as ±25 %.";
 use serde::{Deserialize, Serialize};
 
 /// The serving software a scenario runs.
@@ -40,11 +46,38 @@ impl ServingSoftware {
     pub fn calibration(self) -> &'static str {
         match self {
             ServingSoftware::Vllm => {
-                "fitted to 13 real vLLM v0.15.1 runs on H100 (5 dense models, TP 1–4; MoE parts on Llama-4-Scout, TP 2, FP8), November 2026"
+                "fitted to 29 real vLLM v0.15.1 runs on H100 (6 dense models, TP 1–4; Mixtral-8x7B and Llama-4-Scout; up to 20 req/s), December 2026"
             }
             ServingSoftware::TensorrtLlm => {
                 "fitted to NVIDIA's published TensorRT-LLM tables (v0.5–v0.6, late 2023)"
             }
+        }
+    }
+
+    /// How far to trust this profile's step times for `model` on `gpu`, in
+    /// a sentence: the errors `docs/calibration.md` measured for that GPU and
+    /// model family, or that nothing was measured there.
+    pub fn trust(self, gpu: Gpu, model: &ModelDims) -> String {
+        let moe = model.moe.is_some();
+        let latent = !model.attention.is_gqa();
+        match self {
+            ServingSoftware::TensorrtLlm => {
+                "Trust: within 15 % of NVIDIA's published throughput and 20 % of its batch-1 TTFT (Llama-2 7B/70B on H100, A100, L40S); other models and loads unchecked.".to_owned()
+            }
+            ServingSoftware::Vllm if gpu != Gpu::H100 => format!(
+                "Trust: no real {} runs were compared; its datasheet peaks drive the H100-fitted constants. Treat numbers as ±25 %{}.",
+                gpu.spec().name,
+                if moe || latent {
+                    ", more for large mixture-of-experts models"
+                } else {
+                    ""
+                }
+            ),
+            ServingSoftware::Vllm if latent || model.moe.is_some_and(|m| m.experts > 16) => {
+                "Trust: mixture-of-experts models with many experts or latent attention (DeepSeek-V3, Qwen3-30B-A3B, gpt-oss) were not measured; the constants come from Mixtral and Llama-4-Scout. Treat numbers as ±30 %.".to_owned()
+            }
+            ServingSoftware::Vllm if moe => TRUST_H100_MOE.to_owned(),
+            ServingSoftware::Vllm => TRUST_H100_DENSE.to_owned(),
         }
     }
 
@@ -83,12 +116,15 @@ pub struct ServingCosts {
     pub compute_prefill: f64,
     /// The same in decode-only passes (small, skinny matrix multiplies).
     pub compute_decode: f64,
-    /// FP8 matrix multiplies reach this fraction of the FP8 peak.
+    /// FP8 and FP4 matrix multiplies reach this fraction of their peak.
     pub compute_fp8: f64,
     /// Fraction of peak HBM bandwidth reached streaming weights in decode-only passes.
     pub bandwidth_decode: f64,
     /// The same in passes that carry prompt tokens.
     pub bandwidth_prefill: f64,
+    /// Fraction of the 16-bit tensor peak the attention kernels reach on
+    /// their query–key and value products (FlashAttention: below GEMMs).
+    pub compute_attention: f64,
     /// Fraction of peak HBM bandwidth reached reading the KV cache (paged
     /// attention gathers scattered blocks: below weight streaming).
     pub bandwidth_kv: f64,
@@ -106,6 +142,9 @@ pub struct ServingCosts {
     /// reach, whatever the experts' format (a few dozen tokens per expert:
     /// far below dense GEMMs).
     pub compute_experts: f64,
+    /// Rows (tokens) per tile of the grouped expert GEMMs: an expert's rows
+    /// are computed in whole tiles, and its weights are read once per tile.
+    pub expert_tile_rows: f64,
     /// The shortest an MoE block takes per layer per pass: its chain of small
     /// dependent kernels (routing, sorting tokens by expert, two grouped
     /// GEMMs, combining) is latency-bound at small batches; streaming the
@@ -159,9 +198,9 @@ impl Profile {
         prefix_caching: false,
     };
 
-    /// vLLM V1, fitted by `tlab calibrate --fit` to
-    /// `data/calibration/vllm-h100-runs.csv` (the dense rows; 30 November
-    /// 2026). Each value's physical reading, with the fitted number:
+    /// vLLM V1, fitted by `tlab calibrate --moe --fit` to both files of
+    /// `data/calibration/` (1 December 2026). Each value's physical reading,
+    /// with the fitted number:
     /// see `docs/calibration.md` for the fit and how well it predicts.
     pub const VLLM: Profile = Profile {
         timing: Timing::Serving(VLLM_COSTS),
@@ -179,49 +218,55 @@ impl Profile {
 }
 
 /// vLLM's fitted costs (see [`Profile::VLLM`]): `tlab calibrate
-/// data/calibration/vllm-h100-runs.csv --fit` from the priors in
-/// `tlab::calibrate::FIT_START`, on the 24 dense rows (9 experiments, 5 models,
-/// TP 1–4), 30 November 2026. Efficiencies were bounded to what real kernels
-/// reach (≤ 0.85 of tensor peak, ≤ 0.92 of HBM bandwidth, ≤ 0.95 of link
-/// bandwidth); the fit ended at those bounds for matrix multiplies, weight
-/// streaming and all-reduces.
+/// data/calibration/vllm-h100-runs.csv data/calibration/vllm-h100-runs-2.csv
+/// --moe --fit` from the priors in `tlab::calibrate::FIT_START`, on all 80
+/// rows at once (29 experiments: 6 dense models at TP 1–4, Mixtral-8x7B and
+/// Llama-4-Scout; up to 20 req/s), 1 December 2026. Efficiencies were
+/// bounded to what real kernels reach (≤ 0.85 of tensor peak, ≤ 0.92 of HBM
+/// bandwidth, ≤ 0.95 of link bandwidth).
 pub const VLLM_COSTS: ServingCosts = ServingCosts {
-    // API server per request: HTTP, parsing, tokenisation (≈ 8 ms), and
-    // detokenisation and streaming of a token (≈ 2 ms).
-    frontend_in_ns: 8_000_000,
-    frontend_out_ns: 1_999_999,
-    // Scheduler and input preparation per step (≈ 0.9 ms), plus ≈ 4 µs per
-    // sequence in the batch.
-    step_ns: 937_500,
-    per_seq_ns: 3_755,
-    // Launches and small kernels per layer: ≈ 21 µs in a decode step, ≈ 4 µs
+    // API server per request: HTTP, parsing, tokenisation (≈ 12 ms); the
+    // fit leaves almost nothing between a token leaving the GPU and the
+    // client (≈ 0.06 ms: detokenising one token is cheap).
+    frontend_in_ns: 12_114_384,
+    frontend_out_ns: 64_887,
+    // Scheduler and input preparation per step (≈ 0.9 ms), plus ≈ 4.7 µs
+    // per sequence in the batch (0.5 ms at 100 sequences).
+    step_ns: 937_498,
+    per_seq_ns: 4_704,
+    // Launches and small kernels per layer: ≈ 39 µs in a decode step, ≈ 3 µs
     // in a pass with prompt tokens (whose larger kernels hide most of them).
-    layer_decode_ns: 20_800,
-    layer_prefill_ns: 3_843,
+    layer_decode_ns: 38_752,
+    layer_prefill_ns: 3_444,
+    // GEMMs at the bound in prompt passes, a little under in decode passes.
     compute_prefill: 0.85,
-    compute_decode: 0.85,
+    compute_decode: 0.804,
     // Not fitted (no dense FP8 runs): the TensorRT-LLM tables' 0.5 of the FP8
-    // peak, a little lower for vLLM's kernels.
+    // peak, a little lower for vLLM's kernels. FP4 multiplies use it too.
     compute_fp8: 0.45,
     bandwidth_decode: 0.92,
     bandwidth_prefill: 0.92,
-    // Paged attention gathers the KV cache's scattered 16-token blocks at
-    // 0.55 of HBM bandwidth (pinned by Llama-2-7B, whose multi-head cache is
-    // 4–9× the others' per token).
-    bandwidth_kv: 0.55,
-    // NVLink all-reduce: ≈ 5 µs each, 0.95 of link bandwidth.
-    allreduce_ns: 5_212,
-    link_efficiency: 0.95,
-    overlap_exponent: 2.0,
-    // Fitted on the 10 Llama-4-Scout rows (`tlab calibrate --fit --moe`),
-    // every constant above held: routed experts stream like any weights (the
-    // fit ends at the bound); their grouped GEMMs, a few dozen tokens per
-    // expert in a prompt pass, reach 0.15 of the 16-bit tensor peak; and an
-    // MoE block takes at least ≈ 116 µs per
-    // layer, the latency of its chain of small dependent kernels (routing,
-    // sorting tokens by expert, activation quantisation, two grouped GEMMs,
-    // combining), which streaming the experts overlaps.
-    bandwidth_experts: 0.92,
-    compute_experts: 0.15,
-    moe_layer_ns: 116_279,
+    // Attention kernels read the KV cache like weights (at the bound): the
+    // 1,448-token reasoning run of Llama-3.1-8B at 4 req/s (≈ 90 sequences,
+    // 21 GB of cache a step) pins it; the first fit's 0.55, pinned by
+    // Llama-2-7B alone, saturated that run.
+    bandwidth_kv: 0.92,
+    // FlashAttention's share of the 16-bit peak on its query–key and value
+    // products.
+    compute_attention: 0.771,
+    // All-reduce: ≈ 2 µs each, 0.59 of NVLink bandwidth.
+    allreduce_ns: 2_205,
+    link_efficiency: 0.594,
+    // A kernel's compute and memory traffic overlap well: (cᵏ + mᵏ)^(1/k)
+    // with k ≈ 5 is within 15 % of the larger at equal sizes.
+    overlap_exponent: 5.12,
+    // Routed experts stream at 0.89 of HBM bandwidth, once per tile of
+    // ≈ 164 rows; the grouped GEMMs compute those tiles at the bound; an
+    // MoE block takes at least ≈ 193 µs per layer, the latency of its chain
+    // of small dependent kernels (routing, sorting tokens by expert, two
+    // grouped GEMMs, combining), which streaming the experts overlaps.
+    bandwidth_experts: 0.887,
+    compute_experts: 0.85,
+    expert_tile_rows: 163.84,
+    moe_layer_ns: 192_771,
 };

@@ -216,3 +216,118 @@ proptest! {
         prop_assert!(fp8 <= bf16, "fp8 {fp8} ns > bf16 {bf16} ns");
     }
 }
+
+#[test]
+fn tools_names_for_the_2026_gpus_mean_those_gpus_and_no_other() {
+    for (name, gpu) in [
+        ("NVIDIA B200", Some(Gpu::B200)),
+        ("NVIDIA B300 SXM6 AC", Some(Gpu::B300)),
+        ("NVIDIA H20", Some(Gpu::H20)),
+        ("NVIDIA H200", Some(Gpu::H200)),
+        (
+            "NVIDIA RTX PRO 6000 Blackwell Server Edition",
+            Some(Gpu::RtxPro6000),
+        ),
+        ("NVIDIA RTX PRO 6000 Blackwell Workstation Edition", None),
+        ("NVIDIA GeForce RTX 4090", Some(Gpu::Rtx4090)),
+        ("NVIDIA GeForce RTX 4090 Laptop GPU", None),
+        ("AMD Instinct MI325X", Some(Gpu::Mi325x)),
+        ("AMD Instinct MI355X", Some(Gpu::Mi355x)),
+    ] {
+        assert_eq!(Gpu::from_name(name), gpu, "{name}");
+    }
+}
+
+#[test]
+fn every_catalogue_gpu_has_a_consistent_datasheet_with_a_source() {
+    for g in Gpu::ALL {
+        let s = g.spec();
+        assert!(!s.source.is_empty(), "{}", s.name);
+        // Lower precision never has a lower peak, and 4-bit tensor cores
+        // come only with 8-bit ones.
+        if let Some(fp8) = s.fp8_tflops {
+            assert!(fp8 >= s.bf16_tflops, "{}", s.name);
+        }
+        if let Some(fp4) = s.fp4_tflops {
+            assert!(fp4 >= s.fp8_tflops.expect("FP8 with FP4"), "{}", s.name);
+        }
+        // The driver reports a little less than the datasheet's capacity
+        // (read as GiB), never more.
+        let gib = s.memory_gb * 1e9 / f64::from(1u32 << 30);
+        assert!(
+            s.reported_gib <= s.memory_gb && s.reported_gib > 0.9 * gib,
+            "{}: {} GiB reported of {} GB",
+            s.name,
+            s.reported_gib,
+            s.memory_gb
+        );
+        assert!(s.hbm_gb_per_s > 0.0 && s.link_gb_per_s > 0.0 && s.usd_per_hour > 0.0);
+        assert_eq!(Gpu::from_name(s.name), Some(g), "{} round-trips", s.name);
+    }
+}
+
+#[test]
+fn nvfp4_runs_fp4_matrix_multiplies_only_where_the_gpu_has_fp4_tensor_cores() {
+    // A 2,048-token prompt on Llama-3.1-70B is compute-bound: FP4 tensor
+    // cores make it faster than FP8 on a B200; an H100 has none, so NVFP4
+    // there is weight-only (16-bit multiplies), slower than FP8's.
+    let shape = BatchShape {
+        prefill_tokens: 2048,
+        prefill_attention_pairs: 2048 * 1024,
+        prefill_seqs: 1,
+        ..Default::default()
+    };
+    let time = |gpu, weights| {
+        let dep = Deployment {
+            gpu,
+            model: Model::Llama31_70b,
+            weights,
+            tp: 4,
+            software: ServingSoftware::Vllm,
+            ..h100_8b()
+        };
+        dep.serving_step_model().step_time_ns(&shape)
+    };
+    assert!(time(Gpu::B200, Precision::Nvfp4) < time(Gpu::B200, Precision::Fp8));
+    assert!(time(Gpu::H100, Precision::Nvfp4) > time(Gpu::H100, Precision::Fp8));
+    assert_eq!(
+        Deployment {
+            weights: Precision::Nvfp4,
+            ..h100_8b()
+        }
+        .low_precision_tflops(),
+        None
+    );
+    assert_eq!(
+        Deployment {
+            gpu: Gpu::B300,
+            weights: Precision::Nvfp4,
+            ..h100_8b()
+        }
+        .low_precision_tflops(),
+        Some(13_500.0)
+    );
+}
+
+#[test]
+fn the_trust_statement_names_what_was_measured_for_that_gpu_and_model() {
+    let vllm = ServingSoftware::Vllm;
+    let dense = vllm.trust(Gpu::H100, &Model::Llama31_70b.dims());
+    assert!(dense.contains("6–8 %") && dense.contains("H100"), "{dense}");
+    let moe = vllm.trust(Gpu::H100, &Model::Mixtral8x7b.dims());
+    assert!(moe.contains("Mixtral") && moe.contains("±25 %"), "{moe}");
+    // Latent attention or hundreds of experts: not measured.
+    for m in [Model::DeepseekV3, Model::Qwen3_30bA3b, Model::GptOss120b] {
+        let t = vllm.trust(Gpu::H100, &m.dims());
+        assert!(
+            t.contains("were not measured") && t.contains("±30 %"),
+            "{}: {t}",
+            m.name()
+        );
+    }
+    // Another GPU: its datasheet through H100-fitted constants.
+    let b200 = vllm.trust(Gpu::B200, &Model::Llama31_8b.dims());
+    assert!(b200.contains("no real B200 runs"), "{b200}");
+    let trt = ServingSoftware::TensorrtLlm.trust(Gpu::H100, &Model::Llama31_8b.dims());
+    assert!(trt.contains("NVIDIA's published"), "{trt}");
+}

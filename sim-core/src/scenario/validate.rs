@@ -448,6 +448,47 @@ impl Scenario {
         if let Some(p) = s.usd_per_gpu_hour {
             c.range_f("serving.usd_per_gpu_hour", p, 0.0, 1000.0, " $/h");
         }
+        if let Gpu::Custom(g) = &s.gpu {
+            // Ranges that hold every accelerator sold and a decade of growth.
+            let f = |name: &str| format!("serving.gpu.custom.{name}");
+            c.range_f(&f("bf16_tflops"), g.bf16_tflops, 1.0, 100_000.0, " TFLOP/s");
+            let mut lower = ("bf16_tflops", g.bf16_tflops);
+            for (name, peak) in [("fp8_tflops", g.fp8_tflops), ("fp4_tflops", g.fp4_tflops)] {
+                if let Some(p) = peak {
+                    c.range_f(&f(name), p, 1.0, 400_000.0, " TFLOP/s");
+                    if p < lower.1 {
+                        c.problems.push(format!(
+                            "{} ({}) is below {} ({}): a lower precision's peak is never lower",
+                            f(name),
+                            show(p),
+                            f(lower.0),
+                            show(lower.1)
+                        ));
+                    }
+                    lower = (name, p);
+                }
+            }
+            if g.fp4_tflops.is_some() && g.fp8_tflops.is_none() {
+                c.problems
+                    .push(format!("{} needs {} too", f("fp4_tflops"), f("fp8_tflops")));
+            }
+            c.range_f(&f("memory_gb"), g.memory_gb, 1.0, 10_000.0, " GB");
+            c.range_f(
+                &f("memory_gb_per_s"),
+                g.memory_gb_per_s,
+                10.0,
+                1_000_000.0,
+                " GB/s",
+            );
+            c.range_f(
+                &f("link_gb_per_s"),
+                g.link_gb_per_s,
+                0.1,
+                100_000.0,
+                " GB/s",
+            );
+            c.range_f(&f("usd_per_hour"), g.usd_per_hour, 0.0, 1000.0, " $/h");
+        }
         c.model(s);
         // FP8 weights on a GPU without FP8 tensor cores are valid: weight-only
         // FP8 (as on A100 via Marlin kernels) computes at the 16-bit peak.

@@ -7,6 +7,7 @@ mod defects;
 mod determinism;
 mod fuzz;
 mod golden;
+mod gpus;
 mod load;
 mod planning;
 mod providers;
