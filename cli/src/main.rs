@@ -196,6 +196,9 @@ enum Command {
         /// Rounds of the coordinate search.
         #[arg(long, default_value_t = 40)]
         rounds: u32,
+        /// Start the fit from the profile's constants instead of the priors.
+        #[arg(long)]
+        from_current: bool,
         /// Include mixture-of-experts rows (dense rows only by default).
         #[arg(long)]
         moe: bool,
@@ -467,6 +470,7 @@ fn execute(command: Command) -> Result<String, String> {
             leave_out,
             fit_below,
             rounds,
+            from_current,
             moe,
             timing,
         } => {
@@ -481,6 +485,7 @@ fn execute(command: Command) -> Result<String, String> {
                     leave_out,
                     fit_below,
                     rounds,
+                    from_current,
                     moe,
                     timing,
                 },

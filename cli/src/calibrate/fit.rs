@@ -17,6 +17,9 @@ pub struct Options {
     pub fit_below: Option<f64>,
     /// Rounds of the coordinate search.
     pub rounds: u32,
+    /// Start the fit from the profile's constants instead of the priors (a
+    /// refit after a change to the model).
+    pub from_current: bool,
     /// Include mixture-of-experts rows.
     pub moe: bool,
     /// `vllm` or `tensorrt-llm`: whose step times to compare.
@@ -48,7 +51,12 @@ pub fn command(csvs: &[String], opt: &Options) -> Result<String, String> {
         } else {
             KNOBS.iter().collect()
         };
-        let (best, loss) = fit_knobs(&train, FIT_START, opt.rounds, &knobs)?;
+        let start = if opt.from_current {
+            VLLM_COSTS
+        } else {
+            FIT_START
+        };
+        let (best, loss) = fit_knobs(&train, start, opt.rounds, &knobs)?;
         costs = best;
         o += &format!(
             "constants fitted on {} rows (mean squared log error {loss:.4})\n{}\n",
@@ -106,7 +114,7 @@ macro_rules! knob {
     };
 }
 
-const KNOBS: [Knob; 15] = [
+const KNOBS: [Knob; 14] = [
     knob!(frontend_in_ns, ns, 0.0, 100e6),
     knob!(frontend_out_ns, ns, 0.0, 50e6),
     knob!(step_ns, ns, 0.0, 20e6),
@@ -121,7 +129,6 @@ const KNOBS: [Knob; 15] = [
     knob!(compute_attention, 0.05, 0.85),
     knob!(allreduce_ns, ns, 0.0, 200e3),
     knob!(link_efficiency, 0.1, 0.95),
-    knob!(overlap_exponent, 1.0, 8.0),
 ];
 
 /// What only mixture-of-experts rows inform (fitted with the rest when MoE
@@ -154,7 +161,7 @@ pub const FIT_START: ServingCosts = ServingCosts {
     compute_attention: 0.6,
     allreduce_ns: 15_000,
     link_efficiency: 0.7,
-    overlap_exponent: 2.0,
+    overlap_exponent: 4.0,
     bandwidth_experts: 0.92,
     compute_experts: 0.6,
     expert_tile_rows: 64.0,

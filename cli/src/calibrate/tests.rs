@@ -115,7 +115,7 @@ const FITTED_AT_10_REQ_S: ServingCosts = ServingCosts {
     compute_attention: 0.654,
     allreduce_ns: 2_063,
     link_efficiency: 0.552,
-    overlap_exponent: 4.784,
+    overlap_exponent: 4.0,
     bandwidth_experts: 0.920,
     compute_experts: 0.375,
     expert_tile_rows: 73.6,

@@ -302,15 +302,16 @@ fn an_moe_block_never_runs_faster_than_its_chain_of_kernels() {
     let all = decode_shape(256);
     let extra = step_ms(&dep, VLLM_COSTS, &all) - step_ms(&dep, without, &all);
     assert!(extra < floor_ms * 0.5, "{extra:.2} ms of {floor_ms:.2}");
-    // Small batches, which touch few experts, feel it most: the floor
-    // flattens the growth of a step with the batch (real vLLM: 17.9 ms a
-    // token at ≈ 11 sequences, 26.9 at ≈ 67, with prompts mixed in).
-    let growth =
-        |c: ServingCosts| step_ms(&dep, c, &decode_shape(64)) / step_ms(&dep, c, &decode_shape(8));
-    let (flat, steep) = (growth(VLLM_COSTS), growth(without));
+    // Small batches, which touch few experts, feel it most.
+    let extra = |batch| {
+        step_ms(&dep, VLLM_COSTS, &decode_shape(batch))
+            - step_ms(&dep, without, &decode_shape(batch))
+    };
     assert!(
-        flat < steep - 0.2,
-        "8 → 64 sequences: ×{flat:.2} with the floor, ×{steep:.2} without"
+        extra(1) > 2.0 * extra(256),
+        "{:.2} vs {:.2} ms",
+        extra(1),
+        extra(256)
     );
     // A dense model has no MoE block: the constant changes nothing.
     let dense = deployment(Model::Llama31_8b, Precision::Bf16, 1);
@@ -359,5 +360,5 @@ fn grouped_expert_gemms_read_each_expert_once_per_tile_of_rows() {
         step_ms(&dep, VLLM_COSTS, &shape),
         step_ms(&dep, smaller, &shape),
     );
-    assert!(half <= tile && half > tile * 0.98, "{half} vs {tile} ms");
+    assert!(half <= tile && half > tile * 0.95, "{half} vs {tile} ms");
 }
