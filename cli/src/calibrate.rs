@@ -94,17 +94,35 @@ impl Row {
     }
 
     /// The highest stage rate the row's numbers cover, req/s: its own
-    /// stage's, or the run's highest for a whole-run row.
+    /// stage's, or the run's highest for a whole-run row (infinite when the
+    /// stages do not parse: such a row is never light load).
     pub fn peak_rate(&self) -> f64 {
-        let rates: Vec<f64> = self
-            .stages_rate_x_duration_s
-            .split(';')
-            .filter_map(|st| st.split_once('x')?.0.trim().parse().ok())
-            .collect();
+        let Ok(stages) = self.stages() else {
+            return f64::INFINITY;
+        };
+        let rates = stages.iter().map(|st| st.rate_per_s);
         match usize::try_from(self.stage_index) {
-            Ok(i) => rates.get(i).copied().unwrap_or(f64::INFINITY),
-            Err(_) => rates.into_iter().fold(0.0, f64::max),
+            Ok(i) => rates.clone().nth(i).unwrap_or(f64::INFINITY),
+            Err(_) => rates.fold(0.0, f64::max),
         }
+    }
+
+    /// The load stages of `stages_rate_x_duration_s` (`RATExSECONDS`,
+    /// `;`-separated).
+    pub fn stages(&self) -> Result<Vec<Stage>, String> {
+        self.stages_rate_x_duration_s
+            .split(';')
+            .map(|st| {
+                let (rate, secs) = st.split_once('x').ok_or_else(|| {
+                    format!("{}: stage {st:?} is not RATExSECONDS", self.experiment)
+                })?;
+                let num = |v: &str| v.trim().parse::<f64>().map_err(|e| format!("{st}: {e}"));
+                Ok(Stage {
+                    rate_per_s: num(rate)?,
+                    duration_s: num(secs)?,
+                })
+            })
+            .collect()
     }
 
     /// Whether a few outliers dominate the row's mean TTFT: a mean above
@@ -265,20 +283,7 @@ const RETOKENISE: f64 = 1.05;
 
 /// The scenario a row's experiment describes.
 pub fn scenario(row: &Row) -> Result<Scenario, String> {
-    let stages = row
-        .stages_rate_x_duration_s
-        .split(';')
-        .map(|st| {
-            let (rate, secs) = st
-                .split_once('x')
-                .ok_or_else(|| format!("{}: stage {st:?} is not RATExSECONDS", row.experiment))?;
-            let num = |v: &str| v.trim().parse::<f64>().map_err(|e| format!("{st}: {e}"));
-            Ok(Stage {
-                rate_per_s: num(rate)?,
-                duration_s: num(secs)?,
-            })
-        })
-        .collect::<Result<Vec<_>, String>>()?;
+    let stages = row.stages()?;
     let duration_s = stages.iter().map(|s| s.duration_s).sum();
     let dims = row.dims();
     let weights = row.precision();

@@ -218,7 +218,8 @@ enum Command {
 }
 
 /// The planner's GPUs from `--gpus` (catalogue keys, or `all`); none given
-/// means the planner's default list.
+/// means the planner's default list. Each key is read as the `gpu`
+/// parameter reads it, so an unknown one gets its message.
 fn plan_gpus(keys: &[String]) -> Result<Vec<sim_core::physics::Gpu>, String> {
     use sim_core::physics::Gpu;
     if keys.is_empty() {
@@ -227,19 +228,11 @@ fn plan_gpus(keys: &[String]) -> Result<Vec<sim_core::physics::Gpu>, String> {
     if keys.iter().any(|k| k == "all") {
         return Ok(Gpu::ALL.to_vec());
     }
-    let known = || {
-        Gpu::ALL
-            .iter()
-            .filter_map(|g| serde_json::to_value(g).ok()?.as_str().map(str::to_owned))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
+    let mut s = sim_core::presets::chatbot_h100();
     keys.iter()
         .map(|k| {
-            serde_json::from_value::<Gpu>(serde_json::Value::String(k.trim().to_owned()))
-                .ok()
-                .filter(|g| !matches!(g, Gpu::Custom(_)))
-                .ok_or_else(|| format!("--gpus: unknown GPU {k:?}; one of all, {}", known()))
+            sim_core::params::apply(&mut s, "gpu", k.trim()).map_err(|e| format!("--gpus: {e}"))?;
+            Ok(s.serving.gpu)
         })
         .collect()
 }

@@ -248,7 +248,7 @@ fn the_planner_searches_the_gpus_asked_for_and_refuses_unknown_ones_by_name() {
     );
     let why = plan_gpus(&["h1000".into()]).expect_err("unknown");
     assert!(
-        why.contains("unknown GPU \"h1000\"") && why.contains("mi355x"),
+        why.contains("--gpus: gpu: unknown value \"h1000\"") && why.contains("mi355x"),
         "{why}"
     );
 }

@@ -242,38 +242,39 @@ impl StepModel {
     fn serving_step(&self, c: &ServingCosts, s: &BatchShape) -> StepCost {
         let prefill = s.prefill_tokens > 0;
         let tokens = (s.prefill_tokens + s.decode_seqs) as f64;
-        let (linear_flops, routed_flops, streamed, experts_read, moe_layers, expert_rows) =
-            match self.moe {
-                None => {
-                    let matmul_params = self.params - self.embedding_params;
-                    (
-                        2.0 * matmul_params * tokens,
-                        0.0,
-                        self.weight_bytes * (matmul_params / self.params),
-                        0.0,
-                        0,
-                        0.0,
-                    )
-                }
-                Some(m) => {
-                    // Everything but the routed experts streams whole (less the
-                    // input embedding table); of the experts, those the pass's
-                    // tokens touch. Each token runs through k of the E experts:
-                    // T·k/E rows per expert, spread over those touched.
-                    let resident = self.params - self.routed_params;
-                    let resident_bytes = self.weight_bytes - self.expert_bytes;
-                    let share = f64::from(m.experts_per_token) / f64::from(m.experts.max(1));
-                    let routed_active = self.routed_params * share;
-                    (
-                        2.0 * (self.active_params - self.embedding_params - routed_active) * tokens,
-                        2.0 * routed_active * tokens,
-                        resident_bytes * ((resident - self.embedding_params) / resident),
-                        self.expert_bytes * self.touched_experts(&m, tokens),
-                        m.moe_layers(self.layers as u32),
-                        tokens * share,
-                    )
-                }
-            };
+        let (linear_flops, routed_flops, streamed, experts_read, moe_layers, rows) = match self.moe
+        {
+            None => {
+                let matmul_params = self.params - self.embedding_params;
+                (
+                    2.0 * matmul_params * tokens,
+                    0.0,
+                    self.weight_bytes * (matmul_params / self.params),
+                    0.0,
+                    0,
+                    0.0,
+                )
+            }
+            Some(m) => {
+                // Everything but the routed experts streams whole (less the
+                // input embedding table); of the experts, those the pass's
+                // tokens touch. Each token runs through k of the E experts:
+                // T·k/E rows per expert, spread over those touched.
+                let resident = self.params - self.routed_params;
+                let resident_bytes = self.weight_bytes - self.expert_bytes;
+                let share = f64::from(m.experts_per_token) / f64::from(m.experts.max(1));
+                let routed_active = self.routed_params * share;
+                let distinct = m.expected_distinct(tokens);
+                (
+                    2.0 * (self.active_params - self.embedding_params - routed_active) * tokens,
+                    2.0 * routed_active * tokens,
+                    resident_bytes * ((resident - self.embedding_params) / resident),
+                    self.expert_bytes * self.touched_experts(&m, tokens, distinct),
+                    m.moe_layers(self.layers as u32),
+                    tokens * share / (distinct / f64::from(m.experts)),
+                )
+            }
+        };
         let k = c.overlap_exponent;
         let (compute_16, weights_bw) = if prefill {
             (c.compute_prefill, c.bandwidth_prefill)
@@ -300,13 +301,12 @@ impl StepModel {
             k,
         );
         let moe_s = match self.moe {
-            Some(m) if moe_layers > 0 => {
+            Some(_) if moe_layers > 0 => {
                 // A grouped GEMM cuts each expert's rows into tiles of r
                 // rows: a tile's rows are computed whole (padded), and the
                 // expert's weights are read again for each tile, once an
                 // expert holds more rows than one tile (the weights, hundreds
                 // of MB, do not stay in L2 between tiles).
-                let rows = expert_rows / (m.expected_distinct(tokens) / f64::from(m.experts));
                 let tiles = (rows / c.expert_tile_rows).max(1.0);
                 let padding = tiles * c.expert_tile_rows / rows;
                 let kernels = soft_max(
@@ -314,6 +314,8 @@ impl StepModel {
                     experts_read * tiles / (self.bandwidth * c.bandwidth_experts),
                     k,
                 );
+                // The floor is wall time on every GPU; like the replica-wide
+                // terms it is divided by the GPUs below.
                 let floor_s = f64::from(moe_layers) * c.moe_layer_ns as f64 * 1e-9 * self.tp;
                 soft_max(kernels, floor_s, k)
             }
@@ -351,7 +353,8 @@ impl StepModel {
             Some(m) => (
                 self.active_params,
                 self.weight_bytes - self.expert_bytes
-                    + self.expert_bytes * self.touched_experts(&m, tokens),
+                    + self.expert_bytes
+                        * self.touched_experts(&m, tokens, m.expected_distinct(tokens)),
             ),
         };
         let flops = 2.0 * params * tokens + self.attn_flops(s);
@@ -410,10 +413,11 @@ impl StepModel {
     /// over all of them when experts are split across the GPUs; under expert
     /// parallelism, the busiest GPU's share (the pass waits for it) times the
     /// GPUs, since the memory time divides by them.
-    fn touched_experts(&self, m: &Moe, tokens: f64) -> f64 {
+    /// `distinct` is `m.expected_distinct(tokens)`, which the caller has.
+    fn touched_experts(&self, m: &Moe, tokens: f64, distinct: f64) -> f64 {
         let e = f64::from(m.experts);
         match self.expert_gpus {
-            0 | 1 => m.expected_distinct(tokens) / e,
+            0 | 1 => distinct / e,
             g => self.busiest.get(tokens, || m.expected_busiest(tokens, g)) * f64::from(g) / e,
         }
     }
