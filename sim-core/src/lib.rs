@@ -7,6 +7,7 @@
 
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
 
+pub mod anchors;
 pub mod api;
 pub mod calibration;
 pub mod compare;

@@ -200,6 +200,9 @@ pub enum Model {
     /// Meta Llama-3.1-70B.
     #[serde(rename = "llama-3.1-70b")]
     Llama31_70b,
+    /// Meta Llama-3.1-405B.
+    #[serde(rename = "llama-3.1-405b")]
+    Llama31_405b,
     /// Mistral-7B-v0.1.
     #[serde(rename = "mistral-7b")]
     Mistral7b,
@@ -242,9 +245,10 @@ pub enum Model {
 
 impl Model {
     /// Every named model.
-    pub const NAMED: [Model; 14] = [
+    pub const NAMED: [Model; 15] = [
         Model::Llama31_8b,
         Model::Llama31_70b,
+        Model::Llama31_405b,
         Model::Mistral7b,
         Model::Qwen25_7b,
         Model::Qwen25_72b,
@@ -264,6 +268,7 @@ impl Model {
         match self {
             Model::Llama31_8b => "Llama-3.1-8B",
             Model::Llama31_70b => "Llama-3.1-70B",
+            Model::Llama31_405b => "Llama-3.1-405B",
             Model::Mistral7b => "Mistral-7B",
             Model::Qwen25_7b => "Qwen2.5-7B",
             Model::Qwen25_72b => "Qwen2.5-72B",
@@ -282,7 +287,7 @@ impl Model {
 
     /// The precision the model ships in, where it is not 16-bit: DeepSeek-V3
     /// in FP8 (block-scaled), gpt-oss with MXFP4 experts.
-    pub fn native_weights(&self) -> Precision {
+    pub const fn native_weights(&self) -> Precision {
         match self {
             Model::DeepseekV3 => Precision::Fp8,
             Model::GptOss120b | Model::GptOss20b => Precision::Mxfp4,
@@ -317,6 +322,7 @@ impl Model {
         match *self {
             Model::Llama31_8b => d(32, 4096, 32, 8, 14336, 128_256),
             Model::Llama31_70b => d(80, 8192, 64, 8, 28672, 128_256),
+            Model::Llama31_405b => d(126, 16384, 128, 8, 53248, 128_256),
             Model::Mistral7b => d(32, 4096, 32, 8, 14336, 32_000),
             Model::Qwen25_7b => ModelDims {
                 qkv_bias: true,

@@ -62,7 +62,7 @@ impl ServingSoftware {
         let latent = !model.attention.is_gqa();
         match self {
             ServingSoftware::TensorrtLlm => {
-                "Trust: within 15 % of NVIDIA's published throughput and 20 % of its batch-1 TTFT (Llama-2 7B/70B on H100, A100, L40S); other models and loads unchecked.".to_owned()
+                "Trust: within 15 % of NVIDIA's published throughput and 20 % of its batch-1 TTFT (Llama-2 7B/70B on H100, A100, L40S), and within 9–24 % of TensorRT-LLM 1.0's offline throughput for Llama-3.3-70B and Llama-3.1-405B on H100, H200 and B200; other models and loads unchecked.".to_owned()
             }
             ServingSoftware::Vllm if gpu != Gpu::H100 => format!(
                 "Trust: no real {} runs were compared; its datasheet peaks drive the H100-fitted constants. Treat numbers as ±25 %{}.",
@@ -74,7 +74,7 @@ impl ServingSoftware {
                 }
             ),
             ServingSoftware::Vllm if latent || model.moe.is_some_and(|m| m.experts > 16) => {
-                "Trust: mixture-of-experts models with many experts or latent attention (DeepSeek-V3, Qwen3-30B-A3B, gpt-oss) were not measured; the constants come from Mixtral and Llama-4-Scout. Treat numbers as ±30 %.".to_owned()
+                "Trust: mixture-of-experts models with many experts or latent attention (DeepSeek-V3, Qwen3-30B-A3B, gpt-oss) have no runs to fit; the constants come from Mixtral and Llama-4-Scout. Against published vLLM benchmarks, gpt-oss-120b's time per token is within 8 % but prompt-heavy throughput is off by −44 % to +159 %, and DeepSeek-R1 on 8×H200 shows about twice the measured throughput and half the measured time per token: read throughput as an upper bound, time per token as a lower bound.".to_owned()
             }
             ServingSoftware::Vllm if moe => TRUST_H100_MOE.to_owned(),
             ServingSoftware::Vllm => TRUST_H100_DENSE.to_owned(),

@@ -1,5 +1,6 @@
 //! Integration tests of sim-core, one binary: features through the public API.
 
+mod anchors;
 mod behaviour;
 mod calibration;
 mod capacity;
