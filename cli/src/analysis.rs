@@ -71,18 +71,34 @@ pub fn curves(
 pub fn plan_parallel(base: &Scenario, slo: PlanSlo, space: &Space, parallel: bool) -> Plan {
     // Groups differ in hardware and run in parallel; within a group batch
     // sizes run in order, so identical larger ones are spared.
-    let groups = plan::groups(plan::searches(base, slo, space));
-    let done: Vec<Vec<plan::Search>> = if parallel {
-        groups
-            .into_par_iter()
-            .map(|g| plan::run_group(g, plan::planning_run(slo)))
-            .collect()
-    } else {
-        groups
-            .into_iter()
-            .map(|g| plan::run_group(g, plan::planning_run(slo)))
-            .collect()
+    let run = |groups: Vec<Vec<plan::Search>>| -> Vec<Vec<plan::Search>> {
+        if parallel {
+            groups
+                .into_par_iter()
+                .map(|g| plan::run_group(g, plan::planning_run(slo)))
+                .collect()
+        } else {
+            groups
+                .into_iter()
+                .map(|g| plan::run_group(g, plan::planning_run(slo)))
+                .collect()
+        }
     };
+    let mut done = run(plan::groups(plan::searches(base, slo, space)));
+    // Later passes: the unsettled groups share what the passes left.
+    for _ in 1..plan::budget::PASSES {
+        let again = plan::reopen_groups(&mut done, space.budget_events);
+        if again.is_empty() {
+            break;
+        }
+        let rerun = run(again
+            .iter()
+            .map(|&i| std::mem::take(&mut done[i]))
+            .collect());
+        for (i, g) in again.into_iter().zip(rerun) {
+            done[i] = g;
+        }
+    }
     plan::assemble(
         done.into_iter()
             .flatten()

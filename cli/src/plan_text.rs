@@ -96,6 +96,12 @@ pub(crate) fn text(
             o += &format!("  {what}: {why}\n");
         }
     }
+    if p.unsettled_dearer > 0 {
+        o += &format!(
+            "{} more configurations were not settled, but their smallest possible size already costs more than the cheapest setup found\n",
+            p.unsettled_dearer
+        );
+    }
     o += "cheaper setups that nearly made it:\n";
     for e in &p.near_misses {
         o += &format!(

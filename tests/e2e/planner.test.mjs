@@ -38,7 +38,7 @@ test('the planner finds the cheapest setup on every core, off the page', async (
   await p.byTestId('plan-results').waitFor({ timeout: 120_000 });
   const rows = await p.page.locator('[data-testid="plan-results"] tbody tr').count();
   assert.ok(rows >= 1, 'at least one setup meets the targets');
-  assert.match(await p.text('plan-summary'), /288 configurations \(18432 candidate setups\).* \d+ spared as identical to a smaller batch size/);
+  assert.match(await p.text('plan-summary'), /624 configurations \(39936 candidate setups\).* \d+ spared as identical to a smaller batch size/);
   await p.byTestId('plan-results').scrollIntoViewIfNeeded();
   await saveScreenshot(p.page, 'planner-1280x800');
   // The same plan as the one computed on the page's own thread.

@@ -66,12 +66,16 @@ thread_local! {
     pub static SLICES: RefCell<SliceStats> = RefCell::new(SliceStats::default());
 }
 
-/// The planner's searches, one after another.
+/// The planner's searches, one after another, in passes (see
+/// `sim_core::plan::budget`): each later pass reopens the groups still
+/// unsettled and runs them again.
 pub struct PlanJobs {
     searches: Vec<Search>,
     done: Vec<Search>,
     total: usize,
     space: Space,
+    /// Passes made so far.
+    passes: usize,
 }
 
 impl PlanJobs {
@@ -85,7 +89,29 @@ impl PlanJobs {
             done: Vec::new(),
             total,
             space,
+            passes: 1,
         }
+    }
+
+    /// Start the next pass, if there is one: the finished searches, in their
+    /// order, grouped as `plan::groups` groups them, reopened where still
+    /// unsettled and queued again (finished ones pass straight through).
+    fn reopen(&mut self) -> bool {
+        if self.passes >= plan::budget::PASSES {
+            return false;
+        }
+        self.passes += 1;
+        let mut groups = plan::groups(std::mem::take(&mut self.done));
+        let again = plan::reopen_groups(&mut groups, self.space.budget_events);
+        let mut all: Vec<Search> = groups.into_iter().flatten().collect();
+        if again.is_empty() {
+            self.done = all;
+            self.passes = plan::budget::PASSES;
+            return false;
+        }
+        all.reverse();
+        self.searches = all;
+        true
     }
 
     /// The finished plan.
@@ -98,7 +124,13 @@ impl PlanJobs {
 impl Jobs for PlanJobs {
     fn next(&mut self) -> Option<Scenario> {
         loop {
-            let current = self.searches.last()?;
+            let Some(current) = self.searches.last_mut() else {
+                if !self.reopen() {
+                    return None;
+                }
+                continue;
+            };
+            current.starve_if_broke();
             if let Some(s) = current.next() {
                 return Some(s);
             }
@@ -341,4 +373,56 @@ fn step<J: Jobs + 'static>(
     SLICES.with(|s| s.borrow_mut().add(events));
     progress.set(Some(state.borrow().0.progress()));
     request_animation_frame(move || step(state, progress, done, alive));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_core::plan::EARLY_CHECK_EVENTS;
+
+    /// Drive `jobs` as the page's slices do: each scenario in chunks of
+    /// `EARLY_CHECK_EVENTS`, stopped once its verdict is settled.
+    fn drive(jobs: &mut PlanJobs) {
+        while let Some(s) = jobs.next() {
+            let s = s.validate().expect("a planning scenario is valid");
+            let mut sim = Simulation::new(&s);
+            jobs.begin(&mut sim);
+            loop {
+                if sim.advance_events(EARLY_CHECK_EVENTS) {
+                    break;
+                }
+                if let Some(why) = jobs.settled(&sim) {
+                    sim.stop(why);
+                    break;
+                }
+            }
+            jobs.feed(&sim.report());
+        }
+    }
+
+    #[test]
+    fn the_plan_in_slices_with_its_later_passes_equals_the_plan_in_one_place() {
+        let mut base = sim_core::presets::chatbot_h100();
+        base.duration_s = 60.0;
+        let slo = crate::planner::targets(&base);
+        for budget_events in [1_500_000, sim_core::plan::budget::PLAN_EVENTS] {
+            let space = Space {
+                gpus: vec![
+                    sim_core::physics::Gpu::H100,
+                    sim_core::physics::Gpu::L4,
+                    sim_core::physics::Gpu::Rtx4090,
+                ],
+                tps: vec![1, 2],
+                budget_events,
+                ..Space::default()
+            };
+            let mut jobs = PlanJobs::new(&base, slo, space.clone());
+            drive(&mut jobs);
+            assert_eq!(
+                jobs.plan(),
+                plan::plan(&base, slo, &space),
+                "budget {budget_events}"
+            );
+        }
+    }
 }

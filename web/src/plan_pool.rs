@@ -3,9 +3,11 @@
 //! compiled before anyone asks for a plan) and kept. A plan is told to every
 //! worker, then its groups are handed out one at a time to whichever worker
 //! is free; results are assembled in group order, so the plan is the one a
-//! single thread finds.
+//! single thread finds. Later passes (see `sim_core::plan::budget`) send each
+//! unsettled group back to the worker that ran it, with its share of what is
+//! left of the budget.
 
-use crate::plan_worker::{Message, Reply, assemble};
+use crate::plan_worker::{Message, Reply, assemble, next_pass};
 use leptos::prelude::*;
 use sim_core::Scenario;
 use sim_core::plan::{Finished, Plan, PlanSlo, Space, groups, searches};
@@ -38,12 +40,43 @@ struct Slot {
 struct Job {
     id: u64,
     plan_message: String,
-    queue: VecDeque<usize>,
-    parts: Vec<(usize, Vec<Finished>)>,
-    total: usize,
+    /// Groups to hand out: each with its share when it is a later pass's.
+    queue: VecDeque<(usize, Option<u64>)>,
+    /// Each group's finished searches, as its last run left them.
+    parts: Vec<Option<Vec<Finished>>>,
+    /// The worker that ran each group (a later pass goes back to it).
+    holder: Vec<Option<usize>>,
+    /// Groups of this pass not yet back.
+    pending: usize,
+    /// Groups in this pass.
+    in_pass: usize,
+    /// Which pass (1 first).
+    pass: usize,
     space: Space,
     progress: RwSignal<Option<f64>>,
     done: Option<Done>,
+}
+
+impl Job {
+    /// Progress over the passes: the first to 80 %, the rest after.
+    fn fraction(&self) -> f64 {
+        let f = (self.in_pass - self.pending) as f64 / self.in_pass.max(1) as f64;
+        if self.pass == 1 {
+            0.8 * f
+        } else {
+            let later = (sim_core::plan::budget::PASSES - 1).max(1) as f64;
+            0.8 + 0.2 * ((self.pass - 2) as f64 + f) / later
+        }
+    }
+
+    /// Every group's searches, with their indices.
+    fn collected(&self) -> Vec<(usize, Vec<Finished>)> {
+        self.parts
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| Some((i, p.clone()?)))
+            .collect()
+    }
 }
 
 #[derive(Default)]
@@ -113,17 +146,37 @@ fn post(worker: &Worker, json: &str) {
 /// if it has not been told).
 fn dispatch(pool: &mut Pool) {
     let Some(job) = pool.job.as_mut() else { return };
-    for slot in pool.slots.iter_mut().filter(|s| s.ready && !s.busy) {
-        let Some(index) = job.queue.pop_front() else {
-            return;
+    for (k, slot) in pool.slots.iter_mut().enumerate() {
+        if !slot.ready || slot.busy {
+            continue;
+        }
+        // A first run goes to any worker; a later pass to the one holding it.
+        let Some(at) = job
+            .queue
+            .iter()
+            .position(|(i, share)| share.is_none() || job.holder[*i] == Some(k))
+        else {
+            continue;
+        };
+        let Some((index, share)) = job.queue.remove(at) else {
+            continue;
         };
         if slot.told != job.id {
             post(&slot.worker, &job.plan_message);
             slot.told = job.id;
         }
-        if let Ok(m) = serde_json::to_string(&Message::Group { id: job.id, index }) {
+        let message = match share {
+            None => Message::Group { id: job.id, index },
+            Some(share) => Message::Resume {
+                id: job.id,
+                index,
+                share,
+            },
+        };
+        if let Ok(m) = serde_json::to_string(&message) {
             post(&slot.worker, &m);
             slot.busy = true;
+            job.holder[index] = Some(k);
         }
     }
 }
@@ -151,14 +204,25 @@ fn on_reply(pool: &Rc<RefCell<Pool>>, k: usize, reply: Reply) {
                 if let Some(s) = p.slots.get_mut(k) {
                     s.busy = false;
                 }
-                if let Some(job) = p.job.as_mut().filter(|j| j.id == id) {
-                    job.parts.push((index, searches));
-                    job.progress
-                        .set(Some(job.parts.len() as f64 / job.total.max(1) as f64));
-                    if job.parts.len() == job.total {
+                if let Some(job) = p.job.as_mut().filter(|j| j.id == id)
+                    && let Some(part) = job.parts.get_mut(index)
+                {
+                    *part = Some(searches);
+                    job.pending = job.pending.saturating_sub(1);
+                    if job.pending == 0 && job.pass < sim_core::plan::budget::PASSES {
+                        let again = next_pass(&job.collected(), job.space.budget_events);
+                        if !again.is_empty() {
+                            job.pass += 1;
+                            job.pending = again.len();
+                            job.in_pass = again.len();
+                            job.queue = again.into_iter().map(|(i, s)| (i, Some(s))).collect();
+                        }
+                    }
+                    job.progress.set(Some(job.fraction()));
+                    if job.pending == 0 {
                         let job = p.job.take().expect("the job in progress");
-                        finished =
-                            Some((job.done, Ok(assemble(job.parts, &job.space)), job.progress));
+                        let plan = assemble(job.collected(), &job.space);
+                        finished = Some((job.done, Ok(plan), job.progress));
                     }
                 }
             }
@@ -211,9 +275,12 @@ pub fn start(
         p.job = Some(Job {
             id,
             plan_message,
-            queue: (0..total).collect(),
-            parts: Vec::new(),
-            total,
+            queue: (0..total).map(|i| (i, None)).collect(),
+            parts: vec![None; total],
+            holder: vec![None; total],
+            pending: total,
+            in_pass: total,
+            pass: 1,
             space,
             progress,
             done: Some(Box::new(done)),

@@ -46,14 +46,17 @@ pub fn plan_view(
                 p.pruned.len(),
                 p.identical,
                 p.simulations,
-                if p.unsettled.is_empty() {
-                    String::new()
-                } else {
-                    format!(
-                        "; {} not settled within the work budget ({:.0}M simulated events)",
-                        p.unsettled.len(),
+                match (p.unsettled.len(), p.unsettled_dearer) {
+                    (0, 0) => String::new(),
+                    (0, d) => format!(
+                        "; {d} not settled within the work budget ({:.0}M simulated events), none of which could beat the cheapest setup found",
                         p.budget_events as f64 / 1e6
-                    )
+                    ),
+                    (n, d) => format!(
+                        "; {n} not settled within the work budget ({:.0}M simulated events) that could still beat the cheapest setup found{}",
+                        p.budget_events as f64 / 1e6,
+                        if d > 0 { format!(", {d} more that could not") } else { String::new() }
+                    ),
                 },
             )}
         </p>

@@ -4,9 +4,13 @@
 //! a time ([`Message::Group`]) whenever it is free, so the work balances
 //! itself; the page assembles the groups in their own order, so the plan is
 //! the same however many workers ran it and in whatever order they finished.
+//! A worker keeps the groups it ran: a later pass of the plan (see
+//! `sim_core::plan::budget`) sends the unsettled ones back to the worker
+//! that holds them ([`Message::Resume`]) with their share of what is left.
 
 use serde::{Deserialize, Serialize};
 use sim_core::Scenario;
+use sim_core::plan::budget::{Outcome, second_pass_shares};
 use sim_core::plan::{Finished, PlanSlo, Search, Space, groups, run_group, searches};
 
 /// What the page tells a worker.
@@ -30,6 +34,16 @@ pub enum Message {
         /// The group's index in `groups(searches(..))`.
         index: usize,
     },
+    /// Run a group this worker ran before again, its unsettled searches
+    /// reopened with `share` simulated events (a later pass).
+    Resume {
+        /// The plan.
+        id: u64,
+        /// The group.
+        index: usize,
+        /// Its share of what the passes so far left of the budget.
+        share: u64,
+    },
 }
 
 /// What a worker says back.
@@ -50,7 +64,8 @@ pub enum Reply {
     Failed(String),
 }
 
-/// A plan as a worker holds it: its id, targets, and groups not yet run.
+/// A plan as a worker holds it: its id, targets, and its groups, each not
+/// yet run or as this worker last ran it.
 type HeldPlan = (u64, PlanSlo, Vec<Option<Vec<Search>>>);
 
 /// A worker's state: the plan it was told.
@@ -73,24 +88,57 @@ impl Worker {
                 self.plan = Some((id, slo, all.into_iter().map(Some).collect()));
                 None
             }
-            Message::Group { id, index } => {
-                let Some((plan, slo, all)) = self.plan.as_mut().filter(|p| p.0 == id) else {
-                    return Some(Reply::Failed(format!(
-                        "group {index} of an unknown plan {id}"
-                    )));
-                };
-                let Some(group) = all.get_mut(index).and_then(Option::take) else {
-                    return Some(Reply::Failed(format!("no group {index} to run")));
-                };
-                let done = run_group(group, sim_core::plan::planning_run(*slo));
-                Some(Reply::Done {
-                    id: *plan,
-                    index,
-                    searches: done.into_iter().map(Search::finish).collect(),
-                })
-            }
+            Message::Group { id, index } => self.run(id, index, None),
+            Message::Resume { id, index, share } => self.run(id, index, Some(share)),
         }
     }
+
+    /// Run group `index` of plan `id` (again, reopened with `share`, for a
+    /// later pass), keep it, and say how its searches finished.
+    fn run(&mut self, id: u64, index: usize, share: Option<u64>) -> Option<Reply> {
+        let Some((plan, slo, all)) = self.plan.as_mut().filter(|p| p.0 == id) else {
+            return Some(Reply::Failed(format!(
+                "group {index} of an unknown plan {id}"
+            )));
+        };
+        let Some(mut group) = all.get_mut(index).and_then(Option::take) else {
+            return Some(Reply::Failed(format!("no group {index} to run")));
+        };
+        if let Some(share) = share {
+            sim_core::plan::budget::reopen(&mut group, share);
+        }
+        let done = run_group(group, sim_core::plan::planning_run(*slo));
+        let searches = done.iter().cloned().map(Search::finish).collect();
+        all[index] = Some(done);
+        Some(Reply::Done {
+            id: *plan,
+            index,
+            searches,
+        })
+    }
+}
+
+/// The next pass's share of each group, from every group's finished
+/// searches so far (`parts` in any order; one entry per group): as
+/// `sim_core::plan::reopen_groups` shares it.
+pub fn next_pass(parts: &[(usize, Vec<Finished>)], budget: u64) -> Vec<(usize, u64)> {
+    let mut sorted: Vec<&(usize, Vec<Finished>)> = parts.iter().collect();
+    sorted.sort_by_key(|(i, _)| *i);
+    let outcomes: Vec<Outcome> = sorted
+        .iter()
+        .map(|(_, f)| {
+            Outcome::of(
+                f.iter()
+                    .map(|s| (s.events, s.floor_usd, s.best().map(|e| e.usd_per_month))),
+            )
+        })
+        .collect();
+    sorted
+        .iter()
+        .zip(second_pass_shares(budget, &outcomes))
+        .filter(|(_, share)| *share > 0)
+        .map(|((i, _), share)| (*i, share))
+        .collect()
 }
 
 /// The plan from every group's finished searches, in group order.
@@ -118,8 +166,65 @@ mod tests {
             tps: vec![1, 2],
             ..Space::default()
         };
-        let serial = sim_core::plan::plan(&base, slo, &space);
-        let n = groups(searches(&base, slo, &space)).len();
+        plan_on_workers_equals_serial(&base, slo, &space);
+        let mut w = Worker::default();
+        assert!(matches!(
+            w.handle(Message::Group { id: 1, index: 0 }),
+            Some(Reply::Failed(_))
+        ));
+    }
+
+    #[test]
+    fn later_passes_on_the_workers_that_hold_their_groups_equal_the_serial_plan() {
+        // A budget too small for the first pass: the later passes share
+        // out what it left, each group back on the worker that ran it.
+        let mut base = sim_core::presets::chatbot_h100();
+        base.duration_s = 60.0;
+        let slo = crate::planner::targets(&base);
+        let space = Space {
+            gpus: vec![
+                sim_core::physics::Gpu::H100,
+                sim_core::physics::Gpu::L4,
+                sim_core::physics::Gpu::Rtx4090,
+            ],
+            tps: vec![1, 2],
+            budget_events: 1_500_000,
+            ..Space::default()
+        };
+        let serial = plan_on_workers_equals_serial(&base, slo, &space);
+        assert!(serial.events <= space.budget_events, "{}", serial.events);
+        // The later passes did something: a single pass leaves more unsettled.
+        let first: Vec<Finished> = groups(searches(&base, slo, &space))
+            .into_iter()
+            .flat_map(|g| run_group(g, sim_core::plan::planning_run(slo)))
+            .map(Search::finish)
+            .collect();
+        let unsettled = |f: &[Finished]| f.iter().filter(|s| s.unsettled.is_some()).count();
+        let once = sim_core::plan::assemble(first.clone(), &space);
+        assert!(
+            unsettled(&first) > 0,
+            "the budget is tight enough to matter"
+        );
+        assert!(
+            serial.unsettled.len() + serial.unsettled_dearer < unsettled(&first),
+            "{} + {} vs {} after one pass",
+            serial.unsettled.len(),
+            serial.unsettled_dearer,
+            unsettled(&first)
+        );
+        assert!(serial.events > once.events);
+    }
+
+    /// Run the plan on 1 and 3 workers as the pool does (groups handed out
+    /// last first, later passes to the worker holding each group) and check
+    /// it equals the serial plan, which it returns.
+    fn plan_on_workers_equals_serial(
+        base: &sim_core::Scenario,
+        slo: PlanSlo,
+        space: &Space,
+    ) -> sim_core::plan::Plan {
+        let serial = sim_core::plan::plan(base, slo, space);
+        let n = groups(searches(base, slo, space)).len();
         for workers in [1usize, 3] {
             let mut pool: Vec<Worker> = (0..workers).map(|_| Worker::default()).collect();
             for w in &mut pool {
@@ -132,27 +237,54 @@ mod tests {
                 assert!(w.handle(wire(&plan)).is_none());
             }
             // Groups handed out last first, to whichever worker is next.
-            let mut parts = Vec::new();
+            let mut parts: Vec<Option<Vec<Finished>>> = vec![None; n];
+            let mut holder = vec![0usize; n];
+            let put = |parts: &mut Vec<Option<Vec<Finished>>>, reply: Option<Reply>| match wire(
+                &reply.expect("a reply"),
+            ) {
+                Reply::Done {
+                    id,
+                    index,
+                    searches,
+                } => {
+                    assert_eq!(id, 7);
+                    parts[index] = Some(searches);
+                }
+                other => panic!("{other:?}"),
+            };
             for (k, index) in (0..n).rev().enumerate() {
+                holder[index] = k % workers;
                 let reply = pool[k % workers].handle(wire(&Message::Group { id: 7, index }));
-                match wire(&reply.expect("a reply")) {
-                    Reply::Done {
-                        id,
+                put(&mut parts, reply);
+            }
+            let collected = |parts: &Vec<Option<Vec<Finished>>>| -> Vec<(usize, Vec<Finished>)> {
+                parts
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| (i, p.clone().expect("every group back")))
+                    .collect()
+            };
+            for _ in 1..sim_core::plan::budget::PASSES {
+                let again = next_pass(&collected(&parts), space.budget_events);
+                if again.is_empty() {
+                    break;
+                }
+                for (index, share) in again {
+                    let msg = Message::Resume {
+                        id: 7,
                         index,
-                        searches,
-                    } => {
-                        assert_eq!(id, 7);
-                        parts.push((index, searches));
-                    }
-                    other => panic!("{other:?}"),
+                        share,
+                    };
+                    let reply = pool[holder[index]].handle(wire(&msg));
+                    put(&mut parts, reply);
                 }
             }
-            assert_eq!(assemble(parts, &space), serial, "{workers} workers");
+            assert_eq!(
+                assemble(collected(&parts), space),
+                serial,
+                "{workers} workers"
+            );
         }
-        let mut w = Worker::default();
-        assert!(matches!(
-            w.handle(Message::Group { id: 1, index: 0 }),
-            Some(Reply::Failed(_))
-        ));
+        serial
     }
 }

@@ -165,20 +165,6 @@ impl Gpu {
         }
     }
 
-    /// The GPUs the planner searches unless asked for others: the first
-    /// catalogue's six. With all thirteen, the work budget's even split
-    /// leaves most groups too little to settle (a second pass handing the
-    /// unused budget to unsettled groups is not built yet); `tlab plan
-    /// --gpus all` asks for every one.
-    pub const PLANNED: [Gpu; 6] = [
-        Gpu::A100,
-        Gpu::H100,
-        Gpu::H200,
-        Gpu::L4,
-        Gpu::L40s,
-        Gpu::Mi300x,
-    ];
-
     /// Every GPU in the catalogue.
     pub const ALL: [Gpu; 13] = [
         Gpu::A100,

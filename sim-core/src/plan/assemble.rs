@@ -32,9 +32,15 @@ pub struct Plan {
     /// Setups cheaper than the best feasible one that failed, with why, cheapest-failing-first.
     pub near_misses: Vec<Evaluated>,
     /// Configurations whose search ran out of its share of the work budget
-    /// before settling, with what it found.
+    /// before settling and could still beat the cheapest setup found, with
+    /// what it found.
     #[serde(default)]
     pub unsettled: Vec<(String, String)>,
+    /// Configurations also left unsettled whose smallest possible size
+    /// already costs more than the cheapest setup found: they cannot
+    /// change the answer.
+    #[serde(default)]
+    pub unsettled_dearer: usize,
     /// Simulated events the plan took, and its budget.
     #[serde(default)]
     pub events: u64,
@@ -214,8 +220,10 @@ pub fn assemble(done: Vec<Finished>, space: &Space) -> Plan {
     near_misses.sort_by(|a, b| order(b, a));
     near_misses.truncate(10);
     let api_tiers = api_answers(&done);
+    let could_beat = |s: &Finished| s.floor_usd.is_none_or(|f| f < cheapest);
     let unsettled = done
         .iter()
+        .filter(|s| could_beat(s))
         .filter_map(|s| {
             let why = s.unsettled.clone()?;
             Some((
@@ -224,9 +232,14 @@ pub fn assemble(done: Vec<Finished>, space: &Space) -> Plan {
             ))
         })
         .collect();
+    let unsettled_dearer = done
+        .iter()
+        .filter(|s| s.unsettled.is_some() && !could_beat(s))
+        .count();
     let events = done.iter().map(|s| s.events).sum();
     Plan {
         unsettled,
+        unsettled_dearer,
         events,
         budget_events: space.budget_events,
         configurations,
@@ -274,12 +287,53 @@ pub fn run_group(
     group
 }
 
+/// The outcome so far of each group of searches.
+pub fn outcomes(groups: &[Vec<Search>]) -> Vec<super::budget::Outcome> {
+    groups
+        .iter()
+        .map(|g| {
+            super::budget::Outcome::of(g.iter().map(|s| {
+                (
+                    s.events_used,
+                    s.floor_usd(),
+                    s.best().map(|e| e.usd_per_month),
+                )
+            }))
+        })
+        .collect()
+}
+
+/// The next pass ([`super::budget`]): reopen the groups still unsettled,
+/// with their shares of what the passes so far left of `budget`; the indices
+/// of the groups to run again with [`run_group`] (none: the plan is done).
+pub fn reopen_groups(groups: &mut [Vec<Search>], budget: u64) -> Vec<usize> {
+    let shares = super::budget::second_pass_shares(budget, &outcomes(groups));
+    groups
+        .iter_mut()
+        .zip(shares)
+        .enumerate()
+        .filter_map(|(i, (g, share))| super::budget::reopen(g, share).then_some(i))
+        .collect()
+}
+
 /// Plan serially (the CLI parallelises the groups itself).
 pub fn plan(base: &Scenario, slo: PlanSlo, space: &Space) -> Plan {
-    let done = groups(searches(base, slo, space))
+    let mut done: Vec<Vec<Search>> = groups(searches(base, slo, space))
         .into_iter()
-        .flat_map(|g| run_group(g, super::planning_run(slo)))
-        .map(Search::finish)
+        .map(|g| run_group(g, super::planning_run(slo)))
         .collect();
-    assemble(done, space)
+    for _ in 1..super::budget::PASSES {
+        let again = reopen_groups(&mut done, space.budget_events);
+        if again.is_empty() {
+            break;
+        }
+        for i in again {
+            let g = std::mem::take(&mut done[i]);
+            done[i] = run_group(g, super::planning_run(slo));
+        }
+    }
+    assemble(
+        done.into_iter().flatten().map(Search::finish).collect(),
+        space,
+    )
 }

@@ -9,7 +9,16 @@
 //! searches (one hardware, every batch size) gets its share — half split
 //! evenly, half by estimated work — fixed before anything runs and handed on
 //! within the group, so the plan is the same whichever order or thread runs
-//! its groups; a search out of budget ends as *unsettled*, and the plan says so.
+//! its groups; a search out of budget ends as *unsettled*.
+//!
+//! Shares fixed in advance are guesses, and most groups finish well inside
+//! theirs (pruned, or settled in a few short runs). So a plan runs more
+//! passes (at most [`PASSES`]): what the passes so far left of the whole
+//! budget is split evenly among the groups still unsettled
+//! ([`second_pass_shares`]), each resumes where the budget cut it
+//! ([`reopen`]), and whatever is unsettled after the last pass is listed as
+//! such. A pass depends only on each group's outcome so far, so every pass
+//! is the same on any number of threads.
 
 use super::{Search, upper_requests};
 use crate::physics::BatchShape;
@@ -200,6 +209,31 @@ impl Search {
         s.limits.max_events.min(self.budget.max(1))
     }
 
+    /// A search whose turn comes with nothing left of its group's budget
+    /// ends unsettled without running (a later pass may reopen it). Called
+    /// just before each search is driven, on every path.
+    pub fn starve_if_broke(&mut self) {
+        if self.budget == 0 && self.next.is_some() {
+            self.unsettled = Some(if self.evaluated.is_empty() {
+                "not run: its group's share of the work budget went to a smaller batch size".into()
+            } else {
+                self.unsettled_why()
+            });
+            self.resume = self.next.take();
+        }
+    }
+
+    fn unsettled_why(&self) -> String {
+        format!(
+            "not settled within its share of the work budget ({:.1}M simulated events){}",
+            self.events_used as f64 / 1e6,
+            match self.hi_pass {
+                Some(r) => format!(": {r} replicas pass, fewer were not settled"),
+                None => String::new(),
+            }
+        )
+    }
+
     /// Account a report against the budget; true when the run was cut by it
     /// (the search then ends unsettled).
     pub(super) fn spend(&mut self, report: &Report, cap: u64) -> bool {
@@ -207,22 +241,110 @@ impl Search {
         self.budget = self.budget.saturating_sub(report.events);
         let cut = !report.complete && report.events >= cap && cap < self.base.limits.max_events;
         if cut {
-            self.unsettled = Some(if self.events_used <= 1 {
-                "not run: its group's share of the work budget went to a smaller batch size".into()
-            } else {
-                format!(
-                    "not settled within its share of the work budget ({:.1}M simulated events){}",
-                    self.events_used as f64 / 1e6,
-                    match self.hi_pass {
-                        Some(r) => format!(": {r} replicas pass, fewer were not settled"),
-                        None => String::new(),
-                    }
-                )
-            });
-            self.next = None;
+            self.unsettled = Some(self.unsettled_why());
+            self.resume = self.next.take();
         }
         cut
     }
+}
+
+/// Events each later-pass share leaves unspent, for runs that stop a few
+/// events past their cap.
+const SHARE_MARGIN: u64 = 1_000;
+
+/// Most passes a plan makes over its groups (the first and the ones that
+/// share out what is left).
+pub const PASSES: usize = 4;
+
+/// What one group's passes so far left.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Outcome {
+    /// Simulated events its runs took.
+    pub events: u64,
+    /// The least an unsettled search of it could still cost per month
+    /// ([`Search::floor_usd`]), if one is unsettled.
+    pub floor_usd: Option<f64>,
+    /// Its cheapest setup meeting the targets, per month, if any.
+    pub best_usd: Option<f64>,
+}
+
+impl Outcome {
+    /// The outcome of a group's searches: (events, floor, best) of each.
+    pub fn of(searches: impl IntoIterator<Item = (u64, Option<f64>, Option<f64>)>) -> Outcome {
+        let min = |a: Option<f64>, b: Option<f64>| match (a, b) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, None) | (None, x) => x,
+        };
+        searches.into_iter().fold(
+            Outcome {
+                events: 0,
+                floor_usd: None,
+                best_usd: None,
+            },
+            |o, (events, floor, best)| Outcome {
+                events: o.events.saturating_add(events),
+                floor_usd: min(o.floor_usd, floor),
+                best_usd: min(o.best_usd, best),
+            },
+        )
+    }
+}
+
+/// The next pass's share of each group (in the groups' order): the budget
+/// the passes so far left, split evenly among the groups still unsettled
+/// that could still beat the cheapest setup found (a group whose cheapest
+/// possible size costs more cannot change the answer); 0 for the others,
+/// and for all when nothing is left or the plan has no limit.
+pub fn second_pass_shares(budget: u64, outcomes: &[Outcome]) -> Vec<u64> {
+    let used = outcomes
+        .iter()
+        .fold(0u64, |a, o| a.saturating_add(o.events));
+    let cheapest = outcomes
+        .iter()
+        .filter_map(|o| o.best_usd)
+        .fold(f64::INFINITY, f64::min);
+    let open = |o: &Outcome| o.floor_usd.is_some_and(|f| f < cheapest);
+    let n = outcomes.iter().filter(|o| open(o)).count() as u64;
+    let left = budget.saturating_sub(used);
+    // A run stops within a few events past its cap: each share keeps a
+    // margin for that, so the passes together stay within the budget. A
+    // share too small for even one early check is not worth a run.
+    let each = if n == 0 || budget == u64::MAX {
+        0
+    } else {
+        (left / n).saturating_sub(SHARE_MARGIN)
+    };
+    let each = if each < super::EARLY_CHECK_EVENTS {
+        0
+    } else {
+        each
+    };
+    outcomes
+        .iter()
+        .map(|o| if open(o) { each } else { 0 })
+        .collect()
+}
+
+/// Reopen a group's unsettled searches for the next pass: each resumes at
+/// the replica count the budget cut, the first (smallest batch size) holding
+/// `share`, handed on within the group as in the first pass. Run the group
+/// again with [`super::run_group`] (finished searches do nothing). False if
+/// there is nothing to reopen.
+pub fn reopen(group: &mut [Search], share: u64) -> bool {
+    if share == 0 {
+        return false;
+    }
+    let mut first = true;
+    let mut any = false;
+    for s in group.iter_mut() {
+        let Some(r) = s.resume.take() else { continue };
+        s.unsettled = None;
+        s.next = Some(r);
+        s.budget = if first { share } else { 0 };
+        first = false;
+        any = true;
+    }
+    any
 }
 
 /// A plan's question as it will be asked: the scenario (maybe over a shorter

@@ -23,7 +23,7 @@ pub mod budget;
 mod headroom;
 mod search;
 
-pub use assemble::{ApiAnswer, Plan, assemble, groups, plan, run_group};
+pub use assemble::{ApiAnswer, Plan, assemble, groups, outcomes, plan, reopen_groups, run_group};
 pub use search::{Finished, Search};
 
 pub use headroom::{Headroom, HeadroomSearch, MAX_GROWTH, headroom, scale_load};
@@ -289,7 +289,7 @@ impl Space {
 impl Default for Space {
     fn default() -> Self {
         Space {
-            gpus: Gpu::PLANNED.to_vec(),
+            gpus: Gpu::ALL.to_vec(),
             tps: vec![1, 2, 4, 8],
             weights: vec![Precision::Bf16, Precision::Fp8, Precision::Int4],
             max_seqs: vec![32, 64, 128, 256],

@@ -44,6 +44,9 @@ pub struct Search {
     pub(super) events_used: u64,
     /// Why it ended before settling (out of its share of the work budget).
     pub unsettled: Option<String>,
+    /// The replica count whose run the budget cut, to run again if the
+    /// plan's second pass gives it more ([`super::budget::reopen`]).
+    pub(super) resume: Option<u32>,
 }
 
 fn price_month(s: &Scenario, replicas: u32) -> f64 {
@@ -114,6 +117,7 @@ impl Search {
             budget: u64::MAX,
             events_used: 0,
             unsettled: None,
+            resume: None,
             kv_blocks,
             bound: false,
             peak_blocks: 0.0,
@@ -215,7 +219,10 @@ impl Search {
 
     /// [`Self::run_with`] in place.
     pub fn drive(&mut self, mut run: impl FnMut(Scenario) -> Result<Report, ScenarioError>) {
-        while let Some(s) = self.next() {
+        loop {
+            // Out of budget: unsettled without running, as every path does.
+            self.starve_if_broke();
+            let Some(s) = self.next() else { break };
             match run(s) {
                 Ok(r) => self.feed(&r),
                 Err(e) => {
@@ -272,6 +279,18 @@ impl Search {
         best_of(&self.evaluated)
     }
 
+    /// The least this search could still cost per month if a later pass
+    /// settled it (one replica more than its largest failing count), or
+    /// None when it is settled. An API tier's is 0: its cost is the
+    /// traffic's, not known before it runs.
+    pub fn floor_usd(&self) -> Option<f64> {
+        self.unsettled.as_ref()?;
+        Some(match self.config {
+            Config::SelfHosted { .. } => price_month(&self.base, self.lo_fail + 1),
+            Config::Api { .. } => 0.0,
+        })
+    }
+
     /// For a caller running [`Self::next`]'s scenario itself (in slices):
     /// whether its verdict is already settled, as [`super::planning_run`]
     /// decides it, and why.
@@ -293,6 +312,7 @@ impl Search {
     /// send from a worker).
     pub fn finish(self) -> Finished {
         Finished {
+            floor_usd: self.floor_usd(),
             config: self.config,
             evaluated: self.evaluated,
             pruned: self.pruned,
@@ -327,6 +347,9 @@ pub struct Finished {
     /// Simulated events its runs took.
     #[serde(default)]
     pub events: u64,
+    /// The least it could still cost if settled ([`Search::floor_usd`]).
+    #[serde(default)]
+    pub floor_usd: Option<f64>,
 }
 
 impl Finished {
