@@ -1,8 +1,9 @@
 //! Latency against achieved throughput, one line per batching policy (p50
-//! solid, p99 dashed), the last load each policy kept up with circled.
+//! solid, p99 dashed), the last load each policy kept up with circled (the
+//! legend says so), and the run on screen marked where its throughput is.
 
 use crate::model::{
-    BLUE, Chart, GREEN, GREY, Line, ORANGE, Stroke, TimeUnit, log_fitted, zero_based,
+    BLUE, Chart, GREEN, GREY, Line, Mark, ORANGE, PURPLE, Scale, Stroke, log_fitted, zero_based,
 };
 use sim_core::sweep::Curve;
 
@@ -17,38 +18,53 @@ pub fn policy_name(key: &str) -> &str {
     }
 }
 
-/// The chart's content: y on a log axis fitted to the data.
-pub fn model(curves: &[Curve]) -> Chart {
+/// The chart's content: y on a log axis of durations fitted to the data
+/// (ticks read 30 ms, 3 s, 5 min); x from 0 to past the largest throughput,
+/// today's load (`current`, output tokens/s of the scenario's own policy at
+/// today's rate) included and marked.
+pub fn model(curves: &[Curve], current: Option<f64>) -> Chart {
     let palette = [GREY, ORANGE, GREEN, BLUE];
-    let max_ms = curves
-        .iter()
-        .flat_map(|c| c.points.iter().map(|p| p.3))
-        .fold(0.0, f64::max);
-    let unit = TimeUnit::for_max_ms(max_ms);
     let mut lines = Vec::new();
     for (i, c) in curves.iter().enumerate() {
         let colour = palette[i % palette.len()];
         let name = policy_name(&c.policy);
-        let p50 = c.points.iter().map(|p| (p.1, p.2 / unit.ms())).collect();
-        let p99: Vec<(f64, f64)> = c.points.iter().map(|p| (p.1, p.3 / unit.ms())).collect();
+        let p50 = c.points.iter().map(|p| (p.1, p.2)).collect();
+        let p99: Vec<(f64, f64)> = c.points.iter().map(|p| (p.1, p.3)).collect();
         let mut p99_line = Line::new(format!("{name} p99"), colour, Stroke::Dashed, p99);
         p99_line.circle = c
             .saturation
             .and_then(|i| c.points.get(i))
-            .map(|p| (p.1, p.3 / unit.ms()));
+            .map(|p| (p.1, p.3));
         lines.push(Line::new(format!("{name} p50"), colour, Stroke::Solid, p50));
         lines.push(p99_line);
     }
-    Chart::lines(
+    let mut y = log_fitted(
+        "end-to-end latency (log)",
+        lines.iter().flat_map(|l| l.points.iter().map(|p| p.1)),
+    );
+    y.scale = Scale::LogMs;
+    let current = current.filter(|c| c.is_finite() && *c > 0.0);
+    let mut chart = Chart::lines(
         "Latency vs throughput by batching policy",
         zero_based(
             "achieved output tokens/s",
-            lines.iter().flat_map(|l| l.points.iter().map(|p| p.0)),
+            lines
+                .iter()
+                .flat_map(|l| l.points.iter().map(|p| p.0))
+                .chain(current),
         ),
-        log_fitted(
-            format!("end-to-end latency ({}, log)", unit.symbol()),
-            lines.iter().flat_map(|l| l.points.iter().map(|p| p.1)),
-        ),
+        y,
         lines,
-    )
+    );
+    if chart.lines.iter().any(|l| l.circle.is_some()) {
+        chart.circle_note = Some("○ the highest load each policy kept up with".into());
+    }
+    if let Some(c) = current {
+        chart.marks.push(Mark::Vertical {
+            x: c,
+            label: format!("today's load: {} output tok/s", crate::model::short(c)),
+            colour: PURPLE,
+        });
+    }
+    chart
 }

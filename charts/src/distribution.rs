@@ -60,9 +60,8 @@ pub fn model(r: &Report, pinned: Option<&Report>) -> Chart {
     chart.marks.push(Mark::Vertical {
         x: target,
         label: format!(
-            "TTFT target {} {}",
-            crate::model::short(target),
-            unit.symbol()
+            "TTFT target {}",
+            sim_core::format::duration_ms(Some(r.slo.ttft_ms))
         ),
         colour: RED,
     });

@@ -15,6 +15,7 @@ pub mod batch;
 pub mod cost;
 pub mod curve;
 pub mod distribution;
+pub mod e2e;
 pub mod latency;
 pub mod model;
 pub mod queue;
@@ -48,7 +49,7 @@ fn always(_: &Report) -> bool {
 }
 
 /// Every chart of a report, in page order (the page draws exactly these).
-pub const REPORT_CHARTS: [ReportChart; 7] = [
+pub const REPORT_CHARTS: [ReportChart; 8] = [
     ReportChart {
         id: "chart-queue",
         model: queue::model,
@@ -57,6 +58,11 @@ pub const REPORT_CHARTS: [ReportChart; 7] = [
     ReportChart {
         id: "chart-latency",
         model: latency::model,
+        applies: always,
+    },
+    ReportChart {
+        id: "chart-e2e",
+        model: e2e::model,
         applies: always,
     },
     ReportChart {
@@ -101,6 +107,7 @@ macro_rules! report_chart {
 
 report_chart!(draw_queue, queue);
 report_chart!(draw_latency, latency);
+report_chart!(draw_e2e, e2e);
 report_chart!(draw_throughput, throughput);
 report_chart!(draw_arrivals, arrivals);
 report_chart!(draw_batch, batch);

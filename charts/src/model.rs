@@ -25,6 +25,17 @@ pub enum Scale {
     Linear,
     /// Logarithmic (every value > 0).
     Log,
+    /// Logarithmic, of milliseconds: ticks read as durations in the unit
+    /// each needs (30 ms, 3 s, 5 min), so a range of decades never reads
+    /// "0.03 min".
+    LogMs,
+}
+
+impl Scale {
+    /// Whether the axis is logarithmic.
+    pub fn is_log(self) -> bool {
+        matches!(self, Scale::Log | Scale::LogMs)
+    }
 }
 
 /// An axis: what it measures, in which unit, over which range.
@@ -89,7 +100,7 @@ pub enum Mark {
     Horizontal {
         /// Value on the y axis.
         y: f64,
-        /// Text drawn by the line.
+        /// Its legend entry.
         label: String,
         /// Colour.
         colour: RGBColor,
@@ -98,11 +109,20 @@ pub enum Mark {
     Vertical {
         /// Value on the x axis.
         x: f64,
-        /// Text drawn by the line.
+        /// Its legend entry.
         label: String,
         /// Colour.
         colour: RGBColor,
     },
+}
+
+impl Mark {
+    /// Its text, shown in the legend.
+    pub fn label(&self) -> &str {
+        match self {
+            Mark::Horizontal { label, .. } | Mark::Vertical { label, .. } => label,
+        }
+    }
 }
 
 /// A filled rectangle (the GPU timeline's passes).
@@ -146,6 +166,8 @@ pub struct Chart {
     pub marks: Vec<Mark>,
     /// Legend position.
     pub legend: Corner,
+    /// What a circled point on a line means, shown in the legend.
+    pub circle_note: Option<String>,
 }
 
 impl Chart {
@@ -160,6 +182,7 @@ impl Chart {
             bars: Vec::new(),
             marks: Vec::new(),
             legend: Corner::UpperLeft,
+            circle_note: None,
         }
     }
 
@@ -174,6 +197,8 @@ impl Chart {
             .iter()
             .map(|l| l.label.as_str())
             .chain(self.bar_kinds.iter().map(|(l, _)| l.as_str()))
+            .chain(self.marks.iter().map(Mark::label))
+            .chain(self.circle_note.as_deref())
             .collect()
     }
 }

@@ -17,7 +17,7 @@ const DASH: (u32, u32) = (6, 4);
 fn to_coord(a: &Axis, v: f64) -> f64 {
     match a.scale {
         Scale::Linear => v,
-        Scale::Log => v.max(a.min).log10(),
+        Scale::Log | Scale::LogMs => v.max(a.min).log10(),
     }
 }
 
@@ -30,6 +30,7 @@ fn tick_label(a: &Axis, v: f64) -> String {
     match a.scale {
         Scale::Linear => short(v),
         Scale::Log => short(10f64.powf(v)),
+        Scale::LogMs => sim_core::format::duration_ms(Some(10f64.powf(v))),
     }
 }
 
@@ -94,48 +95,37 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) ->
             ctx.draw_series(std::iter::once(Circle::new(at(&c), 6, style)))?;
         }
     }
+    // Reference lines carry their text in the legend, where no line can
+    // cross it.
     for m in &chart.marks {
-        let (a, b, text_at, label, colour) = match m {
-            Mark::Horizontal {
-                y: v,
-                label,
-                colour,
-            } => {
+        let (a, b, colour) = match m {
+            Mark::Horizontal { y: v, colour, .. } => {
                 let v = to_coord(y, *v);
                 let r = range(x);
-                (
-                    (r.start, v),
-                    (r.end, v),
-                    (r.start + (r.end - r.start) * 0.62, v),
-                    label,
-                    colour,
-                )
+                ((r.start, v), (r.end, v), colour)
             }
-            Mark::Vertical {
-                x: v,
-                label,
-                colour,
-            } => {
+            Mark::Vertical { x: v, colour, .. } => {
                 let v = to_coord(x, *v);
                 let r = range(y);
-                (
-                    (v, r.start),
-                    (v, r.end),
-                    (v, r.start + (r.end - r.start) * 0.55),
-                    label,
-                    colour,
-                )
+                ((v, r.start), (v, r.end), colour)
             }
         };
         let style = colour.stroke_width(1);
-        ctx.draw_series(DashedLineSeries::new([a, b], 5, 4, style))?;
-        ctx.draw_series(std::iter::once(Text::new(
-            format!(" {label}"),
-            text_at,
-            (FONT, 12).into_font().color(colour),
-        )))?;
+        ctx.draw_series(DashedLineSeries::new([a, b], 5, 4, style))?
+            .label(m.label())
+            .legend(move |(x, y)| {
+                EmptyElement::at((x, y))
+                    + PathElement::new(vec![(0, 0), (5, 0)], style)
+                    + PathElement::new(vec![(9, 0), (14, 0)], style)
+            });
     }
-    if chart.lines.len() + chart.bar_kinds.len() > 1 {
+    if let Some(note) = &chart.circle_note {
+        let style = GREY.stroke_width(2);
+        ctx.draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())?
+            .label(note.as_str())
+            .legend(move |(x, y)| Circle::new((x + 7, y), 5, style));
+    }
+    if chart.legend_entries().len() > 1 {
         let pos = match chart.legend {
             Corner::UpperLeft => SeriesLabelPosition::UpperLeft,
             Corner::UpperRight => SeriesLabelPosition::UpperRight,
@@ -161,7 +151,7 @@ pub fn describe(chart: &Chart) -> String {
         short(chart.x.min),
         short(chart.x.max),
         chart.y.label,
-        if chart.y.scale == Scale::Log {
+        if chart.y.scale.is_log() {
             " (log scale)"
         } else {
             ""
@@ -194,11 +184,13 @@ pub fn describe(chart: &Chart) -> String {
     }
     for m in &chart.marks {
         match m {
-            Mark::Horizontal { y, label, .. } => {
-                out.push_str(&format!(" {label} at {}.", short(*y)))
+            Mark::Horizontal { label, .. } | Mark::Vertical { label, .. } => {
+                out.push_str(&format!(" Marked: {label}."))
             }
-            Mark::Vertical { x, label, .. } => out.push_str(&format!(" {label} at {}.", short(*x))),
         }
+    }
+    if let Some(note) = &chart.circle_note {
+        out.push_str(&format!(" {}.", note.trim_start_matches("○ ")));
     }
     out
 }

@@ -50,13 +50,34 @@ fn every_report_chart_draws_its_lines_with_a_legend_matching_their_style() {
 }
 
 #[test]
-fn queue_chart_spans_the_run_and_fits_its_peak() {
-    let r = run(presets::chatbot_h100());
+fn queue_chart_shows_waiting_and_running_neither_inside_the_other() {
+    let mut s = presets::chatbot_h100();
+    // Overloaded, so requests wait.
+    s.workload.arrival = sim_core::scenario::Arrival::Poisson { rate_per_s: 40.0 };
+    let r = run(s);
     let c = queue::model(&r, None);
-    assert_eq!(c.legend_entries(), ["waiting", "in flight"]);
+    assert_eq!(c.legend_entries(), ["running (in a batch)", "waiting"]);
     let last_t = *r.series.t_s.last().expect("windows");
     assert_eq!(c.x.max, last_t);
-    let peak = r.series.in_flight.iter().copied().fold(0.0, f64::max);
+    let running = c.line("running (in a batch)").expect("running");
+    let waiting = c.line("waiting").expect("waiting");
+    // Running + waiting is what is in flight, window by window; waiting is
+    // drawn last, over running.
+    for ((r_pt, w_pt), f) in running
+        .points
+        .iter()
+        .zip(&waiting.points)
+        .zip(&r.series.in_flight)
+    {
+        assert!((r_pt.1 + w_pt.1 - f).abs() < 1e-9 || w_pt.1 > *f);
+    }
+    assert_eq!(c.lines.last().map(|l| l.label.as_str()), Some("waiting"));
+    let peak = running
+        .points
+        .iter()
+        .chain(&waiting.points)
+        .map(|p| p.1)
+        .fold(0.0, f64::max);
     assert!(
         c.y.max >= peak && c.y.max <= peak * 1.2 + 1.0,
         "{} vs {peak}",
@@ -65,39 +86,72 @@ fn queue_chart_spans_the_run_and_fits_its_peak() {
 }
 
 #[test]
-fn long_latencies_read_in_seconds_or_minutes_with_the_target_drawn() {
-    let r = run(presets::chatbot_h100());
-    let s = &r.series;
-    let max_ms = s
-        .ttft_p99_ms
-        .iter()
-        .chain(&s.e2e_p99_ms)
-        .flatten()
-        .copied()
-        .fold(r.slo.ttft_ms, f64::max);
-    let unit = crate::model::TimeUnit::for_max_ms(max_ms);
-    let c = latency::model(&r, None);
-    assert_eq!(c.y.label, format!("latency ({})", unit.symbol()));
-    assert!(matches!(
-        c.marks.as_slice(),
-        [Mark::Horizontal { y, label, .. }]
-            if *y == 500.0 / unit.ms() && label.contains("TTFT target")
-    ));
-    assert!(c.y.max >= max_ms / unit.ms());
+fn ttft_and_end_to_end_each_have_their_own_scale_and_the_target_reads_in_its_unit() {
+    // Overloaded: end-to-end reaches seconds or minutes; TTFT keeps its own
+    // axis, and the target's label reads "500 ms" whatever the axis unit.
     let mut slow = presets::chatbot_h100();
     slow.workload.arrival = sim_core::scenario::Arrival::Poisson { rate_per_s: 60.0 };
     let slow = run(slow);
-    let c = latency::model(&slow, None);
-    assert!(
-        c.y.label == "latency (s)" || c.y.label == "latency (min)",
-        "{}",
-        c.y.label
+    let light = run(presets::chatbot_h100());
+    for r in [&light, &slow] {
+        let s = &r.series;
+        let ttft_max = s
+            .ttft_p99_ms
+            .iter()
+            .flatten()
+            .copied()
+            .fold(r.slo.ttft_ms, f64::max);
+        let unit = crate::model::TimeUnit::for_max_ms(ttft_max);
+        let c = latency::model(r, None);
+        assert_eq!(c.y.label, format!("latency ({})", unit.symbol()));
+        assert!(
+            c.line("end-to-end p99").is_none(),
+            "end-to-end has its own chart"
+        );
+        assert!(matches!(
+            c.marks.as_slice(),
+            [Mark::Horizontal { y, label, .. }]
+                if *y == 500.0 / unit.ms() && label == "TTFT target 500 ms"
+        ));
+        assert!(
+            c.legend_entries().contains(&"TTFT target 500 ms"),
+            "the target is in the legend"
+        );
+        assert!(c.y.max >= ttft_max / unit.ms());
+        let e = e2e::model(r, None);
+        let e2e_max = s.e2e_p99_ms.iter().flatten().copied().fold(0.0, f64::max);
+        let e_unit = crate::model::TimeUnit::for_max_ms(e2e_max);
+        assert_eq!(e.y.label, format!("latency ({})", e_unit.symbol()));
+        assert_eq!(
+            e.line("end-to-end p99").expect("p99 line").stroke,
+            Stroke::Dashed
+        );
+    }
+    // The light run's TTFT (hundreds of ms) fills its own axis instead of
+    // the bottom of one sized for its end-to-end latency (seconds).
+    let axis_ms = |c: &crate::model::Chart| {
+        let unit = if c.y.label.ends_with("(ms)") {
+            1.0
+        } else if c.y.label.ends_with("(s)") {
+            1e3
+        } else {
+            6e4
+        };
+        c.y.max * unit
+    };
+    let (t, e) = (
+        axis_ms(&latency::model(&light, None)),
+        axis_ms(&e2e::model(&light, None)),
     );
-    let p99 = c.line("end-to-end p99").expect("p99 line");
-    assert_eq!(p99.stroke, Stroke::Dashed);
+    assert!(t * 3.0 < e, "TTFT axis to {t} ms, end-to-end to {e} ms");
     let d = distribution::model(&slow, None);
     assert_eq!((d.y.min, d.y.max), (0.0, 100.0));
     assert_ne!(d.x.label, "latency (ms)");
+    assert!(
+        d.legend_entries().contains(&"TTFT target 500 ms"),
+        "{:?}",
+        d.legend_entries()
+    );
 }
 
 #[test]
@@ -167,20 +221,40 @@ fn the_curve_names_every_policy_and_fits_its_range_to_the_data() {
         points: vec![(1.0, 50.0, 4000.0, 9000.0)],
         saturation: None,
     };
-    let c = curve::model(&[none, curve]);
+    let c = curve::model(&[none, curve], Some(3000.0));
     assert_eq!(
         c.legend_entries(),
         [
             "none (one at a time) p50",
             "none (one at a time) p99",
             "continuous + chunked prefill p50",
-            "continuous + chunked prefill p99"
+            "continuous + chunked prefill p99",
+            "today's load: 3.0k output tok/s",
+            "○ the highest load each policy kept up with",
         ]
     );
-    assert_eq!(c.y.scale, Scale::Log);
+    // Durations on a log axis: the ticks read as durations, not 0.03 min.
+    assert_eq!(c.y.scale, Scale::LogMs);
     assert!(c.y.min > 100.0 && c.y.max < 100_000.0, "{:?}", c.y);
     let p99 = c.line("continuous + chunked prefill p99").expect("line");
     assert_eq!(p99.circle, Some((400.0, 2500.0)));
+    // Today's load is inside the range, past the curve's own points.
+    assert!(c.x.max >= 3000.0, "{:?}", c.x);
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (900, 420)).into_drawing_area();
+        render::draw(&root, &c).expect("draws");
+    }
+    assert!(
+        svg.contains("1.0 s") || svg.contains("2.0 s"),
+        "duration ticks"
+    );
+    assert!(!svg.contains(" min<"), "no minutes on a seconds axis");
+    for entry in c.legend_entries() {
+        // (SVG escapes the apostrophe: match what follows it.)
+        let tail = entry.rsplit('\'').next().unwrap_or(entry);
+        assert!(svg.contains(tail.trim_start_matches("○ ")), "{entry}");
+    }
 }
 
 #[test]

@@ -72,6 +72,7 @@ pub fn model(trace: &TraceLog, window_s: f64) -> Chart {
         ],
         bars,
         marks: Vec::new(),
+        circle_note: None,
         legend: Corner::UpperRight,
     }
 }

@@ -366,7 +366,7 @@ fn execute(command: Command) -> Result<String, String> {
             let curves = analysis::curves(&s, &rates, true, true).map_err(|e| e.to_string())?;
             if let Some(path) = chart {
                 analysis::write_svg(&path, (1000, 600), |root| {
-                    lab_charts::render::draw(root, &lab_charts::curve::model(&curves))
+                    lab_charts::render::draw(root, &lab_charts::curve::model(&curves, None))
                 })?;
             }
             if json {

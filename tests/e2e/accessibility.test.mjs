@@ -80,3 +80,28 @@ test('a skip link takes the keyboard straight to the results, keeping the link',
   assert.equal(p.page.url(), url, 'the scenario stays in the address bar');
   assert.deepEqual(lab.errors, []);
 });
+
+test('a control\'s "?" is a button that opens its help with Enter, and the help describes the control', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  const button = p.byTestId('gpu-help-button');
+  const help = p.byTestId('gpu-help');
+  assert.equal(await button.evaluate((b) => b.tagName), 'BUTTON');
+  assert.equal(await button.getAttribute('aria-expanded'), 'false');
+  assert.equal(await help.isVisible(), false, 'the help starts closed');
+  await button.focus();
+  await p.page.keyboard.press('Enter');
+  assert.equal(await button.getAttribute('aria-expanded'), 'true');
+  assert.ok(await help.isVisible(), 'Enter opens it');
+  const text = (await help.textContent()).trim();
+  assert.ok(text.length > 20, text);
+  // Read with the control, open or not.
+  const described = await p.byTestId('gpu').evaluate((el) => {
+    const ids = (el.getAttribute('aria-describedby') ?? '').split(/\s+/);
+    return ids.map((id) => document.getElementById(id)?.textContent?.trim() ?? '').join(' ');
+  });
+  assert.equal(described, text);
+  await p.page.keyboard.press('Enter');
+  assert.equal(await help.isVisible(), false, 'Enter again closes it');
+  assert.deepEqual(lab.errors, []);
+});

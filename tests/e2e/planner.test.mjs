@@ -56,8 +56,15 @@ test('the planner finds the cheapest setup on every core, off the page', async (
   assert.ok(row.includes(gpu), `the applied row "${row}" runs on the GPU now chosen, ${gpu}`);
   assert.equal(await p.byTestId('batching').inputValue(), 'chunked_prefill');
   assert.ok((await p.value('card-goodput')) >= 90, 'the applied setup meets the targets');
-  // The table now describes an earlier scenario, and says so.
-  assert.match(await p.text('planner-stale'), /for the scenario as it was when you asked/);
+  // Apply says what it did where the user looks, marks its row, and the
+  // table says it is the plan for the scenario before the row was applied.
+  const applied = await p.text('plan-applied');
+  assert.ok(applied.startsWith(`Applied: ${row.trim()}. The scenario now runs this setup`), applied);
+  assert.match(await p.byTestId('plan-row-0').getAttribute('class'), /applied/);
+  assert.equal((await p.text('plan-apply-0')).trim(), 'Applied ✓');
+  assert.match(await p.text('planner-stale'), /before you applied a row: ask again to plan from the applied setup/);
+  const top = await p.page.evaluate(() => document.getElementById('results').getBoundingClientRect().top);
+  assert.ok(top > -50 && top < 400, `the results are in view after Apply (top at ${top}px)`);
   assert.deepEqual(lab.errors, []);
 });
 

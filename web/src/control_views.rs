@@ -225,14 +225,32 @@ fn dom_id(id: &str, i: usize) -> String {
     }
 }
 
+/// A control's label, its "?" button and its help: a button (Tab reaches
+/// it, Enter or Space opens it) that shows and hides the help under the
+/// label. The help is the control's accessible description either way, so a
+/// screen reader reads it with the control.
 fn label_with_help(for_id: String, label: &'static str, help: &'static str) -> impl IntoView {
+    let help_id = format!("{for_id}-help");
+    let open = RwSignal::new(false);
     view! {
-        <label for=for_id>
-            {label}
-            <span class="help" tabindex="0" role="img" aria-label=format!("What is {label}?") title=help>
+        <div class="label-row">
+            <label for=for_id.clone()>{label}</label>
+            <button
+                type="button"
+                class="help"
+                data-testid=format!("{for_id}-help-button")
+                aria-label=format!("What is {label}?")
+                aria-expanded=move || open.get().to_string()
+                aria-controls=help_id.clone()
+                title=help
+                on:click=move |_| open.update(|o| *o = !*o)
+            >
                 "?"
-            </span>
-        </label>
+            </button>
+        </div>
+        <p class="help-text" id=help_id data-testid=format!("{for_id}-help") hidden=move || !open.get()>
+            {help}
+        </p>
     }
 }
 
@@ -256,7 +274,6 @@ fn number_control(
         <Show when=move || value().is_some()>
             <div class="control">
                 {label_with_help(dom_id.clone(), p.label, p.help)}
-                <p class="help-text" id=help_id.clone()>{p.help}</p>
                 <div class="slider-row">
                     <input
                         type="range"
@@ -317,6 +334,7 @@ fn choice_control(
                 <select
                     id=dom_id.clone()
                     data-testid=dom_id.clone()
+                    aria-describedby=format!("{dom_id}-help")
                     on:change=move |ev| {
                         let k = event_target_value(&ev);
                         id.with_value(|d| apply(scenario, problem, (d, p), |s: &mut Scenario| c.set(s, i, &k)));

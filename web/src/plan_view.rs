@@ -31,11 +31,22 @@ fn api_lines(p: &Plan) -> Vec<String> {
         .collect()
 }
 
+/// Bring the run's results into view (after Apply made a row the scenario).
+fn show_results() {
+    if let Some(el) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id("results"))
+    {
+        el.scroll_into_view();
+    }
+}
+
 /// A finished plan.
 pub fn plan_view(
     p: Plan,
     scenario: RwSignal<Scenario>,
     error: RwSignal<Option<String>>,
+    applied: RwSignal<Option<(usize, String)>>,
 ) -> impl IntoView {
     view! {
         <p class="hint" data-testid="plan-summary">
@@ -96,8 +107,10 @@ pub fn plan_view(
                                 scenario.with_untracked(|s| s.serving.model.name())
                             ),
                         };
+                        let description = e.description.clone();
+                        let is_applied = move || applied.with(|a| a.as_ref().is_some_and(|a| a.0 == i));
                         view! {
-                            <tr>
+                            <tr class:applied=is_applied data-testid=format!("plan-row-{i}")>
                                 <td>
                                     {e.description.clone()}
                                     {e.changes_model.then(|| view! {
@@ -118,12 +131,16 @@ pub fn plan_view(
                                         on:click=move |_| {
                                             let mut s = scenario.get_untracked();
                                             match sim_core::plan::apply_config(&mut s, &config, replicas) {
-                                                Ok(()) => scenario.set(s),
+                                                Ok(()) => {
+                                                    scenario.set(s);
+                                                    applied.set(Some((i, description.clone())));
+                                                    show_results();
+                                                }
                                                 Err(e) => error.set(Some(e)),
                                             }
                                         }
                                     >
-                                        "Apply"
+                                        {move || if is_applied() { "Applied ✓" } else { "Apply" }}
                                     </button>
                                 </td>
                             </tr>

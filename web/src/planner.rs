@@ -19,7 +19,25 @@ pub fn targets(s: &Scenario) -> PlanSlo {
     PlanSlo::for_scenario(s)
 }
 
-/// Arrival rates for the curve: from a tenth to twice today's load.
+/// Where today's load sits on the curve: the output tokens/s of the
+/// scenario's own batching policy at today's rate (the fifth of
+/// [`curve_rates`]), as the curve's run of it measured.
+fn today_on_curve(s: &Scenario, curves: &[Curve]) -> Option<f64> {
+    use sim_core::scenario::Batching;
+    let key = match s.serving.batching {
+        Batching::None => "none",
+        Batching::Static { .. } => "static",
+        Batching::Continuous { .. } => "continuous",
+        Batching::ChunkedPrefill { .. } => "chunked_prefill",
+    };
+    let c = curves.iter().find(|c| c.policy == key)?;
+    c.points.get(TODAY_INDEX).map(|p| p.1)
+}
+
+/// Today's rate is the fifth of the curve's ten.
+const TODAY_INDEX: usize = 4;
+
+/// Arrival rates for the curve: from a fifth to twice today's load.
 fn curve_rates(s: &Scenario) -> Vec<f64> {
     let today = s
         .offered_tasks_per_s()
@@ -38,6 +56,7 @@ pub fn Planner(
     let plan = RwSignal::new(None::<Plan>);
     let headroom = RwSignal::new(None::<Headroom>);
     let curves = RwSignal::new(None::<Vec<Curve>>);
+    let today = RwSignal::new(None::<f64>);
     let error = RwSignal::new(None::<String>);
     // Said before the plan starts: a shorter window, or that some searches
     // may end unsettled (the work budget, `plan::budget`).
@@ -51,6 +70,8 @@ pub fn Planner(
     // Apply) they are marked as answers about an earlier scenario.
     let asked_for = RwSignal::new(None::<Scenario>);
     let stale = move || asked_for.with(|a| a.as_ref().is_some_and(|a| scenario.with(|s| a != s)));
+    // The row Apply made the scenario (cleared by the next question).
+    let applied = RwSignal::new(None::<(usize, String)>);
 
     let stop_previous = {
         let cancel = cancel.clone();
@@ -70,6 +91,7 @@ pub fn Planner(
             what.set("Searching for the cheapest setup…");
             error.set(None);
             plan.set(None);
+            applied.set(None);
             asked_for.set(Some(s.clone()));
             let space = Space {
                 self_hosted: s.uses_fleet() || self_hosting.get_untracked(),
@@ -127,7 +149,11 @@ pub fn Planner(
                     error.set(None);
                     curves.set(None);
                     asked_for.set(Some(s.clone()));
-                    let handle = jobs::run(j, progress, move |j| curves.set(Some(j.curves())));
+                    let handle = jobs::run(j, progress, move |j| {
+                        let c = j.curves();
+                        today.set(today_on_curve(&s, &c));
+                        curves.set(Some(c));
+                    });
                     *cancel.borrow_mut() = Some(handle);
                 }
                 Err(e) => error.set(Some(format!(
@@ -214,9 +240,21 @@ pub fn Planner(
             <Show when=move || error.get().is_some()>
                 <p class="banner error" role="alert">{move || error.get().unwrap_or_default()}</p>
             </Show>
-            <Show when=stale>
+            <Show when=move || applied.with(|a| a.is_some())>
+                <p class="banner info" role="status" data-testid="plan-applied">
+                    {move || applied.get().map(|(_, d)| format!(
+                        "Applied: {d}. The scenario now runs this setup; its results are at the top of the page."
+                    )).unwrap_or_default()}
+                </p>
+            </Show>
+            <Show when=move || stale() && applied.with(|a| a.is_none())>
                 <p class="hint stale" data-testid="planner-stale">
                     "The answers below are for the scenario as it was when you asked; the scenario has changed since (ask again for the current one)."
+                </p>
+            </Show>
+            <Show when=move || stale() && applied.with(|a| a.is_some())>
+                <p class="hint stale" data-testid="planner-stale">
+                    "The table is the plan for the scenario before you applied a row: ask again to plan from the applied setup."
                 </p>
             </Show>
             <Show when=move || headroom.get().is_some()>
@@ -226,7 +264,7 @@ pub fn Planner(
                 {move || {
                     plan.get()
                         .map(|p| {
-                            plan_view(p, scenario, error)
+                            plan_view(p, scenario, error, applied)
                         })
                 }}
             </Show>
@@ -234,12 +272,16 @@ pub fn Planner(
                 ChartSpec {
                     id: "chart-curve",
                     size: (900, 420),
-                    caption: Some("Each line is a batching policy: end-to-end latency (p50 solid, p99 dashed) against the throughput it achieved as load rose; the circle marks the last load it kept up with."),
+                    caption: Some("Each line is a batching policy: end-to-end latency (p50 solid, p99 dashed) against the throughput it achieved as load rose from a fifth to twice today's; the circle marks the highest load it kept up with, the purple line today's load on the scenario's own policy."),
                     wide: false,
                 },
                 move || curves.with(|c| c.is_some()),
                 move || curves.track(),
-                move || curves.with_untracked(|c| c.as_ref().map(|c| lab_charts::curve::model(c))),
+                move || {
+                    curves.with_untracked(|c| {
+                        c.as_ref().map(|c| lab_charts::curve::model(c, today.get_untracked()))
+                    })
+                },
             )}
         </section>
     }

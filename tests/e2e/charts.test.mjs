@@ -1,0 +1,60 @@
+// The charts say what they are about: TTFT on its own scale with its target
+// in the legend, end-to-end beside it, waiting never hidden under running,
+// the curve's durations and circles explained. Read from each canvas's text
+// alternative, what a screen reader (and anyone hovering) gets.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startLab, saveScreenshot } from './support/harness.mjs';
+import { LabPage } from './support/lab-page.mjs';
+
+let lab;
+before(async () => {
+  lab = await startLab();
+});
+after(async () => {
+  await lab?.close();
+});
+
+const label = (p, id) => p.byTestId(id).getAttribute('aria-label');
+
+test('TTFT and end-to-end latency each have a chart; the target reads in its own unit', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  const ttft = await label(p, 'chart-latency');
+  assert.match(ttft, /^Time to first token over time\./);
+  assert.match(ttft, /vertical: latency \(ms\)/, 'TTFT of a light load reads in ms');
+  assert.match(ttft, /Marked: TTFT target 500 ms\./);
+  assert.doesNotMatch(ttft, /end-to-end/);
+  assert.match(await label(p, 'chart-e2e'), /^End-to-end latency over time\..* end-to-end p99:/);
+  // Overloaded, latencies reach minutes: the target still reads 500 ms.
+  const before = await p.text('card-throughput');
+  await p.byTestId('arrival-rate-number').fill('60');
+  await p.byTestId('arrival-rate-number').press('Enter');
+  await p.waitForTextChange('card-throughput', before, 30_000);
+  await p.waitForRun();
+  assert.match(await label(p, 'chart-latency'), /Marked: TTFT target 500 ms\./);
+  assert.match(await label(p, 'chart-distribution'), /Marked: TTFT target 500 ms\./);
+  const queue = await label(p, 'chart-queue');
+  assert.match(queue, /^Requests waiting and running\..* running \(in a batch\):.* waiting:/);
+  await p.byTestId('chart-latency').scrollIntoViewIfNeeded();
+  await saveScreenshot(p.page, 'charts-overloaded-1280x800');
+  assert.deepEqual(lab.errors, []);
+});
+
+test('the curve reads its latencies as durations and explains its circles and today', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  await p.byTestId('curve-run').click();
+  await p.byTestId('chart-curve').waitFor({ state: 'visible', timeout: 60_000 });
+  await p.page.waitForFunction(
+    () => (document.querySelector('[data-testid="chart-curve"]')?.getAttribute('aria-label') ?? '').length > 0,
+    null,
+    { timeout: 60_000 },
+  );
+  const curve = await label(p, 'chart-curve');
+  assert.match(curve, /vertical: end-to-end latency \(log\) \(log scale\)/);
+  assert.match(curve, /none \(one at a time\) p50:/, 'every policy is drawn, one at a time included');
+  assert.match(curve, /Marked: today's load: [\d.]+k? output tok\/s\./);
+  assert.match(curve, /the highest load each policy kept up with\./);
+  assert.deepEqual(lab.errors, []);
+});
