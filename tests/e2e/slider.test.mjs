@@ -100,3 +100,24 @@ async function knobs(p) {
   }
   return out;
 }
+
+test('a heavy run shows a labelled preview at once, then its full numbers', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  await p.byTestId('preset').selectOption('launch-spike');
+  await p.waitForRun();
+  const before = await p.text('run-time');
+  // Think time 2.3 s: over a million requests in the full run.
+  await p.byTestId('think-time-number').fill('2.3');
+  await p.byTestId('think-time-number').press('Enter');
+  await p.byTestId('run-preview').waitFor({ state: 'visible', timeout: 10_000 });
+  assert.match(await p.text('run-preview'), /^The numbers shown are a preview: the first [\d.]+ (s|min) of [\d.]+ (s|min) simulated, while the full run finishes\.$/);
+  // The cards show the preview's numbers while the full run goes on.
+  assert.match(await p.text('card-throughput'), /\d/);
+  assert.equal(await p.byTestId('run-time').count(), 0, 'the full run is still going');
+  await p.waitForTextChange('run-time', before, 120_000);
+  await p.waitForRun(120_000);
+  assert.equal(await p.byTestId('run-preview').count(), 0, 'the preview note goes with the full run');
+  assert.match(await p.text('run-time'), /^\d{6,} requests over/);
+  assert.deepEqual(lab.errors, []);
+});

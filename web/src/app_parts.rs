@@ -159,9 +159,19 @@ pub fn status_view(
                 <div class="status" aria-live="polite">
                     {move || match state.get() {
                         RunState::Running(p) => {
+                            let preview = runner.preview;
                             view! {
                                 <progress data-testid="progress" max="100" value=format!("{:.0}", p * 100.0)></progress>
                                 <span>"Simulating…"</span>
+                                <Show when=move || preview.with(|p| p.is_some())>
+                                    <span class="preview-note" data-testid="run-preview">
+                                        {move || preview.get().map(|(p, full)| format!(
+                                            "The numbers shown are a preview: the first {} of {} simulated, while the full run finishes.",
+                                            crate::format::fmt_ms(Some(p * 1e3)),
+                                            crate::format::fmt_ms(Some(full * 1e3)),
+                                        )).unwrap_or_default()}
+                                    </span>
+                                </Show>
                             }
                                 .into_any()
                         }

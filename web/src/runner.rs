@@ -1,6 +1,13 @@
 //! Runs the simulation in slices on animation frames, so the tab never blocks
 //! for long: each frame advances the run for at most [`SLICE_MS`] and reports
 //! progress; a newer scenario cancels the run in progress.
+//!
+//! A heavy run (more than [`PREVIEW_EVENTS`] simulated events, as
+//! `sim_core::plan::budget::run_events` estimates it) first runs a preview:
+//! the same scenario over its first seconds, sized to that many events,
+//! shown at once and labelled as a preview, then the full run. While a
+//! slider is dragged each new value supersedes the last, so the page follows
+//! the drag with previews, and the full run finishes after it.
 
 use leptos::prelude::*;
 use sim_core::{Report, Scenario, Simulation};
@@ -30,6 +37,32 @@ pub struct Runner {
     pub state: RwSignal<RunState>,
     /// How the latest run was sliced.
     pub slices: RwSignal<SliceStats>,
+    /// When the report shown is a preview: its simulated seconds and the
+    /// full run's.
+    pub preview: RwSignal<Option<(f64, f64)>>,
+}
+
+/// Largest run (estimated simulated events) that runs without a preview
+/// first: a few frames' slices.
+pub const PREVIEW_EVENTS: f64 = 100_000.0;
+
+/// The preview of `scenario` if its run is heavy: the same scenario over
+/// its first seconds, about [`PREVIEW_EVENTS`] events' worth (at least one
+/// simulated second).
+pub fn preview_of(scenario: &Scenario) -> Option<Scenario> {
+    let est = sim_core::plan::budget::run_events(scenario);
+    if !(est > PREVIEW_EVENTS) {
+        return None;
+    }
+    let seconds = (scenario.duration_s * PREVIEW_EVENTS / est)
+        .floor()
+        .max(1.0);
+    if seconds >= scenario.duration_s {
+        return None;
+    }
+    let mut s = scenario.clone();
+    s.duration_s = seconds;
+    Some(s)
 }
 
 impl Default for Runner {
@@ -48,6 +81,7 @@ impl Runner {
             report: RwSignal::new(None),
             state: RwSignal::new(RunState::Running(0.0)),
             slices: RwSignal::new(SliceStats::default()),
+            preview: RwSignal::new(None),
         }
     }
 
@@ -71,23 +105,31 @@ impl Runner {
         let generation = self.generation.get() + 1;
         self.generation.set(generation);
         match scenario.validate() {
-            Ok(scenario) => {
-                let sim = Simulation::new(&scenario);
-                let horizon = (scenario.duration_s * 1e9) as u64;
+            Ok(full) => {
                 self.state.set(RunState::Running(0.0));
                 self.slices.set(SliceStats::default());
-                self.slice(
-                    Rc::new(RefCell::new(sim)),
-                    generation,
-                    horizon.max(1),
-                    now_ms(),
-                );
+                let started = now_ms();
+                // A heavy run shows its preview first, then runs in full.
+                let (first, then) = match preview_of(&full).map(|p| p.validate()) {
+                    Some(Ok(p)) => (p, Some(full)),
+                    _ => (full, None),
+                };
+                let horizon = ((first.duration_s * 1e9) as u64).max(1);
+                let sim = Rc::new(RefCell::new(Simulation::new(&first)));
+                self.slice(sim, generation, horizon, started, then);
             }
             Err(e) => leptos::logging::warn!("scenario refused: {e}"),
         }
     }
 
-    fn slice(&self, sim: Rc<RefCell<Simulation>>, generation: u64, horizon: u64, started: f64) {
+    fn slice(
+        &self,
+        sim: Rc<RefCell<Simulation>>,
+        generation: u64,
+        horizon: u64,
+        started: f64,
+        then: Option<sim_core::ValidScenario>,
+    ) {
         if self.generation.get() != generation {
             return; // superseded
         }
@@ -108,13 +150,33 @@ impl Runner {
         };
         self.slices.update(|st| st.add(events));
         if done {
-            self.report.set(Some(sim.borrow().report()));
-            self.state.set(RunState::Done(now_ms() - started));
+            let report = sim.borrow().report();
+            match then {
+                Some(full) => {
+                    // The preview is in: show it, say so, and run in full.
+                    self.preview.set(Some((
+                        report.sim_time_s.min(horizon as f64 / 1e9),
+                        full.duration_s,
+                    )));
+                    self.report.set(Some(report));
+                    let horizon = ((full.duration_s * 1e9) as u64).max(1);
+                    let sim = Rc::new(RefCell::new(Simulation::new(&full)));
+                    let this = self.clone();
+                    request_animation_frame(move || {
+                        this.slice(sim, generation, horizon, started, None)
+                    });
+                }
+                None => {
+                    self.preview.set(None);
+                    self.report.set(Some(report));
+                    self.state.set(RunState::Done(now_ms() - started));
+                }
+            }
             return;
         }
         let progress = (sim.borrow().now_ns() as f64 / horizon as f64).min(0.99);
         self.state.set(RunState::Running(progress));
         let this = self.clone();
-        request_animation_frame(move || this.slice(sim, generation, horizon, started));
+        request_animation_frame(move || this.slice(sim, generation, horizon, started, then));
     }
 }
