@@ -98,7 +98,7 @@ pub(crate) fn text(
     }
     if p.unsettled_dearer > 0 {
         o += &format!(
-            "{} more configurations were not settled, but their smallest possible size already costs more than the cheapest setup found\n",
+            "{} more configurations were not run to the end: even their smallest possible size costs more than the cheapest setup found\n",
             p.unsettled_dearer
         );
     }

@@ -60,13 +60,13 @@ pub fn plan_view(
                 match (p.unsettled.len(), p.unsettled_dearer) {
                     (0, 0) => String::new(),
                     (0, d) => format!(
-                        "; {d} not settled within the work budget ({:.0}M simulated events), none of which could beat the cheapest setup found",
+                        "; {d} not run to the end, as even their smallest possible size costs more than the cheapest setup found (work budget {:.0}M simulated events)",
                         p.budget_events as f64 / 1e6
                     ),
                     (n, d) => format!(
                         "; {n} not settled within the work budget ({:.0}M simulated events) that could still beat the cheapest setup found{}",
                         p.budget_events as f64 / 1e6,
-                        if d > 0 { format!(", {d} more that could not") } else { String::new() }
+                        if d > 0 { format!("; {d} more not run to the end, as even their smallest possible size costs more") } else { String::new() }
                     ),
                 },
             )}

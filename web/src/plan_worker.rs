@@ -188,7 +188,7 @@ mod tests {
                 sim_core::physics::Gpu::Rtx4090,
             ],
             tps: vec![1, 2],
-            budget_events: 1_500_000,
+            budget_events: 6_000_000,
             ..Space::default()
         };
         let serial = plan_on_workers_equals_serial(&base, slo, &space);

@@ -51,7 +51,7 @@ pub const PREVIEW_EVENTS: f64 = 100_000.0;
 /// simulated second).
 pub fn preview_of(scenario: &Scenario) -> Option<Scenario> {
     let est = sim_core::plan::budget::run_events(scenario);
-    if !(est > PREVIEW_EVENTS) {
+    if est.is_nan() || est <= PREVIEW_EVENTS {
         return None;
     }
     let seconds = (scenario.duration_s * PREVIEW_EVENTS / est)

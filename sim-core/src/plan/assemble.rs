@@ -36,9 +36,9 @@ pub struct Plan {
     /// what it found.
     #[serde(default)]
     pub unsettled: Vec<(String, String)>,
-    /// Configurations also left unsettled whose smallest possible size
-    /// already costs more than the cheapest setup found: they cannot
-    /// change the answer.
+    /// Configurations not run to the end (or at all) because even their
+    /// smallest possible size costs more than the cheapest setup found:
+    /// they cannot change the answer.
     #[serde(default)]
     pub unsettled_dearer: usize,
     /// Simulated events the plan took, and its budget.

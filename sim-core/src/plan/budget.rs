@@ -11,14 +11,17 @@
 //! within the group, so the plan is the same whichever order or thread runs
 //! its groups; a search out of budget ends as *unsettled*.
 //!
-//! Shares fixed in advance are guesses, and most groups finish well inside
-//! theirs (pruned, or settled in a few short runs). So a plan runs more
-//! passes (at most [`PASSES`]): what the passes so far left of the whole
-//! budget is split evenly among the groups still unsettled
-//! ([`second_pass_shares`]), each resumes where the budget cut it
-//! ([`reopen`]), and whatever is unsettled after the last pass is listed as
-//! such. A pass depends only on each group's outcome so far, so every pass
-//! is the same on any number of threads.
+//! The first pass runs only the groups whose cheapest possible setup (price
+//! × the roofline's bound on replicas) is among the lowest quarter, on
+//! [`FIRST_PASS_BUDGET`] of the budget; later passes (at most [`PASSES`] in
+//! all) split what is left up to [`LATER_PASSES_UP_TO`] of the budget evenly
+//! among the groups still unsettled — the ones not yet run included — that
+//! could beat the cheapest setup found ([`second_pass_shares`]), each
+//! resuming where the budget cut it ([`reopen`]). A group whose smallest
+//! possible size costs more than the cheapest setup found is never run (most
+//! fleets of fast GPUs, for a small load); one still unsettled after the last
+//! pass is listed as such. A pass depends only on each group's outcome so
+//! far, so every pass is the same on any number of threads.
 
 use super::{Search, upper_requests};
 use crate::physics::BatchShape;
@@ -127,29 +130,77 @@ pub fn estimate(searches: &[Search]) -> f64 {
         .sum()
 }
 
-/// Give each group of searches its share of `budget` — half split evenly,
-/// half in proportion to its estimated work, fixed before anything runs —
-/// held by its first live search and handed on to the next as each finishes
-/// ([`Search::hand_on`]), so spared batch sizes leave theirs to the rest.
+/// Share of the groups (at least [`FIRST_PASS_GROUPS`]) the first pass
+/// runs: those whose cheapest possible setup costs least.
+const FIRST_PASS_SHARE: f64 = 0.25;
+
+/// Fewest groups the first pass runs.
+const FIRST_PASS_GROUPS: usize = 8;
+
+/// Give each group of searches its first-pass share of `budget`
+/// ([`FIRST_PASS_BUDGET`] of it: half split evenly, half in proportion to
+/// its estimated work, fixed before anything runs) — held by its first live search and handed on to the next
+/// as each finishes ([`Search::hand_on`]), so spared batch sizes leave theirs
+/// to the rest.
+///
+/// The first pass runs only the quarter of the groups (at least
+/// [`FIRST_PASS_GROUPS`], and every API tier) whose cheapest possible setup
+/// (price × the roofline's bound on replicas) is lowest; the rest start with
+/// nothing and wait for a later pass, which runs them only if they could
+/// still beat the cheapest setup the first found ([`second_pass_shares`]).
+/// Most large fleets of fast GPUs are never simulated for a small load.
 pub fn share(searches: &mut [Search], budget: u64) {
     let firsts = firsts(searches);
-    let groups = firsts.iter().filter(|f| **f).count().max(1) as f64;
+    // Each group's least possible cost, from its live searches.
+    let least: Vec<f64> = (0..searches.len())
+        .map(|i| {
+            if !firsts[i] {
+                return f64::INFINITY;
+            }
+            searches
+                .iter()
+                .filter(|o| o.next.is_some() && same_group_or_self(o, &searches[i]))
+                .map(Search::least_usd)
+                .fold(f64::INFINITY, f64::min)
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..searches.len()).filter(|&i| firsts[i]).collect();
+    order.sort_by(|&a, &b| least[a].total_cmp(&least[b]).then(a.cmp(&b)));
+    let keep = ((order.len() as f64 * FIRST_PASS_SHARE).ceil() as usize)
+        .max(FIRST_PASS_GROUPS)
+        .min(order.len());
+    let mut first_pass = vec![false; searches.len()];
+    for &i in &order[..keep] {
+        first_pass[i] = true;
+    }
+    for (i, s) in searches.iter().enumerate() {
+        if firsts[i] && group_key(s).is_none() {
+            first_pass[i] = true; // an API tier: its cost is known only once run
+        }
+    }
+    let groups = first_pass.iter().filter(|f| **f).count().max(1) as f64;
     let estimates: Vec<f64> = searches
         .iter()
-        .zip(&firsts)
+        .zip(&first_pass)
         .map(|(s, &f)| if f { group_estimate(s) } else { 0.0 })
         .collect();
     let total: f64 = estimates.iter().sum::<f64>().max(1.0);
-    let b = budget as f64;
-    for ((s, first), est) in searches.iter_mut().zip(firsts).zip(estimates) {
-        s.budget = if !first {
+    let b = budget as f64 * FIRST_PASS_BUDGET;
+    for ((s, first), est) in searches.iter_mut().zip(first_pass).zip(estimates) {
+        s.budget = if budget == u64::MAX {
+            // No limit: everything runs in the first pass.
+            if s.next.is_some() { u64::MAX } else { 0 }
+        } else if !first {
             0
-        } else if budget == u64::MAX {
-            u64::MAX
         } else {
             (b / 2.0 / groups + b / 2.0 * est / total) as u64
         };
     }
+}
+
+/// Whether `a` is `b` or shares its group.
+fn same_group_or_self(a: &Search, b: &Search) -> bool {
+    std::ptr::eq(a, b) || same_group(a, b)
 }
 
 impl Search {
@@ -215,7 +266,7 @@ impl Search {
     pub fn starve_if_broke(&mut self) {
         if self.budget == 0 && self.next.is_some() {
             self.unsettled = Some(if self.evaluated.is_empty() {
-                "not run: its group's share of the work budget went to a smaller batch size".into()
+                "not run: the work budget ran out before its turn".into()
             } else {
                 self.unsettled_why()
             });
@@ -247,6 +298,14 @@ impl Search {
         cut
     }
 }
+
+/// Share of the budget the first pass is given.
+const FIRST_PASS_BUDGET: f64 = 0.3;
+
+/// Share of the budget the passes together may use before a later pass
+/// starts: later passes only top up to it. The rest is never spent: what
+/// settles a few more setups is not worth doubling every plan's wait.
+const LATER_PASSES_UP_TO: f64 = 0.5;
 
 /// Events each later-pass share leaves unspent, for runs that stop a few
 /// events past their cap.
@@ -305,7 +364,8 @@ pub fn second_pass_shares(budget: u64, outcomes: &[Outcome]) -> Vec<u64> {
         .fold(f64::INFINITY, f64::min);
     let open = |o: &Outcome| o.floor_usd.is_some_and(|f| f < cheapest);
     let n = outcomes.iter().filter(|o| open(o)).count() as u64;
-    let left = budget.saturating_sub(used);
+    let cap = (budget as f64 * LATER_PASSES_UP_TO) as u64;
+    let left = cap.saturating_sub(used);
     // A run stops within a few events past its cap: each share keeps a
     // margin for that, so the passes together stay within the budget. A
     // share too small for even one early check is not worth a run.

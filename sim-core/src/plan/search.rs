@@ -47,6 +47,8 @@ pub struct Search {
     /// The replica count whose run the budget cut, to run again if the
     /// plan's second pass gives it more ([`super::budget::reopen`]).
     pub(super) resume: Option<u32>,
+    /// Fewest replicas it could need: the roofline's bound it starts from.
+    pub(super) min_replicas: u32,
 }
 
 fn price_month(s: &Scenario, replicas: u32) -> f64 {
@@ -118,6 +120,7 @@ impl Search {
             events_used: 0,
             unsettled: None,
             resume: None,
+            min_replicas: start,
             kv_blocks,
             bound: false,
             peak_blocks: 0.0,
@@ -280,15 +283,24 @@ impl Search {
     }
 
     /// The least this search could still cost per month if a later pass
-    /// settled it (one replica more than its largest failing count), or
-    /// None when it is settled. An API tier's is 0: its cost is the
-    /// traffic's, not known before it runs.
+    /// settled it (one replica more than its largest failing count, and no
+    /// fewer than the roofline's bound), or None when it is settled. An API
+    /// tier's is 0: its cost is the traffic's, not known before it runs.
     pub fn floor_usd(&self) -> Option<f64> {
         self.unsettled.as_ref()?;
-        Some(match self.config {
-            Config::SelfHosted { .. } => price_month(&self.base, self.lo_fail + 1),
+        Some(self.least_usd())
+    }
+
+    /// The least this configuration can cost per month: its price at the
+    /// roofline's bound on replicas (or one more than its largest failing
+    /// count, if larger); 0 for an API tier.
+    pub(super) fn least_usd(&self) -> f64 {
+        match self.config {
+            Config::SelfHosted { .. } => {
+                price_month(&self.base, (self.lo_fail + 1).max(self.min_replicas))
+            }
             Config::Api { .. } => 0.0,
-        })
+        }
     }
 
     /// For a caller running [`Self::next`]'s scenario itself (in slices):

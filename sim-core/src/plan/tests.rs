@@ -232,3 +232,36 @@ fn an_api_plan_answers_per_tier_and_flags_a_change_of_model() {
         "an API scenario plans on its own models by default"
     );
 }
+
+#[test]
+fn the_passes_find_the_cheapest_setup_an_unlimited_search_finds() {
+    // Groups the first pass leaves out, and groups whose smallest possible
+    // size costs more than the answer, are never needed to find it.
+    let s = small();
+    let space = Space {
+        gpus: vec![Gpu::H100, Gpu::L4, Gpu::A100, Gpu::Rtx4090, Gpu::B200],
+        tps: vec![1, 2],
+        ..Space::default()
+    };
+    let budgeted = plan(&s, slo(), &space);
+    let full = plan(
+        &s,
+        slo(),
+        &Space {
+            budget_events: u64::MAX,
+            ..space.clone()
+        },
+    );
+    let cheapest = |p: &Plan| p.feasible.first().map(|e| e.usd_per_month);
+    assert!(cheapest(&full).is_some());
+    assert_eq!(cheapest(&budgeted), cheapest(&full));
+    assert!(full.unsettled.is_empty() && full.unsettled_dearer == 0);
+    // And it did less work: the dearest hardware never ran.
+    assert!(
+        budgeted.simulations < full.simulations,
+        "{} vs {}",
+        budgeted.simulations,
+        full.simulations
+    );
+    assert!(budgeted.unsettled_dearer > 0);
+}
