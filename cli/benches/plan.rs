@@ -1,6 +1,6 @@
 //! Planner benchmark (`cargo bench -p tlab`): the "Chatbot on one H100" workload
-//! at 5 minutes of simulated traffic, the default search space (all 13
-//! catalogue GPUs: 624 hardware configurations, 39,936 candidate setups),
+//! at 5 minutes of simulated traffic, the default search space (six GPUs:
+//! 288 hardware configurations, 18,432 candidate setups),
 //! searched in parallel on all cores, in as many passes as the work budget
 //! allows (`sim_core::plan::budget`).
 

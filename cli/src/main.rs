@@ -139,8 +139,8 @@ enum Command {
         /// Most replicas to consider.
         #[arg(long, default_value_t = 64)]
         max_replicas: u32,
-        /// GPUs to consider, comma-separated catalogue keys (default and
-        /// `all`: the whole catalogue, 13 GPUs).
+        /// GPUs to consider, comma-separated catalogue keys (`all` for the
+        /// whole catalogue, 13 GPUs; default: a100,h100,h200,l4,l40s,mi300x).
         #[arg(long, value_delimiter = ',')]
         gpus: Vec<String>,
         /// Also consider self-hosting when API tiers serve the scenario (the

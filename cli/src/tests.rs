@@ -240,7 +240,7 @@ mod analysis_tests {
 fn the_planner_searches_the_gpus_asked_for_and_refuses_unknown_ones_by_name() {
     use crate::plan_gpus;
     use sim_core::physics::Gpu;
-    assert_eq!(plan_gpus(&[]).expect("default"), Gpu::ALL.to_vec());
+    assert_eq!(plan_gpus(&[]).expect("default"), Gpu::PLANNED.to_vec());
     assert_eq!(plan_gpus(&["all".into()]).expect("all"), Gpu::ALL.to_vec());
     assert_eq!(
         plan_gpus(&["b200".into(), " rtx-pro-6000".into()]).expect("two"),

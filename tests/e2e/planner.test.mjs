@@ -38,7 +38,7 @@ test('the planner finds the cheapest setup on every core, off the page', async (
   await p.byTestId('plan-results').waitFor({ timeout: 120_000 });
   const rows = await p.page.locator('[data-testid="plan-results"] tbody tr').count();
   assert.ok(rows >= 1, 'at least one setup meets the targets');
-  assert.match(await p.text('plan-summary'), /624 configurations \(39936 candidate setups\).* \d+ spared as identical to a smaller batch size/);
+  assert.match(await p.text('plan-summary'), /288 configurations \(18432 candidate setups\).* \d+ spared as identical to a smaller batch size/);
   await p.byTestId('plan-results').scrollIntoViewIfNeeded();
   await saveScreenshot(p.page, 'planner-1280x800');
   // The same plan as the one computed on the page's own thread.
@@ -65,6 +65,19 @@ test('the planner finds the cheapest setup on every core, off the page', async (
   assert.match(await p.text('planner-stale'), /before you applied a row: ask again to plan from the applied setup/);
   const top = await p.page.evaluate(() => document.getElementById('results').getBoundingClientRect().top);
   assert.ok(top > -50 && top < 400, `the results are in view after Apply (top at ${top}px)`);
+  assert.deepEqual(lab.errors, []);
+});
+
+test('the planner can search every GPU in the catalogue', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  assert.match(await p.page.locator('[data-testid="planner-gpus"] option:checked').textContent(), /^the six most rented \(A100 80GB, H100 SXM, H200 SXM, L4, L40S, MI300X\)$/);
+  await p.byTestId('planner-gpus').selectOption('all');
+  await p.byTestId('plan-run').click();
+  await p.byTestId('plan-results').waitFor({ timeout: 120_000 });
+  assert.match(await p.text('plan-summary'), /^624 configurations \(39936 candidate setups\)/);
+  const rows = await p.page.locator('[data-testid="plan-results"] tbody tr td:first-child').allTextContents();
+  assert.ok(rows.some((r) => /RTX|B200|B300|H20|MI325X|MI355X/.test(r)), rows.join(' | '));
   assert.deepEqual(lab.errors, []);
 });
 

@@ -72,6 +72,8 @@ pub fn Planner(
     let stale = move || asked_for.with(|a| a.as_ref().is_some_and(|a| scenario.with(|s| a != s)));
     // The row Apply made the scenario (cleared by the next question).
     let applied = RwSignal::new(None::<(usize, String)>);
+    // Search the six most rented GPUs, or the whole catalogue.
+    let all_gpus = RwSignal::new(false);
 
     let stop_previous = {
         let cancel = cancel.clone();
@@ -95,6 +97,11 @@ pub fn Planner(
             asked_for.set(Some(s.clone()));
             let space = Space {
                 self_hosted: s.uses_fleet() || self_hosting.get_untracked(),
+                gpus: if all_gpus.get_untracked() {
+                    sim_core::physics::Gpu::ALL.to_vec()
+                } else {
+                    sim_core::physics::Gpu::PLANNED.to_vec()
+                },
                 ..Space::default()
             };
             let q = sim_core::plan::budget::question(&s, targets(&s), &space);
@@ -190,6 +197,27 @@ pub fn Planner(
                         )
                     }}
                 </p>
+            </div>
+            <div class="control">
+                <label for="planner-gpus">"GPUs to search"</label>
+                <select
+                    id="planner-gpus"
+                    data-testid="planner-gpus"
+                    on:change=move |ev| all_gpus.set(event_target_value(&ev) == "all")
+                >
+                    <option value="planned" selected=move || !all_gpus.get()>
+                        {format!(
+                            "the six most rented ({})",
+                            sim_core::physics::Gpu::PLANNED.map(|g| g.spec().name).join(", ")
+                        )}
+                    </option>
+                    <option value="all" selected=move || all_gpus.get()>
+                        {format!(
+                            "all {} in the catalogue (B200, B300, H20, RTX PRO 6000, RTX 4090, MI325X, MI355X too): slower, and heavy questions settle fewer setups",
+                            sim_core::physics::Gpu::ALL.len()
+                        )}
+                    </option>
+                </select>
             </div>
             <Show when=move || scenario.with(|s| !s.uses_fleet())>
                 <label class="hint">

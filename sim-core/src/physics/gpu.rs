@@ -165,6 +165,20 @@ impl Gpu {
         }
     }
 
+    /// The GPUs the planner searches unless asked for others: the six most
+    /// rented for serving (A100, H100, H200, L4, L40S, MI300X). All thirteen
+    /// double the search, and within the plan's work budget heavy questions
+    /// (a launch spike, closed-loop agents) then settle fewer setups; `tlab
+    /// plan --gpus all` and the page's planner ask for every one.
+    pub const PLANNED: [Gpu; 6] = [
+        Gpu::A100,
+        Gpu::H100,
+        Gpu::H200,
+        Gpu::L4,
+        Gpu::L40s,
+        Gpu::Mi300x,
+    ];
+
     /// Every GPU in the catalogue.
     pub const ALL: [Gpu; 13] = [
         Gpu::A100,

@@ -14,7 +14,8 @@
 //! The first pass runs only the groups whose cheapest possible setup (price
 //! × the roofline's bound on replicas) is among the lowest quarter, on
 //! [`FIRST_PASS_BUDGET`] of the budget; later passes (at most [`PASSES`] in
-//! all) split what is left up to [`LATER_PASSES_UP_TO`] of the budget evenly
+//! all) split what is left — up to [`LATER_PASSES_UP_TO`] of the budget once
+//! some setup meets the targets, all of it before — evenly
 //! among the groups still unsettled — the ones not yet run included — that
 //! could beat the cheapest setup found ([`second_pass_shares`]), each
 //! resuming where the budget cut it ([`reopen`]). A group whose smallest
@@ -303,8 +304,9 @@ impl Search {
 const FIRST_PASS_BUDGET: f64 = 0.3;
 
 /// Share of the budget the passes together may use before a later pass
-/// starts: later passes only top up to it. The rest is never spent: what
-/// settles a few more setups is not worth doubling every plan's wait.
+/// starts, once some setup meets the targets: later passes only top up to
+/// it (what settles a few more setups is not worth doubling every plan's
+/// wait). With no answer yet they may use the whole budget.
 const LATER_PASSES_UP_TO: f64 = 0.5;
 
 /// Events each later-pass share leaves unspent, for runs that stop a few
@@ -364,7 +366,13 @@ pub fn second_pass_shares(budget: u64, outcomes: &[Outcome]) -> Vec<u64> {
         .fold(f64::INFINITY, f64::min);
     let open = |o: &Outcome| o.floor_usd.is_some_and(|f| f < cheapest);
     let n = outcomes.iter().filter(|o| open(o)).count() as u64;
-    let cap = (budget as f64 * LATER_PASSES_UP_TO) as u64;
+    // With an answer in hand, later passes only refine it, up to a share of
+    // the budget; without one, they may use all of it.
+    let cap = if cheapest.is_finite() {
+        (budget as f64 * LATER_PASSES_UP_TO) as u64
+    } else {
+        budget
+    };
     let left = cap.saturating_sub(used);
     // A run stops within a few events past its cap: each share keeps a
     // margin for that, so the passes together stay within the budget. A

@@ -289,7 +289,7 @@ impl Space {
 impl Default for Space {
     fn default() -> Self {
         Space {
-            gpus: Gpu::ALL.to_vec(),
+            gpus: Gpu::PLANNED.to_vec(),
             tps: vec![1, 2, 4, 8],
             weights: vec![Precision::Bf16, Precision::Fp8, Precision::Int4],
             max_seqs: vec![32, 64, 128, 256],
