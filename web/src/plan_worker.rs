@@ -176,7 +176,7 @@ mod tests {
 
     #[test]
     fn later_passes_on_the_workers_that_hold_their_groups_equal_the_serial_plan() {
-        // A budget too small for the first pass: the later passes share
+        // A budget the first pass leaves room in: the later passes share
         // out what it left, each group back on the worker that ran it.
         let mut base = sim_core::presets::chatbot_h100();
         base.duration_s = 60.0;
@@ -188,7 +188,7 @@ mod tests {
                 sim_core::physics::Gpu::Rtx4090,
             ],
             tps: vec![1, 2],
-            budget_events: 6_000_000,
+            budget_events: 12_000_000,
             ..Space::default()
         };
         let serial = plan_on_workers_equals_serial(&base, slo, &space);

@@ -307,7 +307,7 @@ const FIRST_PASS_BUDGET: f64 = 0.3;
 /// starts, once some setup meets the targets: later passes only top up to
 /// it (what settles a few more setups is not worth doubling every plan's
 /// wait). With no answer yet they may use the whole budget.
-const LATER_PASSES_UP_TO: f64 = 0.5;
+const LATER_PASSES_UP_TO: f64 = 0.3;
 
 /// Events each later-pass share leaves unspent, for runs that stop a few
 /// events past their cap.
