@@ -2,9 +2,9 @@
 //! for long: each frame advances the run for at most [`SLICE_MS`] and reports
 //! progress; a newer scenario cancels the run in progress.
 //!
-//! A heavy run (more than [`PREVIEW_EVENTS`] simulated events, as
+//! A heavy run (more than [`PREVIEW_ABOVE`] simulated events, as
 //! `sim_core::plan::budget::run_events` estimates it) first runs a preview:
-//! the same scenario over its first seconds, sized to that many events,
+//! the same scenario over its first seconds, sized to [`PREVIEW_EVENTS`],
 //! shown at once and labelled as a preview, then the full run. While a
 //! slider is dragged each new value supersedes the last, so the page follows
 //! the drag with previews, and the full run finishes after it.
@@ -43,15 +43,19 @@ pub struct Runner {
 }
 
 /// Largest run (estimated simulated events) that runs without a preview
-/// first: a few frames' slices.
+/// first: a fraction of a second in the browser.
+pub const PREVIEW_ABOVE: f64 = 500_000.0;
+
+/// Size of a preview, estimated simulated events: a few frames' slices.
 pub const PREVIEW_EVENTS: f64 = 100_000.0;
 
-/// The preview of `scenario` if its run is heavy: the same scenario over
+/// The preview of `scenario` if its run is heavy (more than
+/// [`PREVIEW_ABOVE`] events): the same scenario over
 /// its first seconds, about [`PREVIEW_EVENTS`] events' worth (at least one
 /// simulated second).
 pub fn preview_of(scenario: &Scenario) -> Option<Scenario> {
     let est = sim_core::plan::budget::run_events(scenario);
-    if est.is_nan() || est <= PREVIEW_EVENTS {
+    if est.is_nan() || est <= PREVIEW_ABOVE {
         return None;
     }
     let seconds = (scenario.duration_s * PREVIEW_EVENTS / est)
