@@ -402,20 +402,8 @@ mod tests {
 
     #[test]
     fn the_plan_in_slices_with_its_later_passes_equals_the_plan_in_one_place() {
-        let mut base = sim_core::presets::chatbot_h100();
-        base.duration_s = 60.0;
-        let slo = crate::planner::targets(&base);
-        for budget_events in [1_500_000, sim_core::plan::budget::PLAN_EVENTS] {
-            let space = Space {
-                gpus: vec![
-                    sim_core::physics::Gpu::H100,
-                    sim_core::physics::Gpu::L4,
-                    sim_core::physics::Gpu::Rtx4090,
-                ],
-                tps: vec![1, 2],
-                budget_events,
-                ..Space::default()
-            };
+        for budget_events in [1_500_000, 12_000_000, sim_core::plan::budget::PLAN_EVENTS] {
+            let (base, slo, space) = crate::plan_worker::passes_question(budget_events);
             let mut jobs = PlanJobs::new(&base, slo, space.clone());
             drive(&mut jobs);
             assert_eq!(

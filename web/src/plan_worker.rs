@@ -147,6 +147,27 @@ pub fn assemble(mut parts: Vec<(usize, Vec<Finished>)>, space: &Space) -> sim_co
     sim_core::plan::assemble(parts.into_iter().flat_map(|(_, s)| s).collect(), space)
 }
 
+/// The plan the pass tests ask (here and in `jobs`): a minute of the
+/// default chatbot over three GPUs, one fast and two cheap ones whose groups
+/// need later passes, within `budget_events`.
+#[cfg(test)]
+pub(crate) fn passes_question(budget_events: u64) -> (Scenario, PlanSlo, Space) {
+    let mut base = sim_core::presets::chatbot_h100();
+    base.duration_s = 60.0;
+    let slo = crate::planner::targets(&base);
+    let space = Space {
+        gpus: vec![
+            sim_core::physics::Gpu::H100,
+            sim_core::physics::Gpu::L4,
+            sim_core::physics::Gpu::Rtx4090,
+        ],
+        tps: vec![1, 2],
+        budget_events,
+        ..Space::default()
+    };
+    (base, slo, space)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,19 +199,7 @@ mod tests {
     fn later_passes_on_the_workers_that_hold_their_groups_equal_the_serial_plan() {
         // A budget the first pass leaves room in: the later passes share
         // out what it left, each group back on the worker that ran it.
-        let mut base = sim_core::presets::chatbot_h100();
-        base.duration_s = 60.0;
-        let slo = crate::planner::targets(&base);
-        let space = Space {
-            gpus: vec![
-                sim_core::physics::Gpu::H100,
-                sim_core::physics::Gpu::L4,
-                sim_core::physics::Gpu::Rtx4090,
-            ],
-            tps: vec![1, 2],
-            budget_events: 12_000_000,
-            ..Space::default()
-        };
+        let (base, slo, space) = passes_question(12_000_000);
         let serial = plan_on_workers_equals_serial(&base, slo, &space);
         assert!(serial.events <= space.budget_events, "{}", serial.events);
         // The later passes did something: a single pass leaves more unsettled.
