@@ -126,12 +126,7 @@ pub fn next_pass(parts: &[(usize, Vec<Finished>)], budget: u64) -> Vec<(usize, u
     sorted.sort_by_key(|(i, _)| *i);
     let outcomes: Vec<Outcome> = sorted
         .iter()
-        .map(|(_, f)| {
-            Outcome::of(
-                f.iter()
-                    .map(|s| (s.events, s.floor_usd, s.best().map(|e| e.usd_per_month))),
-            )
-        })
+        .map(|(_, f)| Outcome::of_finished(f))
         .collect();
     sorted
         .iter()

@@ -23,13 +23,7 @@ pub fn targets(s: &Scenario) -> PlanSlo {
 /// scenario's own batching policy at today's rate (the fifth of
 /// [`curve_rates`]), as the curve's run of it measured.
 fn today_on_curve(s: &Scenario, curves: &[Curve]) -> Option<f64> {
-    use sim_core::scenario::Batching;
-    let key = match s.serving.batching {
-        Batching::None => "none",
-        Batching::Static { .. } => "static",
-        Batching::Continuous { .. } => "continuous",
-        Batching::ChunkedPrefill { .. } => "chunked_prefill",
-    };
+    let key = s.serving.batching.policy_key();
     let c = curves.iter().find(|c| c.policy == key)?;
     c.points.get(TODAY_INDEX).map(|p| p.1)
 }

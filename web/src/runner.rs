@@ -158,10 +158,8 @@ impl Runner {
             match then {
                 Some(full) => {
                     // The preview is in: show it, say so, and run in full.
-                    self.preview.set(Some((
-                        report.sim_time_s.min(horizon as f64 / 1e9),
-                        full.duration_s,
-                    )));
+                    self.preview
+                        .set(Some((horizon as f64 / 1e9, full.duration_s)));
                     self.report.set(Some(report));
                     let horizon = ((full.duration_s * 1e9) as u64).max(1);
                     let sim = Rc::new(RefCell::new(Simulation::new(&full)));

@@ -155,16 +155,6 @@ pub fn batching_for_policy(s: &Scenario, policy: &str) -> Result<Batching, Strin
     })
 }
 
-/// The policy key of a batching setting.
-pub(super) fn policy_key(b: &Batching) -> &'static str {
-    match b {
-        Batching::None => "none",
-        Batching::Static { .. } => "static",
-        Batching::Continuous { .. } => "continuous",
-        Batching::ChunkedPrefill { .. } => "chunked_prefill",
-    }
-}
-
 /// The tier the default backend names (the API's main model), else the first.
 pub(super) fn main_tier(s: &Scenario) -> Option<&ProviderTier> {
     let a = s.api.as_ref()?;

@@ -1,6 +1,6 @@
 //! Serving and batching parameters.
 
-use super::edits::{batching_for_policy, from_key, key, policy_key};
+use super::edits::{batching_for_policy, from_key, key};
 use super::{Choice, Group, Kind, Number, Param};
 use crate::physics::{Gpu, Model, Precision, ServingSoftware};
 use crate::scenario::{Batching, Router, Scenario, bounds};
@@ -313,7 +313,7 @@ pub(super) const PARAMS: &[Param] = &[
         help: "How requests share the GPU: one at a time, fixed batches, or continuous (iteration-level) batching, optionally with chunked prefill. Each policy starts from its usual settings.",
         kind: Kind::Choice(Choice {
             options: policy_options,
-            get: |s, _| Some(policy_key(&s.serving.batching).to_owned()),
+            get: |s, _| Some(s.serving.batching.policy_key().to_owned()),
             set: |s, _, k| {
                 s.serving.batching = batching_for_policy(s, k)?;
                 Ok(())

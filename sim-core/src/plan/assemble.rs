@@ -291,15 +291,7 @@ pub fn run_group(
 pub fn outcomes(groups: &[Vec<Search>]) -> Vec<super::budget::Outcome> {
     groups
         .iter()
-        .map(|g| {
-            super::budget::Outcome::of(g.iter().map(|s| {
-                (
-                    s.events_used,
-                    s.floor_usd(),
-                    s.best().map(|e| e.usd_per_month),
-                )
-            }))
-        })
+        .map(|g| super::budget::Outcome::of_searches(g))
         .collect()
 }
 

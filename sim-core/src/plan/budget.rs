@@ -330,8 +330,29 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    /// The outcome of a group's searches: (events, floor, best) of each.
-    pub fn of(searches: impl IntoIterator<Item = (u64, Option<f64>, Option<f64>)>) -> Outcome {
+    /// The outcome of a group's searches as they stand.
+    pub fn of_searches(group: &[Search]) -> Outcome {
+        Outcome::of(group.iter().map(|s| {
+            (
+                s.events_used,
+                s.floor_usd(),
+                s.best().map(|e| e.usd_per_month),
+            )
+        }))
+    }
+
+    /// The same from a group's finished searches (what a Web Worker sends
+    /// back): equal to [`Self::of_searches`] of the searches they came from.
+    pub fn of_finished(group: &[super::Finished]) -> Outcome {
+        Outcome::of(
+            group
+                .iter()
+                .map(|s| (s.events, s.floor_usd, s.best().map(|e| e.usd_per_month))),
+        )
+    }
+
+    /// (events, floor, best) of each search, folded.
+    fn of(searches: impl IntoIterator<Item = (u64, Option<f64>, Option<f64>)>) -> Outcome {
         let min = |a: Option<f64>, b: Option<f64>| match (a, b) {
             (Some(x), Some(y)) => Some(x.min(y)),
             (x, None) | (None, x) => x,

@@ -310,6 +310,17 @@ pub enum Batching {
 }
 
 impl Batching {
+    /// The policy's key, as `batching.policy` and the curve name it: none,
+    /// static, continuous, chunked_prefill.
+    pub fn policy_key(&self) -> &'static str {
+        match self {
+            Batching::None => "none",
+            Batching::Static { .. } => "static",
+            Batching::Continuous { .. } => "continuous",
+            Batching::ChunkedPrefill { .. } => "chunked_prefill",
+        }
+    }
+
     /// Largest number of sequences one forward pass may hold.
     pub fn max_seqs(&self) -> u32 {
         match *self {
