@@ -519,6 +519,7 @@ fn parameter_list() -> String {
                     .map(|(k, _)| k)
                     .collect::<Vec<_>>()
                     .join(", "),
+                Kind::Text(t) => format!("text, as in \"{}\"", t.example),
             };
             let class = if p.per_class() { "[CLASS]" } else { "" };
             format!(

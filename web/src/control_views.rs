@@ -1,7 +1,7 @@
 //! The scenario controls on the page: a collapsible group per catalogue group,
 //! a slider with a typed box for numbers, a menu for choices.
 
-use crate::controls::{ChoiceControl, Control, GroupView, NumberControl};
+use crate::controls::{ChoiceControl, Control, GroupView, NumberControl, TextControl};
 use leptos::prelude::*;
 use sim_core::Scenario;
 
@@ -174,6 +174,9 @@ pub fn group_view(
                         Control::Choice(ch) => {
                             choice_control(ch, i, dom_id(ch.param.id, i), scenario, problem)
                         }
+                        Control::Text(t) => {
+                            text_control(t, i, dom_id(t.param.id, i), scenario, problem)
+                        }
                     })
                     .collect_view();
                 view! {
@@ -212,6 +215,9 @@ pub fn scoped_control(
         }
         Some(Control::Choice(c)) => {
             choice_control(c, 0, format!("{scope}-{}", c.param.id), scenario, problem)
+        }
+        Some(Control::Text(t)) => {
+            text_control(t, 0, format!("{scope}-{}", t.param.id), scenario, problem)
         }
         None => ().into_any(),
     }
@@ -352,6 +358,41 @@ fn choice_control(
                             .collect_view()
                     }}
                 </select>
+                {control_error(dom_id.clone(), problem)}
+                {change_note(dom_id.clone())}
+            </div>
+        </Show>
+    }
+    .into_any()
+}
+
+fn text_control(
+    c: TextControl,
+    i: usize,
+    dom_id: String,
+    scenario: RwSignal<Scenario>,
+    problem: RwSignal<Option<String>>,
+) -> AnyView {
+    let p = c.param;
+    let current = move || scenario.with(|s| c.get(s, i));
+    let id = StoredValue::new(dom_id.clone());
+    view! {
+        <Show when=move || current().is_some()>
+            <div class="control">
+                {label_with_help(dom_id.clone(), p.label, p.help)}
+                <input
+                    type="text"
+                    class="text"
+                    id=dom_id.clone()
+                    data-testid=dom_id.clone()
+                    aria-describedby=format!("{dom_id}-help")
+                    placeholder=format!("e.g. {}", c.example())
+                    prop:value=move || current().unwrap_or_default()
+                    on:change=move |ev| {
+                        let text = event_target_value(&ev);
+                        id.with_value(|d| apply(scenario, problem, (d, p), |s: &mut Scenario| c.set(s, i, &text)));
+                    }
+                />
                 {control_error(dom_id.clone(), problem)}
                 {change_note(dom_id.clone())}
             </div>

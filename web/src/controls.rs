@@ -4,7 +4,7 @@
 //! and the CLI share; nothing here touches the DOM, so it is tested natively.
 
 use sim_core::Scenario;
-use sim_core::params::{self, Choice, Group, Kind, Number, Param};
+use sim_core::params::{self, Choice, Group, Kind, Number, Param, Text};
 
 /// A number with a slider and a typed box.
 #[derive(Clone, Copy)]
@@ -22,13 +22,23 @@ pub struct ChoiceControl {
     spec: Choice,
 }
 
-/// One control of either kind.
+/// Text in the parameter's own format (load stages).
+#[derive(Clone, Copy)]
+pub struct TextControl {
+    /// The catalogue entry.
+    pub param: &'static Param,
+    spec: Text,
+}
+
+/// One control of any kind.
 #[derive(Clone, Copy)]
 pub enum Control {
     /// A number.
     Number(NumberControl),
     /// A choice.
     Choice(ChoiceControl),
+    /// Text.
+    Text(TextControl),
 }
 
 impl Control {
@@ -36,6 +46,7 @@ impl Control {
         match param.kind {
             Kind::Number(spec) => Control::Number(NumberControl { param, spec }),
             Kind::Choice(spec) => Control::Choice(ChoiceControl { param, spec }),
+            Kind::Text(spec) => Control::Text(TextControl { param, spec }),
         }
     }
 
@@ -44,6 +55,7 @@ impl Control {
         match self {
             Control::Number(n) => n.param,
             Control::Choice(c) => c.param,
+            Control::Text(t) => t.param,
         }
     }
 
@@ -203,6 +215,23 @@ impl ChoiceControl {
     }
 }
 
+impl TextControl {
+    /// The current text, if the control applies.
+    pub fn get(&self, s: &Scenario, i: usize) -> Option<String> {
+        (self.spec.get)(s, i)
+    }
+
+    /// An example of the format, for an empty box.
+    pub fn example(&self) -> &'static str {
+        self.spec.example
+    }
+
+    /// Parse and write the text.
+    pub fn set(&self, s: &mut Scenario, i: usize, text: &str) -> Result<(), String> {
+        (self.spec.set)(s, i, text)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -213,7 +242,7 @@ mod tests {
             .flat_map(|g| g.controls)
             .filter_map(|c| match c {
                 Control::Number(n) => Some(n),
-                Control::Choice(_) => None,
+                Control::Choice(_) | Control::Text(_) => None,
             })
             .collect()
     }

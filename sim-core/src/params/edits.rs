@@ -257,6 +257,7 @@ pub fn side_effects(before: &Scenario, after: &Scenario, edited: &Param) -> Vec<
                     .map_or(key, |(_, l)| l);
                 Some(label)
             }
+            Kind::Text(t) => (t.get)(s, i).filter(|t| !t.is_empty()),
         }
     };
     let mut out = Vec::new();
@@ -277,4 +278,52 @@ pub fn side_effects(before: &Scenario, after: &Scenario, edited: &Param) -> Vec<
         }
     }
     out
+}
+
+/// Load stages as the `arrival.stages` parameter writes them:
+/// `8 for 600, 24 for 600` (tasks/s for seconds, in turn).
+pub(super) fn stages_text(stages: &[crate::scenario::Stage]) -> String {
+    stages
+        .iter()
+        .map(|st| format!("{} for {}", show(st.rate_per_s), show(st.duration_s)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Parse [`stages_text`]'s format (units `req/s` and `s` may be written);
+/// ranges are checked by validation, which names each stage's field.
+pub(super) fn parse_stages(text: &str) -> Result<Vec<crate::scenario::Stage>, String> {
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    if parts.len() > bounds::SCHEDULE_POINTS {
+        return Err(format!(
+            "arrival.stages must have at most {} stages, got {}",
+            bounds::SCHEDULE_POINTS,
+            parts.len()
+        ));
+    }
+    let number = |s: &str, units: &[&str]| -> Option<f64> {
+        let mut s = s.trim();
+        for u in units {
+            s = s.strip_suffix(u).unwrap_or(s).trim();
+        }
+        s.parse::<f64>().ok()
+    };
+    parts
+        .iter()
+        .enumerate()
+        .map(|(i, part)| {
+            let parsed = part.split_once(" for ").and_then(|(rate, duration)| {
+                Some(crate::scenario::Stage {
+                    rate_per_s: number(rate, &["req/s", "tasks/s", "/s"])?,
+                    duration_s: number(duration, &["seconds", "s"])?,
+                })
+            });
+            parsed.ok_or_else(|| {
+                format!(
+                    "arrival.stages: stage {} ({part:?}) must read RATE for SECONDS, as in \"8 for 600, 24 for 600\" (8 req/s for 600 s, then 24 req/s for 600 s)",
+                    i + 1
+                )
+            })
+        })
+        .collect()
 }

@@ -98,6 +98,19 @@ pub struct Choice {
     pub set: fn(&mut Scenario, usize, &str) -> Result<(), String>,
 }
 
+/// A parameter written as text in a small format of its own (load stages:
+/// `8 for 600, 24 for 600`); the setter parses it and names what it cannot.
+#[derive(Clone, Copy)]
+pub struct Text {
+    /// An example of the format, shown in an empty box.
+    pub example: &'static str,
+    /// Current text (empty when the scenario has none of it yet), or None
+    /// when the parameter does not apply.
+    pub get: fn(&Scenario, usize) -> Option<String>,
+    /// Parse and write; Err says what in the text is wrong.
+    pub set: fn(&mut Scenario, usize, &str) -> Result<(), String>,
+}
+
 /// How a parameter's values are written.
 #[derive(Clone, Copy)]
 pub enum Kind {
@@ -105,6 +118,8 @@ pub enum Kind {
     Number(Number),
     /// One of a set of options.
     Choice(Choice),
+    /// Text in the parameter's own format.
+    Text(Text),
 }
 
 /// One scenario parameter.
@@ -150,13 +165,14 @@ impl Param {
         match self.kind {
             Kind::Number(n) => (n.get)(s, class).map(|v| v.to_string()),
             Kind::Choice(c) => (c.get)(s, class),
+            Kind::Text(t) => (t.get)(s, class),
         }
     }
 
     /// Set a number, refusing values outside the parameter's range.
     pub fn set_number(&self, s: &mut Scenario, class: usize, v: f64) -> Result<(), String> {
         let Kind::Number(n) = self.kind else {
-            return Err(format!("{} is a choice, not a number", self.path));
+            return Err(format!("{} is not a number", self.path));
         };
         if !(v.is_finite() && v >= n.min && v <= n.max) {
             return Err(format!(
@@ -183,6 +199,7 @@ impl Param {
                 self.set_number(s, class, v)
             }
             Kind::Choice(c) => (c.set)(s, class, text),
+            Kind::Text(t) => (t.set)(s, class, text),
         }
     }
 

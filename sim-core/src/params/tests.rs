@@ -5,7 +5,7 @@ fn numbers() -> Vec<(&'static Param, Number)> {
     all()
         .filter_map(|p| match p.kind {
             Kind::Number(n) => Some((p, n)),
-            Kind::Choice(_) => None,
+            Kind::Choice(_) | Kind::Text(_) => None,
         })
         .collect()
 }
@@ -223,4 +223,83 @@ fn an_edit_says_what_else_it_changed() {
     let mut rate = before.clone();
     apply(&mut rate, "arrival.rate", "9").expect("a rate");
     assert!(side_effects(&before, &rate, find("arrival.rate").expect("param")).is_empty());
+}
+
+#[test]
+fn load_stages_are_written_and_read_as_text_and_the_rate_says_it_scaled_them() {
+    let mut s = presets::chatbot_h100();
+    let stages = find("arrival.stages").expect("stages");
+    assert_eq!(
+        stages.get_text(&s, 0).as_deref(),
+        Some(""),
+        "Poisson: no stages yet"
+    );
+    apply(&mut s, "arrival.stages", "8 req/s for 600 s, 24 for 600").expect("stages");
+    assert_eq!(
+        stages.get_text(&s, 0).as_deref(),
+        Some("8 for 600, 24 for 600")
+    );
+    assert_eq!(s.duration_s, 1200.0, "the run covers the stages");
+    s.check().expect("valid");
+    // The arrival rate scales the stages as a whole, and says so.
+    let before = s.clone();
+    apply(&mut s, "arrival.rate", "12").expect("rate");
+    let rate = find("arrival.rate").expect("rate");
+    assert_eq!(
+        side_effects(&before, &s, rate),
+        ["Load stages: 8 for 600, 24 for 600 → 12 for 600, 36 for 600"]
+    );
+    // A stage that does not parse is named; empty text is one steady rate.
+    let err = apply(&mut s, "arrival.stages", "8 for 600, 24 fro 600").expect_err("typo");
+    assert!(
+        err.contains("stage 2") && err.contains("24 fro 600"),
+        "{err}"
+    );
+    apply(&mut s, "arrival.stages", " ").expect("back to one rate");
+    assert_eq!(
+        s.workload.arrival,
+        crate::scenario::Arrival::Poisson { rate_per_s: 12.0 }
+    );
+    // A negative duration parses and is refused by validation, naming the field.
+    apply(&mut s, "arrival.stages", "8 for -5").expect("parses");
+    let e = s.check().expect_err("negative duration");
+    assert!(
+        e.problems
+            .iter()
+            .any(|p| p.contains("stages[0].duration_s")),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn timeouts_shared_prompts_and_conversations_have_parameters() {
+    let mut s = presets::chatbot_h100();
+    apply(&mut s, "timeout_s", "30").expect("timeout");
+    assert_eq!(s.workload.classes[0].timeout_s, Some(30.0));
+    apply(&mut s, "timeout_s", "0").expect("none");
+    assert_eq!(s.workload.classes[0].timeout_s, None);
+
+    assert!(
+        apply(&mut s, "shared_prompt.count", "4").is_err(),
+        "no prompt yet"
+    );
+    apply(&mut s, "shared_prompt.tokens", "1500").expect("prompt");
+    apply(&mut s, "shared_prompt.count", "4").expect("count");
+    let p = s.workload.classes[0]
+        .shared_prefix
+        .as_ref()
+        .expect("prefix");
+    assert_eq!((p.prompts, p.tokens), (4, 1500));
+    apply(&mut s, "shared_prompt.tokens", "0").expect("none");
+    assert!(s.workload.classes[0].shared_prefix.is_none());
+
+    let think = find("conversation.think_s").expect("param");
+    assert!(!think.applies(&s, 0), "one call per task: no turns");
+    apply(&mut s, "calls_per_task", "5").expect("calls");
+    apply(&mut s, "conversation.think_s", "20").expect("turns");
+    let c = s.workload.classes[0].conversation.as_ref().expect("turns");
+    assert_eq!(c.think_time_s.mean(), 20.0);
+    s.check().expect("valid");
+    apply(&mut s, "conversation.think_s", "0").expect("independent calls");
+    assert!(s.workload.classes[0].conversation.is_none());
 }

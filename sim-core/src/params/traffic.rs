@@ -1,10 +1,13 @@
 //! Traffic and workload parameters: arrivals, users, duration, class shares
 //! and token lengths.
 
-use super::edits::{base_rate, set_base_rate, set_share, spike_factor, spike_schedule, users};
-use super::{Group, Kind, Number, Param};
+use super::edits::{
+    base_rate, parse_stages, set_base_rate, set_share, spike_factor, spike_schedule, stages_text,
+    users,
+};
+use super::{Group, Kind, Number, Param, Text};
 use crate::dist::Dist;
-use crate::scenario::{Arrival, bounds};
+use crate::scenario::{Arrival, Conversation, SharedPrefix, bounds};
 
 fn class_err(i: usize) -> String {
     format!("no class {i}")
@@ -56,6 +59,43 @@ pub(super) const PARAMS: &[Param] = &[
                 } else {
                     spike_schedule(base, k, s.duration_s)
                 };
+                Ok(())
+            },
+        }),
+    },
+    Param {
+        path: "arrival.stages",
+        id: "stages",
+        group: Group::Traffic,
+        label: "Load stages",
+        unit: "",
+        help: "Constant-rate stages one after another, each RATE (req/s) for SECONDS: \"8 for 600, 24 for 600\" runs 8 req/s for 10 minutes, then 24; the simulated time becomes the stages' total, and the report breaks its numbers down per stage. Empty: one steady rate.",
+        kind: Kind::Text(Text {
+            example: "8 for 600, 24 for 600",
+            get: |s, _| match &s.workload.arrival {
+                Arrival::Poisson { .. } => Some(String::new()),
+                Arrival::Stages { stages } => Some(stages_text(stages)),
+                _ => None,
+            },
+            set: |s, _, text| {
+                let open = matches!(
+                    s.workload.arrival,
+                    Arrival::Poisson { .. } | Arrival::Stages { .. }
+                );
+                if !open {
+                    return Err("arrival.stages needs Poisson arrivals or stages".into());
+                }
+                if text.trim().is_empty() {
+                    let rate_per_s = base_rate(s).unwrap_or(1.0);
+                    s.workload.arrival = Arrival::Poisson { rate_per_s };
+                    return Ok(());
+                }
+                let stages = parse_stages(text)?;
+                let total: f64 = stages.iter().map(|st| st.duration_s).sum();
+                if total.is_finite() && total > 0.0 {
+                    s.duration_s = total;
+                }
+                s.workload.arrival = Arrival::Stages { stages };
                 Ok(())
             },
         }),
@@ -315,6 +355,135 @@ pub(super) const PARAMS: &[Param] = &[
             set: |s, i, v| {
                 let k = s.workload.classes.get_mut(i).ok_or_else(|| class_err(i))?;
                 k.calls_per_task = v as u32;
+                Ok(())
+            },
+        }),
+    },
+    Param {
+        path: "timeout_s",
+        id: "timeout",
+        group: Group::Workload,
+        label: "Client timeout",
+        unit: "s",
+        help: "The client gives up on a request not finished in this many seconds: it counts as timed out and its GPU memory is freed (0 = waits forever).",
+        kind: Kind::Number(Number {
+            min: 0.0,
+            max: bounds::TIME_S,
+            slider: (0.0, 600.0),
+            log: false,
+            decimals: 1,
+            get: |s, i| {
+                s.workload
+                    .classes
+                    .get(i)
+                    .map(|k| k.timeout_s.unwrap_or(0.0))
+            },
+            set: |s, i, v| {
+                let k = s.workload.classes.get_mut(i).ok_or_else(|| class_err(i))?;
+                k.timeout_s = (v > 0.0).then_some(v);
+                Ok(())
+            },
+        }),
+    },
+    Param {
+        path: "shared_prompt.tokens",
+        id: "shared-prompt",
+        group: Group::Workload,
+        label: "Shared system prompt",
+        unit: "tokens",
+        help: "Every prompt starts with a system prompt shared by the class's users, which prefix caching can reuse; the prompt length is then the rest, the question (0 = no shared prompt).",
+        kind: Kind::Number(Number {
+            min: 0.0,
+            max: bounds::TOKENS as f64,
+            slider: (0.0, 16_000.0),
+            log: false,
+            decimals: 0,
+            get: |s, i| {
+                s.workload.classes.get(i).map(|k| {
+                    k.shared_prefix
+                        .as_ref()
+                        .map_or(0.0, |p| f64::from(p.tokens))
+                })
+            },
+            set: |s, i, v| {
+                let k = s.workload.classes.get_mut(i).ok_or_else(|| class_err(i))?;
+                let tokens = v.round() as u32;
+                k.shared_prefix = (tokens >= 1).then(|| SharedPrefix {
+                    prompts: k.shared_prefix.as_ref().map_or(1, |p| p.prompts),
+                    tokens,
+                });
+                Ok(())
+            },
+        }),
+    },
+    Param {
+        path: "shared_prompt.count",
+        id: "shared-prompts",
+        group: Group::Workload,
+        label: "Different system prompts",
+        unit: "prompts",
+        help: "How many different shared system prompts the class's users start from, each task choosing one at random: more of them, less reuse.",
+        kind: Kind::Number(Number {
+            min: 1.0,
+            max: 1_000_000.0,
+            slider: (1.0, 1_000.0),
+            log: true,
+            decimals: 0,
+            get: |s, i| {
+                s.workload
+                    .classes
+                    .get(i)
+                    .and_then(|k| k.shared_prefix.as_ref())
+                    .map(|p| f64::from(p.prompts))
+            },
+            set: |s, i, v| {
+                let k = s.workload.classes.get_mut(i).ok_or_else(|| class_err(i))?;
+                let p = k.shared_prefix.as_mut().ok_or_else(|| {
+                    "shared_prompt.count needs a shared system prompt (shared_prompt.tokens > 0)"
+                        .to_owned()
+                })?;
+                p.prompts = v.round() as u32;
+                Ok(())
+            },
+        }),
+    },
+    Param {
+        path: "conversation.think_s",
+        id: "conversation-think",
+        group: Group::Workload,
+        label: "Time between turns",
+        unit: "s",
+        help: "Makes a task's calls the turns of one conversation: each turn sends the earlier turns again, then a new question, after the user reads and thinks this long on average (0 = independent calls, as an agent makes them).",
+        kind: Kind::Number(Number {
+            min: 0.0,
+            max: bounds::TIME_S,
+            slider: (0.0, 300.0),
+            log: false,
+            decimals: 1,
+            get: |s, i| {
+                s.workload
+                    .classes
+                    .get(i)
+                    .filter(|k| k.calls_per_task > 1)
+                    .map(|k| {
+                        k.conversation
+                            .as_ref()
+                            .map_or(0.0, |c| c.think_time_s.mean())
+                    })
+            },
+            set: |s, i, v| {
+                let k = s.workload.classes.get_mut(i).ok_or_else(|| class_err(i))?;
+                if k.calls_per_task < 2 {
+                    return Err(
+                        "conversation.think_s needs two or more calls per task (the turns)".into(),
+                    );
+                }
+                k.conversation = (v > 0.0).then(|| Conversation {
+                    think_time_s: match &k.conversation {
+                        Some(c) => c.think_time_s.with_mean(v),
+                        None => Dist::Exponential { mean: v },
+                    },
+                });
                 Ok(())
             },
         }),
