@@ -105,3 +105,27 @@ test('a control\'s "?" is a button that opens its help with Enter, and the help 
   assert.equal(await help.isVisible(), false, 'Enter again closes it');
   assert.deepEqual(lab.errors, []);
 });
+
+test('on a phone the results stay in view while a control moves, and sliders step finely', async () => {
+  const p = new LabPage(await lab.newPage({ width: 390, height: 844 }), lab.url);
+  await p.open();
+  const slider = p.byTestId('arrival-rate');
+  await slider.scrollIntoViewIfNeeded();
+  const summary = p.byTestId('live-summary');
+  const before = await p.text('live-summary');
+  assert.match(before, /TTFT p99 .* tok\/s/);
+  // One press of "+" moves the rate by a step a finger can aim (1 % of the slider).
+  await p.byTestId('arrival-rate-more').click();
+  const rate = await p.value('arrival-rate-number');
+  assert.ok(rate > 8 && rate < 9, `one step moved the rate from 8 to ${rate}`);
+  await p.waitForTextChange('live-summary', before, 30_000);
+  // The headline numbers are on screen beside the control that moved.
+  const box = await summary.boundingBox();
+  const control = await slider.boundingBox();
+  assert.ok(box && box.y >= 0 && box.y + box.height <= 844, `the summary is at ${box?.y}px`);
+  assert.ok(control.y >= 0 && control.y < box.y, 'the control is on screen above it');
+  await p.byTestId('arrival-rate-less').click();
+  assert.equal(await p.value('arrival-rate-number'), 8);
+  await saveScreenshot(p.page, 'phone-390-live-summary');
+  assert.deepEqual(lab.errors, []);
+});

@@ -83,3 +83,49 @@ test('latency cards are coloured against the targets they are held to', async ()
   assert.equal(await card('card-ttft-p99').getAttribute('data-target'), 'missed');
   assert.deepEqual(lab.errors, []);
 });
+
+test('load stages, timeouts and shared prompts have controls, and no edit rewrites another silently', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  const stages = p.byTestId('stages');
+  let before = await p.text('run-time');
+  await stages.fill('8 for 100, 24 for 100');
+  await stages.press('Enter');
+  await p.waitForTextChange('run-time', before, 30_000);
+  await p.waitForRun();
+  assert.equal(await p.value('duration-number'), 200, 'the run covers the stages');
+  assert.match(await p.text('stages-change'), /Also changed: Simulated time: 300 s → 200 s/);
+  // The arrival rate scales the stages, and says so under itself.
+  before = await p.text('run-time');
+  await p.byTestId('arrival-rate-number').fill('12');
+  await p.byTestId('arrival-rate-number').press('Enter');
+  await p.waitForTextChange('run-time', before, 30_000);
+  assert.match(await p.text('arrival-rate-change'), /Load stages: 8 for 100, 24 for 100 → 12 for 100, 36 for 100/);
+  assert.equal(await stages.inputValue(), '12 for 100, 36 for 100');
+  // A stage that does not parse is named under the stages box.
+  await stages.fill('12 for 100, 36 fro 100');
+  await stages.press('Enter');
+  const error = p.byTestId('stages-error');
+  await error.waitFor({ timeout: 10_000 });
+  assert.match(await error.textContent(), /stage 2 \("36 fro 100"\) must read RATE for SECONDS/);
+  assert.ok(await inViewport(error));
+  // A timeout counts its victims in the same card as every other unanswered request.
+  await stages.fill('');
+  await stages.press('Enter');
+  await p.byTestId('timeout-number').fill('5');
+  await p.byTestId('timeout-number').press('Enter');
+  await p.byTestId('arrival-rate-number').fill('60');
+  await p.byTestId('arrival-rate-number').press('Enter');
+  await p.page.waitForFunction(
+    () => Number(document.querySelector('[data-testid="card-failed"]')?.dataset.value) > 0,
+    null,
+    { timeout: 60_000 },
+  );
+  assert.match(await p.text('card-goodput-note'), /failed, refused or timed out/);
+  // Prefix caching says why it changes nothing without a shared prompt, and stops saying so with one.
+  await p.byTestId('prefix-caching-inert').waitFor();
+  await p.byTestId('shared-prompt-number').fill('2000');
+  await p.byTestId('shared-prompt-number').press('Enter');
+  await p.page.waitForFunction(() => !document.querySelector('[data-testid="prefix-caching-inert"]'), null, { timeout: 10_000 });
+  assert.deepEqual(lab.errors, []);
+});

@@ -91,9 +91,17 @@ test('self-hosted tuning: about 1,500 tok/s, then the levers its story names', a
     capacityBefore,
     { timeout: 30_000 },
   );
-  // The menu and the story say the numbers are no longer the preset's.
+  // These are the story's second step, made by hand: the banner says where
+  // on the story the page is, not that the numbers are someone else's.
   assert.equal(await page.byTestId('preset').inputValue(), 'custom');
   assert.match(await page.text('preset-custom'), /^Custom \(from Self-hosted tuning/);
+  assert.match(await page.text('preset-on-story'), /^At step 2 of \d+ of the story below/);
+  assert.equal(await page.byTestId('preset-edited').count(), 0);
+  // One more change leaves the story's path, and the banner says so.
+  const before = await page.text('run-time');
+  await page.byTestId('arrival-rate-number').fill('7');
+  await page.byTestId('arrival-rate-number').press('Enter');
+  await page.waitForTextChange('run-time', before, 30_000);
   assert.match(await page.text('preset-edited'), /you have changed them since/);
 });
 
@@ -107,7 +115,7 @@ test('demand past capacity shows the overload banner with both numbers', async (
   await page.byTestId('overload').waitFor({ timeout: 30_000 });
   assert.match(
     await page.text('overload'),
-    /^Overloaded: the traffic asks for about \d+ output tokens\/s; the fleet makes about \d+ when saturated/,
+    /^Overloaded: the traffic asks for about [\d,]+ output tokens\/s; the fleet makes about [\d,]+ when saturated/,
   );
   assert.ok((await page.value('card-replicas-needed')) > 1);
 });

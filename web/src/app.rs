@@ -42,6 +42,8 @@ pub fn App() -> impl IntoView {
     }
     let costs = RwSignal::new(None::<CostCurves>);
     let load = RwSignal::new(None::<LoadCheck>);
+    // The scenario `load` was measured for.
+    let load_for = RwSignal::new(None::<Scenario>);
     let trace = RwSignal::new(None::<(TraceLog, f64)>);
     let playhead = RwSignal::new(None::<f64>);
     let playing = RwSignal::new(false);
@@ -67,6 +69,11 @@ pub fn App() -> impl IntoView {
                     .map(|p| (p.id, p.title, p.explanation, p.scenario == *s))
             })
         })
+    });
+
+    // Where the scenario is in its preset's story.
+    let story = Memo::new(move |_| {
+        scenario.with(|s| known.with_value(|all| crate::story_view::story_at(all, s)))
     });
 
     let report = runner.report;
@@ -95,6 +102,7 @@ pub fn App() -> impl IntoView {
                     crate::jobs::run(crate::jobs::CostJobs::new(&s), cost_progress, move |j| {
                         costs.set(j.capacity().map(|c| cost_curves(j.scenario(), c)));
                         load.set(j.capacity().and_then(|c| load_check(j.scenario(), c)));
+                        load_for.set(Some(j.scenario().clone()));
                     });
                 *job.borrow_mut() = Some(handle);
             });
@@ -113,7 +121,7 @@ pub fn App() -> impl IntoView {
 
     view! {
         {header_view(scenario, origin, input_problem, link_problem)}
-        {banners_view(scenario, origin, link_problem, legacy_link)}
+        {banners_view(scenario, origin, story, link_problem, legacy_link)}
         <main class="layout">
             <section class="controls" id="controls" aria-label="Scenario controls">
                 // A problem with no control of its own to show it under.
@@ -126,6 +134,7 @@ pub fn App() -> impl IntoView {
                 </Show>
                 {groups().into_iter().map(|g| group_view(g, scenario, input_problem)).collect_view()}
                 {crate::import::import_view(scenario, input_problem)}
+                {crate::cards::live_summary(report)}
             </section>
             <section
                 class="results"
@@ -149,6 +158,7 @@ pub fn App() -> impl IntoView {
                     }
                 }>"Change the scenario ↓"</a>
                 {status_view(scenario, runner.clone(), load)}
+                {crate::story_view::story_view(scenario, story, runner.clone(), (load, load_for))}
                 {toolbar_view(scenario, report, pinned)}
                 <div class="cards">
                     {cards_view(report, pinned)}

@@ -109,11 +109,22 @@ pub fn header_view(
 pub fn banners_view(
     scenario: RwSignal<Scenario>,
     origin: Origin,
+    story: Memo<Option<crate::story_view::StoryAt>>,
     link_problem: RwSignal<Option<String>>,
     legacy_link: RwSignal<bool>,
 ) -> impl IntoView {
     let preset_explanation = move || origin.get().map(|(_, _, e, _)| e);
-    let edited = move || origin.get().is_some_and(|(_, _, _, exact)| !exact);
+    // Changed since the preset, and not by following its story.
+    let edited = move || {
+        origin.get().is_some_and(|(_, _, _, exact)| !exact)
+            && story.with(|s| s.as_ref().is_none_or(|s| s.step.is_none()))
+    };
+    let on_story = move || {
+        story.with(|s| {
+            s.as_ref()
+                .and_then(|s| s.step.filter(|&k| k > 0).map(|k| (k, s.steps.len())))
+        })
+    };
     view! {
         <Show when=move || link_problem.get().is_some()>
             <p class="banner error" role="alert" data-testid="link-error">
@@ -139,6 +150,11 @@ pub fn banners_view(
                 <Show when=edited>
                     <strong data-testid="preset-edited">
                         {move || origin.get().map(|(_, title, _, _)| format!("The story of the preset \u{201c}{title}\u{201d}, for its own settings: you have changed them since, so the numbers below are yours, not the story's. ")).unwrap_or_default()}
+                    </strong>
+                </Show>
+                <Show when=move || on_story().is_some()>
+                    <strong data-testid="preset-on-story">
+                        {move || on_story().map(|(k, n)| format!("At step {} of {n} of the story below. ", k + 1)).unwrap_or_default()}
                     </strong>
                 </Show>
                 {move || preset_explanation().unwrap_or_default()}
@@ -223,9 +239,9 @@ pub fn status_view(
                 <Show when=move || load.with(|l| l.is_some_and(|l| l.overloaded))>
                     <p class="banner warn" role="status" data-testid="overload">
                         {move || load.get().map(|l| format!(
-                            "Overloaded: the traffic asks for about {:.0} output tokens/s; the fleet makes about {:.0} when saturated ({} × {:.2} tasks/s per replica, measured). The queue grows for as long as this load lasts; it needs {} replica{}.",
-                            l.demand_tokens_per_s,
-                            l.capacity_tokens_per_s,
+                            "Overloaded: the traffic asks for about {} output tokens/s; the fleet makes about {} when saturated ({} × {:.1} tasks/s per replica, measured). The queue grows for as long as this load lasts; it needs {} replica{}.",
+                            sim_core::format::thousands(l.demand_tokens_per_s.round() as u64),
+                            sim_core::format::thousands(l.capacity_tokens_per_s.round() as u64),
                             scenario.with_untracked(|s| s.serving.replicas),
                             l.tasks_per_s_per_replica,
                             l.replicas_needed,
@@ -318,9 +334,12 @@ pub fn capacity_cards(
                         <div class="card" title="One replica run saturated (users with no think time) for 60 simulated seconds: what it sustains, in tasks and output tokens per second.">
                             <span class="card-label">"Capacity per replica"</span>
                             <span class="card-value" data-testid="card-capacity" data-value=move || load.get().map(|l| l.tasks_per_s_per_replica.to_string()).unwrap_or_default()>
+                                {move || load.get().map(|l| format!("{:.1} tasks/s", l.tasks_per_s_per_replica)).unwrap_or_default()}
+                            </span>
+                            <span class="card-note neutral" data-testid="card-capacity-note">
                                 {move || load.get().map(|l| {
                                     let replicas = f64::from(scenario.with_untracked(|s| s.serving.replicas).max(1));
-                                    format!("{:.2} tasks/s, {:.0} tok/s", l.tasks_per_s_per_replica, l.capacity_tokens_per_s / replicas)
+                                    format!("{} output tok/s", sim_core::format::thousands((l.capacity_tokens_per_s / replicas).round() as u64))
                                 }).unwrap_or_default()}
                             </span>
                         </div>

@@ -50,6 +50,18 @@ pub fn goodput_note(r: &Report) -> Option<String> {
     (!missed.is_empty()).then(|| format!("Missed: {}", missed.join("; ")))
 }
 
+/// Under a latency card when some requests got no answer: percentiles are
+/// of the answered requests only, so a failing run can look fast.
+pub fn answered_only_note(r: &Report) -> Option<String> {
+    let f = r.requests.error_fraction();
+    (f >= 0.01).then(|| {
+        format!(
+            "Of answered requests only: {:.0} % got no answer",
+            f * 100.0
+        )
+    })
+}
+
 /// What the unanswered requests were, when more than one kind.
 fn unanswered_note(r: &Report) -> Option<String> {
     let c = &r.requests;
@@ -73,14 +85,14 @@ pub fn cards() -> Vec<Card> {
             id: "ttft-p50",
             help: "TTFT: from sending a request to the first token of the answer; half of the requests are faster.",
             value: |r| r.overall.ttft.p50_ms.map(|v| (fmt_ms(Some(v)), v)),
-            note: no_note,
+            note: answered_only_note,
         },
         Card {
             label: "Time to first token, p99",
             id: "ttft-p99",
             help: "The TTFT that 99 % of requests beat: what your unluckiest users see.",
             value: |r| r.overall.ttft.p99_ms.map(|v| (fmt_ms(Some(v)), v)),
-            note: no_note,
+            note: answered_only_note,
         },
         Card {
             label: "First visible token, p50",
@@ -92,7 +104,7 @@ pub fn cards() -> Vec<Card> {
                     .flatten()
                     .map(|v| (fmt_ms(Some(v)), v))
             },
-            note: no_note,
+            note: answered_only_note,
         },
         Card {
             label: "Thinking, p50",
@@ -133,14 +145,14 @@ pub fn cards() -> Vec<Card> {
             id: "e2e-p50",
             help: "From sending a request to its last token, including any queueing and retries; half of the requests are faster.",
             value: |r| r.overall.e2e.p50_ms.map(|v| (fmt_ms(Some(v)), v)),
-            note: no_note,
+            note: answered_only_note,
         },
         Card {
             label: "End-to-end, p99",
             id: "e2e-p99",
             help: "From sending a request to its last token, including any queueing and retries.",
             value: |r| r.overall.e2e.p99_ms.map(|v| (fmt_ms(Some(v)), v)),
-            note: no_note,
+            note: answered_only_note,
         },
         Card {
             label: "Task latency, p50",
@@ -153,7 +165,7 @@ pub fn cards() -> Vec<Card> {
                     .flatten()
                     .map(|v| (fmt_ms(Some(v)), v))
             },
-            note: no_note,
+            note: answered_only_note,
         },
         Card {
             label: "Task latency, p99",
@@ -165,7 +177,7 @@ pub fn cards() -> Vec<Card> {
                     .flatten()
                     .map(|v| (fmt_ms(Some(v)), v))
             },
-            note: no_note,
+            note: answered_only_note,
         },
         Card {
             label: "Output throughput",
@@ -173,7 +185,10 @@ pub fn cards() -> Vec<Card> {
             help: "Tokens generated per second across all requests: what the system as a whole delivers.",
             value: |r| {
                 Some((
-                    format!("{:.0} tok/s", r.throughput.output_tokens_per_s),
+                    format!(
+                        "{} tok/s",
+                        sim_core::format::thousands(r.throughput.output_tokens_per_s.round() as u64)
+                    ),
                     r.throughput.output_tokens_per_s,
                 ))
             },
@@ -474,6 +489,33 @@ pub fn per_class_view(report: RwSignal<Option<Report>>) -> impl IntoView {
                 </tbody>
             </table>
         </Show>
+    }
+}
+
+/// The run's headline numbers in one line that stays on screen while a
+/// control moves on a phone (CSS shows it only on narrow screens).
+pub fn live_summary(report: RwSignal<Option<Report>>) -> impl IntoView {
+    let line = move || {
+        report.with(|r| {
+            r.as_ref().map(|r| {
+                let goodput = r
+                    .throughput
+                    .goodput_fraction
+                    .map_or("—".to_owned(), |g| format!("{:.0} %", g * 100.0));
+                view! {
+                    <span>"TTFT p99 "<strong>{fmt_ms(r.overall.ttft.p99_ms)}</strong></span>
+                    <span>"per token "<strong>{fmt_ms(r.overall.tpot.p50_ms)}</strong></span>
+                    <span><strong>{sim_core::format::thousands(r.throughput.output_tokens_per_s.round() as u64)}</strong>" tok/s"</span>
+                    <span>"goodput "<strong>{goodput}</strong></span>
+                    <span><strong>{fmt_usd(r.cost.usd_per_month)}</strong>"/month"</span>
+                }
+            })
+        })
+    };
+    view! {
+        <div class="live-summary" data-testid="live-summary" aria-label="The run's headline numbers">
+            {line}
+        </div>
     }
 }
 

@@ -275,6 +275,12 @@ fn number_control(
         id.with_value(|d| apply(scenario, problem, (d, p), |s: &mut Scenario| c.set(s, i, v)))
     };
     let refuse_typed = move |msg: String| id.with_value(|d| refuse(problem, d, msg));
+    // The phone's step buttons: 1 % of the slider a press.
+    let nudge = move |dir: f64| {
+        if let Some(cur) = value() {
+            set(c.from_slider_moving(c.to_slider(cur) + dir * NumberControl::NUDGE, cur));
+        }
+    };
     let (min, max) = c.range();
     view! {
         <Show when=move || value().is_some()>
@@ -314,6 +320,24 @@ fn number_control(
                         }
                     />
                     <span class="unit">{p.unit}</span>
+                    <span class="step-buttons">
+                        <button
+                            type="button"
+                            data-testid=format!("{dom_id}-less")
+                            aria-label=format!("Less {}", p.label)
+                            on:click=move |_| nudge(-1.0)
+                        >
+                            "−"
+                        </button>
+                        <button
+                            type="button"
+                            data-testid=format!("{dom_id}-more")
+                            aria-label=format!("More {}", p.label)
+                            on:click=move |_| nudge(1.0)
+                        >
+                            "+"
+                        </button>
+                    </span>
                 </div>
                 {control_error(dom_id.clone(), problem)}
                 {change_note(dom_id.clone())}
@@ -358,6 +382,11 @@ fn choice_control(
                             .collect_view()
                     }}
                 </select>
+                {move || {
+                    scenario.with(|s| sim_core::params::inert(p, s)).map(|why| {
+                        view! { <p class="control-note" data-testid=format!("{}-inert", id.get_value())>{why}</p> }
+                    })
+                }}
                 {control_error(dom_id.clone(), problem)}
                 {change_note(dom_id.clone())}
             </div>

@@ -94,6 +94,9 @@ impl NumberControl {
     /// Slider positions run 0..=SLIDER_STEPS.
     pub const SLIDER_STEPS: f64 = 1000.0;
 
+    /// Slider positions one press of a step button moves (1 % of the slider).
+    pub const NUDGE: f64 = 10.0;
+
     /// Stable id (DOM ids and tests).
     pub fn id(&self) -> &'static str {
         self.param.id

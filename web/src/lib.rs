@@ -20,6 +20,7 @@ pub mod plan_worker;
 pub mod planner;
 pub mod playback;
 pub mod runner;
+pub mod story_view;
 pub mod url_state;
 
 pub use app::App;

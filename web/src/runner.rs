@@ -33,6 +33,9 @@ pub struct Runner {
     frame_requested: Rc<Cell<bool>>,
     /// The latest finished report.
     pub report: RwSignal<Option<Report>>,
+    /// The scenario whose run `report` is (the preview's full scenario for
+    /// a preview), so a view can tell a report that is still the last one's.
+    pub ran: RwSignal<Option<Scenario>>,
     /// Progress of the run in progress.
     pub state: RwSignal<RunState>,
     /// How the latest run was sliced.
@@ -83,6 +86,7 @@ impl Runner {
             pending: Rc::new(RefCell::new(None)),
             frame_requested: Rc::new(Cell::new(false)),
             report: RwSignal::new(None),
+            ran: RwSignal::new(None),
             state: RwSignal::new(RunState::Running(0.0)),
             slices: RwSignal::new(SliceStats::default()),
             preview: RwSignal::new(None),
@@ -108,6 +112,7 @@ impl Runner {
     fn start(&self, scenario: Scenario) {
         let generation = self.generation.get() + 1;
         self.generation.set(generation);
+        let of = scenario.clone();
         match scenario.validate() {
             Ok(full) => {
                 self.state.set(RunState::Running(0.0));
@@ -120,7 +125,7 @@ impl Runner {
                 };
                 let horizon = ((first.duration_s * 1e9) as u64).max(1);
                 let sim = Rc::new(RefCell::new(Simulation::new(&first)));
-                self.slice(sim, generation, horizon, started, then);
+                self.slice(sim, generation, horizon, started, (then, of));
             }
             Err(e) => leptos::logging::warn!("scenario refused: {e}"),
         }
@@ -132,7 +137,7 @@ impl Runner {
         generation: u64,
         horizon: u64,
         started: f64,
-        then: Option<sim_core::ValidScenario>,
+        (then, of): (Option<sim_core::ValidScenario>, Scenario),
     ) {
         if self.generation.get() != generation {
             return; // superseded
@@ -161,16 +166,18 @@ impl Runner {
                     self.preview
                         .set(Some((horizon as f64 / 1e9, full.duration_s)));
                     self.report.set(Some(report));
+                    self.ran.set(Some(of.clone()));
                     let horizon = ((full.duration_s * 1e9) as u64).max(1);
                     let sim = Rc::new(RefCell::new(Simulation::new(&full)));
                     let this = self.clone();
                     request_animation_frame(move || {
-                        this.slice(sim, generation, horizon, started, None)
+                        this.slice(sim, generation, horizon, started, (None, of))
                     });
                 }
                 None => {
                     self.preview.set(None);
                     self.report.set(Some(report));
+                    self.ran.set(Some(of));
                     self.state.set(RunState::Done(now_ms() - started));
                 }
             }
@@ -179,6 +186,6 @@ impl Runner {
         let progress = (sim.borrow().now_ns() as f64 / horizon as f64).min(0.99);
         self.state.set(RunState::Running(progress));
         let this = self.clone();
-        request_animation_frame(move || this.slice(sim, generation, horizon, started, then));
+        request_animation_frame(move || this.slice(sim, generation, horizon, started, (then, of)));
     }
 }

@@ -327,3 +327,19 @@ pub(super) fn parse_stages(text: &str) -> Result<Vec<crate::scenario::Stage>, St
         })
         .collect()
 }
+
+/// Why a parameter can change nothing in `s`, when it cannot: the page says
+/// it under the control, so a switch that does nothing says why.
+pub fn inert(p: &Param, s: &Scenario) -> Option<&'static str> {
+    match p.path {
+        "prefix_caching" => {
+            let reuse = s.workload.classes.iter().any(|k| {
+                k.shared_prefix.is_some() || (k.conversation.is_some() && k.calls_per_task > 1)
+            });
+            (!reuse).then_some(
+                "Nothing to reuse here: no prompt starts the way another does (no shared system prompt, no conversation). Give a class a shared system prompt to see caching work.",
+            )
+        }
+        _ => None,
+    }
+}

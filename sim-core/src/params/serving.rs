@@ -107,7 +107,7 @@ fn policy_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
 fn software_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
     ServingSoftware::ALL
         .iter()
-        .map(|w| (key(w), format!("{} ({})", w.name(), w.calibration())))
+        .map(|w| (key(w), format!("{} ({})", w.name(), w.calibration_short())))
         .collect()
 }
 

@@ -303,3 +303,13 @@ fn timeouts_shared_prompts_and_conversations_have_parameters() {
     apply(&mut s, "conversation.think_s", "0").expect("independent calls");
     assert!(s.workload.classes[0].conversation.is_none());
 }
+
+#[test]
+fn prefix_caching_says_why_it_changes_nothing_without_a_shared_prefix() {
+    let mut s = presets::chatbot_h100();
+    let p = find("prefix_caching").expect("param");
+    assert!(inert(p, &s).is_some_and(|w| w.contains("shared system prompt")));
+    apply(&mut s, "shared_prompt.tokens", "1000").expect("prompt");
+    assert_eq!(inert(p, &s), None);
+    assert_eq!(inert(find("replicas").expect("param"), &s), None);
+}

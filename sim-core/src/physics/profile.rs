@@ -54,6 +54,14 @@ impl ServingSoftware {
         }
     }
 
+    /// What it was fitted to, in a few words (a menu's option).
+    pub fn calibration_short(self) -> &'static str {
+        match self {
+            ServingSoftware::Vllm => "fitted to 29 real runs, 2026",
+            ServingSoftware::TensorrtLlm => "NVIDIA's 2023 tables",
+        }
+    }
+
     /// How far to trust this profile's step times for `model` on `gpu`, in
     /// a sentence: the errors `docs/calibration.md` measured for that GPU and
     /// model family, or that nothing was measured there.

@@ -178,28 +178,60 @@ pub fn assemble(done: Vec<Finished>, space: &Space) -> Plan {
         .collect();
     feasible.sort_by(order);
     // An API tier at a higher rate-limit multiple that changes nothing (the
-    // limits never bound) is the same row: keep the smallest multiple.
+    // limits never bound), or a batch size the traffic never fills, is the
+    // same row: keep the first and say which others run the same.
     let mut merged: Vec<(Evaluated, Vec<u32>)> = Vec::new();
     for e in feasible {
         let same = merged.iter_mut().find(|(m, _)| {
-            matches!((&m.config, &e.config), (
-                Config::Api { tier: a, client: x, .. },
-                Config::Api { tier: b, client: y, .. },
-            ) if a == b && x == y)
-                && m.usd_per_month == e.usd_per_month
-                && m.summary == e.summary
+            let alike = match (&m.config, &e.config) {
+                (
+                    Config::Api {
+                        tier: a, client: x, ..
+                    },
+                    Config::Api {
+                        tier: b, client: y, ..
+                    },
+                ) => a == b && x == y,
+                (
+                    Config::SelfHosted {
+                        gpu: g,
+                        tp: t,
+                        weights: w,
+                        ..
+                    },
+                    Config::SelfHosted {
+                        gpu: h,
+                        tp: u,
+                        weights: v,
+                        ..
+                    },
+                ) => (g, t, w) == (h, u, v) && m.replicas == e.replicas,
+                _ => false,
+            };
+            alike && m.usd_per_month == e.usd_per_month && m.summary == e.summary
         });
         match (same, &e.config) {
             (Some((_, also)), Config::Api { multiplier, .. }) => also.push(*multiplier),
-            _ => merged.push((e, Vec::new())),
+            (Some((_, also)), Config::SelfHosted { max_seqs, .. }) => also.push(*max_seqs),
+            (None, _) => merged.push((e, Vec::new())),
         }
     }
     let feasible: Vec<Evaluated> = merged
         .into_iter()
-        .map(|(mut e, also)| {
+        .map(|(mut e, mut also)| {
             if !also.is_empty() {
-                let list: Vec<String> = also.iter().map(|m| format!("{m}×")).collect();
-                e.description += &format!(" ({} the same)", list.join(", "));
+                also.sort_unstable();
+                e.description += &match e.config {
+                    Config::Api { .. } => {
+                        let list: Vec<String> = also.iter().map(|m| format!("{m}×")).collect();
+                        format!(" ({} the same)", list.join(", "))
+                    }
+                    Config::SelfHosted { .. } => {
+                        let list: Vec<String> = also.iter().map(u32::to_string).collect();
+                        let verb = if also.len() == 1 { "runs" } else { "run" };
+                        format!(" (batch {} {verb} the same)", list.join(", "))
+                    }
+                };
             }
             e
         })

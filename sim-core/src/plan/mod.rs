@@ -126,6 +126,9 @@ pub struct PlanSlo {
     pub min_goodput: f64,
 }
 
+/// How a planning run's early stop begins (its warning, and a miss's reason).
+pub const STOPPED_EARLY: &str = "stopped early, the verdict settled";
+
 impl PlanSlo {
     /// The error share a plan allows unless told otherwise.
     pub const MAX_ERRORS: f64 = 0.01;
@@ -179,18 +182,23 @@ impl PlanSlo {
     pub fn settled_fail(&self, sim: &crate::Simulation, upper: f64) -> Option<String> {
         let (ttft, tpot, errors) = sim.settled_misses();
         let over = |n: u64, share: f64| n as f64 > share * upper;
+        let upper = crate::format::thousands(upper.max(0.0).ceil() as u64);
         let what = if over(ttft, 0.01) {
-            format!("{ttft} requests over the TTFT target")
+            format!(
+                "{ttft} of its at most {upper} requests already waited past the TTFT target, more than the 1 % a p99 allows"
+            )
         } else if over(tpot, 0.01) {
-            format!("{tpot} requests over the TPOT target")
+            format!(
+                "{tpot} of its at most {upper} requests already streamed slower than the TPOT target, more than the 1 % a p99 allows"
+            )
         } else if over(errors, self.max_error_fraction) {
-            format!("{errors} requests failed, refused or timed out")
+            format!(
+                "{errors} of its at most {upper} requests already failed, were refused or timed out, more than the errors allowed"
+            )
         } else {
             return None;
         };
-        Some(format!(
-            "planning run stopped early: {what} out of at most {upper:.0}, so the targets are missed whatever follows"
-        ))
+        Some(format!("{STOPPED_EARLY}: {what}"))
     }
 
     /// Check a report; `Ok` carries the worst margin (how far inside the targets,
@@ -234,7 +242,7 @@ impl PlanSlo {
             misses.push(
                 r.warnings
                     .iter()
-                    .find(|w| w.starts_with("planning run stopped early"))
+                    .find(|w| w.starts_with(STOPPED_EARLY))
                     .cloned()
                     .unwrap_or_else(|| "the run hit a limit before draining".into()),
             );

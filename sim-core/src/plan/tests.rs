@@ -172,6 +172,25 @@ fn a_larger_batch_size_that_would_run_identically_is_spared_and_would_have_match
     }
     let plan = assemble(done.into_iter().map(Search::finish).collect(), &space);
     assert!(plan.identical > 0);
+    // No two rows are the same setup but for a batch size with the same
+    // price and the same numbers: those are one row.
+    for (i, a) in plan.feasible.iter().enumerate() {
+        for b in &plan.feasible[i + 1..] {
+            let same_but_batch = matches!((&a.config, &b.config), (
+                Config::SelfHosted { gpu: g, tp: t, weights: w, .. },
+                Config::SelfHosted { gpu: h, tp: u, weights: v, .. },
+            ) if (g, t, w) == (h, u, v));
+            assert!(
+                !(same_but_batch
+                    && a.replicas == b.replicas
+                    && a.usd_per_month == b.usd_per_month
+                    && a.summary == b.summary),
+                "{} and {} tie: one row",
+                a.description,
+                b.description
+            );
+        }
+    }
     assert!(
         plan.feasible
             .iter()

@@ -11,7 +11,10 @@ use crate::scenario::{
 };
 
 mod models;
+mod stories;
+pub mod story;
 pub use models::thinking_agent;
+pub use story::{Claim, Quantity, Step};
 
 /// A preset: a stable id (used in links), a title, what to try, and the scenario.
 #[derive(Clone, Debug)]
@@ -24,6 +27,9 @@ pub struct Preset {
     pub explanation: &'static str,
     /// The scenario itself.
     pub scenario: Scenario,
+    /// The story as a guided sequence of steps (the first is the preset as
+    /// it opens), every claim checked against the simulation.
+    pub steps: &'static [Step],
 }
 
 /// A chat-style request class: log-normal prompt and answer lengths.
@@ -459,42 +465,49 @@ pub fn all() -> Vec<Preset> {
             title: "Chatbot on one H100",
             explanation: "A chat assistant on Llama-3.1-8B and a single H100 with continuous batching. Raise the arrival rate until p99 time-to-first-token passes the 500 ms target, then add a replica or lower max_num_seqs and watch the trade between per-user speed and total throughput.",
             scenario: chatbot_h100(),
+            steps: stories::CHATBOT,
         },
         Preset {
             id: "launch-spike",
             title: "Launch spike: email summarisation",
             explanation: "An email-summarisation feature on a hosted frontier model. 50 users run clean; at minute five the launch brings 5,000 and the 1.5 M tokens-per-minute cap answers with 429s, which this fail-fast client shows as errors. Switch the client to a queue and the errors become waiting; raise the rate-limit tier to 4× and the wait disappears; route short emails to the small model and cost and 429s both fall.",
             scenario: launch_spike(),
+            steps: stories::LAUNCH_SPIKE,
         },
         Preset {
             id: "pay-for-speed",
             title: "Pay for speed: voice assistant",
             explanation: "A voice assistant reads 200-token answers aloud at 60 tokens/s: 3.3 s per answer, about $22,500 a month. Route it to the tier's 200 tokens/s variant: the answer takes 1 s and the bill rises by 40 %, about $9,000 a month. Is a faster voice worth it?",
             scenario: pay_for_speed(),
+            steps: stories::PAY_FOR_SPEED,
         },
         Preset {
             id: "self-hosted-tuning",
             title: "Self-hosted tuning: $12/h server",
             explanation: "A $12/hour server (Llama-3.1-70B on 4 × H100, vLLM) is paid for busy or idle, so throughput sets the price per token. With static batches and 16-bit weights, 6 requests/s make about 1,500 output tokens/s (≈ $2.2 per million) and users wait seconds for a first token. Switch batching to continuous with chunked prefill and the weights to FP8: the same traffic gets its first token in about 50 ms, and the server keeps up with about 16 requests/s — about 4,100 tokens/s (≈ $0.8 per million) — so the same traffic needs fewer than half as many servers.",
             scenario: self_hosted_tuning(),
+            steps: stories::SELF_HOSTED,
         },
         Preset {
             id: "overnight-batch",
             title: "Overnight batch summarisation",
             explanation: "Long documents summarised in bulk, where only throughput and cost matter. Compare chunked prefill with plain continuous batching, and try a larger token budget per pass.",
             scenario: overnight_batch(),
+            steps: stories::OVERNIGHT,
         },
         Preset {
             id: "classification",
             title: "Classification at scale",
             explanation: "Bursty classification traffic on four L4s: prompts dominate and answers are a few tokens, so prefill is the bottleneck. Change the burstiness and the router and watch the tail latency.",
             scenario: classification_at_scale(),
+            steps: stories::CLASSIFICATION,
         },
         Preset {
             id: "thinking-agent",
             title: "Thinking before answering: an agent's 20 calls",
             explanation: "The same coding-agent task, 20 model calls one after another, on two hosted models. The reasoning model streams at 200 tokens/s, 2.5 times the instant model's 80, yet its first visible word comes after about 5.7 s (median), because it first thinks about 1,000 hidden tokens; the instant model answers in about 0.5 s. Over the 20 calls the task takes about 2.9 minutes on the reasoning model against about 1 minute, and each call costs about 3 times as much, since the thinking is billed as output. Drag 'Thinking before answering' or 'Calls per task' and watch the task latency.",
             scenario: thinking_agent(),
+            steps: stories::THINKING_AGENT,
         },
     ]
 }

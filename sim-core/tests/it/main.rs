@@ -16,6 +16,7 @@ mod queueing;
 mod reasoning;
 mod repro;
 mod serving;
+mod stories;
 mod validation;
 
 use sim_core::dist::Dist;

@@ -1,0 +1,254 @@
+//! Every preset's story, step by step. Each number a step's text states is a
+//! claim below it, as a range the simulated run must fall in; the page checks
+//! the claims against the run on screen and `tests/it/stories.rs` checks them
+//! all. Nothing here tunes a scenario: the steps edit through the catalogue,
+//! as the page's controls do.
+
+use super::story::{Quantity as Q, Step, at_least, at_most, between, exactly, of_class};
+
+/// The default chatbot: load past one H100's capacity, a second replica, and
+/// the batch-size trade.
+pub const CHATBOT: &[Step] = &[
+    Step {
+        title: "Start: 8 req/s on one H100",
+        say: "At 8 requests/s one H100 answers well inside the 500 ms first-token target, and the capacity card says it could take about 33 tasks/s.",
+        edits: &[],
+        claims: &[
+            at_most(Q::TtftP99, 500.0),
+            between(Q::CapacityPerReplica, 28.0, 38.0),
+            exactly(Q::ReplicasNeeded, 1.0),
+        ],
+    },
+    Step {
+        title: "Raise the load to 40 req/s",
+        say: "Raise the arrival rate to 40 requests/s, past that capacity. The queue grows for as long as the traffic lasts: the median first token now takes more than 20 s, the server still makes only about 8,700 tokens/s, and the cards say this traffic needs 2 replicas.",
+        edits: &[("arrival.rate", "40")],
+        claims: &[
+            exactly(Q::Overloaded, 1.0),
+            at_least(Q::TtftP50, 20_000.0),
+            between(Q::OutputTokensPerS, 7_800.0, 9_600.0),
+            exactly(Q::ReplicasNeeded, 2.0),
+        ],
+    },
+    Step {
+        title: "Add a second replica",
+        say: "Set replicas to 2. The same traffic now gets its first token in about 35 ms (p99 under 500 ms again) and the fleet makes about 10,900 tokens/s; the bill doubles, but the cost per million tokens rises far less, from about $0.14 to $0.22.",
+        edits: &[("replicas", "2")],
+        claims: &[
+            between(Q::TtftP50, 20.0, 60.0),
+            at_most(Q::TtftP99, 500.0),
+            between(Q::OutputTokensPerS, 10_000.0, 11_800.0),
+            between(Q::UsdPerMtok, 0.18, 0.27),
+            exactly(Q::Overloaded, 0.0),
+        ],
+    },
+    Step {
+        title: "Cap the batch at 32 sequences",
+        say: "Lower max_num_seqs to 32. Each user's tokens now come faster (about 9 ms apart instead of 12), but a replica holds fewer sequences at a time: its capacity falls to about 13 tasks/s, the queue comes back and first tokens wait tens of seconds. Per-user speed and total throughput trade through the batch size.",
+        edits: &[("batching.max_seqs", "32")],
+        claims: &[
+            between(Q::TpotP50, 7.5, 10.5),
+            between(Q::CapacityPerReplica, 10.0, 16.0),
+            exactly(Q::Overloaded, 1.0),
+            at_least(Q::TtftP50, 10_000.0),
+        ],
+    },
+];
+
+/// The launch spike on a hosted API: 429s, a queue, a higher tier, a smaller model.
+pub const LAUNCH_SPIKE: &[Step] = &[
+    Step {
+        title: "Start: the launch with a fail-fast client",
+        say: "50 users run clean; at minute five the launch brings 5,000 and the 1.5 M tokens-per-minute cap answers with thousands of 429s. This client gives up at once, so about a quarter of the requests fail. Latencies count only the requests answered.",
+        edits: &[],
+        claims: &[
+            between(Q::UnansweredPct, 18.0, 34.0),
+            at_least(Q::Throttled, 4_000.0),
+        ],
+    },
+    Step {
+        title: "Queue the requests instead",
+        say: "Switch the client to a queue: no request fails and no 429 comes back, but the errors have become waiting — the median first token now arrives after more than a minute.",
+        edits: &[("api.client", "queue")],
+        claims: &[
+            exactly(Q::UnansweredPct, 0.0),
+            exactly(Q::Throttled, 0.0),
+            at_least(Q::TtftP50, 60_000.0),
+        ],
+    },
+    Step {
+        title: "Raise the rate-limit tier to 4×",
+        say: "Raise the rate limits 4×: the wait disappears (first token in under a second at the median) and every request is served. The bill rises to about $350k a month: the requests that failed or waited before are now all answered, and answers are billed.",
+        edits: &[("rate_limit_multiplier", "4")],
+        claims: &[
+            at_most(Q::TtftP50, 1_000.0),
+            exactly(Q::UnansweredPct, 0.0),
+            between(Q::UsdPerMonth, 300_000.0, 400_000.0),
+        ],
+    },
+    Step {
+        title: "Route short emails to the small model",
+        say: "Send the short emails to the small model: they answer faster, and the bill falls to about $260k a month with every request still served.",
+        edits: &[("backend[short email]", "small")],
+        claims: &[
+            between(Q::UsdPerMonth, 220_000.0, 295_000.0),
+            exactly(Q::UnansweredPct, 0.0),
+            at_most(Q::TtftP50, 600.0),
+        ],
+    },
+];
+
+/// The voice assistant: pay for a faster tier.
+pub const PAY_FOR_SPEED: &[Step] = &[
+    Step {
+        title: "Start: 60 tokens/s read aloud",
+        say: "Answers of 200 tokens stream at 60 tokens/s: about 3.3 s per answer, about $22,500 a month.",
+        edits: &[],
+        claims: &[
+            between(Q::E2eP50, 3_000.0, 4_300.0),
+            between(Q::UsdPerMonth, 21_800.0, 23_200.0),
+        ],
+    },
+    Step {
+        title: "Route to the 200 tokens/s variant",
+        say: "Route the traffic to the tier's fast variant: an answer takes about 1 s and the bill rises by about $9,000 a month, to about $31,500. Is a faster voice worth it?",
+        edits: &[("backend", "voice-llm+fast")],
+        claims: &[
+            between(Q::E2eP50, 800.0, 1_700.0),
+            between(Q::UsdPerMonth, 30_500.0, 32_500.0),
+        ],
+    },
+];
+
+/// The $12/hour server: continuous batching and FP8, then the load it carries.
+pub const SELF_HOSTED: &[Step] = &[
+    Step {
+        title: "Start: static batches, 16-bit weights",
+        say: "A $12/hour server (Llama-3.1-70B on 4 × H100) with static batches and 16-bit weights makes about 1,500 output tokens/s at 6 requests/s (≈ $2.2 per million) and users wait seconds for a first token. One such server carries about 10 tasks/s.",
+        edits: &[],
+        claims: &[
+            between(Q::OutputTokensPerS, 1_450.0, 1_600.0),
+            between(Q::UsdPerMtok, 2.0, 2.4),
+            at_least(Q::TtftP50, 1_000.0),
+            between(Q::CapacityPerReplica, 8.5, 11.5),
+        ],
+    },
+    Step {
+        title: "Continuous batching and FP8",
+        say: "Switch batching to continuous with chunked prefill and the weights to FP8: the same traffic gets its first token in about 50 ms, and one server now carries about 20 tasks/s — more than twice as much.",
+        edits: &[("batching.policy", "chunked_prefill"), ("weights", "fp8")],
+        claims: &[
+            between(Q::TtftP50, 30.0, 80.0),
+            between(Q::CapacityPerReplica, 18.0, 24.0),
+        ],
+    },
+    Step {
+        title: "Raise the load to 16 req/s",
+        say: "Raise the arrival rate to 16 requests/s: the tuned server keeps up, making about 4,100 tokens/s (≈ $0.8 per million), first tokens still within the target.",
+        edits: &[("arrival.rate", "16")],
+        claims: &[
+            between(Q::OutputTokensPerS, 3_900.0, 4_300.0),
+            between(Q::UsdPerMtok, 0.7, 0.9),
+            at_most(Q::TtftP99, 1_000.0),
+            exactly(Q::ReplicasNeeded, 1.0),
+        ],
+    },
+    Step {
+        title: "Grow to 40 req/s",
+        say: "At 40 requests/s the cards say this traffic needs 2 tuned servers.",
+        edits: &[("arrival.rate", "40")],
+        claims: &[exactly(Q::ReplicasNeeded, 2.0)],
+    },
+    Step {
+        title: "The same load on the untuned server",
+        say: "Switch back to static batches and 16-bit weights at 40 requests/s: the cards say 5 of those servers. Tuned, the same traffic needs fewer than half as many servers.",
+        edits: &[("batching.policy", "static"), ("weights", "bf16")],
+        claims: &[exactly(Q::ReplicasNeeded, 5.0), exactly(Q::Overloaded, 1.0)],
+    },
+];
+
+/// Long documents in bulk: the policy and the token budget.
+pub const OVERNIGHT: &[Step] = &[
+    Step {
+        title: "Start: chunked prefill, 8,192-token budget",
+        say: "Documents of about 4,000 tokens at 6 per second: one H100 makes about 1,800 output tokens/s at about $0.66 per million and could take about 6.8 documents/s.",
+        edits: &[],
+        claims: &[
+            between(Q::OutputTokensPerS, 1_700.0, 1_900.0),
+            between(Q::UsdPerMtok, 0.6, 0.72),
+            between(Q::CapacityPerReplica, 6.3, 7.3),
+        ],
+    },
+    Step {
+        title: "Plain continuous batching",
+        say: "Switch to plain continuous batching: at this load the tokens per second stay the same, but every whole prompt now stalls the decodes, so each document's tokens come about 30 % slower (about 38 ms apart instead of 29) and the capacity falls to about 6.4 documents/s.",
+        edits: &[("batching.policy", "continuous")],
+        claims: &[
+            between(Q::OutputTokensPerS, 1_700.0, 1_900.0),
+            between(Q::TpotP50, 34.0, 43.0),
+            between(Q::CapacityPerReplica, 5.9, 6.7),
+        ],
+    },
+    Step {
+        title: "Chunked prefill with a 2,048-token budget",
+        say: "Back to chunked prefill with a budget of 2,048 tokens a pass: prompts go in smaller pieces between decodes, and the capacity rises a little, to about 7 documents/s. With prompts this long the GPU is compute-bound either way, so the budget moves it by a few per cent.",
+        edits: &[
+            ("batching.policy", "chunked_prefill"),
+            ("batching.max_batched_tokens", "2048"),
+            ("batching.chunk_tokens", "2048"),
+        ],
+        claims: &[between(Q::CapacityPerReplica, 6.6, 7.5)],
+    },
+];
+
+/// Bursty classification on four L4s.
+pub const CLASSIFICATION: &[Step] = &[
+    Step {
+        title: "Start: bursts of CV 2 on four L4s",
+        say: "Prompts dominate and answers are a few tokens. With bursts (CV 2) the p99 request takes about 1.3 s and about 87 % of requests meet the targets.",
+        edits: &[],
+        claims: &[
+            between(Q::E2eP99, 1_000.0, 1_700.0),
+            between(Q::GoodputPct, 80.0, 93.0),
+        ],
+    },
+    Step {
+        title: "Make the traffic burstier",
+        say: "Raise the burstiness to CV 4 at the same average rate: bursts pile up in the queues, the p99 request takes about 3 s and only about 58 % meet the targets.",
+        edits: &[("arrival.cv", "4")],
+        claims: &[
+            between(Q::E2eP99, 2_400.0, 3_900.0),
+            between(Q::GoodputPct, 48.0, 68.0),
+        ],
+    },
+    Step {
+        title: "Route round-robin",
+        say: "Switch the router to round-robin: blind to how busy each L4 is, it does no better in the tail (p99 about 3.2 s).",
+        edits: &[("router", "round_robin")],
+        claims: &[between(Q::E2eP99, 2_500.0, 4_000.0)],
+    },
+];
+
+/// The reasoning agent: thinking costs the task time.
+pub const THINKING_AGENT: &[Step] = &[
+    Step {
+        title: "Start: a reasoning and an instant model",
+        say: "The reasoning model streams at 200 tokens/s, 2.5 times the instant model's 80, yet its first visible word comes after about 5.7 s (median) because it first thinks about 1,000 hidden tokens; the instant model answers in about 0.5 s. Over the 20 calls the task takes about 2.9 minutes against about 1 minute.",
+        edits: &[],
+        claims: &[
+            of_class("reasoning model", between(Q::VisibleP50, 4_500.0, 7_000.0)),
+            of_class("instant model", between(Q::VisibleP50, 300.0, 800.0)),
+            of_class("reasoning model", between(Q::TaskP50, 156_000.0, 192_000.0)),
+            of_class("instant model", between(Q::TaskP50, 48_000.0, 72_000.0)),
+        ],
+    },
+    Step {
+        title: "Think a quarter as much",
+        say: "Drag the reasoning model's 'Thinking before answering' down to 250 tokens: its first visible word comes in about 1.6 s and the 20-call task takes about 1 minute, as long as on the instant model. Over a long chain of calls, the thinking costs more time than the faster stream saves.",
+        edits: &[("reasoning_tokens[reasoning model]", "250")],
+        claims: &[
+            of_class("reasoning model", between(Q::VisibleP50, 1_000.0, 2_400.0)),
+            of_class("reasoning model", between(Q::TaskP50, 48_000.0, 70_000.0)),
+        ],
+    },
+];

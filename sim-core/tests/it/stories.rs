@@ -1,0 +1,79 @@
+//! Every preset's story runs to its end on the catalogue's own edits, and
+//! every number a step states is what the simulation gives.
+
+use sim_core::compare::{load_check, replica_capacity_per_s};
+use sim_core::presets::story::{scenario_at, step_of};
+
+#[test]
+fn every_story_step_claims_only_what_its_run_shows() {
+    let mut wrong = Vec::new();
+    for p in sim_core::presets::all() {
+        assert!(
+            p.steps.len() >= 2,
+            "{}: a story has an opening and at least one step",
+            p.id
+        );
+        assert!(
+            p.steps[0].edits.is_empty(),
+            "{}: step 1 is the preset",
+            p.id
+        );
+        let mut previous = None;
+        for (k, step) in p.steps.iter().enumerate() {
+            let s = scenario_at(&p.scenario, p.steps, k).expect("the story's edits apply");
+            assert!(
+                previous.as_ref() != Some(&s),
+                "{} step {}: changes nothing",
+                p.id,
+                k + 1
+            );
+            assert_eq!(
+                step_of(&p.scenario, p.steps, &s),
+                Some(k),
+                "{} step {}: the page finds the step from its scenario",
+                p.id,
+                k + 1
+            );
+            assert!(!step.claims.is_empty(), "{} step {}: no claim", p.id, k + 1);
+            let r = sim_core::run_scenario(s.clone()).expect("valid");
+            let load = step
+                .claims
+                .iter()
+                .any(|c| c.what.needs_capacity())
+                .then(|| {
+                    let c = replica_capacity_per_s(&s).expect("capacity");
+                    load_check(&s, c).expect("a fleet")
+                });
+            for c in step.claims {
+                let got = c.check(&r, load.as_ref());
+                if got.holds != Some(true) {
+                    wrong.push(format!(
+                        "{} step {} ({}): {} is {}, the story says {}",
+                        p.id,
+                        k + 1,
+                        step.title,
+                        c.subject(),
+                        got.value.map_or("missing".into(), |v| c.what.show(v)),
+                        c.expects()
+                    ));
+                }
+            }
+            previous = Some(s);
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn a_scenario_off_the_story_path_is_no_step() {
+    let p = sim_core::presets::self_hosted_tuning();
+    let steps = sim_core::presets::all()
+        .into_iter()
+        .find(|q| q.id == "self-hosted-tuning")
+        .expect("preset")
+        .steps;
+    let mut s = p.clone();
+    sim_core::params::apply(&mut s, "arrival.rate", "7").expect("edit");
+    assert_eq!(step_of(&p, steps, &s), None);
+    assert_eq!(step_of(&p, steps, &p), Some(0));
+}
