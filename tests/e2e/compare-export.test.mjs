@@ -22,6 +22,7 @@ test('pinning A and changing B shows deltas and overlays', async () => {
   const latency = await p.canvasPixels('chart-latency');
   await p.byTestId('pin').click();
   await p.byTestId('pinned-note').waitFor();
+  assert.equal(await p.text('pinned-note'), 'Comparing with A: Chatbot on one H100');
   assert.equal(await p.text('card-throughput-delta'), 'same as A');
   const before = await p.text('card-throughput');
   await p.byTestId('arrival-rate-number').fill('16');
@@ -29,7 +30,7 @@ test('pinning A and changing B shows deltas and overlays', async () => {
   await p.waitForTextChange('card-throughput', before, 15_000);
   await p.waitForRun();
   // Differences in the number's own unit, then relative to A.
-  assert.match(await p.text('card-throughput-delta'), /^\+\d+ tok\/s \(\+\d+(\.\d)? %\) vs A — better$/);
+  assert.match(await p.text('card-throughput-delta'), /^\+[\d,]+ tok\/s \(\+\d+(\.\d)? %\) vs A — better$/);
   assert.equal(await p.byTestId('card-throughput-delta').getAttribute('data-judged'), 'better');
   assert.match(await p.text('card-ttft-p99-delta'), /^[+-][\d.]+ (ms|s|min) \([+-][\d.]+ %\) vs A — (better|worse)$/);
   assert.match(await p.text('card-goodput-delta'), /^([+-][\d.]+ points vs A — (better|worse)|same as A)$/);

@@ -158,11 +158,15 @@ pub fn App() -> impl IntoView {
                     }
                 }>"Change the scenario ↓"</a>
                 {status_view(scenario, runner.clone(), load)}
-                {crate::story_view::story_view(scenario, story, runner.clone(), (load, load_for))}
-                {toolbar_view(scenario, report, pinned)}
-                <div class="cards">
-                    {cards_view(report, pinned)}
-                    {capacity_cards(scenario, load)}
+                // The story above the cards; on a phone, below them, so the
+                // first screen shows numbers.
+                <div class="lead">
+                    {crate::story_view::story_view(scenario, story, runner.clone(), (load, load_for))}
+                    {toolbar_view(scenario, report, pinned)}
+                    <div class="cards">
+                        {cards_view(report, pinned)}
+                        {capacity_cards(scenario, load)}
+                    </div>
                 </div>
                 {crate::cards::per_class_view(report)}
                 {playback_view(report, playhead, playing)}

@@ -257,6 +257,30 @@ pub fn status_view(
     }
 }
 
+/// What was pinned, as a person tells it: the scenario's name and, if it was
+/// edited from a preset, what differs ("Chatbot on one H100, with Arrival
+/// rate 40 req/s; Replicas 2 servers").
+pub fn pinned_label(s: &Scenario) -> String {
+    const SHOWN: usize = 4;
+    let Some(p) = presets::all()
+        .into_iter()
+        .find(|p| p.scenario.name == s.name)
+    else {
+        return s.name.clone();
+    };
+    let diff = sim_core::params::differences(&p.scenario, s);
+    match diff.len() {
+        0 => s.name.clone(),
+        n if n <= SHOWN => format!("{}, with {}", s.name, diff.join("; ")),
+        n => format!(
+            "{}, with {} and {} more changes",
+            s.name,
+            diff[..SHOWN].join("; "),
+            n - SHOWN
+        ),
+    }
+}
+
 /// Pin as A, clear it, and the exports.
 pub fn toolbar_view(
     scenario: RwSignal<Scenario>,
@@ -281,7 +305,7 @@ pub fn toolbar_view(
                             "Clear A"
                         </button>
                         <span class="pinned-note" data-testid="pinned-note">
-                            {move || pinned.with(|p| p.as_ref().map(|(s, _)| format!("Comparing with A: {}", s.name))).unwrap_or_default()}
+                            {move || pinned.with(|p| p.as_ref().map(|(s, _)| format!("Comparing with A: {}", pinned_label(s)))).unwrap_or_default()}
                         </span>
                     </Show>
                     <span class="spacer"></span>

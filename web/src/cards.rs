@@ -340,10 +340,13 @@ pub fn difference_text(unit: Unit, a: f64, b: f64) -> String {
     let m = d.abs();
     match unit {
         Unit::Ms => format!("{sign}{}", fmt_ms(Some(m))),
-        Unit::TokS => format!("{sign}{m:.0} tok/s"),
+        Unit::TokS => format!(
+            "{sign}{} tok/s",
+            sim_core::format::thousands(m.round() as u64)
+        ),
         Unit::Percent => format!("{sign}{m:.1} points"),
         Unit::Usd => format!("{sign}{}", fmt_usd(m)),
-        Unit::Count => format!("{sign}{m:.0}"),
+        Unit::Count => format!("{sign}{}", sim_core::format::thousands(m.round() as u64)),
     }
 }
 
@@ -561,7 +564,7 @@ mod tests {
         );
         assert_eq!(
             delta_text(Unit::TokS, 1500.0, 4100.0),
-            "+2600 tok/s (+173.3 %) vs A"
+            "+2,600 tok/s (+173.3 %) vs A"
         );
         assert_eq!(delta_text(Unit::Count, 0.0, 12.0), "+12 vs A");
         assert_eq!(delta_text(Unit::Ms, 5.0, 5.0), "same as A");

@@ -235,6 +235,33 @@ pub fn choose_model(s: &mut Scenario, model: crate::physics::Model) {
 /// format it needs; a batching policy brings its own settings). The page
 /// says these where the user is looking, so no change happens unnoticed.
 pub fn side_effects(before: &Scenario, after: &Scenario, edited: &Param) -> Vec<String> {
+    changes(before, after)
+        .into_iter()
+        .filter(|c| c.path != edited.path)
+        .map(|c| format!("{}: {} → {}", c.label, c.before, c.after))
+        .collect()
+}
+
+/// How `s` differs from `base`, parameter by parameter ("Arrival rate 40
+/// req/s"): what names a pinned scenario edited from its preset.
+pub fn differences(base: &Scenario, s: &Scenario) -> Vec<String> {
+    changes(base, s)
+        .into_iter()
+        .map(|c| format!("{} {}", c.label, c.after))
+        .collect()
+}
+
+/// One catalogue parameter whose value differs between two scenarios.
+struct Change {
+    path: &'static str,
+    /// The label, with the class in brackets for per-class parameters of
+    /// multi-class workloads.
+    label: String,
+    before: String,
+    after: String,
+}
+
+fn changes(before: &Scenario, after: &Scenario) -> Vec<Change> {
     let classes = before
         .workload
         .classes
@@ -261,7 +288,7 @@ pub fn side_effects(before: &Scenario, after: &Scenario, edited: &Param) -> Vec<
         }
     };
     let mut out = Vec::new();
-    for p in super::all().filter(|p| p.path != edited.path) {
+    for p in super::all() {
         let n = if p.per_class() { classes } else { 1 };
         for i in 0..n {
             if let (Some(a), Some(b)) = (p.get_text(before, i), p.get_text(after, i))
@@ -273,7 +300,12 @@ pub fn side_effects(before: &Scenario, after: &Scenario, edited: &Param) -> Vec<
                 } else {
                     String::new()
                 };
-                out.push(format!("{}{class}: {a} → {b}", p.label));
+                out.push(Change {
+                    path: p.path,
+                    label: format!("{}{class}", p.label),
+                    before: a,
+                    after: b,
+                });
             }
         }
     }

@@ -16,7 +16,7 @@ mod provider;
 mod serving;
 mod traffic;
 
-pub use edits::{batching_for_policy, inert, set_share, side_effects, spike_schedule};
+pub use edits::{batching_for_policy, differences, inert, set_share, side_effects, spike_schedule};
 
 /// Where a parameter sits on the page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

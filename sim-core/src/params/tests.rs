@@ -313,3 +313,16 @@ fn prefix_caching_says_why_it_changes_nothing_without_a_shared_prefix() {
     assert_eq!(inert(p, &s), None);
     assert_eq!(inert(find("replicas").expect("param"), &s), None);
 }
+
+#[test]
+fn differences_name_every_edit_from_the_preset() {
+    let base = presets::chatbot_h100();
+    let mut s = base.clone();
+    assert!(differences(&base, &s).is_empty());
+    apply(&mut s, "arrival.rate", "40").expect("rate");
+    apply(&mut s, "replicas", "2").expect("replicas");
+    assert_eq!(
+        differences(&base, &s),
+        ["Arrival rate 40 req/s", "Replicas 2 servers"]
+    );
+}
