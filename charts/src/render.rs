@@ -7,6 +7,7 @@
 use crate::model::{Axis, Chart, Corner, GREY, Mark, Scale, Stroke, short};
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// A chart's drawing result.
 pub type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>::ErrorType>>;
@@ -53,6 +54,7 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) ->
         .y_label_formatter(&|v| tick_label(y, *v))
         .draw()?;
     let at = |p: &(f64, f64)| (to_coord(x, p.0), to_coord(y, p.1));
+    let mut legend: Vec<(&str, Marker)> = Vec::new();
     for (kind, (label, colour)) in chart.bar_kinds.iter().enumerate() {
         let style = ShapeStyle {
             color: colour.mix(0.85),
@@ -65,9 +67,8 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) ->
                 .iter()
                 .filter(|b| b.kind == kind)
                 .map(|b| Rectangle::new([at(&(b.x.0, b.y.0)), at(&(b.x.1, b.y.1))], style)),
-        )?
-        .label(label.as_str())
-        .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], style));
+        )?;
+        legend.push((label.as_str(), Marker::Block(style)));
     }
     for l in &chart.lines {
         let style = ShapeStyle {
@@ -76,21 +77,19 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) ->
             stroke_width: 2,
         };
         let points: Vec<(f64, f64)> = l.points.iter().map(at).collect();
-        let series = match l.stroke {
+        match l.stroke {
             Stroke::Solid => ctx.draw_series(LineSeries::new(points, style))?,
             Stroke::Dashed => {
                 ctx.draw_series(DashedLineSeries::new(points, DASH.0, DASH.1, style))?
             }
         };
-        let dashed = l.stroke == Stroke::Dashed;
-        // The legend shows the line as it is drawn: dashed lines as two dashes.
         // The legend shows the line as it is drawn: a dashed line as two dashes.
-        let (gap_from, gap_to) = if dashed { (6, 10) } else { (8, 8) };
-        series.label(l.label.as_str()).legend(move |(x, y)| {
-            EmptyElement::at((x, y))
-                + PathElement::new(vec![(0, 0), (gap_from, 0)], style)
-                + PathElement::new(vec![(gap_to, 0), (16, 0)], style)
-        });
+        let gap = if l.stroke == Stroke::Dashed {
+            (6, 10)
+        } else {
+            (8, 8)
+        };
+        legend.push((l.label.as_str(), Marker::Line(style, gap)));
         if let Some(c) = l.circle {
             ctx.draw_series(std::iter::once(Circle::new(at(&c), 6, style)))?;
         }
@@ -111,34 +110,85 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) ->
             }
         };
         let style = colour.stroke_width(1);
-        ctx.draw_series(DashedLineSeries::new([a, b], 5, 4, style))?
-            .label(m.label())
-            .legend(move |(x, y)| {
-                EmptyElement::at((x, y))
-                    + PathElement::new(vec![(0, 0), (5, 0)], style)
-                    + PathElement::new(vec![(9, 0), (14, 0)], style)
-            });
+        ctx.draw_series(DashedLineSeries::new([a, b], 5, 4, style))?;
+        legend.push((m.label(), Marker::Line(style, (5, 9))));
     }
     if let Some(note) = &chart.circle_note {
-        let style = GREY.stroke_width(2);
-        ctx.draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())?
-            .label(note.as_str())
-            .legend(move |(x, y)| Circle::new((x + 7, y), 5, style));
+        legend.push((note.as_str(), Marker::Ring(GREY.stroke_width(2))));
     }
-    if chart.legend_entries().len() > 1 {
-        let pos = match chart.legend {
-            Corner::UpperLeft => SeriesLabelPosition::UpperLeft,
-            Corner::UpperRight => SeriesLabelPosition::UpperRight,
-            Corner::LowerRight => SeriesLabelPosition::LowerRight,
-        };
-        ctx.configure_series_labels()
-            .position(pos)
-            .background_style(WHITE)
-            .border_style(GREY)
-            .label_font((FONT, 12))
-            .draw()?;
+    if legend.len() > 1 {
+        draw_legend(
+            &ctx.plotting_area().strip_coord_spec(),
+            &legend,
+            chart.legend,
+        )?;
     }
     root.present()
+}
+
+/// How a legend entry shows its series.
+enum Marker {
+    /// A filled block (bars).
+    Block(ShapeStyle),
+    /// A line, with a gap between these x offsets (a dash).
+    Line(ShapeStyle, (i32, i32)),
+    /// A ring (the circled point).
+    Ring(ShapeStyle),
+}
+
+/// The legend in a corner of the plotting area: a bordered box, a row per
+/// entry. Drawn here rather than by plotters, whose legend measures each
+/// label through the page's layout on the web.
+fn draw_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    entries: &[(&str, Marker)],
+    corner: Corner,
+) -> DrawResult<DB> {
+    const ROW: i32 = 18;
+    const PAD: i32 = 6;
+    const MARK: i32 = 16;
+    let text = (FONT, 12)
+        .into_font()
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Left, VPos::Center));
+    let mut text_w = 0;
+    for (label, _) in entries {
+        text_w = text_w.max(area.estimate_text_size(label, &text)?.0 as i32);
+    }
+    let (w, h) = (
+        PAD * 3 + MARK + text_w,
+        PAD * 2 + ROW * entries.len() as i32,
+    );
+    let (aw, ah) = area.dim_in_pixel();
+    let (aw, ah) = (aw as i32, ah as i32);
+    let (x0, y0) = match corner {
+        Corner::UpperLeft => (PAD, PAD),
+        Corner::UpperRight => (aw - w - PAD, PAD),
+        Corner::LowerRight => (aw - w - PAD, ah - h - PAD),
+    };
+    area.draw(&Rectangle::new(
+        [(x0, y0), (x0 + w, y0 + h)],
+        WHITE.filled(),
+    ))?;
+    area.draw(&Rectangle::new(
+        [(x0, y0), (x0 + w, y0 + h)],
+        GREY.stroke_width(1),
+    ))?;
+    for (i, (label, marker)) in entries.iter().enumerate() {
+        let (x, y) = (x0 + PAD, y0 + PAD + ROW * i as i32 + ROW / 2);
+        match marker {
+            Marker::Block(style) => {
+                area.draw(&Rectangle::new([(x, y - 5), (x + MARK - 2, y + 5)], *style))?
+            }
+            Marker::Line(style, (a, b)) => {
+                area.draw(&PathElement::new(vec![(x, y), (x + a, y)], *style))?;
+                area.draw(&PathElement::new(vec![(x + b, y), (x + MARK, y)], *style))?;
+            }
+            Marker::Ring(style) => area.draw(&Circle::new((x + MARK / 2, y), 5, *style))?,
+        }
+        area.draw(&Text::new(*label, (x + MARK + PAD, y), text.clone()))?;
+    }
+    Ok(())
 }
 
 /// The chart in words: its title, its axes and, per line, where it starts,

@@ -5,12 +5,12 @@
 //! keep only each chart's latest data, so a slider drag never stacks up
 //! redraws or makes one long task of a simulation slice and the drawing.
 
+use crate::canvas_backend::MeasuringCanvas;
 use crate::downloads::png_button;
 use lab_charts::model::Chart;
 use lab_charts::{ReportChart, render};
 use leptos::prelude::*;
 use plotters::prelude::IntoDrawingArea;
-use plotters_canvas::CanvasBackend;
 
 /// Most time one drawing task spends, ms (a chart in progress always finishes).
 pub const DRAW_BUDGET_MS: f64 = 12.0;
@@ -77,7 +77,7 @@ fn next_task() {
 }
 
 /// The drawing area of a chart on the page.
-pub type Area = plotters::drawing::DrawingArea<CanvasBackend, plotters::coord::Shift>;
+pub type Area = plotters::drawing::DrawingArea<MeasuringCanvas, plotters::coord::Shift>;
 
 /// A chart's size, caption and behaviour.
 pub struct ChartSpec {
@@ -127,7 +127,7 @@ pub fn chart_canvas(
                     return;
                 }
                 let Some(chart) = model() else { return };
-                if let Some(backend) = CanvasBackend::with_canvas_object(el) {
+                if let Some(backend) = MeasuringCanvas::new(el) {
                     // A failed draw leaves the previous frame; nothing better to show.
                     let _ = render::draw(&backend.into_drawing_area(), &chart);
                 }

@@ -5,6 +5,7 @@
 
 pub mod app;
 pub mod app_parts;
+pub mod canvas_backend;
 pub mod cards;
 pub mod chart_views;
 pub mod control_views;
