@@ -150,21 +150,33 @@ pub fn group_view(
     let controls = g.controls;
     let title = g.group.title();
     let for_visible = controls.clone();
-    let classes = move || {
+    // The class names a per-class group repeats for (one unnamed entry
+    // otherwise): the group's body is rebuilt only when they change, never on
+    // an edit of a value (each control follows its own value).
+    let classes = Memo::new(move |_| {
         if per_class {
-            scenario.with(|s| s.workload.classes.len())
+            scenario.with(|s| {
+                s.workload
+                    .classes
+                    .iter()
+                    .map(|k| Some(k.name.clone()))
+                    .collect::<Vec<_>>()
+            })
         } else {
-            1
+            vec![None]
         }
-    };
-    let visible = move || {
-        scenario.with(|s| (0..classes()).any(|i| for_visible.iter().any(|c| c.applies(s, i))))
-    };
+    });
+    let visible = Memo::new(move |_| {
+        let n = classes.with(Vec::len);
+        scenario.with(|s| (0..n).any(|i| for_visible.iter().any(|c| c.applies(s, i))))
+    });
+    let visible = move || visible.get();
     let body = move || {
-        (0..classes())
-            .map(|i| {
-                let heading =
-                    per_class.then(|| scenario.with(|s| s.workload.classes[i].name.clone()));
+        classes
+            .get()
+            .into_iter()
+            .enumerate()
+            .map(|(i, heading)| {
                 let items = controls
                     .iter()
                     .map(|c| match *c {
@@ -269,7 +281,10 @@ fn number_control(
 ) -> AnyView {
     let p = c.param;
     let help_id = format!("{dom_id}-help");
-    let value = move || scenario.with(|s| c.get(s, i));
+    // Each attribute below reads the memo, so an edit elsewhere in the
+    // scenario updates nothing here.
+    let value = Memo::new(move |_| scenario.with(|s| c.get(s, i)));
+    let value = move || value.get();
     let id = StoredValue::new(dom_id.clone());
     let set = move |v: f64| {
         id.with_value(|d| apply(scenario, problem, (d, p), |s: &mut Scenario| c.set(s, i, v)))
@@ -355,7 +370,9 @@ fn choice_control(
     problem: RwSignal<Option<String>>,
 ) -> AnyView {
     let p = c.param;
-    let current = move || scenario.with(|s| c.get(s, i));
+    let current = Memo::new(move |_| scenario.with(|s| c.get(s, i)));
+    let current = move || current.get();
+    let options = Memo::new(move |_| scenario.with(|s| c.options(s, i)));
     let id = StoredValue::new(dom_id.clone());
     view! {
         <Show when=move || current().is_some()>
@@ -370,13 +387,15 @@ fn choice_control(
                         id.with_value(|d| apply(scenario, problem, (d, p), |s: &mut Scenario| c.set(s, i, &k)));
                     }
                 >
+                    // The options are rebuilt only when they change (a new
+                    // model, a new class), not on every edit of the scenario.
                     {move || {
-                        let cur = current();
-                        scenario
-                            .with(|s| c.options(s, i))
+                        options
+                            .get()
                             .into_iter()
                             .map(|(k, label)| {
-                                let selected = cur.as_deref() == Some(k.as_str());
+                                let key = k.clone();
+                                let selected = move || current().as_deref() == Some(key.as_str());
                                 view! { <option value=k selected=selected>{label}</option> }
                             })
                             .collect_view()
@@ -403,7 +422,8 @@ fn text_control(
     problem: RwSignal<Option<String>>,
 ) -> AnyView {
     let p = c.param;
-    let current = move || scenario.with(|s| c.get(s, i));
+    let current = Memo::new(move |_| scenario.with(|s| c.get(s, i)));
+    let current = move || current.get();
     let id = StoredValue::new(dom_id.clone());
     view! {
         <Show when=move || current().is_some()>

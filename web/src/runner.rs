@@ -14,7 +14,7 @@ use sim_core::{Report, Scenario, Simulation};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use crate::jobs::{EVENTS_PER_CHECK, MAX_SLICE_EVENTS, SLICE_MS, SliceStats, now_ms};
+use crate::jobs::{MAX_SLICE_EVENTS, RUN_EVENTS_PER_CHECK, SLICE_MS, SliceStats, now_ms};
 
 /// What the page shows about the run in progress.
 #[derive(Clone, Debug, PartialEq)]
@@ -148,7 +148,7 @@ impl Runner {
             let start = s.events();
             loop {
                 let left = MAX_SLICE_EVENTS - (s.events() - start);
-                if s.advance_events(EVENTS_PER_CHECK.min(left)) {
+                if s.advance_events(RUN_EVENTS_PER_CHECK.min(left)) {
                     break (true, s.events() - start);
                 }
                 let events = s.events() - start;
