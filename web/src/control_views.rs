@@ -199,7 +199,7 @@ pub fn group_view(
             .collect_view()
     };
     view! {
-        <Show when=visible.clone()>
+        <Show when=visible>
             <details class="group" open=true data-testid=format!("group-{}", title.to_lowercase().replace(' ', "-"))>
                 <summary>{title}</summary>
                 {body.clone()}
