@@ -9,7 +9,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use tlab::analysis;
 
+mod parameters;
 mod plan_text;
+mod trace;
 use tlab::summary::{ms, summary};
 
 /// Largest scenario file accepted, bytes.
@@ -77,6 +79,20 @@ enum Command {
         /// `tlab sweep --help-parameters`); may be repeated.
         #[arg(long = "set", value_name = "NAME=VALUE")]
         set: Vec<String>,
+        /// Replay a real request trace (Mooncake or request-log JSON lines,
+        /// Azure or BurstGPT CSV, vllm bench serve JSON) as the arrivals, on
+        /// the scenario's fleet.
+        #[arg(long, value_name = "FILE")]
+        trace: Option<PathBuf>,
+        #[command(flatten)]
+        trace_args: trace::TraceArgs,
+    },
+    /// What a real request trace holds: its format, rate, lengths and prefix reuse.
+    Trace {
+        /// The trace file (format detected).
+        file: PathBuf,
+        #[command(flatten)]
+        trace_args: trace::TraceArgs,
     },
     /// Monthly cost on an API tier vs self-hosted as load grows, and the crossover.
     Compare {
@@ -253,12 +269,28 @@ fn main() -> ExitCode {
 
 fn execute(command: Command) -> Result<String, String> {
     match command {
+        Command::Trace { file, trace_args } => {
+            let t = trace::read(&file, &trace_args)?;
+            Ok(trace::summary_text(&file, &t))
+        }
         Command::Run {
             scenario,
             json,
             set,
+            trace,
+            trace_args,
         } => {
             let s = load_with(&scenario, &set)?;
+            let s = match trace {
+                None => s,
+                Some(file) => {
+                    let t = trace::read(&file, &trace_args)?;
+                    eprint!("{}", trace::summary_text(&file, &t));
+                    let mut edited = s.into_inner();
+                    t.apply_to(&mut edited);
+                    edited.validate().map_err(|e| e.to_string())?
+                }
+            };
             let report = sim_core::run(&s);
             if json {
                 serde_json::to_string_pretty(&report)
@@ -323,7 +355,7 @@ fn execute(command: Command) -> Result<String, String> {
             help_parameters,
         } => {
             if help_parameters {
-                return Ok(parameter_list());
+                return Ok(parameters::list());
             }
             let s = load(&scenario)?;
             let axes = vary
@@ -499,36 +531,6 @@ fn execute(command: Command) -> Result<String, String> {
                 .map_err(|e| e.to_string())
         }
     }
-}
-
-/// Every parameter of the catalogue: path, what values it takes, its label.
-fn parameter_list() -> String {
-    use sim_core::params::{self, Kind};
-    let preset = sim_core::presets::chatbot_h100();
-    params::all()
-        .map(|p| {
-            let values = match p.kind {
-                Kind::Number(n) => format!(
-                    "{}..={} {}",
-                    params::show(n.min),
-                    params::show(n.max),
-                    p.unit
-                ),
-                Kind::Choice(c) => (c.options)(&preset, 0)
-                    .into_iter()
-                    .map(|(k, _)| k)
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                Kind::Text(t) => format!("text, as in \"{}\"", t.example),
-            };
-            let class = if p.per_class() { "[CLASS]" } else { "" };
-            format!(
-                "{:<30} {} — {values}\n",
-                format!("{}{class}", p.path),
-                p.label
-            )
-        })
-        .collect()
 }
 
 fn load(path: &PathBuf) -> Result<ValidScenario, String> {

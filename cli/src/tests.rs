@@ -12,6 +12,55 @@ mod runs {
     }
 
     #[test]
+    fn a_trace_file_is_summarised_and_replayed_on_the_scenario_s_fleet() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = preset_file(&dir, "chatbot-h100");
+        let trace: PathBuf = [
+            env!("CARGO_MANIFEST_DIR"),
+            "..",
+            "sim-core",
+            "tests",
+            "traces",
+            "rtx4090-requests.jsonl",
+        ]
+        .iter()
+        .collect();
+        let text = execute(Command::Trace {
+            file: trace.clone(),
+            trace_args: Default::default(),
+        })
+        .expect("summary");
+        assert!(
+            text.starts_with(
+                "rtx4090-requests.jsonl: per-request JSON lines, 300 requests over 29.1 s"
+            ),
+            "{text}"
+        );
+        let out = execute(Command::Run {
+            scenario: path,
+            json: true,
+            set: Vec::new(),
+            trace: Some(trace.clone()),
+            trace_args: trace::TraceArgs {
+                speed: 2.0,
+                window: None,
+            },
+        })
+        .expect("run");
+        let report: sim_core::Report = serde_json::from_str(&out).expect("report JSON");
+        assert_eq!(report.requests.arrived, 300);
+        let err = execute(Command::Trace {
+            file: trace,
+            trace_args: trace::TraceArgs {
+                speed: 1.0,
+                window: Some("10-20".into()),
+            },
+        })
+        .expect_err("bad window");
+        assert!(err.contains("FROM:TO"), "{err}");
+    }
+
+    #[test]
     fn a_preset_round_trips_through_a_file_and_reproduces_the_library_run() {
         let dir = tempfile::tempdir().expect("temp dir");
         let path = preset_file(&dir, "chatbot-h100");
@@ -19,6 +68,8 @@ mod runs {
             scenario: path.clone(),
             json: true,
             set: Vec::new(),
+            trace: None,
+            trace_args: Default::default(),
         })
         .expect("run");
         let report: sim_core::Report = serde_json::from_str(&out).expect("report JSON");
@@ -30,6 +81,8 @@ mod runs {
             scenario: path,
             json: false,
             set: Vec::new(),
+            trace: None,
+            trace_args: Default::default(),
         })
         .expect("run");
         assert!(
@@ -49,6 +102,8 @@ mod runs {
             scenario: path,
             json: false,
             set: Vec::new(),
+            trace: None,
+            trace_args: Default::default(),
         })
         .expect_err("invalid");
         assert!(
@@ -59,6 +114,8 @@ mod runs {
             scenario: dir.path().join("missing.json"),
             json: false,
             set: Vec::new(),
+            trace: None,
+            trace_args: Default::default(),
         })
         .expect_err("missing");
         assert!(err.contains("missing.json"), "{err}");

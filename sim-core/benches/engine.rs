@@ -82,3 +82,33 @@ fn conversations_50k(bencher: divan::Bencher) {
         r.utilisation.prefix_cache_hit_rate
     });
 }
+
+/// Reading a trace: the first 2,000 lines of Mooncake's conversation trace
+/// (JSON lines with prefix-block hashes), per request ≈ this ÷ 2,000.
+#[divan::bench(sample_count = 20)]
+fn trace_parse_mooncake_2000(bencher: divan::Bencher) {
+    let text = include_str!("../tests/traces/mooncake-first-2000.jsonl");
+    let options = sim_core::traces::Options::default();
+    bencher.bench(|| {
+        sim_core::traces::read(divan::black_box(text), &options)
+            .expect("trace")
+            .requests
+            .len()
+    });
+}
+
+/// Reading and replaying 2,000 requests of Azure's coding trace on the
+/// default scenario's H100, parsing included.
+#[divan::bench(sample_count = 10)]
+fn trace_replay_azure_2000(bencher: divan::Bencher) {
+    let text = include_str!("../tests/traces/azure-code-first-2000.csv");
+    let base = sim_core::presets::chatbot_h100();
+    bencher.bench(|| {
+        let t = sim_core::traces::read(divan::black_box(text), &Default::default()).expect("trace");
+        let mut s = base.clone();
+        t.apply_to(&mut s);
+        sim_core::run(&s.validate().expect("valid"))
+            .requests
+            .completed
+    });
+}

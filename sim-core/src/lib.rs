@@ -26,6 +26,7 @@ pub mod rng;
 pub mod scenario;
 pub mod sweep;
 pub mod trace;
+pub mod traces;
 
 pub use engine::{Simulation, run};
 

@@ -17,6 +17,7 @@ mod reasoning;
 mod repro;
 mod serving;
 mod stories;
+mod traces;
 mod validation;
 
 use sim_core::dist::Dist;

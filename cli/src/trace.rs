@@ -1,0 +1,113 @@
+//! `tlab trace FILE` and `tlab run --trace FILE`: a real request trace read
+//! in (`sim_core::traces`: the format detected, every line read or refused),
+//! what it holds, and a scenario that replays it.
+
+use sim_core::format::{duration_ms, thousands};
+use sim_core::traces::{self, Imported, Options};
+use std::io::Read;
+use std::path::Path;
+
+/// Largest trace file read (the engine replays at most 5 M requests).
+const MAX_TRACE_BYTES: u64 = 2 * 1024 * 1024 * 1024;
+
+/// How a trace is taken, as the command line says it.
+#[derive(Clone, Debug, clap::Args)]
+pub struct TraceArgs {
+    /// Replay time this many times faster (2 = the same requests in half the
+    /// time).
+    #[arg(long = "trace-speed", default_value_t = 1.0)]
+    pub speed: f64,
+    /// Keep the requests arriving in FROM:TO seconds of the trace, moved to
+    /// start at 0.
+    #[arg(long = "trace-window", value_name = "FROM:TO")]
+    pub window: Option<String>,
+}
+
+impl Default for TraceArgs {
+    fn default() -> Self {
+        TraceArgs {
+            speed: 1.0,
+            window: None,
+        }
+    }
+}
+
+impl TraceArgs {
+    fn options(&self) -> Result<Options, String> {
+        let window = match &self.window {
+            None => None,
+            Some(w) => {
+                let (a, b) = w
+                    .split_once(':')
+                    .ok_or_else(|| format!("--trace-window {w:?}: expected FROM:TO in seconds"))?;
+                let num = |s: &str| {
+                    s.trim()
+                        .parse::<f64>()
+                        .ok()
+                        .filter(|v| v.is_finite())
+                        .ok_or_else(|| {
+                            format!("--trace-window {w:?}: {s:?} is not a number of seconds")
+                        })
+                };
+                Some((num(a)?, num(b)?))
+            }
+        };
+        Ok(Options {
+            speed: self.speed,
+            window,
+        })
+    }
+}
+
+/// Read the trace at `path`.
+pub fn read(path: &Path, args: &TraceArgs) -> Result<Imported, String> {
+    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut text = String::new();
+    file.take(MAX_TRACE_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    if text.len() as u64 > MAX_TRACE_BYTES {
+        return Err(format!(
+            "{}: larger than {} GB; cut it first",
+            path.display(),
+            MAX_TRACE_BYTES >> 30
+        ));
+    }
+    traces::read(&text, &args.options()?).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// What the trace holds, in words.
+pub fn summary_text(path: &Path, t: &Imported) -> String {
+    let s = t.summary();
+    let name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let lengths = |what: &str, q: [f64; 4]| {
+        format!(
+            "{what}: mean {}, p50 {}, p90 {}, p99 {}\n",
+            thousands(q[0].round() as u64),
+            thousands(q[1] as u64),
+            thousands(q[2] as u64),
+            thousands(q[3] as u64)
+        )
+    };
+    let mut out = format!(
+        "{name}: {}, {} requests over {} ({:.2} req/s; the busiest minute {:.2} req/s)\n",
+        t.format.name(),
+        thousands(s.requests as u64),
+        duration_ms(Some(s.span_s * 1e3)),
+        s.mean_rate_per_s,
+        s.peak_minute_rate_per_s
+    );
+    out += &lengths("prompt tokens", s.input);
+    out += &lengths("generated tokens", s.output);
+    if let Some(reuse) = s.prefix_reuse {
+        out += &format!(
+            "prefix blocks ({} tokens) already seen at the same place in an earlier request: {:.1} % (what a cache that never evicts could reuse)\n",
+            t.block_tokens,
+            reuse * 100.0
+        );
+    }
+    out
+}

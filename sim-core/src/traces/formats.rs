@@ -1,0 +1,377 @@
+//! The readers, one per format: each line read or refused, naming the line
+//! and the field.
+
+use super::{Format, at};
+use crate::scenario::bounds;
+use serde_json::Value;
+
+pub(super) struct Row {
+    pub(super) at_s: f64,
+    pub(super) input: u32,
+    pub(super) output: u32,
+    pub(super) blocks: Option<Vec<u64>>,
+}
+
+fn tokens(format: Format, line: usize, field: &str, v: Option<f64>) -> Result<u32, String> {
+    match v {
+        Some(x) if x.is_finite() && x >= 1.0 && x <= f64::from(bounds::TOKENS) => {
+            Ok(x.round() as u32)
+        }
+        Some(x) => Err(at(
+            format,
+            line,
+            format!(
+                "field {field:?} must be 1..={} tokens, got {x}",
+                bounds::TOKENS
+            ),
+        )),
+        None => Err(at(
+            format,
+            line,
+            format!("field {field:?} is missing or not a number"),
+        )),
+    }
+}
+
+fn time(format: Format, line: usize, field: &str, v: Option<f64>) -> Result<f64, String> {
+    match v {
+        Some(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        Some(x) => Err(at(
+            format,
+            line,
+            format!("field {field:?} must be a time ≥ 0, got {x}"),
+        )),
+        None => Err(at(
+            format,
+            line,
+            format!("field {field:?} is missing or not a number"),
+        )),
+    }
+}
+
+fn push(rows: &mut Vec<Row>, format: Format, line: usize, row: Row) -> Result<(), String> {
+    if rows.len() >= bounds::TRACE_REQUESTS {
+        return Err(at(
+            format,
+            line,
+            format!(
+                "more than {} requests; cut the trace with a window",
+                bounds::TRACE_REQUESTS
+            ),
+        ));
+    }
+    rows.push(row);
+    Ok(())
+}
+
+/// JSON lines, each read by `fast` (typed, no allocation per field) or,
+/// when that fails, by `row` from the generic JSON value, which names the
+/// field that is wrong.
+fn json_lines(
+    text: &str,
+    format: Format,
+    fast: impl Fn(&str) -> Option<Row>,
+    mut row: impl FnMut(usize, &serde_json::Map<String, Value>) -> Result<Row, String>,
+) -> Result<Vec<Row>, String> {
+    let mut rows = Vec::new();
+    for (i, l) in text.lines().enumerate() {
+        let (line, l) = (i + 1, l.trim());
+        if l.is_empty() {
+            continue;
+        }
+        if let Some(r) = fast(l) {
+            push(&mut rows, format, line, r)?;
+            continue;
+        }
+        let v: Value =
+            serde_json::from_str(l).map_err(|e| at(format, line, format!("not JSON: {e}")))?;
+        let Value::Object(o) = v else {
+            return Err(at(format, line, "not a JSON object"));
+        };
+        let r = row(line, &o)?;
+        push(&mut rows, format, line, r)?;
+    }
+    Ok(rows)
+}
+
+/// A Mooncake line as it nearly always is.
+#[derive(serde::Deserialize)]
+struct MooncakeLine {
+    timestamp: f64,
+    input_length: u32,
+    output_length: u32,
+    hash_ids: Option<Vec<u64>>,
+}
+
+/// A token count within the engine's bounds.
+fn whole(n: u32) -> Option<u32> {
+    (1..=bounds::TOKENS).contains(&n).then_some(n)
+}
+
+pub(super) fn mooncake(text: &str) -> Result<Vec<Row>, String> {
+    let f = Format::Mooncake;
+    let fast = |l: &str| {
+        let m: MooncakeLine = serde_json::from_str(l).ok()?;
+        (m.timestamp.is_finite() && m.timestamp >= 0.0).then_some(())?;
+        Some(Row {
+            at_s: m.timestamp / 1e3,
+            input: whole(m.input_length)?,
+            output: whole(m.output_length)?,
+            blocks: m.hash_ids,
+        })
+    };
+    json_lines(text, f, fast, |line, o| {
+        let num = |k: &str| o.get(k).and_then(Value::as_f64);
+        let blocks = match o.get("hash_ids") {
+            None => None,
+            Some(Value::Array(a)) => Some(
+                a.iter()
+                    .map(|h| {
+                        h.as_u64().ok_or_else(|| {
+                            at(f, line, "field \"hash_ids\" must hold whole numbers ≥ 0")
+                        })
+                    })
+                    .collect::<Result<Vec<u64>, String>>()?,
+            ),
+            Some(_) => return Err(at(f, line, "field \"hash_ids\" must be a list")),
+        };
+        Ok(Row {
+            at_s: time(f, line, "timestamp", num("timestamp"))? / 1e3,
+            input: tokens(f, line, "input_length", num("input_length"))?,
+            output: tokens(f, line, "output_length", num("output_length"))?,
+            blocks,
+        })
+    })
+}
+
+/// A measured run's line as it nearly always is.
+#[derive(serde::Deserialize)]
+struct LogLine {
+    input_toks: u32,
+    output_toks: u32,
+    queued_ts: Option<f64>,
+    arrival_time: Option<f64>,
+}
+
+pub(super) fn request_log(text: &str) -> Result<Vec<Row>, String> {
+    let f = Format::RequestLog;
+    let fast = |l: &str| {
+        let m: LogLine = serde_json::from_str(l).ok()?;
+        let at_s = m.queued_ts.or(m.arrival_time)?;
+        (at_s.is_finite() && at_s >= 0.0).then_some(())?;
+        Some(Row {
+            at_s,
+            input: whole(m.input_toks)?,
+            output: whole(m.output_toks)?,
+            blocks: None,
+        })
+    };
+    json_lines(text, f, fast, |line, o| {
+        let num = |k: &str| o.get(k).and_then(Value::as_f64);
+        // The engine's own clock when it has one (vLLM's queued_ts), else
+        // the front end's arrival time: never a mix of the two.
+        let at_s = match num("queued_ts") {
+            Some(t) => time(f, line, "queued_ts", Some(t))?,
+            None => time(f, line, "arrival_time", num("arrival_time"))?,
+        };
+        Ok(Row {
+            at_s,
+            input: tokens(f, line, "input_toks", num("input_toks"))?,
+            output: tokens(f, line, "output_toks", num("output_toks"))?,
+            blocks: None,
+        })
+    })
+}
+
+/// A CSV line: its number and its fields.
+type CsvRow<'a> = (usize, Vec<&'a str>);
+
+/// A CSV's rows as fields, with the column index of each named header.
+fn csv<'a>(
+    text: &'a str,
+    format: Format,
+    need: &[&str],
+) -> Result<(Vec<usize>, Vec<CsvRow<'a>>), String> {
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty());
+    let (_, header) = lines.next().ok_or("the trace is empty")?;
+    let names: Vec<&str> = header.split(',').map(str::trim).collect();
+    let cols = need
+        .iter()
+        .map(|n| {
+            names
+                .iter()
+                .position(|h| h == n)
+                .ok_or_else(|| at(format, 1, format!("no column {n:?} in the header")))
+        })
+        .collect::<Result<Vec<usize>, String>>()?;
+    let rows = lines
+        .map(|(i, l)| (i + 1, l.split(',').map(str::trim).collect::<Vec<&str>>()))
+        .collect();
+    Ok((cols, rows))
+}
+
+fn field<'a>(
+    format: Format,
+    line: usize,
+    row: &[&'a str],
+    col: usize,
+    name: &str,
+) -> Result<&'a str, String> {
+    row.get(col).copied().ok_or_else(|| {
+        at(
+            format,
+            line,
+            format!("no value for {name:?}: the line has {} fields", row.len()),
+        )
+    })
+}
+
+fn number(format: Format, line: usize, name: &str, s: &str) -> Result<f64, String> {
+    s.parse::<f64>().map_err(|_| {
+        at(
+            format,
+            line,
+            format!("field {name:?} must be a number, got {s:?}"),
+        )
+    })
+}
+
+pub(super) fn azure(text: &str) -> Result<Vec<Row>, String> {
+    let f = Format::Azure;
+    let names = ["TIMESTAMP", "ContextTokens", "GeneratedTokens"];
+    let (cols, lines) = csv(text, f, &names)?;
+    let mut rows = Vec::new();
+    for (line, r) in lines {
+        let ts = field(f, line, &r, cols[0], names[0])?;
+        let at_s = wall_clock_s(ts).ok_or_else(|| {
+            at(
+                f,
+                line,
+                format!("field \"TIMESTAMP\" must read YYYY-MM-DD HH:MM:SS[.fraction], got {ts:?}"),
+            )
+        })?;
+        let input = number(f, line, names[1], field(f, line, &r, cols[1], names[1])?)?;
+        let output = number(f, line, names[2], field(f, line, &r, cols[2], names[2])?)?;
+        let row = Row {
+            at_s,
+            input: tokens(f, line, names[1], Some(input))?,
+            output: tokens(f, line, names[2], Some(output))?,
+            blocks: None,
+        };
+        push(&mut rows, f, line, row)?;
+    }
+    Ok(rows)
+}
+
+pub(super) fn burst_gpt(text: &str) -> Result<Vec<Row>, String> {
+    let f = Format::BurstGpt;
+    let names = ["Timestamp", "Request tokens", "Response tokens"];
+    let (cols, lines) = csv(text, f, &names)?;
+    let mut rows = Vec::new();
+    for (line, r) in lines {
+        let t = number(f, line, names[0], field(f, line, &r, cols[0], names[0])?)?;
+        let input = number(f, line, names[1], field(f, line, &r, cols[1], names[1])?)?;
+        let output = number(f, line, names[2], field(f, line, &r, cols[2], names[2])?)?;
+        let row = Row {
+            at_s: time(f, line, names[0], Some(t))?,
+            input: tokens(f, line, names[1], Some(input))?,
+            output: tokens(f, line, names[2], Some(output))?,
+            blocks: None,
+        };
+        push(&mut rows, f, line, row)?;
+    }
+    Ok(rows)
+}
+
+pub(super) fn vllm_bench(text: &str) -> Result<Vec<Row>, String> {
+    let f = Format::VllmBench;
+    let v: Value =
+        serde_json::from_str(text).map_err(|e| at(f, e.line(), format!("not JSON: {e}")))?;
+    let list = |k: &str| -> Result<Vec<f64>, String> {
+        match v.get(k) {
+            Some(Value::Array(a)) => a
+                .iter()
+                .enumerate()
+                .map(|(i, x)| {
+                    x.as_f64()
+                        .ok_or_else(|| format!("{}: {k}[{i}] is not a number", f.name()))
+                })
+                .collect(),
+            Some(_) => Err(format!("{}: {k} must be a list", f.name())),
+            None => Err(format!(
+                "{}: no {k} (save the result with --save-detailed)",
+                f.name()
+            )),
+        }
+    };
+    let (inputs, outputs) = (list("input_lens")?, list("output_lens")?);
+    if inputs.len() != outputs.len() {
+        return Err(format!(
+            "{}: {} input_lens but {} output_lens",
+            f.name(),
+            inputs.len(),
+            outputs.len()
+        ));
+    }
+    let starts = match v.get("start_times") {
+        Some(_) => Some(list("start_times")?),
+        None => None,
+    };
+    let rate = match v.get("request_rate") {
+        Some(Value::Number(n)) => n.as_f64().filter(|r| r.is_finite() && *r > 0.0),
+        _ => None, // "inf", missing: every request at once
+    };
+    let mut rows = Vec::new();
+    for (i, (&input, &output)) in inputs.iter().zip(&outputs).enumerate() {
+        let entry = i + 1;
+        let at_s = match (&starts, rate) {
+            (Some(s), _) => time(f, entry, "start_times", s.get(i).copied())?,
+            (None, Some(r)) => i as f64 / r,
+            (None, None) => 0.0,
+        };
+        let row = Row {
+            at_s,
+            input: tokens(f, entry, "input_lens", Some(input))?,
+            output: tokens(f, entry, "output_lens", Some(output))?,
+            blocks: None,
+        };
+        push(&mut rows, f, entry, row)?;
+    }
+    Ok(rows)
+}
+
+/// Seconds since 1970 of `YYYY-MM-DD HH:MM:SS[.fraction]` (UTC; only
+/// differences matter).
+fn wall_clock_s(s: &str) -> Option<f64> {
+    let (date, clock) = s.trim().split_once([' ', 'T'])?;
+    let mut d = date.split('-').map(|p| p.parse::<i64>().ok());
+    let (y, m, day) = (d.next()??, d.next()??, d.next()??);
+    if d.next().is_some() || !(1..=12).contains(&m) || !(1..=31).contains(&day) {
+        return None;
+    }
+    let mut c = clock.trim_end_matches('Z').split(':');
+    let (h, min, sec) = (
+        c.next()?.parse::<i64>().ok()?,
+        c.next()?.parse::<i64>().ok()?,
+        c.next()?.parse::<f64>().ok()?,
+    );
+    if c.next().is_some()
+        || !(0..24).contains(&h)
+        || !(0..60).contains(&min)
+        || !(0.0..61.0).contains(&sec)
+    {
+        return None;
+    }
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some((days * 86_400 + h * 3_600 + min * 60) as f64 + sec)
+}

@@ -1,0 +1,217 @@
+//! Real request traces in: the formats production logs and benchmarks come
+//! in, read into a scenario's trace arrivals. Pure (text in, requests out):
+//! the CLI and the page read the files.
+//!
+//! Formats, detected from the text itself:
+//! - **Mooncake** JSON lines: `timestamp` (ms from the start), `input_length`,
+//!   `output_length`, `hash_ids` (prefix blocks of 512 tokens);
+//! - **Azure LLM** CSV (2023/2024): `TIMESTAMP` (wall clock), `ContextTokens`,
+//!   `GeneratedTokens`;
+//! - **BurstGPT** CSV: `Timestamp` (s), `Model`, `Request tokens`,
+//!   `Response tokens`, `Total tokens`, `Log Type`;
+//! - a **request log**, JSON lines of a measured run: `input_toks`,
+//!   `output_toks`, and `queued_ts` (the engine's clock) or `arrival_time`;
+//! - **`vllm bench serve --save-detailed`** JSON: `input_lens`, `output_lens`,
+//!   and `start_times` when saved (otherwise the benchmark's `request_rate`:
+//!   `inf` sends every request at once, a finite rate spreads them evenly).
+//!
+//! Every line is read or refused: a line that does not parse is an error
+//! naming the line and the field, never skipped, so a partial file is never
+//! taken for a whole one.
+
+use crate::scenario::TraceRequest;
+use serde_json::Value;
+
+mod formats;
+mod summary;
+
+use formats::{Row, azure, burst_gpt, mooncake, request_log, vllm_bench};
+pub use summary::Summary;
+
+/// A trace format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Mooncake's JSON lines, with prefix-block hashes.
+    Mooncake,
+    /// Azure's LLM inference trace CSV.
+    Azure,
+    /// BurstGPT's CSV.
+    BurstGpt,
+    /// JSON lines of a measured run, one request each.
+    RequestLog,
+    /// `vllm bench serve --save-detailed` JSON.
+    VllmBench,
+}
+
+impl Format {
+    /// The format's name in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Mooncake => "Mooncake JSON lines",
+            Format::Azure => "Azure LLM trace CSV",
+            Format::BurstGpt => "BurstGPT CSV",
+            Format::RequestLog => "per-request JSON lines",
+            Format::VllmBench => "vllm bench serve JSON",
+        }
+    }
+}
+
+/// How to take a trace: faster or slower, and which part of it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Options {
+    /// Time runs this many times faster (2 = the same requests in half the
+    /// time, twice the rate).
+    pub speed: f64,
+    /// Keep requests arriving in `[from, to)` seconds of the trace's own
+    /// time (before `speed`), moved to start at 0.
+    pub window: Option<(f64, f64)>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            speed: 1.0,
+            window: None,
+        }
+    }
+}
+
+/// A trace read from a file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Imported {
+    /// Which format it was.
+    pub format: Format,
+    /// The requests, in arrival order, times from 0.
+    pub requests: Vec<TraceRequest>,
+    /// Per request (same order), its prompt's prefix-block hashes, when the
+    /// format has them (Mooncake).
+    pub prefix_blocks: Option<Vec<Vec<u64>>>,
+    /// Tokens per prefix block (512 for Mooncake).
+    pub block_tokens: u32,
+}
+
+/// A bounded error: what is wrong, where.
+pub(super) fn at(format: Format, line: usize, what: impl std::fmt::Display) -> String {
+    format!("{} line {line}: {what}", format.name())
+}
+
+/// Which format `text` is in, from its first line (or its keys).
+pub fn detect(text: &str) -> Result<Format, String> {
+    let first = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .ok_or("the trace is empty")?;
+    if first.starts_with('{') {
+        // One JSON document (vllm bench) or JSON lines.
+        if let Ok(Value::Object(o)) = serde_json::from_str::<Value>(first) {
+            if o.contains_key("hash_ids") || o.contains_key("input_length") {
+                return Ok(Format::Mooncake);
+            }
+            if o.contains_key("input_toks") {
+                return Ok(Format::RequestLog);
+            }
+            if o.contains_key("input_lens") {
+                return Ok(Format::VllmBench);
+            }
+        }
+        if let Ok(Value::Object(o)) = serde_json::from_str::<Value>(text)
+            && o.contains_key("input_lens")
+        {
+            return Ok(Format::VllmBench);
+        }
+        return Err(format!(
+            "JSON, but not a trace format this reads: its first line has none of the keys hash_ids/input_length (Mooncake), input_toks (a request log) or input_lens (vllm bench serve); it starts {:?}",
+            first.chars().take(80).collect::<String>()
+        ));
+    }
+    let header: Vec<&str> = first.split(',').map(str::trim).collect();
+    if header.contains(&"ContextTokens") && header.contains(&"GeneratedTokens") {
+        return Ok(Format::Azure);
+    }
+    if header.contains(&"Request tokens") && header.contains(&"Response tokens") {
+        return Ok(Format::BurstGpt);
+    }
+    Err(format!(
+        "not a trace format this reads: expected JSON lines (Mooncake, a request log), vllm bench serve JSON, or a CSV header with ContextTokens,GeneratedTokens (Azure) or Request tokens,Response tokens (BurstGPT); the first line is {:?}",
+        first.chars().take(80).collect::<String>()
+    ))
+}
+
+/// Read `text` in `format`, then apply `options`.
+pub fn parse(text: &str, format: Format, options: &Options) -> Result<Imported, String> {
+    if !(options.speed.is_finite() && options.speed > 0.0 && options.speed <= 1e6) {
+        return Err(format!(
+            "the trace's speed must be > 0 and ≤ 1000000, got {}",
+            options.speed
+        ));
+    }
+    let mut rows = match format {
+        Format::Mooncake => mooncake(text)?,
+        Format::Azure => azure(text)?,
+        Format::BurstGpt => burst_gpt(text)?,
+        Format::RequestLog => request_log(text)?,
+        Format::VllmBench => vllm_bench(text)?,
+    };
+    // Arrival order, ties kept in file order (a stable sort).
+    rows.sort_by(|a, b| a.at_s.total_cmp(&b.at_s));
+    let start = rows.first().map_or(0.0, |r| r.at_s);
+    let (from, to) = options.window.unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
+    if from >= to {
+        return Err(format!(
+            "the trace's window must end after it starts, got {from}..{to}"
+        ));
+    }
+    let kept: Vec<Row> = rows
+        .into_iter()
+        .filter(|r| {
+            let t = r.at_s - start;
+            t >= from && t < to
+        })
+        .collect();
+    if kept.is_empty() {
+        return Err(format!(
+            "no request of the {} trace arrives in the window {from}..{to} s",
+            format.name()
+        ));
+    }
+    let origin = kept[0].at_s;
+    let with_blocks = kept.iter().any(|r| r.blocks.is_some());
+    let mut requests = Vec::with_capacity(kept.len());
+    let mut blocks = Vec::new();
+    for r in kept {
+        requests.push(TraceRequest {
+            at_s: (r.at_s - origin) / options.speed,
+            input_tokens: r.input,
+            output_tokens: r.output,
+            class: 0,
+        });
+        if with_blocks {
+            blocks.push(r.blocks.unwrap_or_default());
+        }
+    }
+    Ok(Imported {
+        format,
+        requests,
+        prefix_blocks: with_blocks.then_some(blocks),
+        block_tokens: 512,
+    })
+}
+
+/// Detect the format, then read.
+pub fn read(text: &str, options: &Options) -> Result<Imported, String> {
+    parse(text, detect(text)?, options)
+}
+
+impl Imported {
+    /// Make `s` replay the trace: its arrivals become the trace's requests
+    /// (reported under the first class), and the run lasts until the last
+    /// one arrives. Everything else (the fleet, the targets) stays.
+    pub fn apply_to(&self, s: &mut crate::Scenario) {
+        let last = self.requests.last().map_or(0.0, |r| r.at_s);
+        s.duration_s = last.ceil().max(1.0);
+        s.workload.arrival = crate::scenario::Arrival::Trace {
+            requests: self.requests.clone(),
+        };
+    }
+}

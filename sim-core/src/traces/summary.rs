@@ -1,0 +1,99 @@
+//! A trace in numbers: its rate, its lengths, its prefix reuse.
+
+use super::Imported;
+
+/// What a trace holds, as the page and `tlab trace` show it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Summary {
+    /// Requests.
+    pub requests: usize,
+    /// From the first arrival to the last, seconds.
+    pub span_s: f64,
+    /// Requests per second over the span.
+    pub mean_rate_per_s: f64,
+    /// The busiest minute's requests per second (the whole trace's rate
+    /// when it is shorter than two minutes).
+    pub peak_minute_rate_per_s: f64,
+    /// Prompt tokens: mean, p50, p90, p99.
+    pub input: [f64; 4],
+    /// Generated tokens: mean, p50, p90, p99.
+    pub output: [f64; 4],
+    /// Share of prompt blocks (where the format names them) already seen in
+    /// an earlier request at the same position: what a cache that never
+    /// evicts could reuse.
+    pub prefix_reuse: Option<f64>,
+}
+
+impl Imported {
+    /// The trace in numbers.
+    pub fn summary(&self) -> Summary {
+        let n = self.requests.len();
+        let span_s = self.requests.last().map_or(0.0, |r| r.at_s);
+        let mut per_minute = std::collections::BTreeMap::<u64, u32>::new();
+        for r in &self.requests {
+            *per_minute.entry((r.at_s / 60.0) as u64).or_default() += 1;
+        }
+        let busiest = per_minute.values().copied().max().unwrap_or(0);
+        let mean_rate = if span_s > 0.0 {
+            n as f64 / span_s
+        } else {
+            n as f64
+        };
+        let stats = |mut v: Vec<f64>| -> [f64; 4] {
+            v.sort_by(f64::total_cmp);
+            let q = |p: f64| {
+                v.get(((v.len() as f64 - 1.0) * p).round() as usize)
+                    .copied()
+                    .unwrap_or(0.0)
+            };
+            [
+                v.iter().sum::<f64>() / v.len().max(1) as f64,
+                q(0.5),
+                q(0.9),
+                q(0.99),
+            ]
+        };
+        let prefix_reuse = self.prefix_blocks.as_ref().map(|blocks| {
+            // A block is reusable if the same hash was seen before at the same
+            // position (the hashes chain the prefix, so the id says it all).
+            let mut seen = std::collections::BTreeSet::new();
+            let (mut total, mut reused) = (0u64, 0u64);
+            for b in blocks {
+                for (i, h) in b.iter().enumerate() {
+                    total += 1;
+                    if !seen.insert((i, *h)) {
+                        reused += 1;
+                    }
+                }
+            }
+            reused as f64 / total.max(1) as f64
+        });
+        Summary {
+            requests: n,
+            span_s,
+            mean_rate_per_s: if span_s > 0.0 {
+                n as f64 / span_s
+            } else {
+                n as f64
+            },
+            peak_minute_rate_per_s: if span_s < 120.0 {
+                mean_rate
+            } else {
+                f64::from(busiest) / 60.0
+            },
+            input: stats(
+                self.requests
+                    .iter()
+                    .map(|r| f64::from(r.input_tokens))
+                    .collect(),
+            ),
+            output: stats(
+                self.requests
+                    .iter()
+                    .map(|r| f64::from(r.output_tokens))
+                    .collect(),
+            ),
+            prefix_reuse,
+        }
+    }
+}
