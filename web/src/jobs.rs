@@ -12,7 +12,7 @@ use std::rc::Rc;
 /// Longest one slice may block the page, ms: the run on screen and the
 /// background work each take one slice a frame, so two slices and the
 /// frame's rendering stay under the 50 ms of a long task.
-pub const SLICE_MS: f64 = 12.0;
+pub const SLICE_MS: f64 = 8.0;
 /// Events between clock checks inside a slice: the planner's early-verdict
 /// cadence (`sim_core::plan::EARLY_CHECK_EVENTS`), so sliced planning runs
 /// stop where the workers' do.
