@@ -11,6 +11,7 @@ use tlab::analysis;
 
 mod parameters;
 mod plan_text;
+mod story;
 mod trace;
 use tlab::summary::{ms, summary};
 
@@ -226,6 +227,11 @@ enum Command {
     },
     /// List the built-in presets.
     Presets,
+    /// A preset's story step by step, each claim checked against its step's run.
+    Story {
+        /// Preset id (see `tlab presets`).
+        id: String,
+    },
     /// Print a preset's scenario as JSON, ready to edit and run.
     Preset {
         /// Preset id (see `tlab presets`).
@@ -269,6 +275,7 @@ fn main() -> ExitCode {
 
 fn execute(command: Command) -> Result<String, String> {
     match command {
+        Command::Story { id } => story::text(&id),
         Command::Trace { file, trace_args } => {
             let t = trace::read(&file, &trace_args)?;
             Ok(trace::summary_text(&file, &t))

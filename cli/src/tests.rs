@@ -12,6 +12,23 @@ mod runs {
     }
 
     #[test]
+    fn a_story_prints_every_step_with_its_claims_checked() {
+        let text = execute(Command::Story {
+            id: "pay-for-speed".into(),
+        })
+        .expect("story");
+        assert!(
+            text.contains(
+                "Step 2 of 2: Route to the 200 tokens/s variant (--set backend=voice-llm+fast)"
+            ),
+            "{text}"
+        );
+        assert_eq!(text.matches('✓').count(), 4, "{text}");
+        assert!(!text.contains('✗'), "{text}");
+        assert!(execute(Command::Story { id: "nope".into() }).is_err());
+    }
+
+    #[test]
     fn a_trace_file_is_summarised_and_replayed_on_the_scenario_s_fleet() {
         let dir = tempfile::tempdir().expect("temp dir");
         let path = preset_file(&dir, "chatbot-h100");
