@@ -60,7 +60,7 @@ mod runs {
             trace: Some(trace.clone()),
             trace_args: trace::TraceArgs {
                 speed: 2.0,
-                window: None,
+                ..Default::default()
             },
         })
         .expect("run");
@@ -69,8 +69,8 @@ mod runs {
         let err = execute(Command::Trace {
             file: trace,
             trace_args: trace::TraceArgs {
-                speed: 1.0,
                 window: Some("10-20".into()),
+                ..Default::default()
             },
         })
         .expect_err("bad window");

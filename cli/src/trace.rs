@@ -21,6 +21,10 @@ pub struct TraceArgs {
     /// start at 0.
     #[arg(long = "trace-window", value_name = "FROM:TO")]
     pub window: Option<String>,
+    /// Take each request's class from this column (BurstGPT's Model or Log
+    /// Type): each value a class of its own, reported apart.
+    #[arg(long = "trace-classes", value_name = "COLUMN")]
+    pub classes: Option<String>,
 }
 
 impl Default for TraceArgs {
@@ -28,6 +32,7 @@ impl Default for TraceArgs {
         TraceArgs {
             speed: 1.0,
             window: None,
+            classes: None,
         }
     }
 }
@@ -55,6 +60,7 @@ impl TraceArgs {
         Ok(Options {
             speed: self.speed,
             window,
+            class_column: self.classes.clone(),
         })
     }
 }
@@ -102,6 +108,19 @@ pub fn summary_text(path: &Path, t: &Imported) -> String {
     );
     out += &lengths("prompt tokens", s.input);
     out += &lengths("generated tokens", s.output);
+    if !t.classes.is_empty() {
+        let mut counts = vec![0u64; t.classes.len()];
+        for r in &t.requests {
+            counts[r.class as usize] += 1;
+        }
+        let list: Vec<String> = t
+            .classes
+            .iter()
+            .zip(&counts)
+            .map(|(c, n)| format!("{c} {}", thousands(*n)))
+            .collect();
+        out += &format!("classes: {}\n", list.join(", "));
+    }
     if let Some(reuse) = s.prefix_reuse {
         out += &format!(
             "prefix blocks ({} tokens) already seen at the same place in an earlier request: {:.1} % (what a cache that never evicts could reuse)\n",

@@ -10,6 +10,8 @@ pub(super) struct Row {
     pub(super) input: u32,
     pub(super) output: u32,
     pub(super) blocks: Option<Vec<u64>>,
+    /// The value of the class column, when one is asked for.
+    pub(super) class: Option<String>,
 }
 
 fn tokens(format: Format, line: usize, field: &str, v: Option<f64>) -> Result<u32, String> {
@@ -118,6 +120,7 @@ pub(super) fn mooncake(text: &str) -> Result<Vec<Row>, String> {
             input: whole(m.input_length)?,
             output: whole(m.output_length)?,
             blocks: m.hash_ids,
+            class: None,
         })
     };
     json_lines(text, f, fast, |line, o| {
@@ -140,6 +143,7 @@ pub(super) fn mooncake(text: &str) -> Result<Vec<Row>, String> {
             input: tokens(f, line, "input_length", num("input_length"))?,
             output: tokens(f, line, "output_length", num("output_length"))?,
             blocks,
+            class: None,
         })
     })
 }
@@ -164,6 +168,7 @@ pub(super) fn request_log(text: &str) -> Result<Vec<Row>, String> {
             input: whole(m.input_toks)?,
             output: whole(m.output_toks)?,
             blocks: None,
+            class: None,
         })
     };
     json_lines(text, f, fast, |line, o| {
@@ -179,6 +184,7 @@ pub(super) fn request_log(text: &str) -> Result<Vec<Row>, String> {
             input: tokens(f, line, "input_toks", num("input_toks"))?,
             output: tokens(f, line, "output_toks", num("output_toks"))?,
             blocks: None,
+            class: None,
         })
     })
 }
@@ -260,16 +266,19 @@ pub(super) fn azure(text: &str) -> Result<Vec<Row>, String> {
             input: tokens(f, line, names[1], Some(input))?,
             output: tokens(f, line, names[2], Some(output))?,
             blocks: None,
+            class: None,
         };
         push(&mut rows, f, line, row)?;
     }
     Ok(rows)
 }
 
-pub(super) fn burst_gpt(text: &str) -> Result<Vec<Row>, String> {
+pub(super) fn burst_gpt(text: &str, class_column: Option<&str>) -> Result<Vec<Row>, String> {
     let f = Format::BurstGpt;
     let names = ["Timestamp", "Request tokens", "Response tokens"];
-    let (cols, lines) = csv(text, f, &names)?;
+    let mut need = names.to_vec();
+    need.extend(class_column);
+    let (cols, lines) = csv(text, f, &need)?;
     let mut rows = Vec::new();
     for (line, r) in lines {
         let t = number(f, line, names[0], field(f, line, &r, cols[0], names[0])?)?;
@@ -280,6 +289,10 @@ pub(super) fn burst_gpt(text: &str) -> Result<Vec<Row>, String> {
             input: tokens(f, line, names[1], Some(input))?,
             output: tokens(f, line, names[2], Some(output))?,
             blocks: None,
+            class: match class_column {
+                Some(name) => Some(field(f, line, &r, cols[3], name)?.to_owned()),
+                None => None,
+            },
         };
         push(&mut rows, f, line, row)?;
     }
@@ -337,6 +350,7 @@ pub(super) fn vllm_bench(text: &str) -> Result<Vec<Row>, String> {
             input: tokens(f, entry, "input_lens", Some(input))?,
             output: tokens(f, entry, "output_lens", Some(output))?,
             blocks: None,
+            class: None,
         };
         push(&mut rows, f, entry, row)?;
     }

@@ -56,8 +56,9 @@ impl Format {
     }
 }
 
-/// How to take a trace: faster or slower, and which part of it.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// How to take a trace: faster or slower, which part of it, and which
+/// column names each request's class.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Options {
     /// Time runs this many times faster (2 = the same requests in half the
     /// time, twice the rate).
@@ -65,6 +66,10 @@ pub struct Options {
     /// Keep requests arriving in `[from, to)` seconds of the trace's own
     /// time (before `speed`), moved to start at 0.
     pub window: Option<(f64, f64)>,
+    /// A column whose values are the requests' classes (BurstGPT's `Model`
+    /// or `Log Type`): each value becomes a request class of its own,
+    /// reported apart.
+    pub class_column: Option<String>,
 }
 
 impl Default for Options {
@@ -72,6 +77,7 @@ impl Default for Options {
         Options {
             speed: 1.0,
             window: None,
+            class_column: None,
         }
     }
 }
@@ -88,6 +94,9 @@ pub struct Imported {
     pub prefix_blocks: Option<Vec<Vec<u64>>>,
     /// Tokens per prefix block (512 for Mooncake).
     pub block_tokens: u32,
+    /// The classes named by `Options::class_column`, in order of first
+    /// appearance (each request's `class` indexes them); empty without one.
+    pub classes: Vec<String>,
 }
 
 /// A bounded error: what is wrong, where.
@@ -146,10 +155,16 @@ pub fn parse(text: &str, format: Format, options: &Options) -> Result<Imported, 
             options.speed
         ));
     }
+    if options.class_column.is_some() && format != Format::BurstGpt {
+        return Err(format!(
+            "the {} has no column to take classes from (BurstGPT CSV has Model and Log Type)",
+            format.name()
+        ));
+    }
     let mut rows = match format {
         Format::Mooncake => mooncake(text)?,
         Format::Azure => azure(text)?,
-        Format::BurstGpt => burst_gpt(text)?,
+        Format::BurstGpt => burst_gpt(text, options.class_column.as_deref())?,
         Format::RequestLog => request_log(text)?,
         Format::VllmBench => vllm_bench(text)?,
     };
@@ -179,12 +194,30 @@ pub fn parse(text: &str, format: Format, options: &Options) -> Result<Imported, 
     let with_blocks = kept.iter().any(|r| r.blocks.is_some());
     let mut requests = Vec::with_capacity(kept.len());
     let mut blocks = Vec::new();
+    let mut classes: Vec<String> = Vec::new();
     for r in kept {
+        let class = match r.class {
+            None => 0,
+            Some(name) => match classes.iter().position(|c| *c == name) {
+                Some(i) => i,
+                None if classes.len() < crate::scenario::bounds::CLASSES => {
+                    classes.push(name);
+                    classes.len() - 1
+                }
+                None => {
+                    return Err(format!(
+                        "the column {:?} has more than {} different values; at most that many classes",
+                        options.class_column.as_deref().unwrap_or_default(),
+                        crate::scenario::bounds::CLASSES
+                    ));
+                }
+            },
+        };
         requests.push(TraceRequest {
             at_s: (r.at_s - origin) / options.speed,
             input_tokens: r.input,
             output_tokens: r.output,
-            class: 0,
+            class: class as u32,
         });
         if with_blocks {
             blocks.push(r.blocks.unwrap_or_default());
@@ -195,6 +228,7 @@ pub fn parse(text: &str, format: Format, options: &Options) -> Result<Imported, 
         requests,
         prefix_blocks: with_blocks.then_some(blocks),
         block_tokens: 512,
+        classes,
     })
 }
 
@@ -205,11 +239,34 @@ pub fn read(text: &str, options: &Options) -> Result<Imported, String> {
 
 impl Imported {
     /// Make `s` replay the trace: its arrivals become the trace's requests
-    /// (reported under the first class), and the run lasts until the last
-    /// one arrives. Everything else (the fleet, the targets) stays.
+    /// (reported under the first class, or under the trace's own classes),
+    /// and the run lasts until the last one arrives. Everything else (the
+    /// fleet, the targets) stays.
     pub fn apply_to(&self, s: &mut crate::Scenario) {
         let last = self.requests.last().map_or(0.0, |r| r.at_s);
         s.duration_s = last.ceil().max(1.0);
+        // Named classes: each a copy of the scenario's first class (its
+        // backend, targets, timeout) under its own name, with its share of
+        // the trace.
+        if !self.classes.is_empty()
+            && let Some(first) = s.workload.classes.first().cloned()
+        {
+            let mut counts = vec![0u64; self.classes.len()];
+            for r in &self.requests {
+                counts[r.class as usize] += 1;
+            }
+            let total = self.requests.len().max(1) as f64;
+            s.workload.classes = self
+                .classes
+                .iter()
+                .zip(&counts)
+                .map(|(name, n)| crate::scenario::RequestClass {
+                    name: name.clone(),
+                    share: *n as f64 / total,
+                    ..first.clone()
+                })
+                .collect();
+        }
         s.workload.arrival = crate::scenario::Arrival::Trace {
             requests: self.requests.clone(),
         };

@@ -101,7 +101,7 @@ fn speed_and_windows_keep_counts_and_order() {
         MOONCAKE,
         &Options {
             speed: 2.0,
-            window: None,
+            ..Options::default()
         },
     )
     .expect("trace");
@@ -116,8 +116,8 @@ fn speed_and_windows_keep_counts_and_order() {
     let part = traces::read(
         MOONCAKE,
         &Options {
-            speed: 1.0,
             window: Some((60.0, 120.0)),
+            ..Options::default()
         },
     )
     .expect("window");
@@ -161,4 +161,37 @@ fn a_trace_runs_as_a_scenario() {
     let r = sim_core::run_scenario(s).expect("valid");
     assert_eq!(r.requests.arrived, t.requests.len() as u64);
     assert_eq!(r.requests.completed, t.requests.len() as u64);
+}
+
+#[test]
+fn a_column_maps_requests_to_classes_reported_apart() {
+    let burst = "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n0,ChatGPT,400,100,500,Conversation log\n1,GPT-4,800,50,850,API log\n2,ChatGPT,300,80,380,Conversation log\n";
+    let by_model = Options {
+        class_column: Some("Model".into()),
+        ..Options::default()
+    };
+    let t = traces::read(burst, &by_model).expect("classes");
+    assert_eq!(t.classes, ["ChatGPT", "GPT-4"]);
+    assert_eq!(
+        t.requests.iter().map(|r| r.class).collect::<Vec<_>>(),
+        [0, 1, 0]
+    );
+    let mut s = sim_core::presets::chatbot_h100();
+    t.apply_to(&mut s);
+    let r = sim_core::run_scenario(s).expect("valid");
+    let names: Vec<(&str, u64)> = r
+        .per_class
+        .iter()
+        .map(|k| (k.name.as_str(), k.completed))
+        .collect();
+    assert_eq!(names, [("ChatGPT", 2), ("GPT-4", 1)]);
+    // A column the file lacks, or a format without columns, is refused by name.
+    let missing = Options {
+        class_column: Some("Region".into()),
+        ..Options::default()
+    };
+    let err = traces::read(burst, &missing).expect_err("no such column");
+    assert!(err.contains("Region"), "{err}");
+    let err = traces::read(MOONCAKE, &by_model).expect_err("no columns");
+    assert!(err.contains("no column to take classes from"), "{err}");
 }
