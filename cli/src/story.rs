@@ -2,8 +2,7 @@
 //! against the run of its step — the same steps, runs and checks as the
 //! page's story panel.
 
-use sim_core::compare::{load_check, replica_capacity_per_s};
-use sim_core::presets::story::scenario_at;
+use sim_core::presets::story::check_step;
 
 /// The story of preset `id`, every claim checked; Err if the preset is
 /// unknown or a step cannot run.
@@ -15,7 +14,6 @@ pub fn text(id: &str) -> Result<String, String> {
     let n = p.steps.len();
     let mut out = format!("{}\n", p.title);
     for (k, step) in p.steps.iter().enumerate() {
-        let s = scenario_at(&p.scenario, p.steps, k)?;
         let edits: Vec<String> = step
             .edits
             .iter()
@@ -32,15 +30,8 @@ pub fn text(id: &str) -> Result<String, String> {
             },
             step.say
         );
-        let report = sim_core::run_scenario(s.clone()).map_err(|e| e.to_string())?;
-        let load = if step.claims.iter().any(|c| c.what.needs_capacity()) {
-            let c = replica_capacity_per_s(&s).map_err(|e| e.to_string())?;
-            load_check(&s, c)
-        } else {
-            None
-        };
-        for c in step.claims {
-            let got = c.check(&report, load.as_ref());
+        let checked = check_step(&p.scenario, p.steps, k)?;
+        for (c, got) in step.claims.iter().zip(checked) {
             let mark = match got.holds {
                 Some(true) => "✓",
                 Some(false) => "✗",

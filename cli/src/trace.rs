@@ -2,7 +2,7 @@
 //! in (`sim_core::traces`: the format detected, every line read or refused),
 //! what it holds, and a scenario that replays it.
 
-use sim_core::format::{duration_ms, thousands};
+use sim_core::format::{duration_ms, rounded, thousands};
 use sim_core::traces::{self, Imported, Options};
 use std::io::Read;
 use std::path::Path;
@@ -92,7 +92,7 @@ pub fn summary_text(path: &Path, t: &Imported) -> String {
     let lengths = |what: &str, q: [f64; 4]| {
         format!(
             "{what}: mean {}, p50 {}, p90 {}, p99 {}\n",
-            thousands(q[0].round() as u64),
+            rounded(q[0]),
             thousands(q[1] as u64),
             thousands(q[2] as u64),
             thousands(q[3] as u64)
@@ -109,15 +109,11 @@ pub fn summary_text(path: &Path, t: &Imported) -> String {
     out += &lengths("prompt tokens", s.input);
     out += &lengths("generated tokens", s.output);
     if !t.classes.is_empty() {
-        let mut counts = vec![0u64; t.classes.len()];
-        for r in &t.requests {
-            counts[r.class as usize] += 1;
-        }
         let list: Vec<String> = t
             .classes
             .iter()
-            .zip(&counts)
-            .map(|(c, n)| format!("{c} {}", thousands(*n)))
+            .zip(t.class_counts())
+            .map(|(c, n)| format!("{c} {}", thousands(n)))
             .collect();
         out += &format!("classes: {}\n", list.join(", "));
     }

@@ -50,6 +50,17 @@ pub fn thousands(v: u64) -> String {
     out
 }
 
+/// A quantity rounded to a whole number, with thousands separators
+/// ("8,713"); negative and non-finite values read 0.
+pub fn rounded(v: f64) -> String {
+    thousands(v.round() as u64)
+}
+
+/// Tokens per second, rounded: "8,713 tok/s".
+pub fn tokens_per_s(v: f64) -> String {
+    format!("{} tok/s", rounded(v))
+}
+
 /// Dollars, three significant digits where they are large: "$1.83M",
 /// "$22.5k", "$3,102", "$151", "$2.22", and two significant digits for
 /// fractions of a cent ("$0.0034").
@@ -75,7 +86,7 @@ pub fn usd(v: f64) -> String {
         let d = if k >= 100.0 { 0 } else { 1 };
         format!("${k:.d$}k")
     } else if v >= 100.0 {
-        format!("${}", thousands(v.round() as u64))
+        format!("${}", rounded(v))
     } else if v >= 0.1 || v == 0.0 {
         format!("${v:.2}")
     } else {
@@ -120,6 +131,8 @@ mod tests {
         assert_eq!(usd(0.0205), "$0.021");
         assert_eq!(usd(0.0), "$0.00");
         assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(rounded(8_712.6), "8,713");
+        assert_eq!(tokens_per_s(1_517.4), "1,517 tok/s");
     }
 
     #[test]

@@ -240,8 +240,8 @@ pub fn status_view(
                     <p class="banner warn" role="status" data-testid="overload">
                         {move || load.get().map(|l| format!(
                             "Overloaded: the traffic asks for about {} output tokens/s; the fleet makes about {} when saturated ({} × {:.1} tasks/s per replica, measured). The queue grows for as long as this load lasts; it needs {} replica{}.",
-                            sim_core::format::thousands(l.demand_tokens_per_s.round() as u64),
-                            sim_core::format::thousands(l.capacity_tokens_per_s.round() as u64),
+                            sim_core::format::rounded(l.demand_tokens_per_s),
+                            sim_core::format::rounded(l.capacity_tokens_per_s),
                             scenario.with_untracked(|s| s.serving.replicas),
                             l.tasks_per_s_per_replica,
                             l.replicas_needed,
@@ -363,7 +363,7 @@ pub fn capacity_cards(
                             <span class="card-note neutral" data-testid="card-capacity-note">
                                 {move || load.get().map(|l| {
                                     let replicas = f64::from(scenario.with_untracked(|s| s.serving.replicas).max(1));
-                                    format!("{} output tok/s", sim_core::format::thousands((l.capacity_tokens_per_s / replicas).round() as u64))
+                                    format!("{} output tok/s", sim_core::format::rounded(l.capacity_tokens_per_s / replicas))
                                 }).unwrap_or_default()}
                             </span>
                         </div>

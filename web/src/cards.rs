@@ -185,10 +185,7 @@ pub fn cards() -> Vec<Card> {
             help: "Tokens generated per second across all requests: what the system as a whole delivers.",
             value: |r| {
                 Some((
-                    format!(
-                        "{} tok/s",
-                        sim_core::format::thousands(r.throughput.output_tokens_per_s.round() as u64)
-                    ),
+                    sim_core::format::tokens_per_s(r.throughput.output_tokens_per_s),
                     r.throughput.output_tokens_per_s,
                 ))
             },
@@ -340,13 +337,10 @@ pub fn difference_text(unit: Unit, a: f64, b: f64) -> String {
     let m = d.abs();
     match unit {
         Unit::Ms => format!("{sign}{}", fmt_ms(Some(m))),
-        Unit::TokS => format!(
-            "{sign}{} tok/s",
-            sim_core::format::thousands(m.round() as u64)
-        ),
+        Unit::TokS => format!("{sign}{} tok/s", sim_core::format::rounded(m)),
         Unit::Percent => format!("{sign}{m:.1} points"),
         Unit::Usd => format!("{sign}{}", fmt_usd(m)),
-        Unit::Count => format!("{sign}{}", sim_core::format::thousands(m.round() as u64)),
+        Unit::Count => format!("{sign}{}", sim_core::format::rounded(m)),
     }
 }
 
@@ -508,7 +502,7 @@ pub fn live_summary(report: RwSignal<Option<Report>>) -> impl IntoView {
                 view! {
                     <span>"TTFT p99 "<strong>{fmt_ms(r.overall.ttft.p99_ms)}</strong></span>
                     <span>"per token "<strong>{fmt_ms(r.overall.tpot.p50_ms)}</strong></span>
-                    <span><strong>{sim_core::format::thousands(r.throughput.output_tokens_per_s.round() as u64)}</strong>" tok/s"</span>
+                    <span><strong>{sim_core::format::rounded(r.throughput.output_tokens_per_s)}</strong>" tok/s"</span>
                     <span>"goodput "<strong>{goodput}</strong></span>
                     <span><strong>{fmt_usd(r.cost.usd_per_month)}</strong>"/month"</span>
                 }

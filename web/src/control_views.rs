@@ -373,6 +373,8 @@ fn choice_control(
     let current = Memo::new(move |_| scenario.with(|s| c.get(s, i)));
     let current = move || current.get();
     let options = Memo::new(move |_| scenario.with(|s| c.options(s, i)));
+    // Why the choice can change nothing here, redrawn only when that changes.
+    let inert = Memo::new(move |_| scenario.with(|s| sim_core::params::inert(p, s)));
     let id = StoredValue::new(dom_id.clone());
     view! {
         <Show when=move || current().is_some()>
@@ -402,7 +404,7 @@ fn choice_control(
                     }}
                 </select>
                 {move || {
-                    scenario.with(|s| sim_core::params::inert(p, s)).map(|why| {
+                    inert.get().map(|why| {
                         view! { <p class="control-note" data-testid=format!("{}-inert", id.get_value())>{why}</p> }
                     })
                 }}

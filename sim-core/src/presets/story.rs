@@ -165,7 +165,7 @@ impl Quantity {
             | Quantity::E2eP99
             | Quantity::VisibleP50
             | Quantity::TaskP50 => format::duration_ms(Some(v)),
-            Quantity::OutputTokensPerS => format!("{} tok/s", format::thousands(v.round() as u64)),
+            Quantity::OutputTokensPerS => format::tokens_per_s(v),
             Quantity::UsdPerMtok | Quantity::UsdPerMonth => format::usd(v),
             Quantity::UnansweredPct | Quantity::GoodputPct => format!("{v:.1} %"),
             Quantity::Throttled | Quantity::ReplicasNeeded => format::thousands(v as u64),
@@ -220,24 +220,59 @@ impl Claim {
     }
 }
 
+/// Make step `i`'s edits on `s`, through the catalogue.
+fn edit(s: &mut Scenario, i: usize, step: &Step) -> Result<(), String> {
+    for (name, value) in step.edits {
+        crate::params::apply(s, name, value)
+            .map_err(|e| format!("step {} ({}): {e}", i + 1, step.title))?;
+    }
+    Ok(())
+}
+
 /// The scenario of step `step` of `steps` (0 is the preset as it opens):
 /// the edits of every step up to it, made through the catalogue on `base`.
 pub fn scenario_at(base: &Scenario, steps: &[Step], step: usize) -> Result<Scenario, String> {
     let mut s = base.clone();
     for (i, st) in steps.iter().enumerate().take(step + 1) {
-        for (name, value) in st.edits {
-            crate::params::apply(&mut s, name, value)
-                .map_err(|e| format!("step {} ({}): {e}", i + 1, st.title))?;
-        }
+        edit(&mut s, i, st)?;
     }
     Ok(s)
 }
 
-/// The last step whose scenario is exactly `current`, if it is on the story's path.
+/// The last step whose scenario is exactly `current`, if it is on the
+/// story's path: one walk along the path, each step's scenario made from the
+/// one before (the page asks on every edit).
 pub fn step_of(base: &Scenario, steps: &[Step], current: &Scenario) -> Option<usize> {
-    (0..steps.len())
-        .rev()
-        .find(|&k| scenario_at(base, steps, k).is_ok_and(|s| s == *current))
+    let mut s = base.clone();
+    let mut found = None;
+    for (i, st) in steps.iter().enumerate() {
+        if edit(&mut s, i, st).is_err() {
+            break;
+        }
+        if s == *current {
+            found = Some(i);
+        }
+    }
+    found
+}
+
+/// Run step `step` of `steps` and check each of its claims, as the page
+/// checks them against the run on screen: the run of the step's scenario,
+/// and, when a claim needs it, that scenario's measured capacity.
+pub fn check_step(base: &Scenario, steps: &[Step], step: usize) -> Result<Vec<Checked>, String> {
+    let s = scenario_at(base, steps, step)?;
+    let claims = steps.get(step).map_or(&[][..], |st| st.claims);
+    let report = crate::run_scenario(s.clone()).map_err(|e| e.to_string())?;
+    let load = if claims.iter().any(|c| c.what.needs_capacity()) {
+        let capacity = crate::compare::replica_capacity_per_s(&s).map_err(|e| e.to_string())?;
+        crate::compare::load_check(&s, capacity)
+    } else {
+        None
+    };
+    Ok(claims
+        .iter()
+        .map(|c| c.check(&report, load.as_ref()))
+        .collect())
 }
 
 /// A claim between two numbers.

@@ -192,12 +192,13 @@ pub(super) fn request_log(text: &str) -> Result<Vec<Row>, String> {
 /// A CSV line: its number and its fields.
 type CsvRow<'a> = (usize, Vec<&'a str>);
 
-/// A CSV's rows as fields, with the column index of each named header.
+/// A CSV's rows as fields, one line at a time, with the column index of each
+/// named header.
 fn csv<'a>(
     text: &'a str,
     format: Format,
     need: &[&str],
-) -> Result<(Vec<usize>, Vec<CsvRow<'a>>), String> {
+) -> Result<(Vec<usize>, impl Iterator<Item = CsvRow<'a>>), String> {
     let mut lines = text
         .lines()
         .enumerate()
@@ -213,9 +214,7 @@ fn csv<'a>(
                 .ok_or_else(|| at(format, 1, format!("no column {n:?} in the header")))
         })
         .collect::<Result<Vec<usize>, String>>()?;
-    let rows = lines
-        .map(|(i, l)| (i + 1, l.split(',').map(str::trim).collect::<Vec<&str>>()))
-        .collect();
+    let rows = lines.map(|(i, l)| (i + 1, l.split(',').map(str::trim).collect::<Vec<&str>>()));
     Ok((cols, rows))
 }
 

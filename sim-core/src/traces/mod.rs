@@ -238,6 +238,17 @@ pub fn read(text: &str, options: &Options) -> Result<Imported, String> {
 }
 
 impl Imported {
+    /// Requests per class of [`Self::classes`], in its order.
+    pub fn class_counts(&self) -> Vec<u64> {
+        let mut counts = vec![0u64; self.classes.len()];
+        for r in &self.requests {
+            if let Some(n) = counts.get_mut(r.class as usize) {
+                *n += 1;
+            }
+        }
+        counts
+    }
+
     /// Make `s` replay the trace: its arrivals become the trace's requests
     /// (reported under the first class, or under the trace's own classes),
     /// and the run lasts until the last one arrives. Everything else (the
@@ -251,10 +262,7 @@ impl Imported {
         if !self.classes.is_empty()
             && let Some(first) = s.workload.classes.first().cloned()
         {
-            let mut counts = vec![0u64; self.classes.len()];
-            for r in &self.requests {
-                counts[r.class as usize] += 1;
-            }
+            let counts = self.class_counts();
             let total = self.requests.len().max(1) as f64;
             s.workload.classes = self
                 .classes

@@ -1,8 +1,7 @@
 //! Every preset's story runs to its end on the catalogue's own edits, and
 //! every number a step states is what the simulation gives.
 
-use sim_core::compare::{load_check, replica_capacity_per_s};
-use sim_core::presets::story::{scenario_at, step_of};
+use sim_core::presets::story::{check_step, scenario_at, step_of};
 
 #[test]
 fn every_story_step_claims_only_what_its_run_shows() {
@@ -35,17 +34,9 @@ fn every_story_step_claims_only_what_its_run_shows() {
                 k + 1
             );
             assert!(!step.claims.is_empty(), "{} step {}: no claim", p.id, k + 1);
-            let r = sim_core::run_scenario(s.clone()).expect("valid");
-            let load = step
-                .claims
-                .iter()
-                .any(|c| c.what.needs_capacity())
-                .then(|| {
-                    let c = replica_capacity_per_s(&s).expect("capacity");
-                    load_check(&s, c).expect("a fleet")
-                });
-            for c in step.claims {
-                let got = c.check(&r, load.as_ref());
+            let checked = check_step(&p.scenario, p.steps, k).expect("the step runs");
+            assert_eq!(checked.len(), step.claims.len(), "one check per claim");
+            for (c, got) in step.claims.iter().zip(checked) {
                 if got.holds != Some(true) {
                     wrong.push(format!(
                         "{} step {} ({}): {} is {}, the story says {}",
