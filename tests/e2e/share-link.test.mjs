@@ -45,6 +45,8 @@ test('a copied link opened in a fresh page shows identical numbers', async () =>
 test('a bad link shows what was wrong and opens the default scenario', async () => {
   const reference = new LabPage(await lab.newPage(), lab.url);
   await reference.open();
+  // The capacity cards come from a measurement after the run: wait for them.
+  await reference.byTestId('card-capacity').waitFor({ timeout: 30_000 });
   const defaults = await reference.cards();
   const good = new URL(reference.page.url()).hash;
   const cases = [
@@ -58,6 +60,7 @@ test('a bad link shows what was wrong and opens the default scenario', async () 
     await p.open(hash);
     const text = await p.text('link-error');
     assert.match(text, message, `${hash.slice(0, 30)}: ${text}`);
+    await p.byTestId('card-capacity').waitFor({ timeout: 30_000 });
     assert.deepEqual(await p.cards(), defaults, 'the default scenario runs');
     assert.equal(await p.page.locator('img').count(), 0, 'link content is never HTML');
   }

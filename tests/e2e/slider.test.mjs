@@ -121,3 +121,31 @@ test('a heavy run shows a labelled preview at once, then its full numbers', asyn
   assert.match(await p.text('run-time'), /^\d{6,} requests over/);
   assert.deepEqual(lab.errors, []);
 });
+
+test('a drag is followed while it moves: new numbers appear before the slider is let go', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  await p.waitForRun();
+  const shown = () => p.page.evaluate(() => window.wasmBindings.run_progress()[1]);
+  const first = await shown();
+  const slider = p.byTestId('arrival-rate');
+  await slider.scrollIntoViewIfNeeded();
+  const box = await slider.boundingBox();
+  const y = box.y + box.height / 2;
+  await p.page.mouse.move(box.x + box.width * 0.3, y);
+  await p.page.mouse.down();
+  const seen = new Set();
+  for (let i = 1; i <= 20; i++) {
+    await p.page.mouse.move(box.x + box.width * (0.3 + (0.3 * i) / 20), y);
+    await p.page.waitForTimeout(60);
+    seen.add(await shown());
+  }
+  // Still held: the numbers on screen have already changed several times,
+  // never starved by the next move.
+  const during = [...seen].filter((s) => s > first).length;
+  await p.page.mouse.up();
+  assert.ok(during >= 3, `the numbers changed ${during} times during a 20-move drag`);
+  await p.waitForRun();
+  assert.match(await p.text('card-ttft-p99'), /\d/);
+  assert.deepEqual(lab.errors, []);
+});

@@ -16,6 +16,11 @@ use sim_core::presets;
 use sim_core::trace::TraceLog;
 use sim_core::{Report, Scenario};
 
+/// How long a finished run stays on screen before the capacity measurement
+/// and the GPU timeline start for it: longer than the moves of a drag are
+/// apart, short enough not to be seen.
+const SETTLE: std::time::Duration = std::time::Duration::from_millis(150);
+
 /// The whole application.
 #[component]
 pub fn App() -> impl IntoView {
@@ -81,31 +86,66 @@ pub fn App() -> impl IntoView {
     let cost_job: std::rc::Rc<std::cell::RefCell<Option<std::rc::Rc<std::cell::RefCell<bool>>>>> =
         Default::default();
     let cost_progress = RwSignal::new(None::<f64>);
-    // After each finished run, compute the cost curves and the GPU timeline on
-    // later frames, so the numbers show first.
-    Effect::new(move |_| {
-        if report.with(|r| r.is_some()) {
-            let s = scenario.get_untracked();
-            playhead.set(None);
-            playing.set(false);
+    // Every report on screen restarts playback from the whole run, and ends
+    // a capacity measurement made for another scenario.
+    let (state, ran) = (runner.state, runner.ran);
+    let stop_costs = {
+        let cost_job = cost_job.clone();
+        move || {
             if let Some(alive) = cost_job.borrow_mut().take() {
                 *alive.borrow_mut() = false;
             }
+        }
+    };
+    {
+        let stop_costs = stop_costs.clone();
+        Effect::new(move |_| {
+            if report.with(|r| r.is_some()) {
+                playhead.set(None);
+                playing.set(false);
+                if ran.with_untracked(|r| load_for.with_untracked(|l| r != l)) {
+                    stop_costs();
+                    load.set(None);
+                }
+            }
+        });
+    }
+    // After each finished full run (not a preview, not one a newer scenario
+    // was waiting for) that stays on screen for a moment (so not between
+    // the moves of a drag), compute the cost curves and the GPU timeline.
+    Effect::new(move |_| {
+        if matches!(state.get(), crate::runner::RunState::Done(_)) {
+            let Some(s) = ran.get_untracked() else { return };
+            stop_costs();
             let job = cost_job.clone();
-            request_animation_frame(move || {
-                // The planner's workers load their simulator in the background
-                // now, so a plan starts at once when asked for.
-                crate::plan_pool::warm();
-                trace.set(first_seconds(&s));
-                load.set(None);
-                let handle =
-                    crate::jobs::run(crate::jobs::CostJobs::new(&s), cost_progress, move |j| {
-                        costs.set(j.capacity().map(|c| cost_curves(j.scenario(), c)));
-                        load.set(j.capacity().and_then(|c| load_check(j.scenario(), c)));
-                        load_for.set(Some(j.scenario().clone()));
+            set_timeout(
+                move || {
+                    let still = matches!(state.get_untracked(), crate::runner::RunState::Done(_))
+                        && ran.with_untracked(|r| r.as_ref() == Some(&s));
+                    if !still {
+                        return;
+                    }
+                    // The planner's workers load their simulator in the background
+                    // now, so a plan starts at once when asked for.
+                    crate::plan_pool::warm();
+                    load.set(None);
+                    // The GPU timeline's simulation in a task of its own.
+                    let t = s.clone();
+                    crate::soon::soon(move || {
+                        if ran.with_untracked(|r| r.as_ref() == Some(&t)) {
+                            trace.set(first_seconds(&t));
+                        }
                     });
-                *job.borrow_mut() = Some(handle);
-            });
+                    let handle =
+                        crate::jobs::run(crate::jobs::CostJobs::new(&s), cost_progress, move |j| {
+                            costs.set(j.capacity().map(|c| cost_curves(j.scenario(), c)));
+                            load.set(j.capacity().and_then(|c| load_check(j.scenario(), c)));
+                            load_for.set(Some(j.scenario().clone()));
+                        });
+                    *job.borrow_mut() = Some(handle);
+                },
+                SETTLE,
+            );
         }
     });
     // What the charts show: the whole run, or the run up to the playhead.

@@ -174,10 +174,10 @@ pub fn status_view(
     view! {
                 <div class="status" aria-live="polite">
                     {move || match state.get() {
-                        RunState::Running(p) => {
-                            let preview = runner.preview;
+                        RunState::Running => {
+                            let (preview, progress) = (runner.preview, runner.progress);
                             view! {
-                                <progress data-testid="progress" max="100" value=format!("{:.0}", p * 100.0)></progress>
+                                <progress data-testid="progress" max="100" value=move || format!("{:.0}", progress.get() * 100.0)></progress>
                                 <span>"Simulating…"</span>
                                 <Show when=move || preview.with(|p| p.is_some())>
                                     <span class="preview-note" data-testid="run-preview">

@@ -21,6 +21,7 @@ pub mod plan_worker;
 pub mod planner;
 pub mod playback;
 pub mod runner;
+pub mod soon;
 pub mod story_view;
 pub mod url_state;
 
@@ -67,6 +68,14 @@ pub fn plan_json(scenario_json: &str) -> Result<String, String> {
     let q = sim_core::plan::budget::question(&s, slo, &space);
     let p = sim_core::plan::plan(&q.scenario, slo, &space);
     serde_json::to_string(&p).map_err(|e| e.to_string())
+}
+
+/// How many scenarios the page has submitted to its runner, and the number
+/// of the one whose numbers are on screen (the browser benchmark's probe of
+/// how closely the page follows a slider).
+#[wasm_bindgen]
+pub fn run_progress() -> Vec<f64> {
+    vec![runner::submitted() as f64, runner::shown() as f64]
 }
 
 /// The default scenario as JSON (for the benchmark and tests).

@@ -1,43 +1,90 @@
-//! Runs the simulation in slices on animation frames, so the tab never blocks
-//! for long: each frame advances the run for at most [`SLICE_MS`] and reports
-//! progress; a newer scenario cancels the run in progress.
+//! Runs the simulation in slices of at most [`SLICE_MS`], each a task of its
+//! own ([`crate::soon`]), so the tab never blocks for long and input and
+//! frames get through between slices; a newer scenario supersedes the run in
+//! progress.
 //!
-//! A heavy run (more than [`PREVIEW_ABOVE`] simulated events, as
-//! `sim_core::plan::budget::run_events` estimates it) first runs a preview:
-//! the same scenario over its first seconds, sized to [`PREVIEW_EVENTS`],
-//! shown at once and labelled as a preview, then the full run. While a
-//! slider is dragged each new value supersedes the last, so the page follows
-//! the drag with previews, and the full run finishes after it.
+//! The page follows a dragged slider: a run expected to take more than a
+//! few stages of [`STAGE_MS`] first runs a preview — the same scenario over
+//! its first seconds, a stage's worth of events at the speed this page has
+//! measured — shown at once and labelled as a preview, then the full run. A
+//! preview, or a run short enough to need none, is not superseded while it
+//! is within twice its expected time: a newer scenario waits for it and
+//! starts the moment it is shown, so every move of a drag is followed by
+//! new numbers a stage later, never starved by the next move. Full runs are
+//! deterministic; only the length of a preview depends on the machine.
 
 use leptos::prelude::*;
-use sim_core::{Report, Scenario, Simulation};
+use sim_core::{Report, Scenario, Simulation, ValidScenario};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use crate::jobs::{MAX_SLICE_EVENTS, RUN_EVENTS_PER_CHECK, SLICE_MS, SliceStats, now_ms};
+use crate::soon::soon;
 
 /// What the page shows about the run in progress.
 #[derive(Clone, Debug, PartialEq)]
 pub enum RunState {
-    /// Running: fraction of the arrival window simulated so far.
-    Running(f64),
+    /// Running (how far: [`Runner::progress`]).
+    Running,
     /// Finished, with how long the whole run took in the browser (ms).
     Done(f64),
+}
+
+/// Time one stage (a preview) should take from its start to its numbers,
+/// ms: a few slices and the frames between them, so a drag's numbers
+/// follow within about 100 ms.
+pub const STAGE_MS: f64 = 40.0;
+
+/// A run expected to take up to this many stages runs without a preview;
+/// while a drag supersedes run after run, one stage.
+const STAGES_WITHOUT_PREVIEW: f64 = 4.0;
+
+/// How often the progress bar moves, ms.
+const PROGRESS_MS: f64 = 100.0;
+
+/// Estimated events (`sim_core::plan::budget::run_events`) per ms of a
+/// stage's time, assumed until this page has measured its own.
+const FIRST_SPEED: f64 = 1_000.0;
+
+thread_local! {
+    /// Scenarios submitted since the page loaded, and the number of the one
+    /// whose numbers are on screen (for the browser benchmark).
+    static SEQ: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
+}
+
+/// How many scenarios have been submitted to the runner so far.
+pub fn submitted() -> u64 {
+    SEQ.with(|s| s.get().0)
+}
+
+/// The number (in submission order) of the scenario whose run, or preview,
+/// is on screen.
+pub fn shown() -> u64 {
+    SEQ.with(|s| s.get().1)
 }
 
 /// The slice runner; clone freely (it is a handle).
 #[derive(Clone)]
 pub struct Runner {
     generation: Rc<Cell<u64>>,
-    pending: Rc<RefCell<Option<Scenario>>>,
-    frame_requested: Rc<Cell<bool>>,
+    pending: Rc<RefCell<Option<(u64, Scenario)>>>,
+    /// Page clock (ms) until which the stage in progress finishes before a
+    /// newer scenario starts (0 when it may be superseded at once).
+    protected_until: Rc<Cell<f64>>,
+    /// Estimated events per ms of a stage's time, as measured on this page.
+    speed: Rc<Cell<f64>>,
+    /// Whether the latest scenario came while a run was in progress (a
+    /// drag): its run previews anything longer than one stage.
+    dragging: Rc<Cell<bool>>,
     /// The latest finished report.
     pub report: RwSignal<Option<Report>>,
     /// The scenario whose run `report` is (the preview's full scenario for
     /// a preview), so a view can tell a report that is still the last one's.
     pub ran: RwSignal<Option<Scenario>>,
-    /// Progress of the run in progress.
+    /// Whether a run is in progress.
     pub state: RwSignal<RunState>,
+    /// Fraction of the arrival window the run in progress has simulated.
+    pub progress: RwSignal<f64>,
     /// How the latest run was sliced.
     pub slices: RwSignal<SliceStats>,
     /// When the report shown is a preview: its simulated seconds and the
@@ -45,31 +92,46 @@ pub struct Runner {
     pub preview: RwSignal<Option<(f64, f64)>>,
 }
 
-/// Largest run (estimated simulated events) that runs without a preview
-/// first: a fraction of a second in the browser.
-pub const PREVIEW_ABOVE: f64 = 500_000.0;
-
-/// Size of a preview, estimated simulated events: a few frames' slices.
-pub const PREVIEW_EVENTS: f64 = 100_000.0;
-
-/// The preview of `scenario` if its run is heavy (more than
-/// [`PREVIEW_ABOVE`] events): the same scenario over
-/// its first seconds, about [`PREVIEW_EVENTS`] events' worth (at least one
-/// simulated second).
-pub fn preview_of(scenario: &Scenario) -> Option<Scenario> {
-    let est = sim_core::plan::budget::run_events(scenario);
-    if est.is_nan() || est <= PREVIEW_ABOVE {
+/// The preview of `scenario` if its run is expected to take more than
+/// `stages` stages (`est` events against `stage_events` a stage): the same
+/// scenario over its first seconds, about `stage_events` events' worth (at
+/// least one simulated second).
+pub fn preview_of(
+    scenario: &Scenario,
+    est: f64,
+    stage_events: f64,
+    stages: f64,
+) -> Option<Scenario> {
+    if est.is_nan() || est <= stages * stage_events {
         return None;
     }
-    let seconds = (scenario.duration_s * PREVIEW_EVENTS / est)
-        .floor()
-        .max(1.0);
+    let seconds = (scenario.duration_s * stage_events / est).floor().max(1.0);
     if seconds >= scenario.duration_s {
         return None;
     }
     let mut s = scenario.clone();
     s.duration_s = seconds;
     Some(s)
+}
+
+/// One run in progress: its simulation, where it ends, and what follows it.
+struct Stage {
+    sim: Simulation,
+    generation: u64,
+    seq: u64,
+    horizon: u64,
+    started: f64,
+    /// The full run, when this stage is its preview.
+    then: Option<ValidScenario>,
+    /// Events the stage was estimated to take, and when it began (page
+    /// clock, ms).
+    est: f64,
+    began: f64,
+    /// The full run's estimate.
+    full_est: f64,
+    /// When the progress bar last moved (page clock, ms).
+    progress_at: f64,
+    of: Scenario,
 }
 
 impl Default for Runner {
@@ -84,108 +146,203 @@ impl Runner {
         Runner {
             generation: Rc::new(Cell::new(0)),
             pending: Rc::new(RefCell::new(None)),
-            frame_requested: Rc::new(Cell::new(false)),
+            protected_until: Rc::new(Cell::new(0.0)),
+            speed: Rc::new(Cell::new(FIRST_SPEED)),
+            dragging: Rc::new(Cell::new(false)),
             report: RwSignal::new(None),
             ran: RwSignal::new(None),
-            state: RwSignal::new(RunState::Running(0.0)),
+            state: RwSignal::new(RunState::Running),
+            progress: RwSignal::new(0.0),
             slices: RwSignal::new(SliceStats::default()),
             preview: RwSignal::new(None),
         }
     }
 
-    /// Run `scenario` (already validated), replacing any run in progress. Calls
-    /// made within one animation frame coalesce: only the last one runs.
+    /// Run `scenario` (already validated), replacing any run in progress
+    /// once its stage allows. Calls made within one task coalesce: only the
+    /// last one runs.
     pub fn submit(&self, scenario: Scenario) {
-        *self.pending.borrow_mut() = Some(scenario);
-        if self.frame_requested.replace(true) {
-            return;
-        }
-        let this = self.clone();
-        request_animation_frame(move || {
-            this.frame_requested.set(false);
-            if let Some(s) = this.pending.borrow_mut().take() {
-                this.start(s);
-            }
+        let seq = SEQ.with(|s| {
+            let (n, shown) = s.get();
+            s.set((n + 1, shown));
+            n + 1
         });
+        *self.pending.borrow_mut() = Some((seq, scenario));
+        self.dragging
+            .set(matches!(self.state.get_untracked(), RunState::Running));
+        if now_ms() < self.protected_until.get() {
+            return; // the stage in progress starts it when it is shown
+        }
+        self.start_pending();
     }
 
-    fn start(&self, scenario: Scenario) {
+    /// Start the waiting scenario now, in this task.
+    fn start_pending(&self) {
+        let next = self.pending.borrow_mut().take();
+        if let Some((seq, s)) = next {
+            self.start(seq, s);
+        }
+    }
+
+    fn start(&self, seq: u64, scenario: Scenario) {
         let generation = self.generation.get() + 1;
         self.generation.set(generation);
+        self.protected_until.set(0.0);
         let of = scenario.clone();
         match scenario.validate() {
             Ok(full) => {
-                self.state.set(RunState::Running(0.0));
+                self.state.set(RunState::Running);
+                self.progress.set(0.0);
                 self.slices.set(SliceStats::default());
-                let started = now_ms();
-                // A heavy run shows its preview first, then runs in full.
-                let (first, then) = match preview_of(&full).map(|p| p.validate()) {
-                    Some(Ok(p)) => (p, Some(full)),
-                    _ => (full, None),
+                let speed = self.speed.get();
+                let stage_events = speed * STAGE_MS;
+                let est = sim_core::plan::budget::run_events(&full);
+                let stages = if self.dragging.get() {
+                    1.0
+                } else {
+                    STAGES_WITHOUT_PREVIEW
                 };
-                let horizon = ((first.duration_s * 1e9) as u64).max(1);
-                let sim = Rc::new(RefCell::new(Simulation::new(&first)));
-                self.slice(sim, generation, horizon, started, (then, of));
+                // A long run shows its preview first, then runs in full.
+                let (first, then, first_est) =
+                    match preview_of(&full, est, stage_events, stages).map(|p| p.validate()) {
+                        Some(Ok(p)) => {
+                            // The full run's estimate, spread evenly over
+                            // its simulated time (the same measure the
+                            // page's speed is learnt in).
+                            let e = est * p.duration_s / full.duration_s;
+                            (p, Some(full), e)
+                        }
+                        _ => (full, None, est),
+                    };
+                if first_est <= stages * stage_events {
+                    self.protected_until
+                        .set(now_ms() + 2.0 * (first_est / speed).max(STAGE_MS));
+                }
+                let stage = Stage {
+                    horizon: ((first.duration_s * 1e9) as u64).max(1),
+                    sim: Simulation::new(&first),
+                    generation,
+                    seq,
+                    started: now_ms(),
+                    then,
+                    est: first_est,
+                    full_est: est,
+                    began: now_ms(),
+                    progress_at: now_ms(),
+                    of,
+                };
+                // Slices in tasks of their own, never in the task that
+                // changed the scenario or showed the last numbers.
+                let this = self.clone();
+                soon(move || this.slice(stage));
             }
             Err(e) => leptos::logging::warn!("scenario refused: {e}"),
         }
     }
 
-    fn slice(
-        &self,
-        sim: Rc<RefCell<Simulation>>,
-        generation: u64,
-        horizon: u64,
-        started: f64,
-        (then, of): (Option<sim_core::ValidScenario>, Scenario),
-    ) {
-        if self.generation.get() != generation {
-            return; // superseded
-        }
-        let t0 = now_ms();
-        let (done, events) = {
-            let mut s = sim.borrow_mut();
-            let start = s.events();
-            loop {
-                let left = MAX_SLICE_EVENTS - (s.events() - start);
-                if s.advance_events(RUN_EVENTS_PER_CHECK.min(left)) {
-                    break (true, s.events() - start);
-                }
-                let events = s.events() - start;
-                if now_ms() - t0 > SLICE_MS || events >= MAX_SLICE_EVENTS {
-                    break (false, events);
-                }
-            }
+    /// Whether the stage in progress gives way to a newer scenario now.
+    fn superseded(&self, stage: &Stage) -> bool {
+        self.generation.get() != stage.generation
+            || (self.pending.borrow().is_some() && now_ms() >= self.protected_until.get())
+    }
+
+    /// Learn the page's speed from a stage, finished or given up: the
+    /// estimated events of the share of its simulated time it covered, per
+    /// ms since it began (its slices and whatever ran between them).
+    fn measure(&self, stage: &Stage, done: bool) {
+        let took = now_ms() - stage.began;
+        let covered = if done {
+            1.0
+        } else {
+            (stage.sim.now_ns() as f64 / stage.horizon as f64).min(1.0)
         };
-        self.slices.update(|st| st.add(events));
-        if done {
-            let report = sim.borrow().report();
-            match then {
-                Some(full) => {
-                    // The preview is in: show it, say so, and run in full.
-                    self.preview
-                        .set(Some((horizon as f64 / 1e9, full.duration_s)));
-                    self.report.set(Some(report));
-                    self.ran.set(Some(of.clone()));
-                    let horizon = ((full.duration_s * 1e9) as u64).max(1);
-                    let sim = Rc::new(RefCell::new(Simulation::new(&full)));
-                    let this = self.clone();
-                    request_animation_frame(move || {
-                        this.slice(sim, generation, horizon, started, (None, of))
-                    });
-                }
-                None => {
-                    self.preview.set(None);
-                    self.report.set(Some(report));
-                    self.ran.set(Some(of));
-                    self.state.set(RunState::Done(now_ms() - started));
-                }
+        if took >= 4.0 && covered > 0.0 {
+            // Down at once, up by at most a quarter a stage: a preview that
+            // ends before a scenario's busy part must not make the next one
+            // reach far into it.
+            let measured = stage.est * covered / took;
+            self.speed.set(measured.min(1.25 * self.speed.get()));
+        }
+    }
+
+    fn slice(&self, mut stage: Stage) {
+        if self.superseded(&stage) {
+            self.measure(&stage, false);
+            if self.generation.get() == stage.generation {
+                self.start_pending();
             }
             return;
         }
-        let progress = (sim.borrow().now_ns() as f64 / horizon as f64).min(0.99);
-        self.state.set(RunState::Running(progress));
+        let t0 = now_ms();
+        let start = stage.sim.events();
+        let done = loop {
+            let left = MAX_SLICE_EVENTS - (stage.sim.events() - start);
+            if stage.sim.advance_events(RUN_EVENTS_PER_CHECK.min(left)) {
+                break true;
+            }
+            if now_ms() - t0 > SLICE_MS || stage.sim.events() - start >= MAX_SLICE_EVENTS {
+                break false;
+            }
+        };
+        let events = stage.sim.events() - start;
+        self.slices.update(|st| st.add(events));
+        if !done {
+            let progress = (stage.sim.now_ns() as f64 / stage.horizon as f64).min(0.99);
+            // The bar moves at most every PROGRESS_MS: each move re-renders it.
+            if now_ms() - stage.progress_at >= PROGRESS_MS {
+                stage.progress_at = now_ms();
+                self.progress.set(progress);
+            }
+            let this = self.clone();
+            soon(move || this.slice(stage));
+            return;
+        }
+        self.measure(&stage, true);
+        let report = stage.sim.report();
+        let (seq, then) = (stage.seq, stage.then.take());
+        // Numbers on screen in a task of their own, after this slice.
         let this = self.clone();
-        request_animation_frame(move || this.slice(sim, generation, horizon, started, (then, of)));
+        soon(move || {
+            if this.generation.get() != stage.generation {
+                return;
+            }
+            SEQ.with(|s| s.set((s.get().0, seq)));
+            this.report.set(Some(report));
+            this.ran.set(Some(stage.of.clone()));
+            this.protected_until.set(0.0);
+            let preview = then
+                .as_ref()
+                .map(|full| (stage.horizon as f64 / 1e9, full.duration_s));
+            if this.pending.borrow().is_some() {
+                // A newer scenario waited for these numbers: it runs next.
+                this.preview.set(preview);
+                this.start_pending();
+                return;
+            }
+            match then {
+                Some(full) => {
+                    // The preview is in: say so, and run in full.
+                    this.preview.set(preview);
+                    let next = Stage {
+                        horizon: ((full.duration_s * 1e9) as u64).max(1),
+                        sim: Simulation::new(&full),
+                        generation: stage.generation,
+                        seq,
+                        started: stage.started,
+                        then: None,
+                        est: stage.full_est,
+                        full_est: stage.full_est,
+                        began: now_ms(),
+                        progress_at: now_ms(),
+                        of: stage.of,
+                    };
+                    soon(move || this.slice(next));
+                }
+                None => {
+                    this.preview.set(None);
+                    this.state.set(RunState::Done(now_ms() - stage.started));
+                }
+            }
+        });
     }
 }
