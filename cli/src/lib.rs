@@ -2,4 +2,5 @@
 
 pub mod analysis;
 pub mod calibrate;
+pub mod measured;
 pub mod summary;

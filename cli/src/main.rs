@@ -196,8 +196,13 @@ enum Command {
         /// The runs, as CSV files of the same columns, fitted and shown
         /// together (data/calibration/vllm-h100-runs.csv
         /// data/calibration/vllm-h100-runs-2.csv).
-        #[arg(required = true)]
+        #[arg(required_unless_present = "measured")]
         csv: Vec<PathBuf>,
+        /// A measured run instead: a directory with requests.jsonl (and
+        /// meta.json, timeseries.csv when there), or the request log itself,
+        /// replayed strictly and compared with the simulation per metric.
+        #[arg(long, conflicts_with_all = ["fit", "leave_out", "fit_below"])]
+        measured: Option<PathBuf>,
         /// Fit the vLLM profile's constants (least squares on log errors) and
         /// print them, then the table with them.
         #[arg(long)]
@@ -505,7 +510,11 @@ fn execute(command: Command) -> Result<String, String> {
             from_current,
             moe,
             timing,
+            measured,
         } => {
+            if let Some(path) = measured {
+                return tlab::measured::command(&path);
+            }
             let texts = csv
                 .iter()
                 .map(|p| std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display())))

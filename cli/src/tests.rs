@@ -29,6 +29,44 @@ mod runs {
     }
 
     #[test]
+    fn a_measured_run_is_replayed_strictly_and_compared_per_metric() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let data: PathBuf = [
+            env!("CARGO_MANIFEST_DIR"),
+            "..",
+            "sim-core",
+            "tests",
+            "traces",
+        ]
+        .iter()
+        .collect();
+        for (from, to) in [
+            ("rtx4090-requests.jsonl", "requests.jsonl"),
+            ("rtx4090-meta.json", "meta.json"),
+            ("rtx4090-timeseries.csv", "timeseries.csv"),
+        ] {
+            std::fs::copy(data.join(from), dir.path().join(to)).expect("copy");
+        }
+        let text = tlab::measured::command(dir.path()).expect("replayed");
+        assert!(
+            text.starts_with("Measured run: meta-llama/Llama-3.1-8B on NVIDIA GeForce RTX 4090: 300 requests over 29.1 s, replayed strictly"),
+            "{text}"
+        );
+        assert!(text.contains("KV cache: measured 41,408 tokens"), "{text}");
+        // The measured side as the run's README states it.
+        assert!(
+            text.contains("65.5 s") && text.contains("32.4 ms") && text.contains("86.6 s"),
+            "{text}"
+        );
+        assert!(text.contains("Kolmogorov–Smirnov"), "{text}");
+        assert!(text.contains("most waiting: measured 234"), "{text}");
+        // The request log alone: its model is unknown, said so.
+        let e = tlab::measured::command(&data.join("rtx4090-requests.jsonl"))
+            .expect_err("no meta.json beside it");
+        assert!(e.contains("does not name its model"), "{e}");
+    }
+
+    #[test]
     fn a_trace_file_is_summarised_and_replayed_on_the_scenario_s_fleet() {
         let dir = tempfile::tempdir().expect("temp dir");
         let path = preset_file(&dir, "chatbot-h100");

@@ -23,6 +23,7 @@ use crate::scenario::TraceRequest;
 use serde_json::Value;
 
 mod formats;
+pub mod measured;
 mod summary;
 
 use formats::{Row, azure, burst_gpt, mooncake, request_log, vllm_bench};

@@ -10,6 +10,7 @@ mod fuzz;
 mod golden;
 mod gpus;
 mod load;
+mod measured;
 mod planning;
 mod providers;
 mod queueing;

@@ -1,0 +1,506 @@
+//! A measured run in, replayed strictly, and compared metric by metric: the
+//! user's own benchmark (a per-request log with the engine's timestamps, the
+//! engine's settings beside it, a per-second time series) against what the
+//! simulator says the same traffic does on the same server.
+//!
+//! What a request log gives, per request (vLLM's per-request timestamps, on
+//! the engine's clock): `queued_ts`, `first_token_ts`, `last_token_ts`,
+//! `input_toks`, `output_toks`. TTFT is `first_token_ts − queued_ts`,
+//! end-to-end `last_token_ts − queued_ts`, time per output token
+//! `(last_token_ts − first_token_ts) / (output_toks − 1)`; the replay puts
+//! each request at `queued_ts − min(queued_ts)` with its own lengths.
+//!
+//! The settings (`meta.json` of the measurement's directory: `model`,
+//! `engine_kwargs`, `kv_cache`, `hardware`) become the scenario's server: the
+//! GPU and model by name (refused by name when the catalogue has neither),
+//! tensor parallelism, `max_num_seqs`, the token budget, memory utilisation
+//! and prefix caching; a setting the file does not give takes vLLM's default
+//! and is listed as assumed. The KV capacity vLLM reported is compared with
+//! the simulator's own sizing, not imposed on it.
+
+use crate::dist::Dist;
+use crate::physics::{Gpu, Model, Precision, ServingSoftware};
+use crate::report::Report;
+use crate::scenario::{Arrival, Batching, RequestClass, Scenario, TraceRequest};
+use serde::Deserialize;
+use serde_json::Value;
+
+/// Most requests a measured run may hold (the trace bound).
+const MAX_REQUESTS: usize = 5_000_000;
+
+/// One measured request, times from the run's first arrival.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MeasuredRequest {
+    /// Arrival (queued in the engine), seconds.
+    pub at_s: f64,
+    /// Prompt tokens.
+    pub input: u32,
+    /// Generated tokens.
+    pub output: u32,
+    /// Time to first token, ms.
+    pub ttft_ms: f64,
+    /// End-to-end latency, ms.
+    pub e2e_ms: f64,
+}
+
+impl MeasuredRequest {
+    /// Time per output token after the first, ms (None with one token).
+    pub fn tpot_ms(&self) -> Option<f64> {
+        (self.output >= 2).then(|| (self.e2e_ms - self.ttft_ms) / f64::from(self.output - 1))
+    }
+}
+
+/// The server a run was measured on, as its files state it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Settings {
+    /// The model's name (`meta-llama/Llama-3.1-8B`).
+    pub model: Option<String>,
+    /// The GPU's name (`NVIDIA GeForce RTX 4090`).
+    pub gpu: Option<String>,
+    /// GPUs per replica (tensor parallelism).
+    pub tp: Option<u32>,
+    /// Most sequences in a batch.
+    pub max_num_seqs: Option<u32>,
+    /// Token budget per pass.
+    pub max_num_batched_tokens: Option<u32>,
+    /// Share of GPU memory the engine may use.
+    pub gpu_memory_utilization: Option<f64>,
+    /// Automatic prefix caching.
+    pub prefix_caching: Option<bool>,
+    /// KV capacity the engine reported, tokens.
+    pub kv_tokens: Option<u64>,
+    /// Weights' dtype as the engine was given it.
+    pub dtype: Option<String>,
+}
+
+/// One second of the engine's own time series.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tick {
+    /// Seconds from the start.
+    pub t_s: f64,
+    /// Sequences running.
+    pub running: f64,
+    /// Requests waiting.
+    pub waiting: f64,
+    /// KV cache in use, %.
+    pub kv_pct: f64,
+}
+
+/// A measured run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measured {
+    /// The requests, in arrival order.
+    pub requests: Vec<MeasuredRequest>,
+    /// The server's settings.
+    pub settings: Settings,
+    /// The engine's time series, when given.
+    pub series: Vec<Tick>,
+}
+
+#[derive(Deserialize)]
+struct Line {
+    input_toks: u32,
+    output_toks: u32,
+    queued_ts: f64,
+    first_token_ts: f64,
+    last_token_ts: f64,
+}
+
+/// Read a measured run: its request log, and its settings and time series
+/// when given. Every request line is read or refused by line and field.
+pub fn parse(requests: &str, meta: Option<&str>, series: Option<&str>) -> Result<Measured, String> {
+    let mut rows = Vec::new();
+    for (i, l) in requests.lines().enumerate() {
+        if l.trim().is_empty() {
+            continue;
+        }
+        if rows.len() >= MAX_REQUESTS {
+            return Err(format!("more than {MAX_REQUESTS} requests"));
+        }
+        let line = i + 1;
+        let m: Line = serde_json::from_str(l).map_err(|e| {
+            format!("request log line {line}: {e} (a measured run needs input_toks, output_toks, queued_ts, first_token_ts and last_token_ts)")
+        })?;
+        let ok = |v: f64| v.is_finite() && v >= 0.0;
+        if !(ok(m.queued_ts) && ok(m.first_token_ts) && ok(m.last_token_ts)) {
+            return Err(format!(
+                "request log line {line}: a timestamp is negative or not a number"
+            ));
+        }
+        if m.first_token_ts < m.queued_ts || m.last_token_ts < m.first_token_ts {
+            return Err(format!(
+                "request log line {line}: timestamps out of order (queued {}, first token {}, last token {})",
+                m.queued_ts, m.first_token_ts, m.last_token_ts
+            ));
+        }
+        if m.input_toks == 0 || m.output_toks == 0 {
+            return Err(format!(
+                "request log line {line}: a request needs at least one prompt and one output token"
+            ));
+        }
+        rows.push(m);
+    }
+    if rows.is_empty() {
+        return Err("the request log holds no requests".into());
+    }
+    rows.sort_by(|a, b| a.queued_ts.total_cmp(&b.queued_ts));
+    let t0 = rows[0].queued_ts;
+    let requests = rows
+        .iter()
+        .map(|m| MeasuredRequest {
+            at_s: m.queued_ts - t0,
+            input: m.input_toks,
+            output: m.output_toks,
+            ttft_ms: (m.first_token_ts - m.queued_ts) * 1e3,
+            e2e_ms: (m.last_token_ts - m.queued_ts) * 1e3,
+        })
+        .collect();
+    let settings = match meta {
+        Some(text) => settings(text)?,
+        None => Settings::default(),
+    };
+    let series = match series {
+        Some(text) => ticks(text)?,
+        None => Vec::new(),
+    };
+    Ok(Measured {
+        requests,
+        settings,
+        series,
+    })
+}
+
+fn settings(text: &str) -> Result<Settings, String> {
+    let v: Value = serde_json::from_str(text).map_err(|e| format!("meta.json: {e}"))?;
+    let kw = &v["engine_kwargs"];
+    let kv = &v["kv_cache"];
+    let u32_of = |x: &Value| x.as_u64().and_then(|n| u32::try_from(n).ok());
+    let kv_tokens = kv["num_kv_tokens"]
+        .as_u64()
+        .or_else(|| Some(kv["num_gpu_blocks"].as_u64()? * kv["block_size"].as_u64()?));
+    Ok(Settings {
+        model: v["model"]
+            .as_str()
+            .or(kw["model"].as_str())
+            .map(str::to_owned),
+        gpu: v["hardware"]["device_name"].as_str().map(str::to_owned),
+        tp: u32_of(&kw["tensor_parallel_size"]),
+        max_num_seqs: u32_of(&kw["max_num_seqs"]),
+        max_num_batched_tokens: u32_of(&kw["max_num_batched_tokens"]),
+        gpu_memory_utilization: kv["gpu_memory_utilization"]
+            .as_f64()
+            .or(kw["gpu_memory_utilization"].as_f64()),
+        prefix_caching: kv["enable_prefix_caching"]
+            .as_bool()
+            .or(kw["enable_prefix_caching"].as_bool()),
+        kv_tokens,
+        dtype: kw["dtype"].as_str().map(str::to_owned),
+    })
+}
+
+fn ticks(text: &str) -> Result<Vec<Tick>, String> {
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+    let header: Vec<&str> = lines
+        .next()
+        .ok_or("timeseries.csv is empty")?
+        .split(',')
+        .map(str::trim)
+        .collect();
+    let col = |n: &str| {
+        header
+            .iter()
+            .position(|h| *h == n)
+            .ok_or_else(|| format!("timeseries.csv: no column {n:?}"))
+    };
+    let cols = [
+        col("t")?,
+        col("running")?,
+        col("waiting")?,
+        col("kv_cache_pct")?,
+    ];
+    lines
+        .enumerate()
+        .map(|(i, l)| {
+            let f: Vec<&str> = l.split(',').map(str::trim).collect();
+            let num = |c: usize| {
+                f.get(c)
+                    .and_then(|x| x.parse::<f64>().ok())
+                    .filter(|x| x.is_finite())
+                    .ok_or_else(|| {
+                        format!(
+                            "timeseries.csv line {}: column {} is not a number",
+                            i + 2,
+                            header[c]
+                        )
+                    })
+            };
+            Ok(Tick {
+                t_s: num(cols[0])?,
+                running: num(cols[1])?,
+                waiting: num(cols[2])?,
+                kv_pct: num(cols[3])?,
+            })
+        })
+        .take(MAX_REQUESTS)
+        .collect()
+}
+
+/// The catalogue model a name means (`meta-llama/Llama-3.1-8B` is
+/// `llama-3.1-8b`), matched on letters and digits of its last path part;
+/// an instruct or chat tuning has the same dimensions.
+pub fn model_from_name(name: &str) -> Option<Model> {
+    let squash = |s: &str| -> String {
+        s.to_ascii_lowercase()
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .collect()
+    };
+    let mut n = squash(name.rsplit('/').next().unwrap_or(name));
+    for tuning in ["instruct", "chat", "hf"] {
+        if let Some(stripped) = n.strip_suffix(tuning) {
+            n = stripped.to_owned();
+        }
+    }
+    Model::NAMED.into_iter().find(|m| {
+        serde_json::to_value(m)
+            .ok()
+            .and_then(|v| v.as_str().map(squash))
+            .is_some_and(|id| id == n)
+    })
+}
+
+impl Measured {
+    /// The scenario that replays this run strictly: its arrivals and
+    /// lengths, on its server as the settings give it, with the settings it
+    /// had to assume (vLLM's defaults) listed. Refused when the model or
+    /// GPU is missing or not in the catalogue, or the dtype is not 16-bit.
+    pub fn scenario(&self) -> Result<(Scenario, Vec<String>), String> {
+        let st = &self.settings;
+        let mut assumed = Vec::new();
+        let model_name = st
+            .model
+            .as_deref()
+            .ok_or("the measurement does not name its model (meta.json \"model\")")?;
+        let model = model_from_name(model_name)
+            .ok_or_else(|| format!("model {model_name:?} is not in the catalogue; describe it with the scenario's custom model dimensions"))?;
+        let gpu_name = st
+            .gpu
+            .as_deref()
+            .ok_or("the measurement does not name its GPU (meta.json hardware.device_name)")?;
+        let gpu = Gpu::from_name(gpu_name)
+            .ok_or_else(|| format!("GPU {gpu_name:?} is not in the catalogue; describe it inline in the scenario (serving.gpu_spec)"))?;
+        match st.dtype.as_deref() {
+            None | Some("auto" | "bfloat16" | "float16" | "half") => {}
+            Some(other) => {
+                return Err(format!(
+                    "weights in {other:?} cannot be expressed (16-bit weights only for a measured run)"
+                ));
+            }
+        }
+        let mut or = |v: Option<u32>, d: u32, what: &str| {
+            v.unwrap_or_else(|| {
+                assumed.push(format!("{what} {d} (vLLM's default)"));
+                d
+            })
+        };
+        let tp = or(st.tp, 1, "tensor parallelism");
+        let max_num_seqs = or(st.max_num_seqs, 256, "max_num_seqs");
+        let budget = or(st.max_num_batched_tokens, 8192, "max_num_batched_tokens");
+        let memory = st.gpu_memory_utilization.unwrap_or_else(|| {
+            assumed.push("gpu_memory_utilization 0.9 (vLLM's default)".into());
+            0.9
+        });
+        let prefix = st.prefix_caching.unwrap_or_else(|| {
+            assumed.push("prefix caching on (vLLM's default)".into());
+            true
+        });
+        let mut s = crate::presets::chatbot_h100();
+        s.name = format!("Measured run: {model_name} on {gpu_name}");
+        s.serving.replicas = 1;
+        s.serving.gpu = gpu;
+        s.serving.usd_per_gpu_hour = None;
+        s.serving.gpus_per_replica = tp;
+        s.serving.model = model;
+        s.serving.weights = Precision::Bf16;
+        s.serving.kv_cache = Precision::Bf16;
+        s.serving.gpu_memory_utilisation = memory;
+        s.serving.batching = Batching::ChunkedPrefill {
+            max_num_seqs,
+            max_num_batched_tokens: budget,
+            chunk_tokens: budget,
+        };
+        s.serving.software = ServingSoftware::Vllm;
+        s.serving.prefix_caching = Some(prefix);
+        s.serving.max_queue_per_replica = u32::try_from(self.requests.len())
+            .unwrap_or(u32::MAX)
+            .max(1);
+        let longest = self.requests.iter().map(|r| r.output).max().unwrap_or(1);
+        let first = s.workload.classes.first().cloned();
+        s.workload.classes = vec![RequestClass {
+            timeout_s: None,
+            ..match first {
+                Some(c) => RequestClass {
+                    name: "measured".into(),
+                    max_tokens: longest,
+                    ..c
+                },
+                None => RequestClass::new(
+                    "measured",
+                    Dist::Fixed { value: 1.0 },
+                    Dist::Fixed { value: 1.0 },
+                    longest,
+                ),
+            }
+        }];
+        s.duration_s = self.requests.last().map_or(0.0, |r| r.at_s).ceil().max(1.0);
+        s.workload.arrival = Arrival::Trace {
+            requests: self
+                .requests
+                .iter()
+                .map(|r| TraceRequest {
+                    at_s: r.at_s,
+                    input_tokens: r.input,
+                    output_tokens: r.output,
+                    class: 0,
+                })
+                .collect(),
+        };
+        Ok((s, assumed))
+    }
+
+    /// Measured against simulated, per metric.
+    pub fn compare(&self, report: &Report) -> Comparison {
+        let measured = |f: &dyn Fn(&MeasuredRequest) -> Option<f64>| {
+            mean_and_quantiles(self.requests.iter().filter_map(f).collect())
+        };
+        let o = &report.overall;
+        let sim = |s: &crate::report::LatencyStats| {
+            [s.mean_ms, s.p50_ms, s.p90_ms, s.p99_ms].map(|v| v.unwrap_or(f64::NAN))
+        };
+        let rows = vec![
+            MetricRow {
+                metric: "TTFT",
+                measured: measured(&|r| Some(r.ttft_ms)),
+                simulated: sim(&o.ttft),
+            },
+            MetricRow {
+                metric: "time per output token",
+                measured: measured(&|r| r.tpot_ms()),
+                simulated: sim(&o.tpot),
+            },
+            MetricRow {
+                metric: "end-to-end",
+                measured: measured(&|r| Some(r.e2e_ms)),
+                simulated: sim(&o.e2e),
+            },
+        ];
+        let d = &report.distribution;
+        let ttft: Vec<f64> = self.requests.iter().map(|r| r.ttft_ms).collect();
+        let e2e: Vec<f64> = self.requests.iter().map(|r| r.e2e_ms).collect();
+        let first = self.requests.first().map_or(0.0, |r| r.at_s * 1e3);
+        let end_ms = self
+            .requests
+            .iter()
+            .map(|r| r.at_s * 1e3 + r.e2e_ms)
+            .fold(first, f64::max);
+        let tokens: f64 = self.requests.iter().map(|r| f64::from(r.output)).sum();
+        Comparison {
+            rows,
+            ks_ttft: ks_distance(&ttft, &d.quantiles, &d.ttft_ms),
+            ks_e2e: ks_distance(&e2e, &d.quantiles, &d.e2e_ms),
+            output_tokens_per_s: [
+                tokens / (end_ms / 1e3).max(1e-9),
+                report.throughput.output_tokens_per_s,
+            ],
+            finished_s: [end_ms / 1e3, report.sim_time_s],
+            peak_running: [
+                self.series.iter().map(|t| t.running).reduce(f64::max),
+                report.series.batch_size.iter().copied().reduce(f64::max),
+            ],
+            peak_waiting: [
+                self.series.iter().map(|t| t.waiting).reduce(f64::max),
+                report.series.queue_depth.iter().copied().reduce(f64::max),
+            ],
+        }
+    }
+}
+
+/// One metric, measured and simulated: mean, p50, p90, p99 (ms).
+#[derive(Clone, Debug, PartialEq)]
+pub struct MetricRow {
+    /// The metric.
+    pub metric: &'static str,
+    /// As measured.
+    pub measured: [f64; 4],
+    /// As simulated.
+    pub simulated: [f64; 4],
+}
+
+/// A measured run against its strict replay.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comparison {
+    /// TTFT, time per output token and end-to-end.
+    pub rows: Vec<MetricRow>,
+    /// Kolmogorov–Smirnov distance between the measured and simulated TTFT
+    /// distributions (0 = the same, 1 = disjoint).
+    pub ks_ttft: f64,
+    /// The same for end-to-end latency.
+    pub ks_e2e: f64,
+    /// Generated tokens per second over the run, measured and simulated.
+    pub output_tokens_per_s: [f64; 2],
+    /// When the last request finished, seconds, measured and simulated.
+    pub finished_s: [f64; 2],
+    /// Most sequences running at once: the engine's time series (per second;
+    /// None without one) and the simulation's (mean per pass over a window).
+    pub peak_running: [Option<f64>; 2],
+    /// Most requests waiting: the engine's per second, the simulation's
+    /// window means.
+    pub peak_waiting: [Option<f64>; 2],
+}
+
+/// Mean, p50, p90, p99 of `v`, percentiles linearly interpolated between
+/// order statistics (NaN for no values).
+pub fn mean_and_quantiles(mut v: Vec<f64>) -> [f64; 4] {
+    if v.is_empty() {
+        return [f64::NAN; 4];
+    }
+    v.sort_by(f64::total_cmp);
+    let q = |p: f64| {
+        let x = (v.len() - 1) as f64 * p;
+        let (lo, hi) = (x.floor() as usize, x.ceil() as usize);
+        v[lo] + (v[hi] - v[lo]) * (x - lo as f64)
+    };
+    [
+        v.iter().sum::<f64>() / v.len() as f64,
+        q(0.5),
+        q(0.9),
+        q(0.99),
+    ]
+}
+
+/// Kolmogorov–Smirnov distance between the empirical distribution of
+/// `samples` and one given by its `values` at the `quantiles` (ascending, as
+/// a [`Report::distribution`] gives them): the largest gap between the two
+/// distribution functions, checked at every sample and every quantile value.
+/// The simulated side is known at its quantiles only, so the distance is
+/// exact to within the widest step between them (2 % for a report's).
+/// NaN when either side is empty.
+pub fn ks_distance(samples: &[f64], quantiles: &[f64], values: &[f64]) -> f64 {
+    if samples.is_empty() || values.is_empty() || quantiles.len() != values.len() {
+        return f64::NAN;
+    }
+    let mut s = samples.to_vec();
+    s.sort_by(f64::total_cmp);
+    let n = s.len() as f64;
+    // Empirical CDF of the samples at x; the quantile table's at x (the
+    // largest level whose value is at most x).
+    let f_samples = |x: f64| s.partition_point(|&v| v <= x) as f64 / n;
+    let f_table = |x: f64| {
+        let k = values.partition_point(|&v| v <= x);
+        if k == 0 { 0.0 } else { quantiles[k - 1] }
+    };
+    s.iter()
+        .chain(values)
+        .map(|&x| (f_samples(x) - f_table(x)).abs())
+        .fold(0.0, f64::max)
+}
