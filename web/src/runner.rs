@@ -310,38 +310,31 @@ impl Runner {
             this.report.set(Some(report));
             this.ran.set(Some(stage.of.clone()));
             this.protected_until.set(0.0);
-            let preview = then
-                .as_ref()
-                .map(|full| (stage.horizon as f64 / 1e9, full.duration_s));
+            // A preview's numbers say so until the full run's replace them.
+            this.preview.set(
+                then.as_ref()
+                    .map(|full| (stage.horizon as f64 / 1e9, full.duration_s)),
+            );
             if this.pending.borrow().is_some() {
                 // A newer scenario waited for these numbers: it runs next.
-                this.preview.set(preview);
                 this.start_pending();
                 return;
             }
             match then {
                 Some(full) => {
-                    // The preview is in: say so, and run in full.
-                    this.preview.set(preview);
+                    // The preview is in: run in full.
                     let next = Stage {
                         horizon: ((full.duration_s * 1e9) as u64).max(1),
                         sim: Simulation::new(&full),
-                        generation: stage.generation,
-                        seq,
-                        started: stage.started,
                         then: None,
                         est: stage.full_est,
-                        full_est: stage.full_est,
                         began: now_ms(),
                         progress_at: now_ms(),
-                        of: stage.of,
+                        ..stage
                     };
                     soon(move || this.slice(next));
                 }
-                None => {
-                    this.preview.set(None);
-                    this.state.set(RunState::Done(now_ms() - stage.started));
-                }
+                None => this.state.set(RunState::Done(now_ms() - stage.started)),
             }
         });
     }

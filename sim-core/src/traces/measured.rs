@@ -335,23 +335,15 @@ impl Measured {
             .unwrap_or(u32::MAX)
             .max(1);
         let longest = self.requests.iter().map(|r| r.output).max().unwrap_or(1);
-        let first = s.workload.classes.first().cloned();
-        s.workload.classes = vec![RequestClass {
-            timeout_s: None,
-            ..match first {
-                Some(c) => RequestClass {
-                    name: "measured".into(),
-                    max_tokens: longest,
-                    ..c
-                },
-                None => RequestClass::new(
-                    "measured",
-                    Dist::Fixed { value: 1.0 },
-                    Dist::Fixed { value: 1.0 },
-                    longest,
-                ),
-            }
-        }];
+        // One class of its own: the trace gives every request's lengths,
+        // and nothing of the base preset's traffic (prefixes, conversations,
+        // timeouts) is replayed with it.
+        s.workload.classes = vec![RequestClass::new(
+            "measured",
+            Dist::Fixed { value: 1.0 },
+            Dist::Fixed { value: 1.0 },
+            longest,
+        )];
         s.duration_s = self.requests.last().map_or(0.0, |r| r.at_s).ceil().max(1.0);
         s.workload.arrival = Arrival::Trace {
             requests: self
@@ -397,12 +389,11 @@ impl Measured {
         let d = &report.distribution;
         let ttft: Vec<f64> = self.requests.iter().map(|r| r.ttft_ms).collect();
         let e2e: Vec<f64> = self.requests.iter().map(|r| r.e2e_ms).collect();
-        let first = self.requests.first().map_or(0.0, |r| r.at_s * 1e3);
         let end_ms = self
             .requests
             .iter()
             .map(|r| r.at_s * 1e3 + r.e2e_ms)
-            .fold(first, f64::max);
+            .fold(0.0, f64::max);
         let tokens: f64 = self.requests.iter().map(|r| f64::from(r.output)).sum();
         Comparison {
             rows,
@@ -458,7 +449,8 @@ pub struct Comparison {
     pub peak_waiting: [Option<f64>; 2],
 }
 
-/// Mean, p50, p90, p99 of `v`, percentiles linearly interpolated between
+/// Mean, p50, p90, p99 of `v` (a trace's lengths, a measured run's
+/// latencies), percentiles linearly interpolated between
 /// order statistics (NaN for no values).
 pub fn mean_and_quantiles(mut v: Vec<f64>) -> [f64; 4] {
     if v.is_empty() {

@@ -39,20 +39,8 @@ impl Imported {
         } else {
             n as f64
         };
-        let stats = |mut v: Vec<f64>| -> [f64; 4] {
-            v.sort_by(f64::total_cmp);
-            let q = |p: f64| {
-                v.get(((v.len() as f64 - 1.0) * p).round() as usize)
-                    .copied()
-                    .unwrap_or(0.0)
-            };
-            [
-                v.iter().sum::<f64>() / v.len().max(1) as f64,
-                q(0.5),
-                q(0.9),
-                q(0.99),
-            ]
-        };
+        // A trace holds at least one request, so these are numbers.
+        let stats = super::measured::mean_and_quantiles;
         let prefix_reuse = self.prefix_blocks.as_ref().map(|blocks| {
             // A block is reusable if the same hash was seen before at the same
             // position (the hashes chain the prefix, so the id says it all).
