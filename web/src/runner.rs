@@ -36,8 +36,12 @@ pub enum RunState {
 pub const STAGE_MS: f64 = 40.0;
 
 /// A run expected to take up to this many stages runs without a preview;
-/// while a drag supersedes run after run, one stage.
+/// during a drag (scenarios less than [`DRAG_GAP_MS`] apart), two.
 const STAGES_WITHOUT_PREVIEW: f64 = 4.0;
+
+/// A scenario submitted within this long of the one before belongs to the
+/// same drag (or held key), ms, even when the run between them finished.
+const DRAG_GAP_MS: f64 = 300.0;
 
 /// How often the progress bar moves, ms.
 const PROGRESS_MS: f64 = 100.0;
@@ -73,9 +77,12 @@ pub struct Runner {
     protected_until: Rc<Cell<f64>>,
     /// Estimated events per ms of a stage's time, as measured on this page.
     speed: Rc<Cell<f64>>,
-    /// Whether the latest scenario came while a run was in progress (a
-    /// drag): its run previews anything longer than one stage.
+    /// Whether the latest scenario came while a run was in progress or
+    /// within [`DRAG_GAP_MS`] of the one before (a drag): its run previews
+    /// anything longer than one stage.
     dragging: Rc<Cell<bool>>,
+    /// When the latest scenario was submitted (page clock, ms).
+    submitted_at: Rc<Cell<f64>>,
     /// The latest finished report.
     pub report: RwSignal<Option<Report>>,
     /// The scenario whose run `report` is (the preview's full scenario for
@@ -149,6 +156,7 @@ impl Runner {
             protected_until: Rc::new(Cell::new(0.0)),
             speed: Rc::new(Cell::new(FIRST_SPEED)),
             dragging: Rc::new(Cell::new(false)),
+            submitted_at: Rc::new(Cell::new(f64::NEG_INFINITY)),
             report: RwSignal::new(None),
             ran: RwSignal::new(None),
             state: RwSignal::new(RunState::Running),
@@ -168,9 +176,13 @@ impl Runner {
             n + 1
         });
         *self.pending.borrow_mut() = Some((seq, scenario));
-        self.dragging
-            .set(matches!(self.state.get_untracked(), RunState::Running));
-        if now_ms() < self.protected_until.get() {
+        let now = now_ms();
+        self.dragging.set(
+            matches!(self.state.get_untracked(), RunState::Running)
+                || now - self.submitted_at.get() < DRAG_GAP_MS,
+        );
+        self.submitted_at.set(now);
+        if now < self.protected_until.get() {
             return; // the stage in progress starts it when it is shown
         }
         self.start_pending();
@@ -198,7 +210,7 @@ impl Runner {
                 let stage_events = speed * STAGE_MS;
                 let est = sim_core::plan::budget::run_events(&full);
                 let stages = if self.dragging.get() {
-                    1.0
+                    2.0
                 } else {
                     STAGES_WITHOUT_PREVIEW
                 };
