@@ -112,3 +112,22 @@ fn trace_replay_azure_2000(bencher: divan::Bencher) {
             .completed
     });
 }
+
+/// Mooncake's conversation trace (its first 2,000 requests, ≈ 13,700-token
+/// prompts, 27 hashes each) replayed on four H100 replicas with prefix
+/// caching driven by its hashes: each request walks its hashes' runs.
+#[divan::bench(sample_count = 5)]
+fn mooncake_hashes_2k(bencher: divan::Bencher) {
+    let text = include_str!("../tests/traces/mooncake-first-2000.jsonl");
+    let t = sim_core::traces::read(text, &sim_core::traces::Options::default()).expect("trace");
+    let mut s = sim_core::presets::chatbot_h100();
+    s.serving.replicas = 4;
+    s.serving.prefix_caching = Some(true);
+    t.apply_to(&mut s);
+    let s = s.validate().expect("valid");
+    bencher.bench(|| {
+        let r = sim_core::run(divan::black_box(&s));
+        assert_eq!(r.requests.completed, r.requests.arrived);
+        r.utilisation.prefix_cache_hit_rate
+    });
+}

@@ -75,8 +75,10 @@ fn variants() -> Vec<(String, Scenario)> {
     out.push(("agent-chain".into(), agent));
     let mut trace = base.clone();
     trace.workload.arrival = Arrival::Trace {
+        prefix_block_tokens: None,
         requests: (0..400)
             .map(|i| TraceRequest {
+                prefix_blocks: Vec::new(),
                 at_s: f64::from(i) * 0.1,
                 input_tokens: 100 + (i * 37) % 900,
                 output_tokens: 20 + (i * 53) % 400,

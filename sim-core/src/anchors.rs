@@ -428,8 +428,10 @@ impl Anchor {
         let (arrival, duration_s, queue) = match self.load {
             Load::Burst { requests } => (
                 Arrival::Trace {
+                    prefix_block_tokens: None,
                     requests: (0..requests)
                         .map(|_| TraceRequest {
+                            prefix_blocks: Vec::new(),
                             at_s: 0.0,
                             input_tokens: self.input,
                             output_tokens: self.output,

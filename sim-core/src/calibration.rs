@@ -164,6 +164,7 @@ impl Measurement {
         };
         let requests = (0..batch)
             .map(|_| TraceRequest {
+                prefix_blocks: Vec::new(),
                 at_s: 0.0,
                 input_tokens: input,
                 output_tokens: output,
@@ -176,7 +177,10 @@ impl Measurement {
             seed: 1,
             duration_s: 1.0,
             workload: Workload {
-                arrival: Arrival::Trace { requests },
+                arrival: Arrival::Trace {
+                    requests,
+                    prefix_block_tokens: None,
+                },
                 classes: vec![RequestClass::new(
                     "calibration",
                     Dist::Fixed {

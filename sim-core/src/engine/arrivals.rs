@@ -1,6 +1,7 @@
 //! Where tasks come from: open-loop processes (Poisson, gamma, rate schedules),
 //! replayed traces, and closed-loop users who think between tasks.
 
+use super::request::Recorded;
 use super::{Event, NS_PER_S, Simulation, later, secs_to_ns};
 use crate::dist::gamma;
 use crate::scenario::{Arrival, RatePoint, RequestClass};
@@ -31,7 +32,7 @@ impl Simulation {
             | Arrival::Stages { .. } => {
                 self.schedule_next_arrival(0);
             }
-            Arrival::Trace { requests } => {
+            Arrival::Trace { requests, .. } => {
                 if let Some(first) = requests.first() {
                     self.st
                         .events
@@ -49,18 +50,23 @@ impl Simulation {
     }
 
     pub(super) fn trace_arrival(&mut self, index: u32) {
-        let Arrival::Trace { requests } = &self.cfg.arrival else {
+        let Arrival::Trace { requests, .. } = &self.cfg.arrival else {
             return;
         };
         let r = &requests[index as usize];
-        let (class, tokens) = (r.class as u16, (r.input_tokens, r.output_tokens));
+        let class = r.class as u16;
+        let given = Recorded {
+            input: r.input_tokens,
+            output: r.output_tokens,
+            index,
+        };
         if let Some(next) = requests.get(index as usize + 1) {
             let at = secs_to_ns(next.at_s).max(self.st.now);
             self.st
                 .events
                 .push(at, Event::TraceArrival { index: index + 1 });
         }
-        self.start_task(class, None, Some(tokens));
+        self.start_task(class, None, Some(given));
     }
 
     pub(super) fn user_wakes(&mut self, user: u32) {

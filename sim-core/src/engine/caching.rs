@@ -38,7 +38,9 @@ impl Simulation {
         if !identity.shareable() {
             return Lookup::default();
         }
-        let (hits, idle) = self.st.replicas[r].cache.probe(&identity);
+        let (hits, idle) = self.st.replicas[r]
+            .cache
+            .probe(&identity, &self.cfg.prefix_hashes);
         Lookup {
             hits,
             idle,
@@ -52,7 +54,9 @@ impl Simulation {
             return;
         }
         let identity = self.identity(id);
-        let held = self.st.replicas[r].cache.hold(&identity, found.hits);
+        let held = self.st.replicas[r]
+            .cache
+            .hold(&identity, &self.cfg.prefix_hashes, found.hits);
         self.take_blocks(r, found.idle);
         self.st.requests[id].shared = held;
     }
@@ -69,9 +73,10 @@ impl Simulation {
         }
         let full = (prompt_tokens / BLOCK).min(u64::from(identity.matchable_blocks())) as u32;
         let req = &mut self.st.requests[id];
-        req.shared += self.st.replicas[r]
-            .cache
-            .publish(&identity, req.shared, full);
+        req.shared +=
+            self.st.replicas[r]
+                .cache
+                .publish(&identity, &self.cfg.prefix_hashes, req.shared, full);
     }
 
     /// Free what request `id` holds for a context of `tokens` tokens: its own
@@ -96,7 +101,9 @@ impl Simulation {
             return;
         }
         let rep = &mut self.st.replicas[r];
-        rep.kv_used -= rep.cache.let_go(&identity, shared, keep);
+        rep.kv_used -= rep
+            .cache
+            .let_go(&identity, &self.cfg.prefix_hashes, shared, keep);
         let room = self.cfg.kv_blocks.saturating_sub(rep.kv_used);
         rep.cache.evict_to(room);
     }

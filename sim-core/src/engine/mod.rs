@@ -114,6 +114,8 @@ struct Config {
     frontend_out_ns: u64,
     /// Automatic prefix caching (iteration-level batching on the GPU physics).
     prefix_caching: bool,
+    /// A replayed trace's prefix-block hashes (empty without).
+    prefix_hashes: prefix::PrefixHashes,
 }
 
 /// The random streams of the fleet side (the API side keeps its own).
@@ -281,6 +283,13 @@ impl Simulation {
             frontend_in_ns,
             frontend_out_ns,
             prefix_caching: s.caches_prefixes(),
+            prefix_hashes: match &scenario.workload.arrival {
+                crate::scenario::Arrival::Trace {
+                    requests,
+                    prefix_block_tokens: Some(t),
+                } => prefix::PrefixHashes::of_trace(requests, *t),
+                _ => prefix::PrefixHashes::default(),
+            },
         };
         let replicas = s.replicas as usize;
         let st = State {

@@ -9,6 +9,9 @@
 //! to `(class, prompt)`; the blocks of a conversation's history after it to
 //! the conversation (the history of turn t is a prefix of turn t + 1's). A
 //! prompt with neither can never be matched again and costs nothing here.
+//! A replayed trace that gives content hashes (Mooncake's `hash_ids`, one per
+//! 512 tokens, chained) names each hashed block by its hash instead: prompts
+//! that share a hash share its blocks, whatever their class.
 //!
 //! Accounting: a cached block with references counts once in the replica's KV
 //! use however many requests share it; an unreferenced cached block is free
@@ -32,6 +35,57 @@ pub(super) enum Owner {
     System { class: u16, prompt: u32 },
     /// Conversation `conversation`'s history (after its system prompt).
     History { conversation: u64 },
+    /// A trace's hashed block `hash` (and, the hashes being chained, the
+    /// prompt before it); its KV blocks are indexed from the hash's first.
+    Hashed { hash: u64 },
+}
+
+/// The prefix-block hashes of a replayed trace's requests, flattened.
+#[derive(Clone, Debug, Default)]
+pub(super) struct PrefixHashes {
+    pub(super) hashes: Vec<u64>,
+    /// Per trace request: where its hashes start in `hashes`, and how many.
+    pub(super) of_request: Vec<(usize, u32)>,
+    /// KV blocks one hash covers.
+    pub(super) blocks_per_hash: u32,
+}
+
+impl PrefixHashes {
+    /// The trace's hashes, or none when no request has any.
+    pub(super) fn of_trace(requests: &[crate::scenario::TraceRequest], block_tokens: u32) -> Self {
+        if requests.iter().all(|r| r.prefix_blocks.is_empty()) {
+            return PrefixHashes::default();
+        }
+        let mut hashes = Vec::with_capacity(requests.iter().map(|r| r.prefix_blocks.len()).sum());
+        let of_request = requests
+            .iter()
+            .map(|r| {
+                let at = hashes.len();
+                hashes.extend_from_slice(&r.prefix_blocks);
+                (at, r.prefix_blocks.len() as u32)
+            })
+            .collect();
+        PrefixHashes {
+            hashes,
+            of_request,
+            blocks_per_hash: (block_tokens / BLOCK as u32).max(1),
+        }
+    }
+
+    /// Block span `j` of a hashed prompt whose hashes start at `at`, cut at
+    /// block `n`: its owner, its blocks, and the first block's index.
+    fn span(&self, at: usize, j: u32, n: u32) -> (Owner, std::ops::Range<u32>, u32) {
+        let start = j * self.blocks_per_hash;
+        let owner = Owner::Hashed {
+            hash: self.hashes[at + j as usize],
+        };
+        (owner, start..(start + self.blocks_per_hash).min(n), start)
+    }
+
+    /// How many spans of a hashed prompt with `len` hashes blocks `0..n` cross.
+    fn spans(&self, len: u32, n: u32) -> u32 {
+        n.div_ceil(self.blocks_per_hash.max(1)).min(len)
+    }
 }
 
 /// What a request's prompt shares with others, if anything.
@@ -42,12 +96,16 @@ pub(super) struct PromptIdentity {
     /// The conversation this turn belongs to, and the tokens of its history
     /// before this turn's new question (system prompt included).
     pub(super) conversation: Option<(u64, u32)>,
+    /// A replayed trace's hashed prompt: where its hashes start in
+    /// [`PrefixHashes`], how many, and the full KV blocks of the prompt
+    /// (system prompt and conversation are then ignored).
+    pub(super) hashed: Option<(usize, u32, u32)>,
 }
 
 impl PromptIdentity {
     /// Whether any block of the prompt can ever be shared.
     pub(super) fn shareable(&self) -> bool {
-        self.system.is_some() || self.conversation.is_some()
+        self.system.is_some() || self.conversation.is_some() || self.hashed.is_some()
     }
 
     /// Who owns full block `i`, if it can be shared: blocks inside the system
@@ -66,6 +124,9 @@ impl PromptIdentity {
     /// Full blocks of a prompt that another request could have computed: the
     /// system prompt's, then the conversation history's.
     pub(super) fn matchable_blocks(&self) -> u32 {
+        if let Some((_, _, blocks)) = self.hashed {
+            return blocks;
+        }
         let tokens = match (self.system, self.conversation) {
             (_, Some((_, history))) => history,
             (Some((_, _, tokens)), None) => tokens,
@@ -74,9 +135,28 @@ impl PromptIdentity {
         tokens / BLOCK as u32
     }
 
-    /// The owners of blocks `0..n`, each with the range of blocks it owns,
-    /// in order (at most two: the system prompt's, then the history's).
-    fn spans(&self, n: u32) -> impl Iterator<Item = (Owner, std::ops::Range<u32>)> {
+    /// The owners of blocks `0..n`, each with the range of blocks it owns
+    /// and the index its own blocks count from, in order (the system
+    /// prompt's, then the history's; or a hashed prompt's, hash by hash).
+    fn spans(
+        self,
+        n: u32,
+        h: &PrefixHashes,
+    ) -> impl Iterator<Item = (Owner, std::ops::Range<u32>, u32)> {
+        let hashed = self
+            .hashed
+            .into_iter()
+            .flat_map(move |(at, len, _)| (0..h.spans(len, n)).map(move |j| h.span(at, j, n)));
+        let plain = self.hashed.is_none().then(|| self.plain_spans(n));
+        plain
+            .into_iter()
+            .flatten()
+            .map(|(o, r)| (o, r, 0))
+            .chain(hashed)
+    }
+
+    /// [`Self::spans`] of a prompt without hashes: at most two.
+    fn plain_spans(self, n: u32) -> impl Iterator<Item = (Owner, std::ops::Range<u32>)> {
         let system_end = match self.system {
             Some((_, _, tokens)) => (tokens / BLOCK as u32).min(n),
             None => 0,
@@ -200,15 +280,15 @@ impl PrefixCache {
 
     /// How many leading blocks of the prompt are cached, and how many of those
     /// are unreferenced now (holding them would add that many to KV use).
-    pub(super) fn probe(&self, p: &PromptIdentity) -> (u32, u64) {
+    pub(super) fn probe(&self, p: &PromptIdentity, h: &PrefixHashes) -> (u32, u64) {
         let mut hits = 0;
         let mut idle = 0;
-        for (owner, span) in p.spans(p.matchable_blocks()) {
+        for (owner, span, base) in p.spans(p.matchable_blocks(), h) {
             let Some(run) = self.run_of(owner).map(|k| &self.runs[k as usize]) else {
                 return (hits, idle);
             };
             for i in span {
-                let Some(e) = run.get(i) else {
+                let Some(e) = run.get(i - base) else {
                     return (hits, idle);
                 };
                 idle += u64::from(e.refs == 0);
@@ -220,18 +300,18 @@ impl PrefixCache {
 
     /// Take a reference to the first `n` blocks of the prompt (found by
     /// [`Self::probe`]); returns how many it holds.
-    pub(super) fn hold(&mut self, p: &PromptIdentity, n: u32) -> u32 {
+    pub(super) fn hold(&mut self, p: &PromptIdentity, h: &PrefixHashes, n: u32) -> u32 {
         let mut held = 0;
-        for (owner, span) in p.spans(n) {
+        for (owner, span, base) in p.spans(n, h) {
             let Some(k) = self.run_of(owner) else {
                 return held;
             };
             let run = &mut self.runs[k as usize];
             for i in span {
-                if run.get(i).is_none() {
+                if run.get(i - base).is_none() {
                     return held;
                 }
-                let e = run.slot(i);
+                let e = run.slot(i - base);
                 if e.refs == 0 {
                     self.idle -= 1; // its queue entry is stale now
                 }
@@ -246,10 +326,16 @@ impl PrefixCache {
     /// cache them, until one is found that another request cached meanwhile
     /// (that copy and the rest stay the request's own). Returns how many the
     /// request now holds through the cache.
-    pub(super) fn publish(&mut self, p: &PromptIdentity, from: u32, to: u32) -> u32 {
+    pub(super) fn publish(
+        &mut self,
+        p: &PromptIdentity,
+        h: &PrefixHashes,
+        from: u32,
+        to: u32,
+    ) -> u32 {
         let mut published = 0;
-        for (owner, span) in p.spans(to) {
-            let span = span.start.max(from)..span.end;
+        for (owner, span, base) in p.spans(to, h) {
+            let span = span.start.max(from) - base..span.end - base;
             if span.is_empty() {
                 continue;
             }
@@ -279,44 +365,66 @@ impl PrefixCache {
     /// `keep` cached for the next turn: last block first, so the tail is the
     /// first to be evicted. Returns how many held blocks became unreferenced
     /// (no longer in use, but still cached).
-    pub(super) fn let_go(&mut self, p: &PromptIdentity, held: u32, keep: u32) -> u64 {
+    pub(super) fn let_go(
+        &mut self,
+        p: &PromptIdentity,
+        h: &PrefixHashes,
+        held: u32,
+        keep: u32,
+    ) -> u64 {
+        let n = held.max(keep);
         let mut unreferenced = 0;
-        let mut spans = p.spans(held.max(keep));
-        let (first, second) = (spans.next(), spans.next());
-        for (owner, span) in [second, first].into_iter().flatten() {
-            let k = self.run_for(owner);
-            self.runs[k as usize].reserve(&span);
-            for i in span.rev() {
-                let tick = self.tick + 1;
-                let run = &mut self.runs[k as usize];
-                let e = run.slot(i);
-                let new = if i < held {
-                    debug_assert!(e.cached && e.refs > 0, "letting go of a block not held");
-                    e.refs -= 1;
-                    if e.refs > 0 {
-                        continue;
-                    }
-                    unreferenced += 1;
-                    false
-                } else if e.cached {
-                    continue; // already cached: the request's copy goes
-                } else {
-                    e.cached = true;
-                    true
-                };
-                e.tick = tick;
-                run.live += u32::from(new);
-                self.tick = tick;
-                self.idle += 1;
-                self.lru.push_back(Released {
-                    tick,
-                    run: k,
-                    index: i,
-                });
+        if let Some((at, len, _)) = p.hashed {
+            for j in (0..h.spans(len, n)).rev() {
+                let (owner, span, base) = h.span(at, j, n);
+                unreferenced += self.release(owner, span, base, held);
             }
-            self.recycle_if_empty(k);
+        } else {
+            let mut spans = p.spans(n, h);
+            let (first, second) = (spans.next(), spans.next());
+            for (owner, span, base) in [second, first].into_iter().flatten() {
+                unreferenced += self.release(owner, span, base, held);
+            }
         }
         self.sweep();
+        unreferenced
+    }
+
+    /// [`Self::let_go`] of one owner's blocks `span` (counted from `base`),
+    /// last first; returns how many held blocks became unreferenced.
+    fn release(&mut self, owner: Owner, span: std::ops::Range<u32>, base: u32, held: u32) -> u64 {
+        let mut unreferenced = 0;
+        let k = self.run_for(owner);
+        self.runs[k as usize].reserve(&(span.start - base..span.end - base));
+        for i in span.rev() {
+            let tick = self.tick + 1;
+            let run = &mut self.runs[k as usize];
+            let e = run.slot(i - base);
+            let new = if i < held {
+                debug_assert!(e.cached && e.refs > 0, "letting go of a block not held");
+                e.refs -= 1;
+                if e.refs > 0 {
+                    continue;
+                }
+                unreferenced += 1;
+                false
+            } else if e.cached {
+                continue; // already cached: the request's copy goes
+            } else {
+                e.cached = true;
+                true
+            };
+            e.tick = tick;
+            run.live += u32::from(new);
+            self.tick = tick;
+            self.idle += 1;
+            self.lru.push_back(Released {
+                tick,
+                run: k,
+                index: i - base,
+            });
+        }
+        self.recycle_if_empty(k);
         unreferenced
     }
 
@@ -374,8 +482,15 @@ pub(super) fn private_blocks(tokens: u64, shared: usize) -> u64 {
 mod tests {
     use super::*;
 
+    const NO_HASHES: PrefixHashes = PrefixHashes {
+        hashes: Vec::new(),
+        of_request: Vec::new(),
+        blocks_per_hash: 1,
+    };
+
     fn prompt(p: u32) -> PromptIdentity {
         PromptIdentity {
+            hashed: None,
             system: Some((0, p, 100)),
             conversation: None,
         }
@@ -386,24 +501,36 @@ mod tests {
         let mut c = PrefixCache::default();
         let a = prompt(0);
         assert_eq!(a.matchable_blocks(), 6, "100 tokens: 6 full blocks");
-        assert_eq!(c.probe(&a), (0, 0));
-        assert_eq!(c.publish(&a, 0, 6), 6);
-        assert_eq!(c.publish(&a, 0, 6), 0, "already cached: stays private");
-        assert_eq!(c.probe(&a), (6, 0), "all held");
-        assert_eq!(c.hold(&a, 6), 6);
+        assert_eq!(c.probe(&a, &NO_HASHES), (0, 0));
+        assert_eq!(c.publish(&a, &NO_HASHES, 0, 6), 6);
+        assert_eq!(
+            c.publish(&a, &NO_HASHES, 0, 6),
+            0,
+            "already cached: stays private"
+        );
+        assert_eq!(c.probe(&a, &NO_HASHES), (6, 0), "all held");
+        assert_eq!(c.hold(&a, &NO_HASHES, 6), 6);
         c.evict_to(0);
-        assert_eq!(c.probe(&a), (6, 0), "blocks in use are never evicted");
+        assert_eq!(
+            c.probe(&a, &NO_HASHES),
+            (6, 0),
+            "blocks in use are never evicted"
+        );
         // The first holder lets go: still one reference each.
-        assert_eq!(c.let_go(&a, 6, 0), 0);
+        assert_eq!(c.let_go(&a, &NO_HASHES, 6, 0), 0);
         // The second lets go: unreferenced, cached, then evicted tail first.
-        assert_eq!(c.let_go(&a, 6, 0), 6);
+        assert_eq!(c.let_go(&a, &NO_HASHES, 6, 0), 6);
         assert_eq!(c.idle(), 6);
         c.evict_to(2);
         assert_eq!(c.idle(), 2);
-        assert_eq!(c.probe(&a), (2, 2), "the head stays, the tail went first");
-        assert_eq!(c.probe(&prompt(1)), (0, 0));
+        assert_eq!(
+            c.probe(&a, &NO_HASHES),
+            (2, 2),
+            "the head stays, the tail went first"
+        );
+        assert_eq!(c.probe(&prompt(1), &NO_HASHES), (0, 0));
         c.evict_to(0);
-        assert_eq!(c.probe(&a), (0, 0));
+        assert_eq!(c.probe(&a, &NO_HASHES), (0, 0));
         assert!(
             c.owners.is_empty(),
             "an owner with nothing cached is recycled"
@@ -415,37 +542,42 @@ mod tests {
         let mut c = PrefixCache::default();
         // Turn 1: 40 tokens of system prompt, then the question and answer.
         let turn = |history| PromptIdentity {
+            hashed: None,
             system: Some((0, 0, 40)),
             conversation: Some((7, history)),
         };
         let first = turn(40);
         assert_eq!(
-            c.publish(&first, 0, 2),
+            c.publish(&first, &NO_HASHES, 0, 2),
             2,
             "the system prompt's 2 full blocks"
         );
         // It ends with 100 tokens of context: blocks 0..6 kept, 2..6 new.
-        assert_eq!(c.let_go(&first, 2, 6), 2);
+        assert_eq!(c.let_go(&first, &NO_HASHES, 2, 6), 2);
         assert_eq!(c.idle(), 6);
         let second = turn(100);
-        assert_eq!(c.probe(&second), (6, 6), "the whole history is found, idle");
+        assert_eq!(
+            c.probe(&second, &NO_HASHES),
+            (6, 6),
+            "the whole history is found, idle"
+        );
         // Taken back into use, released again, taken again: the queue holds
         // stale entries that eviction skips.
         for _ in 0..50 {
-            assert_eq!(c.hold(&second, 6), 6);
+            assert_eq!(c.hold(&second, &NO_HASHES, 6), 6);
             assert_eq!(c.idle(), 0);
-            assert_eq!(c.let_go(&second, 6, 0), 6);
+            assert_eq!(c.let_go(&second, &NO_HASHES, 6, 0), 6);
         }
         assert!(c.lru.len() <= 6 + 3 + 64, "stale entries are swept");
         c.evict_to(4);
         assert_eq!(
-            c.probe(&second),
+            c.probe(&second, &NO_HASHES),
             (4, 4),
             "the last blocks let go of went first"
         );
         // Evicting the history's blocks keeps the system prompt's.
         c.evict_to(2);
-        assert_eq!(c.probe(&turn(40)), (2, 2));
-        assert_eq!(c.probe(&second), (2, 2));
+        assert_eq!(c.probe(&turn(40), &NO_HASHES), (2, 2));
+        assert_eq!(c.probe(&second, &NO_HASHES), (2, 2));
     }
 }

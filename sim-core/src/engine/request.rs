@@ -2,6 +2,7 @@
 //! an API tier), completed, rejected or failed; and the task (one call, or an
 //! agent chain of calls) it belongs to.
 
+use super::BLOCK;
 use super::decode::Joined;
 use super::prefix::PromptIdentity;
 use super::recorder::{ArrivalRecord, Sample};
@@ -83,6 +84,16 @@ pub(super) struct Request {
     pub(super) abandoned: bool,
     /// At an API provider: when its last token is due (`u64::MAX` until sent).
     pub(super) api_done_ns: u64,
+    /// Its line in a replayed trace (whose prefix hashes name its blocks).
+    pub(super) trace: Option<u32>,
+}
+
+/// A replayed trace's request: its lengths and its index in the trace.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Recorded {
+    pub(super) input: u32,
+    pub(super) output: u32,
+    pub(super) index: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -150,7 +161,7 @@ pub(super) fn class_backends(scenario: &Scenario) -> Vec<Backend> {
 
 impl Simulation {
     #[inline]
-    pub(super) fn start_task(&mut self, class: u16, user: Option<u32>, tokens: Option<(u32, u32)>) {
+    pub(super) fn start_task(&mut self, class: u16, user: Option<u32>, given: Option<Recorded>) {
         let spec = &self.cfg.classes[class as usize];
         let calls = spec.calls;
         let prefix_group = match spec.shared_prefix {
@@ -172,22 +183,22 @@ impl Simulation {
             prefix_group,
             conversation,
         });
-        self.new_request(task, tokens);
+        self.new_request(task, given);
     }
 
     /// The task's next call: sample its lengths (unless a trace gives them) and
     /// send it to its backend.
-    pub(super) fn new_request(&mut self, task: TaskId, tokens: Option<(u32, u32)>) {
+    pub(super) fn new_request(&mut self, task: TaskId, given: Option<Recorded>) {
         let t = &self.st.tasks[task];
         let (class, conversation) = (t.class, t.conversation);
         let spec = &self.cfg.classes[class as usize];
-        let (question, output) = match tokens {
-            Some(t) => t,
+        let (question, output, trace) = match given {
+            Some(g) => (g.input, g.output, Some(g.index)),
             None => {
                 let rng = &mut self.st.rng.lengths;
                 let i = spec.input.sample_tokens(rng, bounds::TOKENS);
                 let o = spec.output.sample_tokens(rng, spec.max_tokens);
-                (i, o)
+                (i, o, None)
             }
         };
         // The prompt: the shared system prompt (or, after a conversation's
@@ -228,6 +239,7 @@ impl Simulation {
             shared: 0,
             abandoned: false,
             api_done_ns: u64::MAX,
+            trace,
         });
         self.rec.arrived += 1;
         self.rec.windows.arrival(now);
@@ -404,6 +416,13 @@ impl Simulation {
                 .shared_prefix
                 .map(|(_, tokens)| (req.class, task.prefix_group, tokens)),
             conversation: task.conversation.map(|(c, _)| (c, req.before)),
+            hashed: req.trace.and_then(|i| {
+                let h = &self.cfg.prefix_hashes;
+                let &(at, len) = h.of_request.get(i as usize)?;
+                let covered = u64::from(len) * u64::from(h.blocks_per_hash);
+                let blocks = (u64::from(req.input_tokens) / BLOCK).min(covered) as u32;
+                (len > 0).then_some((at, len, blocks))
+            }),
         }
     }
 }

@@ -29,7 +29,7 @@ impl Simulation {
             }
             return;
         }
-        let r = self.pick_replica();
+        let r = self.pick_replica(id);
         let ri = r as usize;
         self.st.requests[id].replica = Some(r);
         if self.try_join_in_progress(id, Some(ri)) {
@@ -50,9 +50,10 @@ impl Simulation {
 
     /// The replica a per-replica router chooses; ties go to the lowest index.
     /// O(1) from the index that [`Self::touch`] keeps up to date.
-    fn pick_replica(&mut self) -> u32 {
+    fn pick_replica(&mut self, id: ReqId) -> u32 {
         let n = self.st.replicas.len() as u32;
         match self.cfg.router {
+            Router::CacheAware => self.cache_aware(id),
             Router::RoundRobin => {
                 let r = self.st.rr_next;
                 self.st.rr_next = (r + 1) % n;
@@ -68,6 +69,49 @@ impl Simulation {
                 best
             }
             Router::CentralQueue => 0,
+        }
+    }
+
+    /// [`Router::CacheAware`]'s choice for request `id`: O(replicas × the
+    /// prompt's cached blocks).
+    fn cache_aware(&self, id: ReqId) -> u32 {
+        /// Least share of the prompt cached to follow the cache, and the
+        /// imbalance (absolute, relative) past which load decides alone:
+        /// vLLM router's and SGLang gateway's defaults.
+        const CACHE_THRESHOLD: f64 = 0.3;
+        const BALANCE_ABS: u64 = 64;
+        const BALANCE_REL: f64 = 1.5;
+        let least = self.st.index.min();
+        let reps = &self.st.replicas;
+        let (lo, hi) = reps.iter().fold((u64::MAX, 0), |(lo, hi), r| {
+            (lo.min(r.outstanding), hi.max(r.outstanding))
+        });
+        let identity = self.identity(id);
+        if !self.cfg.prefix_caching
+            || !identity.shareable()
+            || (hi - lo > BALANCE_ABS && hi as f64 > BALANCE_REL * lo as f64)
+        {
+            return least;
+        }
+        // Most cached blocks; ties to the less loaded, then the lower index.
+        let (best, hits) = (0..reps.len())
+            .map(|r| {
+                let (hits, _) = reps[r].cache.probe(&identity, &self.cfg.prefix_hashes);
+                (r as u32, hits)
+            })
+            .max_by_key(|&(r, hits)| {
+                (
+                    hits,
+                    std::cmp::Reverse(reps[r as usize].outstanding),
+                    std::cmp::Reverse(r),
+                )
+            })
+            .unwrap_or((least, 0));
+        let prompt = f64::from(self.st.requests[id].input_tokens.max(1));
+        if hits > 0 && (f64::from(hits) * super::BLOCK as f64) >= CACHE_THRESHOLD * prompt {
+            best
+        } else {
+            least
         }
     }
 
@@ -87,7 +131,7 @@ impl Simulation {
     pub(super) fn touch(&mut self, r: usize) {
         if matches!(
             self.cfg.router,
-            Router::LeastOutstanding | Router::JoinShortestQueue
+            Router::LeastOutstanding | Router::JoinShortestQueue | Router::CacheAware
         ) {
             let key = self.route_key(r);
             self.st.index.set(r, key);

@@ -92,6 +92,7 @@ fn router_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
         ("least_outstanding", "Least outstanding requests"),
         ("join_shortest_queue", "Join shortest queue"),
         ("central_queue", "One shared queue"),
+        ("cache_aware", "Cache-aware (longest cached prefix)"),
     ])
 }
 

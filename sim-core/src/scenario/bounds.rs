@@ -21,6 +21,8 @@ pub const USERS: u32 = 1_000_000;
 pub const SCHEDULE_POINTS: usize = 10_000;
 /// Most requests in a trace.
 pub const TRACE_REQUESTS: usize = 5_000_000;
+/// Most tokens one prefix-block hash of a trace covers.
+pub const PREFIX_BLOCK_TOKENS: u32 = 65_536;
 /// Most request classes.
 pub const CLASSES: usize = 64;
 /// Longest prompt or generation, tokens.

@@ -37,7 +37,7 @@ impl Scenario {
     /// arrivals replay one, else from the class mix.
     pub fn mean_tokens(&self) -> (f64, f64) {
         let w = &self.workload;
-        if let Arrival::Trace { requests } = &w.arrival {
+        if let Arrival::Trace { requests, .. } = &w.arrival {
             let n = requests.len().max(1) as f64;
             let out: f64 = requests.iter().map(|r| f64::from(r.output_tokens)).sum();
             let input: f64 = requests.iter().map(|r| f64::from(r.input_tokens)).sum();
@@ -99,7 +99,7 @@ impl Scenario {
                 }
                 Some((area / d, peak))
             }
-            Arrival::Trace { requests } => {
+            Arrival::Trace { requests, .. } => {
                 let n = requests.len() as f64;
                 Some((n / d, n / d))
             }
@@ -140,7 +140,7 @@ impl Scenario {
     /// The shortest prompt the workload can send (at least one token).
     pub fn min_input_tokens(&self) -> u32 {
         match &self.workload.arrival {
-            Arrival::Trace { requests } => requests.iter().map(|r| r.input_tokens).min(),
+            Arrival::Trace { requests, .. } => requests.iter().map(|r| r.input_tokens).min(),
             _ => self
                 .workload
                 .classes
@@ -158,7 +158,7 @@ impl Scenario {
     /// The longest prompt the workload can send, if bounded.
     pub fn max_input_tokens(&self) -> Option<u32> {
         match &self.workload.arrival {
-            Arrival::Trace { requests } => requests.iter().map(|r| r.input_tokens).max(),
+            Arrival::Trace { requests, .. } => requests.iter().map(|r| r.input_tokens).max(),
             _ => self
                 .workload
                 .classes

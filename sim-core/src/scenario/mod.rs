@@ -103,6 +103,10 @@ pub enum Arrival {
     Trace {
         /// Requests in non-decreasing time order.
         requests: Vec<TraceRequest>,
+        /// Tokens each of a request's `prefix_blocks` hashes covers (512 in
+        /// Mooncake's traces); needed when any request has them.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        prefix_block_tokens: Option<u32>,
     },
 }
 
@@ -149,6 +153,12 @@ pub struct TraceRequest {
     /// Index into `workload.classes` the request is reported under.
     #[serde(default)]
     pub class: u32,
+    /// Content hashes of the prompt's leading blocks of
+    /// `prefix_block_tokens` each, chained (a hash names its block and all
+    /// before it): requests that share a hash share those KV blocks through
+    /// the prefix cache. Empty: a prompt nobody shares.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prefix_blocks: Vec<u64>,
 }
 
 /// A kind of request with its own token lengths (a chat turn, a summary, a classification…).
@@ -271,6 +281,13 @@ pub enum Router {
     JoinShortestQueue,
     /// One shared queue; a replica takes the next request when it has room.
     CentralQueue,
+    /// Cache-aware, as vLLM's router and SGLang's gateway do it by default:
+    /// the replica whose prefix cache holds the longest start of the prompt
+    /// when that is at least 30 % of it, else the least outstanding; and the
+    /// least outstanding whenever the busiest replica has more than 64
+    /// requests over the idlest and more than 1.5 times as many. Without
+    /// prefix caching, least outstanding.
+    CacheAware,
 }
 
 /// Batch formation policy.

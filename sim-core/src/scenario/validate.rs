@@ -260,8 +260,20 @@ impl Scenario {
                 let mean_think = think_time_s.mean().max(1e-2);
                 f64::from(peak) * d / mean_think
             }
-            Arrival::Trace { requests } => {
+            Arrival::Trace {
+                requests,
+                prefix_block_tokens,
+            } => {
                 let n = requests.len();
+                let block = crate::physics::KV_BLOCK_TOKENS;
+                if let Some(t) = *prefix_block_tokens
+                    && (!(block..=bounds::PREFIX_BLOCK_TOKENS).contains(&t) || t % block != 0)
+                {
+                    c.problems.push(format!(
+                        "workload.arrival.prefix_block_tokens must be a multiple of the KV block ({block} tokens) from {block} to {}, got {t}",
+                        bounds::PREFIX_BLOCK_TOKENS
+                    ));
+                }
                 if n == 0 || n > bounds::TRACE_REQUESTS {
                     c.problems.push(format!(
                         "workload.arrival.requests must have 1..={} requests, got {n}",
@@ -299,6 +311,22 @@ impl Scenario {
                             w.classes.len(),
                             r.class
                         ));
+                    }
+                    if !r.prefix_blocks.is_empty() {
+                        match *prefix_block_tokens {
+                            None => c.problems.push(format!(
+                                "{f}.prefix_blocks needs workload.arrival.prefix_block_tokens (how many tokens each hash covers)"
+                            )),
+                            Some(t) if t > 0 && r.prefix_blocks.len() as u64 > u64::from(r.input_tokens.div_ceil(t)) => {
+                                c.problems.push(format!(
+                                    "{f}.prefix_blocks has {} hashes, more than its {} prompt tokens fill at {t} tokens each ({} at most)",
+                                    r.prefix_blocks.len(),
+                                    r.input_tokens,
+                                    r.input_tokens.div_ceil(t)
+                                ));
+                            }
+                            Some(_) => {}
+                        }
                     }
                     if c.problems.len() > 50 {
                         break;

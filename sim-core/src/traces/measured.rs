@@ -346,10 +346,12 @@ impl Measured {
         )];
         s.duration_s = self.requests.last().map_or(0.0, |r| r.at_s).ceil().max(1.0);
         s.workload.arrival = Arrival::Trace {
+            prefix_block_tokens: None,
             requests: self
                 .requests
                 .iter()
                 .map(|r| TraceRequest {
+                    prefix_blocks: Vec::new(),
                     at_s: r.at_s,
                     input_tokens: r.input,
                     output_tokens: r.output,

@@ -219,6 +219,7 @@ pub fn parse(text: &str, format: Format, options: &Options) -> Result<Imported, 
             input_tokens: r.input,
             output_tokens: r.output,
             class: class as u32,
+            prefix_blocks: Vec::new(),
         });
         if with_blocks {
             blocks.push(r.blocks.unwrap_or_default());
@@ -276,8 +277,15 @@ impl Imported {
                 })
                 .collect();
         }
+        let mut requests = self.requests.clone();
+        if let Some(blocks) = &self.prefix_blocks {
+            for (r, b) in requests.iter_mut().zip(blocks) {
+                r.prefix_blocks = b.clone();
+            }
+        }
         s.workload.arrival = crate::scenario::Arrival::Trace {
-            requests: self.requests.clone(),
+            requests,
+            prefix_block_tokens: self.prefix_blocks.is_some().then_some(self.block_tokens),
         };
     }
 }

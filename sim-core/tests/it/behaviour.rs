@@ -133,14 +133,17 @@ fn a_sequence_that_outgrows_the_whole_cache_is_refused_and_the_queue_moves_on() 
     // whose answer does not used to be preempted forever, stalling the replica.
     let mut s = presets::bench_h100(2);
     s.workload.arrival = Arrival::Trace {
+        prefix_block_tokens: None,
         requests: vec![
             TraceRequest {
+                prefix_blocks: Vec::new(),
                 at_s: 0.0,
                 input_tokens: 38_000,
                 output_tokens: 4_000,
                 class: 0,
             },
             TraceRequest {
+                prefix_blocks: Vec::new(),
                 at_s: 0.1,
                 input_tokens: 20,
                 output_tokens: 300,
@@ -256,6 +259,7 @@ fn a_trace_is_replayed_exactly() {
     let mut s = chatbot_h100();
     let requests: Vec<TraceRequest> = (0..500)
         .map(|i| TraceRequest {
+            prefix_blocks: Vec::new(),
             at_s: f64::from(i) * 0.1,
             input_tokens: 100 + i,
             output_tokens: 1 + i % 50,
@@ -264,7 +268,10 @@ fn a_trace_is_replayed_exactly() {
         .collect();
     let input: u64 = requests.iter().map(|r| u64::from(r.input_tokens)).sum();
     let output: u64 = requests.iter().map(|r| u64::from(r.output_tokens)).sum();
-    s.workload.arrival = Arrival::Trace { requests };
+    s.workload.arrival = Arrival::Trace {
+        requests,
+        prefix_block_tokens: None,
+    };
     let r = run(&s).expect("valid");
     assert_eq!(r.requests.completed, 500);
     let secs = r.sim_time_s;
@@ -292,6 +299,7 @@ fn routers_spread_load_and_more_replicas_cut_latency() {
         Router::LeastOutstanding,
         Router::JoinShortestQueue,
         Router::CentralQueue,
+        Router::CacheAware,
     ] {
         s.serving.replicas = 3;
         s.serving.router = router;
@@ -412,7 +420,8 @@ fn arb_scenario() -> impl Strategy<Value = Scenario> {
         Just(Router::RoundRobin),
         Just(Router::LeastOutstanding),
         Just(Router::JoinShortestQueue),
-        Just(Router::CentralQueue)
+        Just(Router::CentralQueue),
+        Just(Router::CacheAware)
     ];
     (
         batching,

@@ -18,6 +18,7 @@ mod reasoning;
 mod repro;
 mod serving;
 mod stories;
+mod trace_prefix;
 mod traces;
 mod validation;
 

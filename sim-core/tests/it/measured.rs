@@ -60,7 +60,7 @@ fn the_replay_is_the_measured_server_and_traffic() {
             chunk_tokens: 2048
         }
     );
-    let Arrival::Trace { requests } = &s.workload.arrival else {
+    let Arrival::Trace { requests, .. } = &s.workload.arrival else {
         panic!("a strict replay is a trace");
     };
     for (t, r) in requests.iter().zip(&m.requests) {
