@@ -72,6 +72,9 @@ impl ServingSoftware {
             ServingSoftware::TensorrtLlm => {
                 "Trust: within 15 % of NVIDIA's published throughput and 20 % of its batch-1 TTFT (Llama-2 7B/70B on H100, A100, L40S), and within 9–24 % of TensorRT-LLM 1.0's offline throughput for Llama-3.3-70B and Llama-3.1-405B on H100, H200 and B200; other models and loads unchecked.".to_owned()
             }
+            ServingSoftware::Vllm if gpu == Gpu::Rtx4090 && !moe && !latent => {
+                "Trust: one real vLLM 0.19 run on an RTX 4090 was compared (Llama-3.1-8B, 300 requests at 10 req/s, KV-bound; `tlab calibrate --measured`): time per output token within 0–12 %, but TTFT and end-to-end 26–38 % high, because the simulated KV cache holds 18 % fewer tokens than vLLM 0.19 reported. Treat queueing on a full card as pessimistic, other models as ±25 %.".to_owned()
+            }
             ServingSoftware::Vllm if gpu != Gpu::H100 => format!(
                 "Trust: no real {} runs were compared; its datasheet peaks drive the H100-fitted constants. Treat numbers as ±25 %{}.",
                 gpu.spec().name,

@@ -330,6 +330,12 @@ fn the_trust_statement_names_what_was_measured_for_that_gpu_and_model() {
     // Another GPU: its datasheet through H100-fitted constants.
     let b200 = vllm.trust(Gpu::B200, &Model::Llama31_8b.dims());
     assert!(b200.contains("no real B200 runs"), "{b200}");
+    // The RTX 4090: the one measured run (docs/calibration.md).
+    let rtx = vllm.trust(Gpu::Rtx4090, &Model::Llama31_8b.dims());
+    assert!(
+        rtx.contains("one real vLLM 0.19 run on an RTX 4090") && rtx.contains("0–12 %"),
+        "{rtx}"
+    );
     let trt = ServingSoftware::TensorrtLlm.trust(Gpu::H100, &Model::Llama31_8b.dims());
     assert!(
         trt.contains("NVIDIA's published") && trt.contains("Llama-3.1-405B"),
