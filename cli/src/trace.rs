@@ -117,10 +117,9 @@ pub fn summary_text(path: &Path, t: &Imported) -> String {
             .collect();
         out += &format!("classes: {}\n", list.join(", "));
     }
-    if let Some(reuse) = s.prefix_reuse {
+    if let (Some(reuse), Some(tokens)) = (s.prefix_reuse, t.prefix_block_tokens) {
         out += &format!(
-            "prefix blocks ({} tokens) already seen at the same place in an earlier request: {:.1} % (what a cache that never evicts could reuse)\n",
-            t.block_tokens,
+            "prefix blocks ({tokens} tokens) already seen at the same place in an earlier request: {:.1} % (what a cache that never evicts could reuse)\n",
             reuse * 100.0
         );
     }

@@ -250,6 +250,10 @@ impl Simulation {
         let central = s.router == Router::CentralQueue;
         let duration_ns = secs_to_ns(scenario.duration_s);
         let seed = scenario.seed;
+        // The engine's copy of the arrivals, its trace's hashes moved out into
+        // one flat table (the copy never reads them again).
+        let mut arrival = scenario.workload.arrival.clone();
+        let prefix_hashes = prefix::PrefixHashes::take_from(&mut arrival);
         let cfg = Config {
             duration_ns,
             max_events: scenario.limits.max_events,
@@ -261,7 +265,7 @@ impl Simulation {
                 .map(ClassSpec::new)
                 .collect(),
             class_cdf: arrivals::class_cdf(&scenario.workload.classes),
-            arrival: scenario.workload.arrival.clone(),
+            arrival,
             think: match &scenario.workload.arrival {
                 Arrival::ClosedLoop { think_time_s, .. } => Some(think_time_s.sampler()),
                 _ => None,
@@ -283,13 +287,7 @@ impl Simulation {
             frontend_in_ns,
             frontend_out_ns,
             prefix_caching: s.caches_prefixes(),
-            prefix_hashes: match &scenario.workload.arrival {
-                crate::scenario::Arrival::Trace {
-                    requests,
-                    prefix_block_tokens: Some(t),
-                } => prefix::PrefixHashes::of_trace(requests, *t),
-                _ => prefix::PrefixHashes::default(),
-            },
+            prefix_hashes,
         };
         let replicas = s.replicas as usize;
         let st = State {

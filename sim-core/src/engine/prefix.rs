@@ -51,20 +51,29 @@ pub(super) struct PrefixHashes {
 }
 
 impl PrefixHashes {
-    /// The trace's hashes, or none when no request has any.
-    pub(super) fn of_trace(requests: &[crate::scenario::TraceRequest], block_tokens: u32) -> Self {
+    /// A replayed trace's hashes, moved out of its requests into one table
+    /// (none for other arrivals, or when no request has any).
+    pub(super) fn take_from(arrival: &mut crate::scenario::Arrival) -> Self {
+        let crate::scenario::Arrival::Trace {
+            requests,
+            prefix_block_tokens: Some(block_tokens),
+        } = arrival
+        else {
+            return PrefixHashes::default();
+        };
         if requests.iter().all(|r| r.prefix_blocks.is_empty()) {
             return PrefixHashes::default();
         }
         let mut hashes = Vec::with_capacity(requests.iter().map(|r| r.prefix_blocks.len()).sum());
         let of_request = requests
-            .iter()
+            .iter_mut()
             .map(|r| {
                 let at = hashes.len();
-                hashes.extend_from_slice(&r.prefix_blocks);
-                (at, r.prefix_blocks.len() as u32)
+                hashes.append(&mut r.prefix_blocks);
+                (at, (hashes.len() - at) as u32)
             })
             .collect();
+        let block_tokens = *block_tokens;
         PrefixHashes {
             hashes,
             of_request,
@@ -142,7 +151,7 @@ impl PromptIdentity {
         self,
         n: u32,
         h: &PrefixHashes,
-    ) -> impl Iterator<Item = (Owner, std::ops::Range<u32>, u32)> {
+    ) -> impl DoubleEndedIterator<Item = (Owner, std::ops::Range<u32>, u32)> {
         let hashed = self
             .hashed
             .into_iter()
@@ -156,7 +165,7 @@ impl PromptIdentity {
     }
 
     /// [`Self::spans`] of a prompt without hashes: at most two.
-    fn plain_spans(self, n: u32) -> impl Iterator<Item = (Owner, std::ops::Range<u32>)> {
+    fn plain_spans(self, n: u32) -> impl DoubleEndedIterator<Item = (Owner, std::ops::Range<u32>)> {
         let system_end = match self.system {
             Some((_, _, tokens)) => (tokens / BLOCK as u32).min(n),
             None => 0,
@@ -372,19 +381,9 @@ impl PrefixCache {
         held: u32,
         keep: u32,
     ) -> u64 {
-        let n = held.max(keep);
         let mut unreferenced = 0;
-        if let Some((at, len, _)) = p.hashed {
-            for j in (0..h.spans(len, n)).rev() {
-                let (owner, span, base) = h.span(at, j, n);
-                unreferenced += self.release(owner, span, base, held);
-            }
-        } else {
-            let mut spans = p.spans(n, h);
-            let (first, second) = (spans.next(), spans.next());
-            for (owner, span, base) in [second, first].into_iter().flatten() {
-                unreferenced += self.release(owner, span, base, held);
-            }
+        for (owner, span, base) in p.spans(held.max(keep), h).rev() {
+            unreferenced += self.release(owner, span, base, held);
         }
         self.sweep();
         unreferenced

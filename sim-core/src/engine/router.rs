@@ -83,9 +83,9 @@ impl Simulation {
         const BALANCE_REL: f64 = 1.5;
         let least = self.st.index.min();
         let reps = &self.st.replicas;
-        let (lo, hi) = reps.iter().fold((u64::MAX, 0), |(lo, hi), r| {
-            (lo.min(r.outstanding), hi.max(r.outstanding))
-        });
+        // The index orders replicas by outstanding requests first.
+        let lo = reps[least as usize].outstanding;
+        let hi = reps.iter().map(|r| r.outstanding).max().unwrap_or(lo);
         let identity = self.identity(id);
         if !self.cfg.prefix_caching
             || !identity.shareable()

@@ -90,11 +90,9 @@ pub struct Imported {
     pub format: Format,
     /// The requests, in arrival order, times from 0.
     pub requests: Vec<TraceRequest>,
-    /// Per request (same order), its prompt's prefix-block hashes, when the
-    /// format has them (Mooncake).
-    pub prefix_blocks: Option<Vec<Vec<u64>>>,
-    /// Tokens per prefix block (512 for Mooncake).
-    pub block_tokens: u32,
+    /// Tokens each of the requests' `prefix_blocks` hashes covers, when the
+    /// format has hashes (512 for Mooncake).
+    pub prefix_block_tokens: Option<u32>,
     /// The classes named by `Options::class_column`, in order of first
     /// appearance (each request's `class` indexes them); empty without one.
     pub classes: Vec<String>,
@@ -194,7 +192,6 @@ pub fn parse(text: &str, format: Format, options: &Options) -> Result<Imported, 
     let origin = kept[0].at_s;
     let with_blocks = kept.iter().any(|r| r.blocks.is_some());
     let mut requests = Vec::with_capacity(kept.len());
-    let mut blocks = Vec::new();
     let mut classes: Vec<String> = Vec::new();
     for r in kept {
         let class = match r.class {
@@ -219,17 +216,13 @@ pub fn parse(text: &str, format: Format, options: &Options) -> Result<Imported, 
             input_tokens: r.input,
             output_tokens: r.output,
             class: class as u32,
-            prefix_blocks: Vec::new(),
+            prefix_blocks: r.blocks.unwrap_or_default(),
         });
-        if with_blocks {
-            blocks.push(r.blocks.unwrap_or_default());
-        }
     }
     Ok(Imported {
         format,
         requests,
-        prefix_blocks: with_blocks.then_some(blocks),
-        block_tokens: 512,
+        prefix_block_tokens: with_blocks.then_some(512),
         classes,
     })
 }
@@ -277,15 +270,9 @@ impl Imported {
                 })
                 .collect();
         }
-        let mut requests = self.requests.clone();
-        if let Some(blocks) = &self.prefix_blocks {
-            for (r, b) in requests.iter_mut().zip(blocks) {
-                r.prefix_blocks = b.clone();
-            }
-        }
         s.workload.arrival = crate::scenario::Arrival::Trace {
-            requests,
-            prefix_block_tokens: self.prefix_blocks.is_some().then_some(self.block_tokens),
+            requests: self.requests.clone(),
+            prefix_block_tokens: self.prefix_block_tokens,
         };
     }
 }

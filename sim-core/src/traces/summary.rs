@@ -41,13 +41,13 @@ impl Imported {
         };
         // A trace holds at least one request, so these are numbers.
         let stats = super::measured::mean_and_quantiles;
-        let prefix_reuse = self.prefix_blocks.as_ref().map(|blocks| {
+        let prefix_reuse = self.prefix_block_tokens.map(|_| {
             // A block is reusable if the same hash was seen before at the same
             // position (the hashes chain the prefix, so the id says it all).
             let mut seen = std::collections::BTreeSet::new();
             let (mut total, mut reused) = (0u64, 0u64);
-            for b in blocks {
-                for (i, h) in b.iter().enumerate() {
+            for r in &self.requests {
+                for (i, h) in r.prefix_blocks.iter().enumerate() {
                     total += 1;
                     if !seen.insert((i, *h)) {
                         reused += 1;

@@ -107,16 +107,17 @@ fn hashes_nobody_shares_change_nothing() {
 /// its leading hashes found in the cache (all but its last token at most),
 /// then every hash it has becomes the most recent.
 fn lru_hit_rate(t: &traces::Imported, capacity: usize) -> f64 {
-    let blocks = t.prefix_blocks.as_ref().expect("hashes");
+    let block = u64::from(t.prefix_block_tokens.expect("hashes"));
     let mut last_use = std::collections::BTreeMap::<u64, u64>::new();
     let mut by_age = std::collections::BTreeMap::<u64, u64>::new();
     let (mut hit, mut total, mut clock) = (0u64, 0u64, 0u64);
-    for (r, hashes) in t.requests.iter().zip(blocks) {
+    for r in &t.requests {
+        let hashes = &r.prefix_blocks;
         let found = hashes
             .iter()
             .take_while(|h| last_use.contains_key(h))
             .count() as u64;
-        hit += (found * u64::from(t.block_tokens)).min(u64::from(r.input_tokens) - 1);
+        hit += (found * block).min(u64::from(r.input_tokens) - 1);
         total += u64::from(r.input_tokens);
         for h in hashes {
             clock += 1;
