@@ -573,7 +573,7 @@ pub fn markdown(rows: &[Comparison]) -> String {
 }
 
 mod fit;
-pub use fit::{FIT_START, Options, as_rust, command, fit};
+pub use fit::{FIT_START, Options, as_rust, command, fit, search};
 
 #[cfg(test)]
 mod tests;

@@ -3,4 +3,6 @@
 pub mod analysis;
 pub mod calibrate;
 pub mod measured;
+pub mod measured_fit;
+pub mod profile_file;
 pub mod summary;

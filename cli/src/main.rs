@@ -201,8 +201,18 @@ enum Command {
         /// A measured run instead: a directory with requests.jsonl (and
         /// meta.json, timeseries.csv when there), or the request log itself,
         /// replayed strictly and compared with the simulation per metric.
-        #[arg(long, conflicts_with_all = ["fit", "leave_out", "fit_below"])]
+        /// With --fit, vLLM's profile is fitted to the run (its KV
+        /// reservation, then its step-time constants).
+        #[arg(long, conflicts_with_all = ["leave_out", "fit_below", "from_current", "moe"])]
         measured: Option<PathBuf>,
+        /// With --measured --fit: also fit on half of the requests and score
+        /// the other half (every other request; first half in time → second).
+        #[arg(long, requires = "measured")]
+        holdout: bool,
+        /// With --measured --fit: write the fitted profile to this file (JSON;
+        /// a scenario names it as serving.profile).
+        #[arg(long, requires = "fit", value_name = "FILE")]
+        profile_out: Option<PathBuf>,
         /// Fit the vLLM profile's constants (least squares on log errors) and
         /// print them, then the table with them.
         #[arg(long)]
@@ -511,9 +521,19 @@ fn execute(command: Command) -> Result<String, String> {
             moe,
             timing,
             measured,
+            holdout,
+            profile_out,
         } => {
             if let Some(path) = measured {
-                return tlab::measured::command(&path);
+                return tlab::measured::command(
+                    &path,
+                    &tlab::measured::Options {
+                        fit,
+                        holdout,
+                        rounds,
+                        profile_out,
+                    },
+                );
             }
             let texts = csv
                 .iter()
@@ -550,7 +570,12 @@ fn execute(command: Command) -> Result<String, String> {
 }
 
 fn load(path: &PathBuf) -> Result<ValidScenario, String> {
-    let text = read_scenario(path)?;
+    let dir = match path.parent() {
+        Some(d) if path.as_os_str() != "-" => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let text = tlab::profile_file::inline(&read_scenario(path)?, &dir)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     Scenario::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
@@ -596,3 +621,5 @@ fn read_scenario(path: &PathBuf) -> Result<String, String> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_profile;

@@ -7,8 +7,22 @@ use sim_core::format::duration_ms;
 use sim_core::traces::measured::{self, Comparison};
 use std::path::Path;
 
+/// What `tlab calibrate --measured` was asked for besides the comparison.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Fit vLLM's profile to the run.
+    pub fit: bool,
+    /// Also fit on half of the requests and score the other half (every
+    /// other request, and the first half in time against the second).
+    pub holdout: bool,
+    /// Rounds of the coordinate search.
+    pub rounds: u32,
+    /// Write the fitted profile here (JSON, for a scenario's `serving.profile`).
+    pub profile_out: Option<std::path::PathBuf>,
+}
+
 /// The measured run at `path` and its replay, as text.
-pub fn command(path: &Path) -> Result<String, String> {
+pub fn command(path: &Path, opt: &Options) -> Result<String, String> {
     let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()));
     let (requests, dir) = if path.is_dir() {
         (read(&path.join("requests.jsonl"))?, path.to_path_buf())
@@ -32,13 +46,72 @@ pub fn command(path: &Path) -> Result<String, String> {
         .kv_capacity_blocks()
         .map(|b| b * u64::from(sim_core::physics::KV_BLOCK_TOKENS))
         .ok();
-    Ok(text(
-        &run,
-        &scenario,
-        &assumed,
-        &run.compare(&report),
-        kv_sim,
-    ))
+    let mut out = text(&run, &scenario, &assumed, &run.compare(&report), kv_sim);
+    if opt.fit {
+        out += &fit_text(&run, path, opt)?;
+    }
+    Ok(out)
+}
+
+/// `--fit`: the fitted constants, the error table before and after, the
+/// held-out scores, and the profile file written.
+fn fit_text(run: &measured::Measured, path: &Path, opt: &Options) -> Result<String, String> {
+    use crate::measured_fit::{error_table, fit, score};
+    let label = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let source = format!(
+        "{} requests measured on {} ({label})",
+        run.requests.len(),
+        run.settings.gpu.as_deref().unwrap_or("an unnamed GPU")
+    );
+    let f = fit(run, opt.rounds, &label, &source, None)?;
+    let mut o = format!(
+        "\nFitted vLLM's profile to this run (every constant within its documented range):\n  {}\n{}\n",
+        f.memory,
+        crate::calibrate::as_rust(&f.profile.costs)
+    );
+    o += &error_table(&[("vLLM profile", &f.before), ("fitted", &f.after)]);
+    let (mut fitted, _) = run.scenario()?;
+    fitted.serving.fitted_profile = Some(Box::new(f.profile.clone()));
+    let c = run.compare(&sim_core::run(
+        &fitted.validate().map_err(|e| e.to_string())?,
+    ));
+    o += &format!(
+        "Fitted replay: Kolmogorov–Smirnov TTFT {:.2}, end-to-end {:.2}; generated tokens/s {} (measured {}); last request done at {:.1} s (measured {:.1} s)\n",
+        c.ks_ttft,
+        c.ks_e2e,
+        sim_core::format::rounded(c.output_tokens_per_s[1]),
+        sim_core::format::rounded(c.output_tokens_per_s[0]),
+        c.finished_s[1],
+        c.finished_s[0]
+    );
+    if opt.holdout {
+        let n = run.requests.len();
+        let alternate = |i: usize| i % 2 == 1;
+        let later = move |i: usize| i >= n / 2;
+        let splits: [(&str, &dyn Fn(usize) -> bool); 2] = [
+            ("every other request", &alternate),
+            ("first half in time → second", &later),
+        ];
+        for (what, scored) in splits {
+            let half = fit(run, opt.rounds, "half", &source, Some(scored))?;
+            let held = score(run, &half.profile, scored)?;
+            o += &format!("\nHeld out ({what}): fitted on one half, scored on the other\n");
+            o += &error_table(&[("fitted half", &half.after), ("scored half", &held)]);
+        }
+    }
+    if let Some(out) = &opt.profile_out {
+        let json = serde_json::to_string_pretty(&f.profile).map_err(|e| e.to_string())?;
+        std::fs::write(out, json + "\n").map_err(|e| format!("{}: {e}", out.display()))?;
+        o += &format!(
+            "\nProfile written to {}: name it in a scenario as \"serving\": {{ \"software\": \"vllm\", \"profile\": \"{}\", … }}\n",
+            out.display(),
+            out.display()
+        );
+    }
+    Ok(o)
 }
 
 fn text(

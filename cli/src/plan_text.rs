@@ -15,11 +15,12 @@ pub(crate) fn text(
     seconds: f64,
     full: bool,
 ) -> String {
-    let software = s.serving.software;
+    let profile = s
+        .serving
+        .profile_statement(s.offered_tokens_per_s_per_replica());
     let mut o = format!(
         "self-hosted setups run on {} ({}); choose with --set software=vllm|tensorrt-llm\n",
-        software.name(),
-        software.calibration()
+        profile.name, profile.source
     );
     o += &format!(
         "targets: p99 TTFT {}, p99 TPOT {}, errors ≤ {} %, goodput ≥ {} %\n",

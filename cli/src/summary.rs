@@ -47,13 +47,10 @@ pub fn summary(s: &Scenario, r: &Report) -> String {
         o += &format!("warning: {w}\n");
     }
     if s.uses_fleet() {
-        let w = s.serving.software;
-        o += &format!(
-            "serving: {} profile, {}\n{}\n",
-            w.name(),
-            w.calibration(),
-            w.trust(s.serving.gpu, &s.serving.model.dims())
-        );
+        let p = s
+            .serving
+            .profile_statement(s.offered_tokens_per_s_per_replica());
+        o += &format!("serving: {} profile, {}\n{}\n", p.name, p.source, p.trust);
     }
     let c = &r.requests;
     o += &format!(

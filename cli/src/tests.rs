@@ -47,7 +47,7 @@ mod runs {
         ] {
             std::fs::copy(data.join(from), dir.path().join(to)).expect("copy");
         }
-        let text = tlab::measured::command(dir.path()).expect("replayed");
+        let text = tlab::measured::command(dir.path(), &Default::default()).expect("replayed");
         assert!(
             text.starts_with("Measured run: meta-llama/Llama-3.1-8B on NVIDIA GeForce RTX 4090: 300 requests over 29.1 s, replayed strictly"),
             "{text}"
@@ -61,7 +61,7 @@ mod runs {
         assert!(text.contains("Kolmogorov–Smirnov"), "{text}");
         assert!(text.contains("most waiting: measured 234"), "{text}");
         // The request log alone: its model is unknown, said so.
-        let e = tlab::measured::command(&data.join("rtx4090-requests.jsonl"))
+        let e = tlab::measured::command(&data.join("rtx4090-requests.jsonl"), &Default::default())
             .expect_err("no meta.json beside it");
         assert!(e.contains("does not name its model"), "{e}");
     }

@@ -32,7 +32,7 @@ fn decode_ms(eff: Efficiency) -> f64 {
         memory_utilisation: 0.9,
         max_batched_tokens: 2048,
         max_seqs: 256,
-        software: sim_core::physics::ServingSoftware::TensorrtLlm,
+        profile: sim_core::physics::ServingSoftware::TensorrtLlm.profile(),
         expert_parallel: false,
     };
     let shape = BatchShape {

@@ -491,6 +491,7 @@ impl Anchor {
                 // Random prompts share nothing.
                 prefix_caching: Some(false),
                 expert_parallel: false,
+                fitted_profile: None,
             },
             slo: Slo::default(),
             limits: Limits::default(),

@@ -213,6 +213,7 @@ impl Measurement {
                 software: crate::physics::ServingSoftware::TensorrtLlm,
                 prefix_caching: None,
                 expert_parallel: false,
+                fitted_profile: None,
             },
             slo: Slo::default(),
             limits: Limits::default(),

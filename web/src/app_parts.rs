@@ -226,13 +226,10 @@ pub fn status_view(
                             if s.api.is_some() && !s.uses_fleet() {
                                 return "Hosted API tiers: latencies and prices as the scenario states them.".to_owned();
                             }
-                            let w = s.serving.software;
-                            format!(
-                                "GPU step times: {} profile, {}. {}",
-                                w.name(),
-                                w.calibration(),
-                                w.trust(s.serving.gpu, &s.serving.model.dims())
-                            )
+                            let p = s
+                                .serving
+                                .profile_statement(s.offered_tokens_per_s_per_replica());
+                            format!("GPU step times: {} profile, {}. {}", p.name, p.source, p.trust)
                         })
                     }}
                 </p>

@@ -183,11 +183,12 @@ pub fn Planner(
                 {crate::control_views::scoped_control("software", "planner", scenario, error)}
                 <p class="hint" data-testid="planner-software-note">
                     {move || {
-                        let w = scenario.with(|s| s.serving.software);
+                        let p = scenario.with(|s| {
+                            s.serving.profile_statement(s.offered_tokens_per_s_per_replica())
+                        });
                         format!(
                             "Every self-hosted setup below runs on {}: its constants were {}. Switching the software here switches it for the scenario too.",
-                            w.name(),
-                            w.calibration(),
+                            p.name, p.source,
                         )
                     }}
                 </p>

@@ -2,7 +2,7 @@
 //! profile's constants, every constant on every row at once.
 
 use super::{Row, compare, compare_each, loss, markdown, read};
-use sim_core::physics::{Profile, ServingCosts, Timing, VLLM_COSTS};
+use sim_core::physics::{KNOBS, Knob, MOE_KNOBS, Profile, ServingCosts, Timing, VLLM_COSTS};
 
 /// What `tlab calibrate` was asked to do.
 pub struct Options {
@@ -85,63 +85,6 @@ pub fn command(csvs: &[String], opt: &Options) -> Result<String, String> {
     Ok(o)
 }
 
-/// A constant the fit may move: its name, how to read and write it, and the
-/// physically plausible range it stays in.
-struct Knob {
-    name: &'static str,
-    get: fn(&ServingCosts) -> f64,
-    set: fn(&mut ServingCosts, f64),
-    range: (f64, f64),
-}
-
-/// A [`Knob`] on a field of [`ServingCosts`] (`ns`: integer nanoseconds).
-macro_rules! knob {
-    ($field:ident, ns, $lo:expr, $hi:expr) => {
-        Knob {
-            name: stringify!($field),
-            get: |c| c.$field as f64,
-            set: |c, v| c.$field = v as u64,
-            range: ($lo, $hi),
-        }
-    };
-    ($field:ident, $lo:expr, $hi:expr) => {
-        Knob {
-            name: stringify!($field),
-            get: |c| c.$field,
-            set: |c, v| c.$field = v,
-            range: ($lo, $hi),
-        }
-    };
-}
-
-const KNOBS: [Knob; 14] = [
-    knob!(frontend_in_ns, ns, 0.0, 100e6),
-    knob!(frontend_out_ns, ns, 0.0, 50e6),
-    knob!(step_ns, ns, 0.0, 20e6),
-    knob!(per_seq_ns, ns, 0.0, 500e3),
-    knob!(layer_decode_ns, ns, 0.0, 200e3),
-    knob!(layer_prefill_ns, ns, 0.0, 500e3),
-    knob!(compute_prefill, 0.05, 0.85),
-    knob!(compute_decode, 0.05, 0.85),
-    knob!(bandwidth_decode, 0.2, 0.92),
-    knob!(bandwidth_prefill, 0.2, 0.92),
-    knob!(bandwidth_kv, 0.05, 0.92),
-    knob!(compute_attention, 0.05, 0.85),
-    knob!(allreduce_ns, ns, 0.0, 200e3),
-    knob!(link_efficiency, 0.1, 0.95),
-];
-
-/// What only mixture-of-experts rows inform (fitted with the rest when MoE
-/// rows are in the fit): streaming experts' weights, their grouped GEMMs'
-/// share of the tensor peak and their tile of rows, and the MoE block's
-/// floor per layer.
-const MOE_KNOBS: [Knob; 4] = [
-    knob!(bandwidth_experts, 0.1, 0.92),
-    knob!(compute_experts, 0.02, 0.85),
-    knob!(expert_tile_rows, 8.0, 1024.0),
-    knob!(moe_layer_ns, ns, 0.0, 500e3),
-];
-
 /// Where the fit starts: priors from vLLM's design and other simulators'
 /// defaults (reference §3–§3b): ~10 ms of API server per request, ~1.5 ms of
 /// scheduler per step, CUDA-graph decode launches, kernels at 50–85 % of peak.
@@ -182,8 +125,22 @@ fn fit_knobs(
     rounds: u32,
     knobs: &[&Knob],
 ) -> Result<(ServingCosts, f64), String> {
+    search(start, rounds, knobs, |c| {
+        Ok(loss(&compare(rows, Timing::Serving(*c))?))
+    })
+}
+
+/// The coordinate search itself, on any loss of the constants: each knob
+/// multiplied by a step factor both ways, kept when the loss falls, the step
+/// halved when nothing does; every knob stays in its range.
+pub fn search(
+    start: ServingCosts,
+    rounds: u32,
+    knobs: &[&Knob],
+    mut loss_of: impl FnMut(&ServingCosts) -> Result<f64, String>,
+) -> Result<(ServingCosts, f64), String> {
     let mut best = start;
-    let mut best_loss = loss(&compare(rows, Timing::Serving(best))?);
+    let mut best_loss = loss_of(&best)?;
     let mut step = 1.6_f64;
     for round in 1..=rounds {
         let mut improved = false;
@@ -197,7 +154,7 @@ fn fit_knobs(
                 if (k.get)(&trial) == v {
                     continue;
                 }
-                let l = loss(&compare(rows, Timing::Serving(trial))?);
+                let l = loss_of(&trial)?;
                 if l < best_loss {
                     // A step that gains less than 0.1 % of the loss is noise
                     // in the runs, not a better constant: keep it, but let

@@ -259,12 +259,16 @@ pub(super) const PARAMS: &[Param] = &[
         group: Group::Serving,
         label: "Serving software",
         unit: "",
-        help: "The engine that runs the model: its per-request and per-step overheads and its kernels' efficiency set every step's time, so more efficient software serves more tokens per GPU-hour.",
+        help: "The engine that runs the model: its per-request and per-step overheads and its kernels' efficiency set every step's time, so more efficient software serves more tokens per GPU-hour. Choosing one here replaces a profile fitted to your own run.",
         kind: Kind::Choice(Choice {
             options: software_options,
             get: |s, _| Some(key(&s.serving.software)),
             set: |s, i, k| {
-                s.serving.software = from_key("software", k, &keys(software_options(s, i)))?;
+                let software = from_key("software", k, &keys(software_options(s, i)))?;
+                // A fitted profile is vLLM's constants refitted: choosing a
+                // software (even vLLM) means that software's own constants.
+                s.serving.fitted_profile = None;
+                s.serving.software = software;
                 Ok(())
             },
         }),

@@ -2,8 +2,7 @@
 //! KV-cache capacity left, and the step model of the deployment.
 
 use super::{
-    Efficiency, Gpu, KV_BLOCK_TOKENS, MemoryModel, Model, Precision, ServingSoftware, StepModel,
-    Timing, Topology,
+    Efficiency, Gpu, KV_BLOCK_TOKENS, MemoryModel, Model, Precision, StepModel, Timing, Topology,
 };
 
 /// A replica's hardware and model, as given in a scenario.
@@ -26,8 +25,9 @@ pub struct Deployment {
     /// Largest number of sequences in one forward pass (logits are computed for
     /// each sequence's last token only).
     pub max_seqs: u32,
-    /// The serving software (its memory model sizes the KV cache).
-    pub software: ServingSoftware,
+    /// The serving software's profile, or the user's own fitted one (its
+    /// memory model sizes the KV cache, its timing times the passes).
+    pub profile: super::Profile,
     /// Whether an MoE model's experts are spread whole across the replica's
     /// GPUs (expert parallelism) instead of each split across all of them.
     pub expert_parallel: bool,
@@ -39,9 +39,9 @@ pub struct Deployment {
 pub const RUNTIME_OVERHEAD_BYTES_PER_GPU: f64 = 1.0e9;
 
 impl Deployment {
-    /// Its serving software's profile.
+    /// Its serving profile.
     fn profile(&self) -> super::Profile {
-        self.software.profile()
+        self.profile
     }
 
     /// Bytes of weights across the replica. An MoE model's format covers its

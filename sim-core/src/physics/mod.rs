@@ -8,12 +8,14 @@
 //! far the model is from published measurements.
 
 mod catalogue;
+mod fitted;
 mod gpu;
 mod memory;
 mod moe;
 mod profile;
 
 pub use catalogue::{Model, ModelDims, Precision};
+pub use fitted::{FittedProfile, KNOBS, Knob, MEMORY_RANGES, MOE_KNOBS, Validated};
 pub use gpu::{CustomGpu, Gpu, GpuSpec, Topology};
 pub use memory::{Deployment, RUNTIME_OVERHEAD_BYTES_PER_GPU};
 pub use moe::{Attention, Moe};

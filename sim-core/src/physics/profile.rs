@@ -104,6 +104,7 @@ impl ServingSoftware {
 /// A serving engine's costs, as physical parts. Times in ns; efficiencies are
 /// fractions (≤ 1) of the datasheet peak.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ServingCosts {
     /// API server time before a request reaches the scheduler: HTTP, request
     /// parsing, tokenisation. Lands on TTFT and end-to-end latency.

@@ -34,7 +34,7 @@ fn h100_8b() -> Deployment {
         memory_utilisation: 0.9,
         max_batched_tokens: 2048,
         max_seqs: 256,
-        software: ServingSoftware::TensorrtLlm,
+        profile: ServingSoftware::TensorrtLlm.profile(),
         expert_parallel: false,
     }
 }
@@ -284,7 +284,7 @@ fn nvfp4_runs_fp4_matrix_multiplies_only_where_the_gpu_has_fp4_tensor_cores() {
             model: Model::Llama31_70b,
             weights,
             tp: 4,
-            software: ServingSoftware::Vllm,
+            profile: ServingSoftware::Vllm.profile(),
             ..h100_8b()
         };
         dep.serving_step_model().step_time_ns(&shape)

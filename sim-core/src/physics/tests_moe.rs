@@ -93,7 +93,7 @@ fn deployment(model: Model, weights: Precision, tp: u32) -> Deployment {
         memory_utilisation: 0.9,
         max_batched_tokens: 8192,
         max_seqs: 256,
-        software: ServingSoftware::Vllm,
+        profile: ServingSoftware::Vllm.profile(),
         expert_parallel: false,
     }
 }

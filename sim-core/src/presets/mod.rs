@@ -70,6 +70,7 @@ pub fn h100_llama_8b() -> Serving {
         software: ServingSoftware::Vllm,
         prefix_caching: None,
         expert_parallel: false,
+        fitted_profile: None,
     }
 }
 

@@ -185,7 +185,7 @@ impl Scenario {
             memory_utilisation: s.gpu_memory_utilisation,
             max_batched_tokens: s.batching.max_batched_tokens(max_input).min(65_536),
             max_seqs: s.batching.max_seqs(),
-            software: s.software,
+            profile: s.profile(),
             expert_parallel: s.expert_parallel,
         }
     }
@@ -222,9 +222,70 @@ impl super::Serving {
             .unwrap_or_else(|| self.profile().prefix_caching)
     }
 
-    /// The serving software's profile (how passes are timed and KV sized).
+    /// The profile in effect (how passes are timed and KV sized): the
+    /// user's fitted one when given, else the serving software's.
     pub fn profile(&self) -> crate::physics::Profile {
-        self.software.profile()
+        self.fitted_profile
+            .as_ref()
+            .map_or_else(|| self.software.profile(), |p| p.profile())
+    }
+
+    /// The profile in effect, in words: its name, where its constants come
+    /// from, and how far to trust it for this fleet under `tokens_per_s`
+    /// offered per replica. The one statement the page and the CLI print.
+    pub fn profile_statement(&self, tokens_per_s: f64) -> ProfileStatement {
+        let (gpu, model) = (self.gpu, self.model);
+        match &self.fitted_profile {
+            Some(p) => ProfileStatement {
+                name: format!("{} (your own)", p.name),
+                source: format!("fitted to {}", p.validated.source),
+                trust: p.trust(gpu, model, self.gpus_per_replica, tokens_per_s),
+            },
+            None => ProfileStatement {
+                name: self.software.name().to_owned(),
+                source: self.software.calibration().to_owned(),
+                trust: self.software.trust(gpu, &model.dims()),
+            },
+        }
+    }
+}
+
+/// The serving profile in effect, in words (see [`super::Serving::profile_statement`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProfileStatement {
+    /// Its name (`vLLM`, or the user's profile's).
+    pub name: String,
+    /// Where its constants come from.
+    pub source: String,
+    /// How far to trust its numbers here.
+    pub trust: String,
+}
+
+impl super::Scenario {
+    /// Tokens (prompt and generated) offered per second per replica at the
+    /// peak: the load a profile's validated range is read against.
+    pub fn offered_tokens_per_s_per_replica(&self) -> f64 {
+        let w = &self.workload;
+        let per_task = if let Arrival::Trace { requests, .. } = &w.arrival {
+            let n = requests.len().max(1) as f64;
+            requests
+                .iter()
+                .map(|r| f64::from(r.input_tokens) + f64::from(r.output_tokens))
+                .sum::<f64>()
+                / n
+        } else {
+            let total = w.classes.iter().map(|k| k.share).sum::<f64>().max(1e-12);
+            w.classes
+                .iter()
+                .map(|k| {
+                    k.share
+                        * f64::from(k.calls_per_task)
+                        * (k.mean_input_tokens() + k.mean_generated_tokens())
+                })
+                .sum::<f64>()
+                / total
+        };
+        self.peak_tasks_per_s() * per_task / f64::from(self.serving.replicas.max(1))
     }
 }
 

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod bounds;
 mod derived;
+pub use derived::ProfileStatement;
 mod parse;
 mod validate;
 mod validate_api;
@@ -267,6 +268,12 @@ pub struct Serving {
     /// across them (expert parallelism) instead of splitting every expert.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub expert_parallel: bool,
+    /// A profile of the user's own, fitted to their measured run (`tlab
+    /// calibrate --measured DIR --fit` writes it; the CLI reads a file named
+    /// here): it times every pass and sizes the KV cache in place of the
+    /// software's constants, and says where it was validated.
+    #[serde(default, rename = "profile", skip_serializing_if = "Option::is_none")]
+    pub fitted_profile: Option<Box<crate::physics::FittedProfile>>,
 }
 
 /// How the router in front of the replicas chooses one.

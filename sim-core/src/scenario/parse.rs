@@ -62,6 +62,9 @@ fn describe(text: &str, path: &str, e: &serde_json::Error) -> String {
         }
         Category::Data | Category::Io => {
             let msg = strip_position(e);
+            if path == "serving.profile" && msg.starts_with("invalid type: string") {
+                return "serving.profile: a file name is read by the CLI (`tlab run`, relative to the scenario file); here the profile must be inline: the JSON object `tlab calibrate --measured DIR --fit --profile-out FILE` wrote".into();
+            }
             let full = match unknown_field(&msg) {
                 Some(f) if path.is_empty() || path == "." => f.to_owned(),
                 Some(f) if !path.ends_with(f) => format!("{path}.{f}"),

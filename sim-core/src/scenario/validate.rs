@@ -518,6 +518,7 @@ impl Scenario {
             c.range_f(&f("usd_per_hour"), g.usd_per_hour, 0.0, 1000.0, " $/h");
         }
         c.model(s);
+        c.fitted_profile(s);
         // FP8 weights on a GPU without FP8 tensor cores are valid: weight-only
         // FP8 (as on A100 via Marlin kernels) computes at the 16-bit peak.
         let max_input = self.max_input_tokens();

@@ -3,9 +3,22 @@
 
 use super::Serving;
 use super::validate::Checker;
-use crate::physics::{Attention, Model};
+use crate::physics::{Attention, Model, ServingSoftware};
 
 impl Checker {
+    /// A fitted profile: vLLM's constants refitted, so it runs as vLLM; every
+    /// constant in the range a fit may reach.
+    pub(super) fn fitted_profile(&mut self, s: &Serving) {
+        let Some(p) = &s.fitted_profile else { return };
+        if s.software != ServingSoftware::Vllm {
+            self.problems.push(format!(
+                "serving.profile is a fitted vLLM profile, so serving.software must be \"vllm\", got {:?}",
+                s.software.name()
+            ));
+        }
+        self.problems.extend(p.problems("serving.profile"));
+    }
+
     pub(super) fn model(&mut self, s: &Serving) {
         if let Model::Custom(d) = s.model {
             let f = "serving.model.custom";

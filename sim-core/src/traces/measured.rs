@@ -275,6 +275,17 @@ impl Measured {
     /// had to assume (vLLM's defaults) listed. Refused when the model or
     /// GPU is missing or not in the catalogue, or the dtype is not 16-bit.
     pub fn scenario(&self) -> Result<(Scenario, Vec<String>), String> {
+        self.scenario_split(None)
+    }
+
+    /// As [`Self::scenario`], its requests in two classes, `fitted` and
+    /// `scored` (those `scored` picks by index): the same replay, with each
+    /// half's latencies reported apart, for fitting on one half and scoring
+    /// the other under the whole run's load.
+    pub fn scenario_split(
+        &self,
+        scored: Option<&dyn Fn(usize) -> bool>,
+    ) -> Result<(Scenario, Vec<String>), String> {
         let st = &self.settings;
         let mut assumed = Vec::new();
         let model_name = st
@@ -338,56 +349,98 @@ impl Measured {
         // One class of its own: the trace gives every request's lengths,
         // and nothing of the base preset's traffic (prefixes, conversations,
         // timeouts) is replayed with it.
-        s.workload.classes = vec![RequestClass::new(
-            "measured",
-            Dist::Fixed { value: 1.0 },
-            Dist::Fixed { value: 1.0 },
-            longest,
-        )];
+        let class = |name: &str| {
+            RequestClass::new(
+                name,
+                Dist::Fixed { value: 1.0 },
+                Dist::Fixed { value: 1.0 },
+                longest,
+            )
+        };
+        s.workload.classes = match scored {
+            None => vec![class("measured")],
+            Some(_) => vec![class("fitted"), class("scored")],
+        };
         s.duration_s = self.requests.last().map_or(0.0, |r| r.at_s).ceil().max(1.0);
         s.workload.arrival = Arrival::Trace {
             prefix_block_tokens: None,
             requests: self
                 .requests
                 .iter()
-                .map(|r| TraceRequest {
+                .enumerate()
+                .map(|(i, r)| TraceRequest {
                     prefix_blocks: Vec::new(),
                     at_s: r.at_s,
                     input_tokens: r.input,
                     output_tokens: r.output,
-                    class: 0,
+                    class: u32::from(scored.is_some_and(|f| f(i))),
                 })
                 .collect(),
         };
         Ok((s, assumed))
     }
 
-    /// Measured against simulated, per metric.
-    pub fn compare(&self, report: &Report) -> Comparison {
+    /// Most requests in flight at once (between arrival and last token), as
+    /// measured: how far the run loaded the server.
+    pub fn peak_in_flight(&self) -> usize {
+        let mut edges: Vec<(f64, i32)> = self
+            .requests
+            .iter()
+            .flat_map(|r| [(r.at_s, 1), (r.at_s + r.e2e_ms / 1e3, -1)])
+            .collect();
+        // Ends before starts at the same instant.
+        edges.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        let mut now = 0_i32;
+        let mut peak = 0_i32;
+        for (_, d) in edges {
+            now += d;
+            peak = peak.max(now);
+        }
+        usize::try_from(peak).unwrap_or(0)
+    }
+
+    /// TTFT, time per output token and end-to-end of the requests `keep`
+    /// picks (by index), measured, against a class's (or the run's) stats.
+    pub fn metric_rows(
+        &self,
+        keep: &dyn Fn(usize) -> bool,
+        class: &crate::report::ClassReport,
+    ) -> Vec<MetricRow> {
         let measured = |f: &dyn Fn(&MeasuredRequest) -> Option<f64>| {
-            mean_and_quantiles(self.requests.iter().filter_map(f).collect())
+            mean_and_quantiles(
+                self.requests
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| keep(*i))
+                    .filter_map(|(_, r)| f(r))
+                    .collect(),
+            )
         };
-        let o = &report.overall;
         let sim = |s: &crate::report::LatencyStats| {
             [s.mean_ms, s.p50_ms, s.p90_ms, s.p99_ms].map(|v| v.unwrap_or(f64::NAN))
         };
-        let rows = vec![
+        vec![
             MetricRow {
                 metric: "TTFT",
                 measured: measured(&|r| Some(r.ttft_ms)),
-                simulated: sim(&o.ttft),
+                simulated: sim(&class.ttft),
             },
             MetricRow {
                 metric: "time per output token",
                 measured: measured(&|r| r.tpot_ms()),
-                simulated: sim(&o.tpot),
+                simulated: sim(&class.tpot),
             },
             MetricRow {
                 metric: "end-to-end",
                 measured: measured(&|r| Some(r.e2e_ms)),
-                simulated: sim(&o.e2e),
+                simulated: sim(&class.e2e),
             },
-        ];
+        ]
+    }
+
+    /// Measured against simulated, per metric.
+    pub fn compare(&self, report: &Report) -> Comparison {
+        let rows = self.metric_rows(&|_| true, &report.overall);
         let d = &report.distribution;
         let ttft: Vec<f64> = self.requests.iter().map(|r| r.ttft_ms).collect();
         let e2e: Vec<f64> = self.requests.iter().map(|r| r.e2e_ms).collect();
@@ -427,6 +480,31 @@ pub struct MetricRow {
     pub measured: [f64; 4],
     /// As simulated.
     pub simulated: [f64; 4],
+}
+
+impl MetricRow {
+    /// Simulated over measured, − 1, for mean, p50, p90, p99 (NaN where
+    /// either side is missing).
+    pub fn errors(&self) -> [f64; 4] {
+        std::array::from_fn(|i| {
+            let (m, s) = (self.measured[i], self.simulated[i]);
+            if m > 0.0 && s.is_finite() {
+                s / m - 1.0
+            } else {
+                f64::NAN
+            }
+        })
+    }
+
+    /// Mean absolute error over mean, p50, p90, p99, % (NaN cells skipped).
+    pub fn mean_abs_error_pct(&self) -> f64 {
+        let e: Vec<f64> = self
+            .errors()
+            .into_iter()
+            .filter(|e| e.is_finite())
+            .collect();
+        100.0 * e.iter().map(|e| e.abs()).sum::<f64>() / e.len().max(1) as f64
+    }
 }
 
 /// A measured run against its strict replay.
