@@ -1,19 +1,31 @@
-//! The latency distribution as a cumulative curve, with the TTFT target.
+//! The latency distribution as a cumulative curve, with the TTFT target (and
+//! a measured run's, when one was imported).
 
 use crate::model::{
     Axis, BLUE, Chart, Corner, GREEN, Line, Mark, ORANGE, RED, Scale, Stroke, TimeUnit,
 };
 use sim_core::Report;
+use sim_core::traces::measured::Measured;
 
 /// The chart's content: x is latency, y the share of requests faster.
 pub fn model(r: &Report, pinned: Option<&Report>) -> Chart {
+    with_measured(r, pinned, None)
+}
+
+/// The same, with a measured run's TTFT and end-to-end drawn dashed over the
+/// simulated curves (at the report's quantile levels): how far the replay is
+/// from what the user measured.
+pub fn with_measured(r: &Report, pinned: Option<&Report>, measured: Option<&Measured>) -> Chart {
     let d = &r.distribution;
+    let measured = measured.map(|m| m.at_quantiles(&d.quantiles));
     let max_ms = d
         .e2e_ms
         .iter()
         .chain(&d.ttft_ms)
         .chain(pinned.iter().flat_map(|p| p.distribution.e2e_ms.iter()))
+        .chain(measured.iter().flatten().flatten())
         .copied()
+        .filter(|v| v.is_finite())
         .fold(r.slo.ttft_ms, f64::max);
     let unit = TimeUnit::for_max_ms(max_ms);
     let cdf = |v: &[f64], q: &[f64]| -> Vec<(f64, f64)> {
@@ -31,6 +43,20 @@ pub fn model(r: &Report, pinned: Option<&Report>) -> Chart {
             cdf(&d.e2e_ms, &d.quantiles),
         ),
     ];
+    if let Some([ttft, e2e]) = &measured {
+        lines.push(Line::new(
+            "TTFT measured",
+            GREEN,
+            Stroke::Dashed,
+            cdf(ttft, &d.quantiles),
+        ));
+        lines.push(Line::new(
+            "end-to-end measured",
+            BLUE,
+            Stroke::Dashed,
+            cdf(e2e, &d.quantiles),
+        ));
+    }
     if let Some(p) = pinned {
         lines.push(Line::new(
             "end-to-end (A)",

@@ -286,3 +286,45 @@ fn a_description_states_the_key_numbers() {
         "{text}"
     );
 }
+
+#[test]
+fn a_measured_run_is_drawn_dashed_over_its_replay_on_one_axis() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../sim-core/tests/traces/");
+    let read = |n: &str| std::fs::read_to_string(format!("{dir}{n}")).expect("test data");
+    let m = sim_core::traces::measured::parse(
+        &read("rtx4090-requests.jsonl"),
+        Some(&read("rtx4090-meta.json")),
+        None,
+    )
+    .expect("parsed");
+    let (s, _) = m.scenario().expect("replay");
+    let r = run(s);
+    let c = distribution::with_measured(&r, None, Some(&m));
+    let measured = c.line("end-to-end measured").expect("measured line");
+    assert_eq!(measured.stroke, crate::model::Stroke::Dashed);
+    assert_eq!(measured.points.len(), r.distribution.quantiles.len());
+    // The axis reaches both curves' slowest request.
+    let slowest = |l: &crate::model::Line| l.points.iter().map(|p| p.0).fold(0.0, f64::max);
+    assert!(c.x.max >= slowest(measured));
+    assert!(c.x.max >= slowest(c.line("end-to-end").expect("simulated")));
+    // The measured median is the run's own (83.4 s), in the chart's unit.
+    let (unit_ms, at_half) = (
+        if c.x.label.contains("min") {
+            60_000.0
+        } else {
+            1_000.0
+        },
+        measured
+            .points
+            .iter()
+            .find(|p| (p.1 - 50.0).abs() < 1e-6)
+            .expect("the median level")
+            .0,
+    );
+    assert!((at_half * unit_ms - 83_413.3).abs() < 100.0, "{at_half}");
+    // Without a measured run the chart is the plain distribution chart.
+    assert_eq!(
+        distribution::with_measured(&r, None, None),
+        distribution::model(&r, None)
+    );
+}

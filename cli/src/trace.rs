@@ -2,7 +2,6 @@
 //! in (`sim_core::traces`: the format detected, every line read or refused),
 //! what it holds, and a scenario that replays it.
 
-use sim_core::format::{duration_ms, rounded, thousands};
 use sim_core::traces::{self, Imported, Options};
 use std::io::Read;
 use std::path::Path;
@@ -84,44 +83,9 @@ pub fn read(path: &Path, args: &TraceArgs) -> Result<Imported, String> {
 
 /// What the trace holds, in words.
 pub fn summary_text(path: &Path, t: &Imported) -> String {
-    let s = t.summary();
     let name = path.file_name().map_or_else(
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    let lengths = |what: &str, q: [f64; 4]| {
-        format!(
-            "{what}: mean {}, p50 {}, p90 {}, p99 {}\n",
-            rounded(q[0]),
-            thousands(q[1] as u64),
-            thousands(q[2] as u64),
-            thousands(q[3] as u64)
-        )
-    };
-    let mut out = format!(
-        "{name}: {}, {} requests over {} ({:.2} req/s; the busiest minute {:.2} req/s)\n",
-        t.format.name(),
-        thousands(s.requests as u64),
-        duration_ms(Some(s.span_s * 1e3)),
-        s.mean_rate_per_s,
-        s.peak_minute_rate_per_s
-    );
-    out += &lengths("prompt tokens", s.input);
-    out += &lengths("generated tokens", s.output);
-    if !t.classes.is_empty() {
-        let list: Vec<String> = t
-            .classes
-            .iter()
-            .zip(t.class_counts())
-            .map(|(c, n)| format!("{c} {}", thousands(n)))
-            .collect();
-        out += &format!("classes: {}\n", list.join(", "));
-    }
-    if let (Some(reuse), Some(tokens)) = (s.prefix_reuse, t.prefix_block_tokens) {
-        out += &format!(
-            "prefix blocks ({tokens} tokens) already seen at the same place in an earlier request: {:.1} % (what a cache that never evicts could reuse)\n",
-            reuse * 100.0
-        );
-    }
-    out
+    t.describe(&name)
 }

@@ -121,3 +121,39 @@ test('a scenario imported as JSON opens, and a bad one says what is wrong', asyn
   assert.equal(await p.byTestId('arrival-rate-number').inputValue(), '5.0');
   assert.deepEqual(lab.errors, []);
 });
+
+test('a measured run is imported, replayed strictly and compared on the page', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  const { readFile } = await import('node:fs/promises');
+  const dir = new URL('../../sim-core/tests/traces/', import.meta.url);
+  const file = async (from, name, mimeType) => ({
+    name,
+    mimeType,
+    buffer: await readFile(new URL(from, dir)),
+  });
+  await p.page.locator('[data-testid="import"] summary').click();
+  const before = await p.text('run-time');
+  await p.byTestId('import-file').setInputFiles([
+    await file('rtx4090-requests.jsonl', 'requests.jsonl', 'application/json'),
+    await file('rtx4090-meta.json', 'meta.json', 'application/json'),
+    await file('rtx4090-timeseries.csv', 'timeseries.csv', 'text/csv'),
+  ]);
+  await p.waitForTextChange('run-time', before, 30_000);
+  await p.waitForRun();
+  await p.byTestId('measured-table').waitFor({ timeout: 30_000 });
+  // The measured side is the run's own (its README: TTFT mean 65.5 s,
+  // time per output token mean 32.4 ms); the simulated side is the replay's.
+  const table = await p.text('measured-table');
+  assert.match(table, /65\.5 s/);
+  assert.match(table, /32\.4 ms/);
+  assert.match(await p.text('measured-summary'), /Kolmogorov–Smirnov .*TTFT 0\.\d\d/);
+  assert.match(await p.text('import-note'), /Measured run opened: requests\.jsonl with meta\.json and timeseries\.csv/);
+  // The overlaid distribution chart describes the measured curves too.
+  const label = await p.byTestId('chart-measured').getAttribute('aria-label');
+  assert.match(label ?? '', /TTFT measured/);
+  // Forgetting it hides the comparison.
+  await p.byTestId('measured-forget').click();
+  assert.equal(await p.byTestId('measured').isVisible(), false);
+  assert.deepEqual(lab.errors, []);
+});

@@ -36,6 +36,8 @@ pub fn App() -> impl IntoView {
     provide_context(crate::control_views::ChangeNote(RwSignal::new(None)));
     let runner = Runner::new();
     let pinned = RwSignal::new(None::<(Scenario, Report)>);
+    // A measured run the user imported, compared with the run on screen.
+    let measured = RwSignal::new(None::<crate::measured_view::MeasuredImport>);
     // A link's pinned scenario A: run it in the background, then pin it.
     if let Some(a) = start.pinned {
         let progress = RwSignal::new(None::<f64>);
@@ -173,7 +175,7 @@ pub fn App() -> impl IntoView {
                     </p>
                 </Show>
                 {groups().into_iter().map(|g| group_view(g, scenario, input_problem)).collect_view()}
-                {crate::import::import_view(scenario, input_problem)}
+                {crate::import::import_view(scenario, input_problem, measured)}
                 {crate::cards::live_summary(report)}
             </section>
             <section
@@ -209,6 +211,7 @@ pub fn App() -> impl IntoView {
                     </div>
                 </div>
                 {crate::cards::per_class_view(report)}
+                {crate::measured_view::measured_view(measured, report, scenario)}
                 {playback_view(report, playhead, playing)}
                 {charts_view(shown, pinned_report, trace, costs)}
                 <crate::planner::Planner scenario=scenario />

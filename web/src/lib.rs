@@ -15,6 +15,7 @@ pub mod export;
 pub mod format;
 pub mod import;
 pub mod jobs;
+pub mod measured_view;
 pub mod plan_pool;
 pub mod plan_view;
 pub mod plan_worker;

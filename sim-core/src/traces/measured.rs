@@ -438,6 +438,21 @@ impl Measured {
         ]
     }
 
+    /// The measured TTFT and end-to-end latencies (ms) at `levels` (0–1,
+    /// ascending, as a report's distribution gives them), interpolated
+    /// between order statistics: the measured curve a chart draws over the
+    /// simulated one.
+    pub fn at_quantiles(&self, levels: &[f64]) -> [Vec<f64>; 2] {
+        let sorted = |f: fn(&MeasuredRequest) -> f64| {
+            let mut v: Vec<f64> = self.requests.iter().map(f).collect();
+            v.sort_by(f64::total_cmp);
+            v
+        };
+        let at =
+            |v: &[f64]| -> Vec<f64> { levels.iter().map(|&p| quantile_of_sorted(v, p)).collect() };
+        [at(&sorted(|r| r.ttft_ms)), at(&sorted(|r| r.e2e_ms))]
+    }
+
     /// Measured against simulated, per metric.
     pub fn compare(&self, report: &Report) -> Comparison {
         let rows = self.metric_rows(&|_| true, &report.overall);
@@ -537,17 +552,23 @@ pub fn mean_and_quantiles(mut v: Vec<f64>) -> [f64; 4] {
         return [f64::NAN; 4];
     }
     v.sort_by(f64::total_cmp);
-    let q = |p: f64| {
-        let x = (v.len() - 1) as f64 * p;
-        let (lo, hi) = (x.floor() as usize, x.ceil() as usize);
-        v[lo] + (v[hi] - v[lo]) * (x - lo as f64)
-    };
     [
         v.iter().sum::<f64>() / v.len() as f64,
-        q(0.5),
-        q(0.9),
-        q(0.99),
+        quantile_of_sorted(&v, 0.5),
+        quantile_of_sorted(&v, 0.9),
+        quantile_of_sorted(&v, 0.99),
     ]
+}
+
+/// The `p` quantile (0–1) of ascending `v`, linearly interpolated between
+/// order statistics (NaN for no values).
+fn quantile_of_sorted(v: &[f64], p: f64) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    let x = (v.len() - 1) as f64 * p.clamp(0.0, 1.0);
+    let (lo, hi) = (x.floor() as usize, x.ceil() as usize);
+    v[lo] + (v[hi] - v[lo]) * (x - lo as f64)
 }
 
 /// Kolmogorov–Smirnov distance between the empirical distribution of

@@ -84,4 +84,47 @@ impl Imported {
             prefix_reuse,
         }
     }
+
+    /// The trace in words, as `tlab trace` and the page's import show it:
+    /// format, requests, span and rate, length quantiles, classes, and the
+    /// prefix reuse its hashes imply.
+    pub fn describe(&self, name: &str) -> String {
+        use crate::format::{duration_ms, rounded, thousands};
+        let s = self.summary();
+        let lengths = |what: &str, q: [f64; 4]| {
+            format!(
+                "{what}: mean {}, p50 {}, p90 {}, p99 {}\n",
+                rounded(q[0]),
+                thousands(q[1] as u64),
+                thousands(q[2] as u64),
+                thousands(q[3] as u64)
+            )
+        };
+        let mut out = format!(
+            "{name}: {}, {} requests over {} ({:.2} req/s; the busiest minute {:.2} req/s)\n",
+            self.format.name(),
+            thousands(s.requests as u64),
+            duration_ms(Some(s.span_s * 1e3)),
+            s.mean_rate_per_s,
+            s.peak_minute_rate_per_s
+        );
+        out += &lengths("prompt tokens", s.input);
+        out += &lengths("generated tokens", s.output);
+        if !self.classes.is_empty() {
+            let list: Vec<String> = self
+                .classes
+                .iter()
+                .zip(self.class_counts())
+                .map(|(c, n)| format!("{c} {}", thousands(n)))
+                .collect();
+            out += &format!("classes: {}\n", list.join(", "));
+        }
+        if let (Some(reuse), Some(tokens)) = (s.prefix_reuse, self.prefix_block_tokens) {
+            out += &format!(
+                "prefix blocks ({tokens} tokens) already seen at the same place in an earlier request: {:.1} % (what a cache that never evicts could reuse)\n",
+                reuse * 100.0
+            );
+        }
+        out
+    }
 }
