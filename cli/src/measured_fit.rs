@@ -7,8 +7,8 @@
 
 use crate::calibrate::search;
 use sim_core::physics::{
-    FittedProfile, KNOBS, KV_BLOCK_TOKENS, Knob, MEMORY_RANGES, MOE_KNOBS, MemoryModel, Profile,
-    VLLM_COSTS, Validated,
+    FittedProfile, KNOBS, KV_BLOCK_TOKENS, Knob, MEMORY_RANGES, MOE_KNOBS, MemoryModel, VLLM_COSTS,
+    Validated,
 };
 use sim_core::traces::measured::{Measured, MetricRow};
 use sim_core::{Scenario, ValidScenario};
@@ -98,14 +98,13 @@ fn rows(
 /// The KV reservation that sizes the replay's cache as the engine reported
 /// (memory outside PyTorch first; the sampler's copies only when that alone
 /// cannot reach it), and the sentence that says what moved.
-fn fit_memory(scenario: &Scenario, kv_tokens: Option<u64>) -> (f64, f64, String) {
-    let MemoryModel::Vllm {
-        non_torch_bytes,
-        sampler_logit_copies,
-    } = Profile::VLLM.memory
-    else {
-        unreachable!("vLLM's profile sizes memory as vLLM does")
-    };
+fn fit_memory(
+    scenario: &Scenario,
+    kv_tokens: Option<u64>,
+    shipped: &FittedProfile,
+) -> (f64, f64, String) {
+    let (non_torch_bytes, sampler_logit_copies) =
+        (shipped.non_torch_bytes, shipped.sampler_logit_copies);
     let Some(target) = kv_tokens else {
         return (
             non_torch_bytes,
@@ -173,8 +172,21 @@ pub fn fit(
     let (scenario, _) = run.scenario_split(split)?;
     let fit_on = |i: usize| split.is_none_or(|scored| !scored(i));
     let class = split.map(|_| 0);
+    let mut profile = FittedProfile::from_vllm(
+        name,
+        Validated {
+            source: source.to_owned(),
+            gpu: scenario.serving.gpu,
+            model: scenario.serving.model,
+            tp: scenario.serving.gpus_per_replica,
+            tokens_per_s: scenario.offered_tokens_per_s_per_replica(),
+            error_pct: [0.0; 3],
+        },
+    );
     let (non_torch_bytes, sampler_logit_copies, memory) =
-        fit_memory(&scenario, run.settings.kv_tokens);
+        fit_memory(&scenario, run.settings.kv_tokens, &profile);
+    profile.non_torch_bytes = non_torch_bytes;
+    profile.sampler_logit_copies = sampler_logit_copies;
     let dims = scenario.serving.model.dims();
     let knobs: Vec<&Knob> = KNOBS
         .iter()
@@ -187,20 +199,6 @@ pub fn fit(
         .collect();
     let valid = scenario.clone().validate().map_err(|e| e.to_string())?;
     let before = rows(run, &valid, &fit_on, class);
-    let mut profile = FittedProfile {
-        name: name.to_owned(),
-        costs: VLLM_COSTS,
-        non_torch_bytes,
-        sampler_logit_copies,
-        validated: Validated {
-            source: source.to_owned(),
-            gpu: scenario.serving.gpu,
-            model: scenario.serving.model,
-            tp: scenario.serving.gpus_per_replica,
-            tokens_per_s: scenario.offered_tokens_per_s_per_replica(),
-            error_pct: [0.0; 3],
-        },
-    };
     let (costs, _) = search(VLLM_COSTS, rounds, &knobs, |c| {
         let mut trial = profile.clone();
         trial.costs = *c;

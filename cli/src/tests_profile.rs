@@ -19,6 +19,17 @@ fn data(name: &str) -> PathBuf {
     .collect()
 }
 
+/// `tlab run FILE`'s summary.
+fn run_file(path: &std::path::Path) -> Result<String, String> {
+    execute(Command::Run {
+        scenario: path.to_path_buf(),
+        json: false,
+        set: Vec::new(),
+        trace: None,
+        trace_args: Default::default(),
+    })
+}
+
 fn rtx4090() -> Measured {
     let read = |n: &str| std::fs::read_to_string(data(n)).expect("read");
     measured::parse(
@@ -144,14 +155,7 @@ fn a_scenario_names_the_profile_file_and_is_validated_on_its_own_setup() {
     doc["serving"]["profile"] = "mine.json".into();
     let path = dir.path().join("scenario.json");
     std::fs::write(&path, doc.to_string()).expect("write");
-    let summary = execute(Command::Run {
-        scenario: path.clone(),
-        json: false,
-        set: Vec::new(),
-        trace: None,
-        trace_args: Default::default(),
-    })
-    .expect("runs with the profile");
+    let summary = run_file(&path).expect("runs with the profile");
     assert!(
         summary.contains("Trust: validated on your own run"),
         "{summary}"
@@ -159,14 +163,7 @@ fn a_scenario_names_the_profile_file_and_is_validated_on_its_own_setup() {
     // On another GPU it is an estimate, and says what differs.
     doc["serving"]["gpu"] = "h100".into();
     std::fs::write(&path, doc.to_string()).expect("write");
-    let summary = execute(Command::Run {
-        scenario: path.clone(),
-        json: false,
-        set: Vec::new(),
-        trace: None,
-        trace_args: Default::default(),
-    })
-    .expect("runs");
+    let summary = run_file(&path).expect("runs");
     assert!(
         summary.contains("Trust: an estimate")
             && summary.contains("GPU H100 SXM (fitted on RTX 4090)"),
@@ -174,14 +171,7 @@ fn a_scenario_names_the_profile_file_and_is_validated_on_its_own_setup() {
     );
     // A broken profile file is named in the error.
     std::fs::write(&profile, "{\"name\": 3}").expect("write");
-    let e = execute(Command::Run {
-        scenario: path,
-        json: false,
-        set: Vec::new(),
-        trace: None,
-        trace_args: Default::default(),
-    })
-    .expect_err("a broken profile");
+    let e = run_file(&path).expect_err("a broken profile");
     assert!(
         e.contains("serving.profile") && e.contains("mine.json"),
         "{e}"

@@ -123,6 +123,25 @@ pub struct Validated {
 }
 
 impl FittedProfile {
+    /// vLLM's profile as shipped (its constants and KV reservation), named
+    /// and validated as given: where a fit starts.
+    pub fn from_vllm(name: &str, validated: Validated) -> FittedProfile {
+        let (non_torch_bytes, sampler_logit_copies) = match Profile::VLLM.memory {
+            MemoryModel::Vllm {
+                non_torch_bytes,
+                sampler_logit_copies,
+            } => (non_torch_bytes, sampler_logit_copies),
+            MemoryModel::Legacy => (0.0, 0.0),
+        };
+        FittedProfile {
+            name: name.to_owned(),
+            costs: super::VLLM_COSTS,
+            non_torch_bytes,
+            sampler_logit_copies,
+            validated,
+        }
+    }
+
     /// The profile the engine times passes and sizes the KV cache with.
     pub fn profile(&self) -> Profile {
         Profile {

@@ -3,24 +3,14 @@
 //! travels in a share link, and says where it may be trusted.
 
 use sim_core::physics::ServingSoftware;
-use sim_core::physics::{FittedProfile, Gpu, MemoryModel, Model, Profile, VLLM_COSTS, Validated};
+use sim_core::physics::{FittedProfile, Gpu, Model, Validated};
 use sim_core::{Scenario, presets};
 
 /// vLLM's own constants as a fitted profile, validated on the chatbot's setup.
 fn vllm_as_fitted() -> FittedProfile {
-    let MemoryModel::Vllm {
-        non_torch_bytes,
-        sampler_logit_copies,
-    } = Profile::VLLM.memory
-    else {
-        panic!("vLLM sizes memory as vLLM")
-    };
-    FittedProfile {
-        name: "mine".into(),
-        costs: VLLM_COSTS,
-        non_torch_bytes,
-        sampler_logit_copies,
-        validated: Validated {
+    FittedProfile::from_vllm(
+        "mine",
+        Validated {
             source: "a test".into(),
             gpu: Gpu::H100,
             model: Model::Llama31_8b,
@@ -28,7 +18,7 @@ fn vllm_as_fitted() -> FittedProfile {
             tokens_per_s: 1e6,
             error_pct: [3.0, 2.0, 4.0],
         },
-    }
+    )
 }
 
 fn chatbot() -> Scenario {
