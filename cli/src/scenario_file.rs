@@ -1,0 +1,59 @@
+//! Reading a scenario file for a command: bounded in size, its
+//! `serving.profile` file inlined (`tlab::profile_file`), parsed and
+//! validated, with `--set NAME=VALUE` edits applied.
+
+use sim_core::{Scenario, ValidScenario};
+use std::path::PathBuf;
+
+/// Largest scenario file accepted, bytes.
+const MAX_SCENARIO_BYTES: u64 = 64 * 1024 * 1024;
+
+pub(crate) fn load(path: &PathBuf) -> Result<ValidScenario, String> {
+    let dir = match path.parent() {
+        Some(d) if path.as_os_str() != "-" => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let text = tlab::profile_file::inline(&read_scenario(path)?, &dir)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Scenario::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Load a scenario and apply `--set NAME=VALUE` edits, checking the result.
+pub(crate) fn load_with(path: &PathBuf, set: &[String]) -> Result<ValidScenario, String> {
+    let s = load(path)?;
+    if set.is_empty() {
+        return Ok(s);
+    }
+    let mut edited = s.into_inner();
+    for kv in set {
+        let (name, value) = kv
+            .split_once('=')
+            .ok_or_else(|| format!("--set {kv:?}: expected NAME=VALUE"))?;
+        sim_core::params::apply(&mut edited, name, value)
+            .map_err(|e| format!("--set {kv}: {e}"))?;
+    }
+    edited.validate().map_err(|e| e.to_string())
+}
+
+fn read_scenario(path: &PathBuf) -> Result<String, String> {
+    use std::io::Read;
+    let mut text = String::new();
+    let limited = |r: &mut dyn Read, text: &mut String| {
+        r.take(MAX_SCENARIO_BYTES + 1)
+            .read_to_string(text)
+            .map_err(|e| format!("{}: {e}", path.display()))
+    };
+    if path.as_os_str() == "-" {
+        limited(&mut std::io::stdin(), &mut text)?;
+    } else {
+        let mut f = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        limited(&mut f, &mut text)?;
+    }
+    if text.len() as u64 > MAX_SCENARIO_BYTES {
+        return Err(format!(
+            "{}: larger than {MAX_SCENARIO_BYTES} bytes",
+            path.display()
+        ));
+    }
+    Ok(text)
+}
