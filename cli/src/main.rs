@@ -93,6 +93,14 @@ enum Command {
         file: PathBuf,
         #[command(flatten)]
         trace_args: trace::TraceArgs,
+        /// Distil the trace into a scenario that fits a share link (rate
+        /// schedule, quantile tables of lengths, shared prefixes) on this
+        /// scenario's fleet, and run it beside the exact replay.
+        #[arg(long, value_name = "SCENARIO")]
+        distil: Option<PathBuf>,
+        /// With --distil: write the distilled scenario here (JSON).
+        #[arg(long, requires = "distil", value_name = "FILE")]
+        out: Option<PathBuf>,
     },
     /// Monthly cost on an API tier vs self-hosted as load grows, and the crossover.
     Compare {
@@ -290,9 +298,19 @@ fn main() -> ExitCode {
 fn execute(command: Command) -> Result<String, String> {
     match command {
         Command::Story { id } => story::text(&id),
-        Command::Trace { file, trace_args } => {
+        Command::Trace {
+            file,
+            trace_args,
+            distil,
+            out,
+        } => {
             let t = trace::read(&file, &trace_args)?;
-            Ok(trace::summary_text(&file, &t))
+            let mut text = trace::summary_text(&file, &t);
+            if let Some(base) = distil {
+                let base = load(&base)?.into_inner();
+                text += &trace::distil_text(&file, &t, &base, out.as_deref())?;
+            }
+            Ok(text)
         }
         Command::Run {
             scenario,

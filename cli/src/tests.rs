@@ -82,6 +82,8 @@ mod runs {
         .collect();
         let text = execute(Command::Trace {
             file: trace.clone(),
+            distil: None,
+            out: None,
             trace_args: Default::default(),
         })
         .expect("summary");
@@ -106,6 +108,8 @@ mod runs {
         assert_eq!(report.requests.arrived, 300);
         let err = execute(Command::Trace {
             file: trace,
+            distil: None,
+            out: None,
             trace_args: trace::TraceArgs {
                 window: Some("10-20".into()),
                 ..Default::default()

@@ -89,3 +89,86 @@ pub fn summary_text(path: &Path, t: &Imported) -> String {
     );
     t.describe(&name)
 }
+
+/// `tlab trace FILE --distil SCENARIO`: the distilled scenario and the exact
+/// replay run on the same fleet, side by side, with what the distillation
+/// loses; the scenario written to `out` when given.
+pub fn distil_text(
+    path: &Path,
+    t: &Imported,
+    base: &sim_core::Scenario,
+    out: Option<&Path>,
+) -> Result<String, String> {
+    use sim_core::format::{duration_ms, rounded, thousands};
+    let name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let d = t.distil(base, &name);
+    let mut exact = base.clone();
+    t.apply_to(&mut exact);
+    let run = |s: &sim_core::Scenario| -> Result<sim_core::Report, String> {
+        sim_core::run_scenario(s.clone()).map_err(|e| e.to_string())
+    };
+    let (a, b) = (run(&exact)?, run(&d.scenario)?);
+    let link = |s: &sim_core::Scenario| sim_core::link::encode_fragment(s).len();
+    let mut o = format!(
+        "\nDistilled into \"{}\": {} class{}, rate over {} schedule points; its link is {} characters (the exact replay's {})\n",
+        d.scenario.name,
+        d.scenario.workload.classes.len(),
+        if d.scenario.workload.classes.len() == 1 {
+            ""
+        } else {
+            "es"
+        },
+        match &d.scenario.workload.arrival {
+            sim_core::scenario::Arrival::Schedule { points, .. } => points.len(),
+            _ => 1,
+        },
+        thousands(link(&d.scenario) as u64),
+        thousands(link(&exact) as u64),
+    );
+    o += &format!(
+        "{:<28} {:>16} {:>16}\n",
+        "on this fleet", "exact replay", "distilled"
+    );
+    let row = |what: &str, x: String, y: String| format!("{what:<28} {x:>16} {y:>16}\n");
+    o += &row(
+        "requests completed",
+        thousands(a.requests.completed),
+        thousands(b.requests.completed),
+    );
+    for (what, f) in [
+        (
+            "TTFT mean",
+            (|r: &sim_core::Report| r.overall.ttft.mean_ms) as fn(&sim_core::Report) -> Option<f64>,
+        ),
+        ("TTFT p99", |r| r.overall.ttft.p99_ms),
+        ("time per token mean", |r| r.overall.tpot.mean_ms),
+        ("time per token p99", |r| r.overall.tpot.p99_ms),
+        ("end-to-end mean", |r| r.overall.e2e.mean_ms),
+        ("end-to-end p99", |r| r.overall.e2e.p99_ms),
+    ] {
+        o += &row(what, duration_ms(f(&a)), duration_ms(f(&b)));
+    }
+    o += &row(
+        "generated tokens/s",
+        rounded(a.throughput.output_tokens_per_s),
+        rounded(b.throughput.output_tokens_per_s),
+    );
+    o += &row(
+        "prompt tokens from cache",
+        format!("{:.1} %", a.utilisation.prefix_cache_hit_rate * 100.0),
+        format!("{:.1} %", b.utilisation.prefix_cache_hit_rate * 100.0),
+    );
+    o += "The distilled scenario loses:\n";
+    for l in &d.loses {
+        o += &format!("  - {l}\n");
+    }
+    if let Some(out) = out {
+        let json = serde_json::to_string_pretty(&d.scenario).map_err(|e| e.to_string())?;
+        std::fs::write(out, json + "\n").map_err(|e| format!("{}: {e}", out.display()))?;
+        o += &format!("Distilled scenario written to {}\n", out.display());
+    }
+    Ok(o)
+}

@@ -157,3 +157,30 @@ test('a measured run is imported, replayed strictly and compared on the page', a
   assert.equal(await p.byTestId('measured').isVisible(), false);
   assert.deepEqual(lab.errors, []);
 });
+
+test('a trace is replayed on this fleet, then distilled into a scenario whose sliders work', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  const { readFile } = await import('node:fs/promises');
+  const trace = new URL('../../sim-core/tests/traces/azure-code-first-2000.csv', import.meta.url);
+  await p.page.locator('[data-testid="import"] summary').click();
+  let before = await p.text('run-time');
+  await p.byTestId('import-file').setInputFiles({
+    name: 'azure-code.csv',
+    mimeType: 'text/csv',
+    buffer: await readFile(trace),
+  });
+  await p.waitForTextChange('run-time', before, 30_000);
+  await p.waitForRun();
+  assert.match(await p.text('import-note'), /Replaying exactly on this fleet: azure-code\.csv: Azure LLM trace CSV, 2,000 requests/);
+  // Distilled: a short link, and the burstiness slider reads the trace's.
+  before = await p.text('run-time');
+  await p.byTestId('import-distil').click();
+  await p.waitForTextChange('run-time', before, 30_000);
+  await p.waitForRun();
+  const cv = Number(await p.byTestId('burstiness-number').inputValue());
+  assert.ok(cv > 2 && cv < 20, `burstiness ${cv}`);
+  const link = await p.page.evaluate(() => location.hash);
+  assert.ok(link.length < 5_000, `link ${link.length} characters`);
+  assert.deepEqual(lab.errors, []);
+});

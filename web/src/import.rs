@@ -45,8 +45,17 @@ pub enum Opened {
     Scenario(Scenario),
     /// The scenario with the user's fitted profile in place of the software's.
     Profile(Scenario),
-    /// The scenario replaying a trace on its fleet, and the trace in words.
-    Trace(Scenario, String),
+    /// A trace on the scenario's fleet: its exact replay (None when that
+    /// would not fit a share link), its distilled scenario, and the trace in
+    /// words.
+    Trace {
+        /// The exact replay, when its link fits.
+        exact: Option<Scenario>,
+        /// The distilled scenario and what it loses.
+        distilled: Box<traces::Distilled>,
+        /// The trace's summary.
+        words: String,
+    },
     /// A measured run and its strict replay.
     Measured(MeasuredImport),
 }
@@ -111,17 +120,21 @@ pub fn open_files(files: &[(String, String)], current: &Scenario) -> Result<Open
                 .map_err(|e| format!("{name}: {e}"))?;
             let mut s = current.clone();
             t.apply_to(&mut s);
-            let s = s
+            let exact = s
                 .validate()
                 .map_err(|e| format!("{name}: {e}"))?
                 .into_inner();
-            sim_core::link::shareable(&s).map_err(|e| {
-                format!(
-                    "{name}: {} requests replayed here would not fit a share link ({e}); replay it with `tlab run --trace {name}`",
-                    t.requests.len()
-                )
-            })?;
-            Ok(Opened::Trace(s, t.describe(name)))
+            let exact = sim_core::link::shareable(&exact).is_ok().then_some(exact);
+            let distilled = t.distil(current, name);
+            distilled
+                .scenario
+                .check()
+                .map_err(|e| format!("{name}, distilled: {e}"))?;
+            Ok(Opened::Trace {
+                exact,
+                distilled: Box::new(distilled),
+                words: t.describe(name),
+            })
         }
     }
 }
@@ -134,6 +147,8 @@ pub fn import_view(
 ) -> impl IntoView {
     let text = RwSignal::new(String::new());
     let note = RwSignal::new(None::<String>);
+    // The distilled scenario of the trace being replayed exactly, offered.
+    let distil = RwSignal::new(None::<Scenario>);
     let fail = move |e: String| {
         note.set(None);
         refuse(
@@ -150,6 +165,7 @@ pub fn import_view(
                 match opened {
                     Opened::Scenario(s) => {
                         note.set(None);
+                        distil.set(None);
                         scenario.set(s);
                     }
                     Opened::Profile(s) => {
@@ -161,9 +177,28 @@ pub fn import_view(
                         )));
                         scenario.set(s);
                     }
-                    Opened::Trace(s, words) => {
-                        note.set(Some(format!("Replaying on this fleet: {words}")));
-                        scenario.set(s);
+                    Opened::Trace {
+                        exact,
+                        distilled,
+                        words,
+                    } => {
+                        let loses = distilled.loses.join("; ");
+                        match exact {
+                            Some(s) => {
+                                note.set(Some(format!(
+                                    "Replaying exactly on this fleet: {words}Pin this run as A, then open the distilled scenario (it fits a short link) to see what distilling loses: {loses}."
+                                )));
+                                distil.set(Some(distilled.scenario));
+                                scenario.set(s);
+                            }
+                            None => {
+                                note.set(Some(format!(
+                                    "{words}Its exact replay would not fit a share link, so it opens distilled (a rate schedule, quantile tables of lengths, shared prefixes), which loses {loses}. Replay it exactly with tlab run --trace."
+                                )));
+                                distil.set(None);
+                                scenario.set(distilled.scenario);
+                            }
+                        }
                     }
                     Opened::Measured(m) => {
                         note.set(Some(format!(
@@ -271,6 +306,15 @@ pub fn import_view(
                     {move || note.get().unwrap_or_default()}
                 </p>
             </Show>
+            <Show when=move || distil.with(|d| d.is_some())>
+                <button data-testid="import-distil" on:click=move |_| {
+                    if let Some(d) = distil.get_untracked() {
+                        distil.set(None);
+                        note.set(None);
+                        scenario.set(d);
+                    }
+                }>"Open the distilled scenario"</button>
+            </Show>
         </details>
     }
 }
@@ -331,16 +375,52 @@ mod tests {
         assert!(e.contains("requests.jsonl"), "{e}");
     }
 
+    /// `n` Mooncake lines of scattered lengths (a link does not compress them).
+    fn big_trace(n: u64) -> String {
+        let mut x = 12_345_u64;
+        let mut next = |m: u64| {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (x >> 33) % m
+        };
+        (0..n)
+            .map(|i| {
+                format!(
+                    "{{\"timestamp\": {}, \"input_length\": {}, \"output_length\": {}, \"hash_ids\": []}}\n",
+                    i * 90 + next(90),
+                    1 + next(8_000),
+                    1 + next(900)
+                )
+            })
+            .collect()
+    }
+
     #[test]
     fn a_trace_replays_on_this_fleet_and_a_profile_times_it() {
         let current = sim_core::presets::chatbot_h100();
         // The request log alone is a trace: replayed on the scenario's fleet.
-        let Ok(Opened::Trace(s, words)) = open_files(&[traces("rtx4090-requests.jsonl")], &current)
+        let Ok(Opened::Trace {
+            exact: Some(s),
+            distilled,
+            words,
+        }) = open_files(&[traces("rtx4090-requests.jsonl")], &current)
         else {
-            panic!("a trace");
+            panic!("a trace replayed exactly");
         };
         assert_eq!(s.serving.gpu, current.serving.gpu);
         assert!(words.contains("300 requests"), "{words}");
+        assert_eq!(distilled.scenario.serving, current.serving);
+        // A trace too large for a link opens distilled only.
+        let Ok(Opened::Trace {
+            exact: None,
+            distilled,
+            ..
+        }) = open_files(&[("big.jsonl".into(), big_trace(40_000))], &current)
+        else {
+            panic!("a trace too large to share exactly");
+        };
+        assert!(sim_core::link::shareable(&distilled.scenario).is_ok());
         // A fitted profile file: vLLM's constants refitted, named.
         let mut p = serde_json::json!({
             "name": "mine",

@@ -88,7 +88,18 @@ impl Simulation {
                 let shape = 1.0 / (cv * cv);
                 from as f64 + gamma(rng, shape, NS_PER_S / rate_per_s / shape)
             }
-            Arrival::Schedule { points } => {
+            Arrival::Schedule {
+                points,
+                cv: Some(cv),
+            } if (cv - 1.0).abs() > 1e-12 => {
+                // Gamma gaps of mean 1 in the schedule's own time (its
+                // cumulative rate), mapped back to seconds: the rate over
+                // time is the schedule's, the burstiness `cv`'s.
+                let shape = 1.0 / (cv * cv);
+                let gap = gamma(rng, shape, 1.0 / shape);
+                schedule_advance(points, from as f64 / NS_PER_S, gap) * NS_PER_S
+            }
+            Arrival::Schedule { points, .. } => {
                 // Thinning (Lewis–Shedler): candidates at the peak rate, each kept
                 // with probability rate(t) / peak. Bounded by the arrival window.
                 let peak = points.iter().map(|p| p.rate_per_s).fold(0.0, f64::max);
@@ -229,5 +240,36 @@ fn schedule_rate(points: &[RatePoint], t_s: f64) -> f64 {
         (Some(a), None) => a.rate_per_s,
         (None, Some(b)) => b.rate_per_s,
         (None, None) => 0.0,
+    }
+}
+
+/// The time (s) at which a piecewise-linear schedule's cumulative rate has
+/// grown by `mass` arrivals since `t0_s` (infinite if it never does: a last
+/// rate of 0). Walks the segments from `t0_s`, at most one pass over them.
+fn schedule_advance(points: &[RatePoint], t0_s: f64, mass: f64) -> f64 {
+    let mut t = t0_s;
+    let mut left = mass;
+    let mut i = points.partition_point(|p| p.at_s <= t);
+    while let Some(b) = points.get(i) {
+        // Up to the next point the rate is linear: the mass from t to b is a trapezoid.
+        let (ra, rb) = (schedule_rate(points, t), b.rate_per_s);
+        let len = b.at_s - t;
+        let here = (ra + rb) / 2.0 * len;
+        if here >= left && len > 0.0 {
+            // Solve ra·x + k·x² = left, k = (rb − ra) / (2·len), stably.
+            let k = (rb - ra) / (2.0 * len);
+            let x = 2.0 * left / (ra + (ra * ra + 4.0 * k * left).max(0.0).sqrt()).max(1e-300);
+            return t + x.min(len);
+        }
+        left -= here;
+        t = b.at_s;
+        i += 1;
+    }
+    // Before the first point (never: it is at 0) or after the last: its rate holds.
+    let last = points.last().map_or(0.0, |p| p.rate_per_s);
+    if last > 0.0 {
+        t + left / last
+    } else {
+        f64::INFINITY
     }
 }

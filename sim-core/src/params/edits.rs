@@ -19,6 +19,7 @@ pub fn spike_schedule(base: f64, k: f64, duration_s: f64) -> Arrival {
             point(b, base * k),
             point(b + ramp, base),
         ],
+        cv: None,
     }
 }
 
@@ -27,7 +28,7 @@ pub fn spike_schedule(base: f64, k: f64, duration_s: f64) -> Arrival {
 pub(super) fn spike_factor(s: &Scenario) -> Option<f64> {
     match &s.workload.arrival {
         Arrival::Poisson { .. } => Some(1.0),
-        Arrival::Schedule { points } if is_spike(points) => {
+        Arrival::Schedule { points, .. } if is_spike(points) => {
             Some(points[2].rate_per_s / points[0].rate_per_s)
         }
         _ => None,
@@ -46,7 +47,7 @@ fn is_spike(points: &[RatePoint]) -> bool {
 pub(super) fn base_rate(s: &Scenario) -> Option<f64> {
     match &s.workload.arrival {
         Arrival::Poisson { rate_per_s } | Arrival::Gamma { rate_per_s, .. } => Some(*rate_per_s),
-        Arrival::Schedule { points } => points.first().map(|p| p.rate_per_s),
+        Arrival::Schedule { points, .. } => points.first().map(|p| p.rate_per_s),
         Arrival::Stages { stages } => stages.first().map(|s| s.rate_per_s),
         _ => None,
     }
@@ -56,7 +57,7 @@ pub(super) fn base_rate(s: &Scenario) -> Option<f64> {
 pub(super) fn set_base_rate(s: &mut Scenario, v: f64) -> Result<(), String> {
     match &mut s.workload.arrival {
         Arrival::Poisson { rate_per_s } | Arrival::Gamma { rate_per_s, .. } => *rate_per_s = v,
-        Arrival::Schedule { points } => {
+        Arrival::Schedule { points, .. } => {
             let old = points.first().map_or(1.0, |p| p.rate_per_s);
             if old <= 0.0 {
                 return Err(

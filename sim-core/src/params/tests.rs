@@ -168,7 +168,7 @@ fn the_rate_scales_a_spike_schedule_whole() {
     };
     assert_eq!((n.get)(&s, 0), Some(4.0));
     match &s.workload.arrival {
-        crate::scenario::Arrival::Schedule { points } => {
+        crate::scenario::Arrival::Schedule { points, .. } => {
             assert_eq!(points[0].rate_per_s, 2.0);
             assert_eq!(points[2].rate_per_s, 8.0);
         }

@@ -116,18 +116,29 @@ pub(super) const PARAMS: &[Param] = &[
             get: |s, _| match s.workload.arrival {
                 Arrival::Poisson { .. } => Some(1.0),
                 Arrival::Gamma { cv, .. } => Some(cv),
+                Arrival::Schedule { cv, .. } => Some(cv.unwrap_or(1.0)),
                 _ => None,
             },
-            set: |s, _, cv| match s.workload.arrival {
-                Arrival::Poisson { rate_per_s } | Arrival::Gamma { rate_per_s, .. } => {
-                    s.workload.arrival = if (cv - 1.0).abs() < 1e-9 {
-                        Arrival::Poisson { rate_per_s }
-                    } else {
-                        Arrival::Gamma { rate_per_s, cv }
-                    };
-                    Ok(())
+            set: |s, _, cv| {
+                let poisson = (cv - 1.0).abs() < 1e-9;
+                match &mut s.workload.arrival {
+                    Arrival::Poisson { rate_per_s } | Arrival::Gamma { rate_per_s, .. } => {
+                        let rate_per_s = *rate_per_s;
+                        s.workload.arrival = if poisson {
+                            Arrival::Poisson { rate_per_s }
+                        } else {
+                            Arrival::Gamma { rate_per_s, cv }
+                        };
+                        Ok(())
+                    }
+                    Arrival::Schedule { cv: c, .. } => {
+                        *c = (!poisson).then_some(cv);
+                        Ok(())
+                    }
+                    _ => {
+                        Err("arrival.cv needs a Poisson, gamma or scheduled arrival process".into())
+                    }
                 }
-                _ => Err("arrival.cv needs a Poisson or gamma arrival process".into()),
             },
         }),
     },

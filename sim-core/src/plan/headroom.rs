@@ -32,7 +32,7 @@ pub fn scale_load(s: &Scenario, k: f64) -> Scenario {
                 u.users = ((f64::from(u.users) * k).round() as u32).max(1);
             }
         }
-        Arrival::Schedule { points } => {
+        Arrival::Schedule { points, .. } => {
             for p in points.iter_mut() {
                 p.rate_per_s *= k;
             }

@@ -74,7 +74,7 @@ impl Scenario {
                 area += last * (d - t).max(0.0);
                 Some((area / d, peak))
             }
-            Arrival::Schedule { points } => {
+            Arrival::Schedule { points, .. } => {
                 // Piecewise linear, holding its last value: trapezoids up to d.
                 let mut area = 0.0;
                 let mut peak = 0.0_f64;

@@ -84,6 +84,12 @@ pub enum Arrival {
     Schedule {
         /// (time, rate) points in increasing time, the first at 0.
         points: Vec<RatePoint>,
+        /// Burstiness: the coefficient of variation of the gaps between
+        /// arrivals once the schedule's rate is taken out (gamma-distributed
+        /// gaps in the schedule's own time, so the rate over time is kept).
+        /// None (or 1) is Poisson.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cv: Option<f64>,
     },
     /// Load stages: Poisson arrivals at a constant rate for each stage in turn
     /// (`8 req/s for 600 s, then 20 req/s for 600 s`); the report breaks its

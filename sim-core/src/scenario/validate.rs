@@ -166,7 +166,10 @@ impl Scenario {
                 c.range_f("workload.arrival.cv", *cv, 0.05, 20.0, "");
                 rate_per_s * d
             }
-            Arrival::Schedule { points } => {
+            Arrival::Schedule { points, cv } => {
+                if let Some(cv) = cv {
+                    c.range_f("workload.arrival.cv", *cv, 0.05, 20.0, "");
+                }
                 let times: Vec<f64> = points.iter().map(|p| p.at_s).collect();
                 c.schedule("workload.arrival.points", "point", &times);
                 let mut peak: f64 = 0.0;

@@ -562,7 +562,7 @@ pub fn mean_and_quantiles(mut v: Vec<f64>) -> [f64; 4] {
 
 /// The `p` quantile (0–1) of ascending `v`, linearly interpolated between
 /// order statistics (NaN for no values).
-fn quantile_of_sorted(v: &[f64], p: f64) -> f64 {
+pub(crate) fn quantile_of_sorted(v: &[f64], p: f64) -> f64 {
     if v.is_empty() {
         return f64::NAN;
     }

@@ -22,10 +22,12 @@
 use crate::scenario::TraceRequest;
 use serde_json::Value;
 
+mod distil;
 mod formats;
 pub mod measured;
 mod summary;
 
+pub use distil::{Distilled, quantile_table};
 use formats::{Row, azure, burst_gpt, mooncake, request_log, vllm_bench};
 pub use summary::Summary;
 

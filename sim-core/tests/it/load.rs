@@ -34,6 +34,7 @@ fn offered_load_is_the_mean_and_peak_of_the_arrival_process() {
                 rate_per_s: 10.0,
             },
         ],
+        cv: None,
     };
     // A ramp to 10 over 50 s (mean 5), then 10 for 50 s.
     assert_eq!(s.offered_tasks_per_s(), Some((7.5, 10.0)));

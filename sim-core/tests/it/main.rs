@@ -6,6 +6,7 @@ mod calibration;
 mod capacity;
 mod defects;
 mod determinism;
+mod distil;
 mod fitted_profile;
 mod fuzz;
 mod golden;

@@ -111,6 +111,7 @@ fn nan_negative_zero_and_absurd_values_are_named() {
                         rate_per_s: 2.0,
                     },
                 ],
+                cv: None,
             }
         },
         &["points[0].at_s must be 0", "points[1].at_s must be after"],

@@ -1,0 +1,251 @@
+//! A trace distilled into a scenario that fits in a share link: its rate
+//! over time as a schedule, its lengths as quantile tables, its prefix
+//! reuse as shared prefixes. Its sliders then work like any scenario's; what
+//! the distillation cannot keep is listed with it, and a run of both shows
+//! what that costs.
+
+use super::Imported;
+use crate::dist::{Bin, Dist};
+use crate::scenario::{Arrival, RatePoint, RequestClass, Scenario, SharedPrefix, TraceRequest};
+
+/// Quantile levels a distilled length table keeps (every 2 %, then the far
+/// tail): 55 bins, about 2 kB of JSON per table.
+const LEVELS: [f64; 5] = [0.98, 0.99, 0.995, 0.999, 1.0];
+
+/// Shortest window the rate schedule averages over, seconds.
+const MIN_WINDOW_S: f64 = 60.0;
+/// Most windows in the schedule.
+const MAX_WINDOWS: f64 = 120.0;
+
+/// A distilled trace: the scenario, and what it does not keep.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Distilled {
+    /// The scenario.
+    pub scenario: Scenario,
+    /// What the distillation loses, in sentences.
+    pub loses: Vec<String>,
+}
+
+/// The quantile levels of a length table: 0, 0.02, …, 0.96, then [`LEVELS`].
+fn levels() -> Vec<f64> {
+    (0..49).map(|i| f64::from(i) * 0.02).chain(LEVELS).collect()
+}
+
+/// `values` as a quantile table: one bin between each pair of consecutive
+/// levels' values, weighted by the levels' gap (a draw is then the
+/// piecewise-linear quantile function at a uniform level).
+pub fn quantile_table(values: impl Iterator<Item = f64>) -> Dist {
+    let mut v: Vec<f64> = values.filter(|v| v.is_finite()).collect();
+    if v.is_empty() {
+        return Dist::Fixed { value: 1.0 };
+    }
+    v.sort_by(f64::total_cmp);
+    let q = |p: f64| super::measured::quantile_of_sorted(&v, p);
+    let l = levels();
+    let bins = l
+        .windows(2)
+        .map(|w| Bin {
+            lo: q(w[0]),
+            hi: q(w[1]),
+            weight: w[1] - w[0],
+        })
+        .collect();
+    Dist::Empirical { bins }
+}
+
+/// The tokens of each request's prompt that an earlier request already
+/// sent (its leading hashes seen before, in blocks of `block_tokens`,
+/// capped at the prompt), and the first hash of each: `None` for a request
+/// that shares nothing.
+fn reused_prefixes(requests: &[TraceRequest], block_tokens: u32) -> Vec<Option<(u64, u32)>> {
+    let mut seen = std::collections::BTreeSet::new();
+    requests
+        .iter()
+        .map(|r| {
+            let shared = r
+                .prefix_blocks
+                .iter()
+                .take_while(|h| seen.contains(*h))
+                .count();
+            seen.extend(r.prefix_blocks.iter().copied());
+            let tokens = (shared as u64 * u64::from(block_tokens)).min(u64::from(r.input_tokens));
+            (tokens > 0).then(|| (r.prefix_blocks[0], tokens as u32))
+        })
+        .collect()
+}
+
+impl Imported {
+    /// The trace as a scenario that fits in a share link, on `base`'s fleet
+    /// and targets: requests per window of at least a minute as a
+    /// piecewise-constant rate schedule; prompt and output lengths as quantile
+    /// tables per class; and, where the trace has prefix hashes, the requests
+    /// that reuse an earlier prompt's start as a class of their own with
+    /// shared prefixes (as many as distinct reused starts, as long as the
+    /// median reused start).
+    pub fn distil(&self, base: &Scenario, name: &str) -> Distilled {
+        let n = self.requests.len().max(1);
+        let span = self.requests.last().map_or(0.0, |r| r.at_s);
+        let mut s = base.clone();
+        s.name = format!("{name}, distilled");
+        s.duration_s = span.ceil().max(1.0);
+        s.workload.arrival = schedule(&self.requests, span);
+        let template = base.workload.classes.first().cloned().unwrap_or_else(|| {
+            RequestClass::new(
+                "trace",
+                Dist::Fixed { value: 1.0 },
+                Dist::Fixed { value: 1.0 },
+                1,
+            )
+        });
+        let reused = self
+            .prefix_block_tokens
+            .map(|t| reused_prefixes(&self.requests, t));
+        let class_names: Vec<String> = if self.classes.is_empty() {
+            vec!["trace".into()]
+        } else {
+            self.classes.clone()
+        };
+        let mut classes = Vec::new();
+        for (c, cname) in class_names.iter().enumerate() {
+            let of_class =
+                |i: &usize| self.classes.is_empty() || self.requests[*i].class as usize == c;
+            let indices: Vec<usize> = (0..self.requests.len()).filter(of_class).collect();
+            // Requests that reuse an earlier prompt's start, and the rest.
+            let (sharing, fresh): (Vec<usize>, Vec<usize>) = indices
+                .iter()
+                .partition(|&&i| reused.as_ref().is_some_and(|r| r[i].is_some()));
+            let class = |members: &[usize], suffix: &str, cut: u32| {
+                let r = |i: &usize| &self.requests[*i];
+                RequestClass {
+                    name: format!("{cname}{suffix}"),
+                    share: members.len() as f64 / n as f64,
+                    input_tokens: quantile_table(
+                        members
+                            .iter()
+                            .map(|i| f64::from(r(i).input_tokens.saturating_sub(cut).max(1))),
+                    ),
+                    output_tokens: quantile_table(
+                        members.iter().map(|i| f64::from(r(i).output_tokens)),
+                    ),
+                    max_tokens: members
+                        .iter()
+                        .map(|i| r(i).output_tokens)
+                        .max()
+                        .unwrap_or(1),
+                    calls_per_task: 1,
+                    shared_prefix: None,
+                    conversation: None,
+                    reasoning_tokens: None,
+                    ..template.clone()
+                }
+            };
+            if !sharing.is_empty() {
+                let reused = reused.as_ref().map_or(&[][..], |r| &r[..]);
+                let mut tokens: Vec<u32> = sharing
+                    .iter()
+                    .filter_map(|&i| reused[i].map(|(_, t)| t))
+                    .collect();
+                tokens.sort_unstable();
+                let median = tokens[tokens.len() / 2].max(1);
+                let starts: std::collections::BTreeSet<u64> = sharing
+                    .iter()
+                    .filter_map(|&i| reused[i].map(|(h, _)| h))
+                    .collect();
+                let mut k = class(&sharing, " (reuses a prefix)", median);
+                k.shared_prefix = Some(SharedPrefix {
+                    prompts: u32::try_from(starts.len())
+                        .unwrap_or(u32::MAX)
+                        .clamp(1, 1_000_000),
+                    tokens: median,
+                });
+                classes.push(k);
+            }
+            if !fresh.is_empty() {
+                classes.push(class(&fresh, "", 0));
+            }
+        }
+        s.workload.classes = classes;
+        let mut loses = vec![
+            "the order of requests: arrivals are a gamma process at each window's rate with the trace's burstiness over one second (one CV for the whole trace), so bursts that last longer are smoothed and the tail of TTFT comes out lower".to_owned(),
+            "the tie between a request's prompt and output lengths (each is drawn from its own quantile table)".to_owned(),
+        ];
+        if self.prefix_block_tokens.is_some() {
+            loses.push("which requests share which prefix: reuse becomes shared prefixes of one length, chosen at random, so a cache sees the same number of distinct starts but not their order".to_owned());
+        }
+        Distilled { scenario: s, loses }
+    }
+}
+
+/// The coefficient of variation of the gaps between consecutive values of
+/// `t` (ascending), within the gamma process's bounds; 1 for fewer than 3.
+fn gap_cv(t: &[f64]) -> f64 {
+    let gaps: Vec<f64> = t.windows(2).map(|w| w[1] - w[0]).collect();
+    if gaps.len() < 2 {
+        return 1.0;
+    }
+    let n = gaps.len() as f64;
+    let mean = gaps.iter().sum::<f64>() / n;
+    let var = gaps.iter().map(|g| (g - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    if mean > 0.0 {
+        (var.sqrt() / mean).clamp(0.05, 20.0)
+    } else {
+        20.0
+    }
+}
+
+/// The requests per window as a piecewise-constant rate (two points per
+/// window, its start and just before its end), with the burstiness left
+/// once that rate is taken out (the dispersion of arrivals per second); a
+/// gamma process at the mean rate, with its gaps' CV, for a trace shorter
+/// than two windows.
+fn schedule(requests: &[TraceRequest], span: f64) -> Arrival {
+    let n = requests.len() as f64;
+    let at: Vec<f64> = requests.iter().map(|r| r.at_s).collect();
+    if span < 2.0 * MIN_WINDOW_S {
+        let rate_per_s = n / span.max(1.0);
+        return match gap_cv(&at) {
+            cv if (cv - 1.0).abs() < 1e-9 => Arrival::Poisson { rate_per_s },
+            cv => Arrival::Gamma { rate_per_s, cv },
+        };
+    }
+    let window = (span / MAX_WINDOWS).max(MIN_WINDOW_S);
+    let windows = (span / window).ceil() as usize;
+    let mut counts = vec![0u32; windows];
+    for r in requests {
+        let k = ((r.at_s / window) as usize).min(windows - 1);
+        counts[k] += 1;
+    }
+    let mut points = Vec::with_capacity(2 * windows);
+    for (k, c) in counts.iter().enumerate() {
+        let rate = f64::from(*c) / window;
+        let start = k as f64 * window;
+        points.push(RatePoint {
+            at_s: start,
+            rate_per_s: rate,
+        });
+        points.push(RatePoint {
+            at_s: start + window * 0.999,
+            rate_per_s: rate,
+        });
+    }
+    // Burstiness at the time scale a request is served on: the index of
+    // dispersion of arrivals per second around the window's rate, which for
+    // a renewal process is its gaps' CV squared.
+    let seconds = span.ceil().max(1.0) as usize;
+    let mut per_second = vec![0u32; seconds];
+    for t in &at {
+        per_second[(*t as usize).min(seconds - 1)] += 1;
+    }
+    let (mut squares, mut expected) = (0.0, 0.0);
+    for (b, c) in per_second.iter().enumerate() {
+        let k = ((b as f64 / window) as usize).min(windows - 1);
+        let e = f64::from(counts[k]) / window;
+        squares += (f64::from(*c) - e).powi(2);
+        expected += e;
+    }
+    let cv = (squares / expected.max(1e-9)).sqrt().clamp(0.05, 20.0);
+    Arrival::Schedule {
+        points,
+        cv: ((cv - 1.0).abs() > 0.05).then_some(cv),
+    }
+}
