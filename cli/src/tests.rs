@@ -67,6 +67,43 @@ mod runs {
     }
 
     #[test]
+    fn a_trace_is_distilled_beside_its_exact_replay_and_written_out() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let base = preset_file(&dir, "chatbot-h100");
+        let trace: PathBuf = [
+            env!("CARGO_MANIFEST_DIR"),
+            "..",
+            "sim-core",
+            "tests",
+            "traces",
+            "mooncake-first-2000.jsonl",
+        ]
+        .iter()
+        .collect();
+        let out = dir.path().join("distilled.json");
+        let text = execute(Command::Trace {
+            file: trace,
+            distil: Some(base),
+            out: Some(out.clone()),
+            trace_args: Default::default(),
+        })
+        .expect("distilled");
+        assert!(
+            text.contains("Distilled into \"mooncake-first-2000.jsonl, distilled\": 2 classes"),
+            "{text}"
+        );
+        assert!(
+            text.contains("exact replay") && text.contains("prompt tokens from cache"),
+            "{text}"
+        );
+        assert!(text.contains("which requests share which prefix"), "{text}");
+        // The written scenario runs as any scenario, and fits a link.
+        let s = sim_core::Scenario::from_json(&std::fs::read_to_string(&out).expect("written"))
+            .expect("valid");
+        assert!(sim_core::link::shareable(s.scenario()).is_ok());
+    }
+
+    #[test]
     fn a_trace_file_is_summarised_and_replayed_on_the_scenario_s_fleet() {
         let dir = tempfile::tempdir().expect("temp dir");
         let path = preset_file(&dir, "chatbot-h100");
