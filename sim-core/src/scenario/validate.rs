@@ -54,32 +54,6 @@ impl Checker {
             u64::from(bounds::BATCHED_TOKENS),
         );
     }
-
-    /// A time-ordered schedule: 1..=SCHEDULE_POINTS entries, each within the
-    /// longest run, the first at 0, strictly increasing.
-    fn schedule(&mut self, field: &str, noun: &str, times: &[f64]) {
-        let n = times.len();
-        if n == 0 || n > bounds::SCHEDULE_POINTS {
-            self.problems.push(format!(
-                "{field} must have 1..={} {noun}s, got {n}",
-                bounds::SCHEDULE_POINTS
-            ));
-        }
-        for (i, &t) in times.iter().take(bounds::SCHEDULE_POINTS).enumerate() {
-            let f = format!("{field}[{i}].at_s");
-            self.range_f(&f, t, 0.0, bounds::DURATION_S, " s");
-            if i == 0 && t != 0.0 {
-                self.problems
-                    .push(format!("{f} must be 0 (the schedule starts at 0), got {t}"));
-            }
-            if i > 0 && t <= times[i - 1] {
-                self.problems.push(format!(
-                    "{f} must be after the previous {noun}'s {}, got {t}",
-                    times[i - 1]
-                ));
-            }
-        }
-    }
 }
 
 impl Scenario {

@@ -1,5 +1,6 @@
 //! Work bounds that depend on the fleet as well as the traffic: the prefix
-//! cache's per-block work and the memory its blocks take in the simulator.
+//! cache's per-block work and the memory its blocks take in the simulator;
+//! and the time-ordered schedules (rates, stages, users) the traffic takes.
 
 use super::validate::Checker;
 use super::{Scenario, bounds};
@@ -69,6 +70,34 @@ impl Scenario {
                 s.replicas,
                 bounds::CACHED_BLOCKS
             ));
+        }
+    }
+}
+
+impl Checker {
+    /// A time-ordered schedule: 1..=SCHEDULE_POINTS entries, each within the
+    /// longest run, the first at 0, strictly increasing.
+    pub(super) fn schedule(&mut self, field: &str, noun: &str, times: &[f64]) {
+        let n = times.len();
+        if n == 0 || n > bounds::SCHEDULE_POINTS {
+            self.problems.push(format!(
+                "{field} must have 1..={} {noun}s, got {n}",
+                bounds::SCHEDULE_POINTS
+            ));
+        }
+        for (i, &t) in times.iter().take(bounds::SCHEDULE_POINTS).enumerate() {
+            let f = format!("{field}[{i}].at_s");
+            self.range_f(&f, t, 0.0, bounds::DURATION_S, " s");
+            if i == 0 && t != 0.0 {
+                self.problems
+                    .push(format!("{f} must be 0 (the schedule starts at 0), got {t}"));
+            }
+            if i > 0 && t <= times[i - 1] {
+                self.problems.push(format!(
+                    "{f} must be after the previous {noun}'s {}, got {t}",
+                    times[i - 1]
+                ));
+            }
         }
     }
 }
