@@ -17,6 +17,7 @@ pub mod curve;
 pub mod distribution;
 pub mod e2e;
 pub mod latency;
+pub mod measured;
 pub mod model;
 pub mod queue;
 pub mod render;

@@ -322,6 +322,24 @@ fn a_measured_run_is_drawn_dashed_over_its_replay_on_one_axis() {
             .0,
     );
     assert!((at_half * unit_ms - 83_413.3).abs() < 100.0, "{at_half}");
+    // Without its time series there are no series charts; with it, each
+    // measured line is the engine's own, second by second.
+    assert!(crate::measured::queue(&r, &m).is_none());
+    let with_series = sim_core::traces::measured::parse(
+        &read("rtx4090-requests.jsonl"),
+        Some(&read("rtx4090-meta.json")),
+        Some(&read("rtx4090-timeseries.csv")),
+    )
+    .expect("parsed");
+    let q = crate::measured::queue(&r, &with_series).expect("a queue chart");
+    let waiting = q.line("waiting measured").expect("measured waiting");
+    assert_eq!(waiting.points.len(), with_series.series.len());
+    assert_eq!(
+        waiting.points.iter().map(|p| p.1).fold(0.0, f64::max),
+        234.0
+    );
+    let kv = crate::measured::kv(&r, &with_series).expect("a KV chart");
+    assert!(kv.y.max >= 100.0 && kv.line("KV in use").is_some());
     // Without a measured run the chart is the plain distribution chart.
     assert_eq!(
         distribution::with_measured(&r, None, None),

@@ -152,6 +152,11 @@ test('a measured run is imported, replayed strictly and compared on the page', a
   // The overlaid distribution chart describes the measured curves too.
   const label = await p.byTestId('chart-measured').getAttribute('aria-label');
   assert.match(label ?? '', /TTFT measured/);
+  // The engine's own series against the replay's.
+  const queue = await p.byTestId('chart-measured-queue').getAttribute('aria-label');
+  assert.match(queue ?? '', /waiting measured/);
+  const kv = await p.byTestId('chart-measured-kv').getAttribute('aria-label');
+  assert.match(kv ?? '', /KV in use measured/);
   // Forgetting it hides the comparison.
   await p.byTestId('measured-forget').click();
   assert.equal(await p.byTestId('measured').isVisible(), false);

@@ -82,6 +82,32 @@ pub fn measured_view(
             })
         },
     );
+    // The engine's own series against the replay's, when the run has one.
+    let series_chart =
+        |id: &'static str, model: fn(&Report, &Measured) -> Option<lab_charts::model::Chart>| {
+            chart_canvas(
+                ChartSpec::new(id),
+                move || {
+                    measured.with(|m| m.as_ref().is_some_and(|m| !m.run.series.is_empty()))
+                        && report.with(|r| r.is_some())
+                },
+                move || {
+                    measured.track();
+                    report.track();
+                },
+                move || {
+                    measured.with_untracked(|m| {
+                        report.with_untracked(|r| {
+                            m.as_ref()
+                                .zip(r.as_ref())
+                                .and_then(|(m, r)| model(r, &m.run))
+                        })
+                    })
+                },
+            )
+        };
+    let queue_chart = series_chart("chart-measured-queue", lab_charts::measured::queue);
+    let kv_chart = series_chart("chart-measured-kv", lab_charts::measured::kv);
     view! {
         <section
             class="measured"
@@ -142,6 +168,8 @@ pub fn measured_view(
                 )).unwrap_or_default())}
             </p>
             {chart}
+            {queue_chart}
+            {kv_chart}
             <button data-testid="measured-forget" on:click=move |_| measured.set(None)>
                 "Forget the measured run"
             </button>
