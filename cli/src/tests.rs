@@ -3,6 +3,20 @@
 mod runs {
     use crate::*;
 
+    /// A trace of `sim-core/tests/traces/`.
+    fn test_trace(name: &str) -> PathBuf {
+        [
+            env!("CARGO_MANIFEST_DIR"),
+            "..",
+            "sim-core",
+            "tests",
+            "traces",
+            name,
+        ]
+        .iter()
+        .collect()
+    }
+
     /// Write preset `id` as a scenario file in `dir`.
     fn preset_file(dir: &tempfile::TempDir, id: &str) -> PathBuf {
         let path = dir.path().join(format!("{id}.json"));
@@ -70,16 +84,7 @@ mod runs {
     fn a_trace_is_distilled_beside_its_exact_replay_and_written_out() {
         let dir = tempfile::tempdir().expect("temp dir");
         let base = preset_file(&dir, "chatbot-h100");
-        let trace: PathBuf = [
-            env!("CARGO_MANIFEST_DIR"),
-            "..",
-            "sim-core",
-            "tests",
-            "traces",
-            "mooncake-first-2000.jsonl",
-        ]
-        .iter()
-        .collect();
+        let trace = test_trace("mooncake-first-2000.jsonl");
         let out = dir.path().join("distilled.json");
         let text = execute(Command::Trace {
             file: trace,
@@ -107,16 +112,7 @@ mod runs {
     fn a_trace_file_is_summarised_and_replayed_on_the_scenario_s_fleet() {
         let dir = tempfile::tempdir().expect("temp dir");
         let path = preset_file(&dir, "chatbot-h100");
-        let trace: PathBuf = [
-            env!("CARGO_MANIFEST_DIR"),
-            "..",
-            "sim-core",
-            "tests",
-            "traces",
-            "rtx4090-requests.jsonl",
-        ]
-        .iter()
-        .collect();
+        let trace = test_trace("rtx4090-requests.jsonl");
         let text = execute(Command::Trace {
             file: trace.clone(),
             distil: None,

@@ -62,34 +62,19 @@ pub fn measured_view(
             })
         })
     };
-    let chart = chart_canvas(
-        ChartSpec {
-            caption: Some("Dashed: as measured. Solid: this simulation."),
-            ..ChartSpec::new("chart-measured")
-        },
-        move || measured.with(|m| m.is_some()) && report.with(|r| r.is_some()),
-        move || {
-            measured.track();
-            report.track();
-        },
-        move || {
-            measured.with_untracked(|m| {
-                report.with_untracked(|r| {
-                    m.as_ref().zip(r.as_ref()).map(|(m, r)| {
-                        lab_charts::distribution::with_measured(r, None, Some(&m.run))
-                    })
-                })
-            })
-        },
-    );
-    // The engine's own series against the replay's, when the run has one.
-    let series_chart =
-        |id: &'static str, model: fn(&Report, &Measured) -> Option<lab_charts::model::Chart>| {
+    // A chart of the measured run against the report on screen; hidden while
+    // `model` has nothing to draw from (the series charts without a series).
+    let measured_chart =
+        |spec: ChartSpec,
+         needs_series: bool,
+         model: fn(&Report, &Measured) -> Option<lab_charts::model::Chart>| {
             chart_canvas(
-                ChartSpec::new(id),
+                spec,
                 move || {
-                    measured.with(|m| m.as_ref().is_some_and(|m| !m.run.series.is_empty()))
-                        && report.with(|r| r.is_some())
+                    measured.with(|m| {
+                        m.as_ref()
+                            .is_some_and(|m| !needs_series || !m.run.series.is_empty())
+                    }) && report.with(|r| r.is_some())
                 },
                 move || {
                     measured.track();
@@ -106,6 +91,16 @@ pub fn measured_view(
                 },
             )
         };
+    let chart = measured_chart(
+        ChartSpec {
+            caption: Some("Dashed: as measured. Solid: this simulation."),
+            ..ChartSpec::new("chart-measured")
+        },
+        false,
+        |r, m| Some(lab_charts::distribution::with_measured(r, None, Some(m))),
+    );
+    // The engine's own series against the replay's, when the run has one.
+    let series_chart = |id, model| measured_chart(ChartSpec::new(id), true, model);
     let queue_chart = series_chart("chart-measured-queue", lab_charts::measured::queue);
     let kv_chart = series_chart("chart-measured-kv", lab_charts::measured::kv);
     view! {

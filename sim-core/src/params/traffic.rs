@@ -116,7 +116,8 @@ pub(super) const PARAMS: &[Param] = &[
             get: |s, _| match s.workload.arrival {
                 Arrival::Poisson { .. } => Some(1.0),
                 Arrival::Gamma { cv, .. } => Some(cv),
-                Arrival::Schedule { cv, .. } => Some(cv.unwrap_or(1.0)),
+                // A schedule that carries its burstiness (a distilled trace's).
+                Arrival::Schedule { cv, .. } => cv,
                 _ => None,
             },
             set: |s, _, cv| {
@@ -131,12 +132,13 @@ pub(super) const PARAMS: &[Param] = &[
                         };
                         Ok(())
                     }
-                    Arrival::Schedule { cv: c, .. } => {
-                        *c = (!poisson).then_some(cv);
+                    // Kept even at 1, so the control stays while it is dragged.
+                    Arrival::Schedule { cv: c @ Some(_), .. } => {
+                        *c = Some(cv);
                         Ok(())
                     }
                     _ => {
-                        Err("arrival.cv needs a Poisson, gamma or scheduled arrival process".into())
+                        Err("arrival.cv needs a Poisson or gamma process, or a schedule with its own burstiness (a distilled trace's)".into())
                     }
                 }
             },

@@ -246,6 +246,7 @@ fn schedule(requests: &[TraceRequest], span: f64) -> Arrival {
     let cv = (squares / expected.max(1e-9)).sqrt().clamp(0.05, 20.0);
     Arrival::Schedule {
         points,
-        cv: ((cv - 1.0).abs() > 0.05).then_some(cv),
+        // Kept even near 1: the burstiness control then works on it.
+        cv: Some(cv),
     }
 }
