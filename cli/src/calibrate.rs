@@ -305,6 +305,7 @@ pub fn scenario(row: &Row) -> Result<Scenario, String> {
     let system = (f64::from(row.system_prompt_tokens) * RETOKENISE).round() as u32;
     let question = (f64::from(row.question_tokens) * RETOKENISE).round();
     Ok(Scenario {
+        distilled_from: None,
         version: SCENARIO_VERSION,
         name: row.experiment.clone(),
         seed: 1,

@@ -304,11 +304,11 @@ fn execute(command: Command) -> Result<String, String> {
             distil,
             out,
         } => {
-            let t = trace::read(&file, &trace_args)?;
+            let (t, reference) = trace::read_with_ref(&file, &trace_args)?;
             let mut text = trace::summary_text(&file, &t);
             if let Some(base) = distil {
                 let base = load(&base)?.into_inner();
-                text += &trace::distil_text(&file, &t, &base, out.as_deref())?;
+                text += &trace::distil_text(&file, (&t, reference), &base, out.as_deref())?;
             }
             Ok(text)
         }

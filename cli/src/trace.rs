@@ -66,6 +66,14 @@ impl TraceArgs {
 
 /// Read the trace at `path`.
 pub fn read(path: &Path, args: &TraceArgs) -> Result<Imported, String> {
+    read_with_ref(path, args).map(|(t, _)| t)
+}
+
+/// [`read`], and the reference a link names the file by.
+pub fn read_with_ref(
+    path: &Path,
+    args: &TraceArgs,
+) -> Result<(Imported, sim_core::scenario::TraceRef), String> {
     let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut text = String::new();
     file.take(MAX_TRACE_BYTES + 1)
@@ -78,7 +86,14 @@ pub fn read(path: &Path, args: &TraceArgs) -> Result<Imported, String> {
             MAX_TRACE_BYTES >> 30
         ));
     }
-    traces::read(&text, &args.options()?).map_err(|e| format!("{}: {e}", path.display()))
+    let options = args.options()?;
+    let t = traces::read(&text, &options).map_err(|e| format!("{}: {e}", path.display()))?;
+    let name = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let r = sim_core::scenario::TraceRef::of(&name, &text, &t, &options);
+    Ok((t, r))
 }
 
 /// What the trace holds, in words.
@@ -95,7 +110,7 @@ pub fn summary_text(path: &Path, t: &Imported) -> String {
 /// loses; the scenario written to `out` when given.
 pub fn distil_text(
     path: &Path,
-    t: &Imported,
+    (t, reference): (&Imported, sim_core::scenario::TraceRef),
     base: &sim_core::Scenario,
     out: Option<&Path>,
 ) -> Result<String, String> {
@@ -104,7 +119,8 @@ pub fn distil_text(
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    let d = t.distil(base, &name);
+    let mut d = t.distil(base, &name);
+    d.scenario.distilled_from = Some(reference);
     let mut exact = base.clone();
     t.apply_to(&mut exact);
     let run = |s: &sim_core::Scenario| -> Result<sim_core::Report, String> {

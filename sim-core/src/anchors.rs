@@ -452,6 +452,7 @@ impl Anchor {
             ),
         };
         Scenario {
+            distilled_from: None,
             version: SCENARIO_VERSION,
             name: self.label(),
             seed: 1,

@@ -172,6 +172,7 @@ impl Measurement {
             })
             .collect();
         Scenario {
+            distilled_from: None,
             version: SCENARIO_VERSION,
             name: self.label(),
             seed: 1,

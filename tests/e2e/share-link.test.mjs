@@ -189,3 +189,46 @@ test('a trace is replayed on this fleet, then distilled into a scenario whose sl
   assert.ok(link.length < 5_000, `link ${link.length} characters`);
   assert.deepEqual(lab.errors, []);
 });
+
+test('an exact replay too large for a link is linked by name and hash, and asks for the file', async () => {
+  // 40,000 requests of scattered lengths: no link holds them.
+  let x = 12345n;
+  const next = (m) => {
+    x = (x * 6364136223846793005n + 1442695040888963407n) & 0xffffffffffffffffn;
+    return Number((x >> 33n) % BigInt(m));
+  };
+  const lines = [];
+  for (let i = 0; i < 40000; i++) {
+    lines.push(JSON.stringify({ timestamp: i * 90 + next(90), input_length: 1 + next(2000), output_length: 1 + next(300), hash_ids: [] }));
+  }
+  const big = { name: 'big.jsonl', mimeType: 'application/json', buffer: Buffer.from(lines.join('\n') + '\n') };
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  await p.page.locator('[data-testid="import"] summary').click();
+  let before = await p.text('run-time');
+  await p.byTestId('import-file').setInputFiles(big);
+  await p.waitForTextChange('run-time', before, 30_000);
+  await p.waitForRun();
+  assert.match(await p.text('import-note'), /would not fit in a link, so it opens distilled/);
+  assert.match(await p.text('trace-needed'), /This scenario is distilled from big\.jsonl \(40000 requests, SHA-256 [0-9a-f]{12}…\)/);
+  // The page holds the trace: replay it exactly; the link stays short.
+  before = await p.text('run-time');
+  await p.byTestId('trace-replay').click();
+  await p.waitForTextChange('run-time', before, 60_000);
+  await p.waitForRun(60_000);
+  assert.match(await p.text('trace-needed'), /Exact replay of big\.jsonl/);
+  const hash = await p.page.evaluate(() => location.hash);
+  assert.ok(hash.length < 10_000, `link ${hash.length} characters`);
+  // Opened elsewhere: the distilled traffic runs, and the file is asked for.
+  const q = new LabPage(await lab.newPage(), lab.url);
+  await q.open(hash);
+  assert.match(await q.text('trace-needed'), /This link was made of an exact replay/);
+  await q.byTestId('trace-file').setInputFiles({ name: 'other.jsonl', mimeType: 'application/json', buffer: Buffer.from(lines.slice(1).join('\n') + '\n') });
+  await q.page.waitForFunction(() => /is not the trace this scenario names/.test(document.body.innerText));
+  before = await q.text('run-time');
+  await q.byTestId('trace-file').setInputFiles(big);
+  await q.waitForTextChange('run-time', before, 60_000);
+  await q.waitForRun(60_000);
+  assert.match(await q.text('trace-needed'), /Exact replay of big\.jsonl/);
+  assert.deepEqual(lab.errors, []);
+});

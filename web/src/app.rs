@@ -38,6 +38,10 @@ pub fn App() -> impl IntoView {
     let pinned = RwSignal::new(None::<(Scenario, Report)>);
     // A measured run the user imported, compared with the run on screen.
     let measured = RwSignal::new(None::<crate::measured_view::MeasuredImport>);
+    // A trace the page holds, and how to link an exact replay too large for
+    // a link (its distilled form with the trace's name and hash).
+    let held = RwSignal::new(None::<crate::trace_ref_view::Held>);
+    let link_as = RwSignal::new(None::<(sim_core::scenario::Workload, Scenario)>);
     // A link's pinned scenario A: run it in the background, then pin it.
     if let Some(a) = start.pinned {
         let progress = RwSignal::new(None::<f64>);
@@ -62,7 +66,11 @@ pub fn App() -> impl IntoView {
         Effect::new(move |_| runner.submit(scenario.get()));
     }
     Effect::new(move |_| {
-        scenario.with(|s| pinned.with(|p| write_fragment(s, p.as_ref().map(|(a, _)| a))));
+        scenario.with(|s| {
+            let linked = link_as.with(|l| crate::trace_ref_view::linked(s, l));
+            pinned
+                .with(|p| write_fragment(linked.as_ref().unwrap_or(s), p.as_ref().map(|(a, _)| a)))
+        });
     });
 
     // Which preset the scenario is, or was edited from (by its name), built
@@ -175,7 +183,7 @@ pub fn App() -> impl IntoView {
                     </p>
                 </Show>
                 {groups().into_iter().map(|g| group_view(g, scenario, input_problem)).collect_view()}
-                {crate::import::import_view(scenario, input_problem, measured)}
+                {crate::import::import_view(scenario, input_problem, measured, held)}
                 {crate::cards::live_summary(report)}
             </section>
             <section
@@ -192,6 +200,7 @@ pub fn App() -> impl IntoView {
                         {move || input_problem.get().unwrap_or_default()}
                     </p>
                 </Show>
+                {crate::trace_ref_view::trace_ref_view(scenario, held, link_as, input_problem)}
                 <a class="to-controls" href="#controls" data-testid="to-controls" on:click=move |ev| {
                     // Scroll without replacing the #s=… fragment that holds the scenario.
                     ev.prevent_default();

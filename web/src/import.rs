@@ -55,6 +55,8 @@ pub enum Opened {
         distilled: Box<traces::Distilled>,
         /// The trace's summary.
         words: String,
+        /// The trace itself (to replay it exactly later).
+        trace: std::sync::Arc<traces::Imported>,
     },
     /// A measured run and its strict replay.
     Measured(MeasuredImport),
@@ -116,8 +118,8 @@ pub fn open_files(files: &[(String, String)], current: &Scenario) -> Result<Open
             open_json(text).map(Opened::Scenario)
         }
         _ => {
-            let t = traces::read(text, &traces::Options::default())
-                .map_err(|e| format!("{name}: {e}"))?;
+            let options = traces::Options::default();
+            let t = traces::read(text, &options).map_err(|e| format!("{name}: {e}"))?;
             let mut s = current.clone();
             t.apply_to(&mut s);
             let exact = s
@@ -125,7 +127,9 @@ pub fn open_files(files: &[(String, String)], current: &Scenario) -> Result<Open
                 .map_err(|e| format!("{name}: {e}"))?
                 .into_inner();
             let exact = sim_core::link::shareable(&exact).is_ok().then_some(exact);
-            let distilled = t.distil(current, name);
+            let mut distilled = t.distil(current, name);
+            distilled.scenario.distilled_from =
+                Some(sim_core::scenario::TraceRef::of(name, text, &t, &options));
             distilled
                 .scenario
                 .check()
@@ -134,6 +138,7 @@ pub fn open_files(files: &[(String, String)], current: &Scenario) -> Result<Open
                 exact,
                 distilled: Box::new(distilled),
                 words: t.describe(name),
+                trace: std::sync::Arc::new(t),
             })
         }
     }
@@ -144,6 +149,7 @@ pub fn import_view(
     scenario: RwSignal<Scenario>,
     problem: RwSignal<Option<String>>,
     measured: RwSignal<Option<MeasuredImport>>,
+    held: RwSignal<Option<crate::trace_ref_view::Held>>,
 ) -> impl IntoView {
     let text = RwSignal::new(String::new());
     let note = RwSignal::new(None::<String>);
@@ -181,6 +187,7 @@ pub fn import_view(
                         exact,
                         distilled,
                         words,
+                        trace,
                     } => {
                         let loses = distilled.loses.join("; ");
                         match exact {
@@ -193,9 +200,16 @@ pub fn import_view(
                             }
                             None => {
                                 note.set(Some(format!(
-                                    "{words}Its exact replay would not fit a share link, so it opens distilled (a rate schedule, quantile tables of lengths, shared prefixes), which loses {loses}. Replay it exactly with tlab run --trace."
+                                    "{words}Its exact replay would not fit in a link, so it opens distilled (a rate schedule, quantile tables of lengths, shared prefixes), which loses {loses}. Its link names the trace by name and hash; \u{201c}Replay it exactly\u{201d} above the results runs every request."
                                 )));
                                 distil.set(None);
+                                let sha = distilled
+                                    .scenario
+                                    .distilled_from
+                                    .as_ref()
+                                    .map(|r| r.sha256.clone())
+                                    .unwrap_or_default();
+                                held.set(Some((sha, trace)));
                                 scenario.set(distilled.scenario);
                             }
                         }
@@ -404,6 +418,7 @@ mod tests {
             exact: Some(s),
             distilled,
             words,
+            ..
         }) = open_files(&[traces("rtx4090-requests.jsonl")], &current)
         else {
             panic!("a trace replayed exactly");
@@ -421,6 +436,20 @@ mod tests {
             panic!("a trace too large to share exactly");
         };
         assert!(sim_core::link::shareable(&distilled.scenario).is_ok());
+        // It names its trace: the file's hash, its count and summary.
+        let r = distilled
+            .scenario
+            .distilled_from
+            .as_ref()
+            .expect("a reference");
+        assert_eq!(
+            r.sha256,
+            sim_core::traces::sha256_hex(big_trace(40_000).as_bytes())
+        );
+        assert_eq!(
+            (r.requests, r.name.as_str(), r.exact),
+            (40_000, "big.jsonl", false)
+        );
         // A fitted profile file: vLLM's constants refitted, named.
         let mut p = serde_json::json!({
             "name": "mine",

@@ -24,6 +24,7 @@ pub mod playback;
 pub mod runner;
 pub mod soon;
 pub mod story_view;
+pub mod trace_ref_view;
 pub mod url_state;
 
 pub use app::App;

@@ -77,6 +77,7 @@ pub fn h100_llama_8b() -> Serving {
 /// The page's default: a chatbot on one H100 at a comfortable load.
 pub fn chatbot_h100() -> Scenario {
     Scenario {
+        distilled_from: None,
         version: SCENARIO_VERSION,
         name: "Chatbot on one H100".into(),
         seed: 1,
@@ -102,6 +103,7 @@ pub fn chatbot_h100() -> Scenario {
 /// are [`self_hosted_tuned`].
 pub fn self_hosted_tuning() -> Scenario {
     Scenario {
+        distilled_from: None,
         version: SCENARIO_VERSION,
         name: "Self-hosted tuning: $12/h server".into(),
         seed: 1,
@@ -154,6 +156,7 @@ pub fn self_hosted_tuned() -> Scenario {
 /// Long documents summarised overnight: throughput and cost matter, latency doesn't.
 pub fn overnight_batch() -> Scenario {
     Scenario {
+        distilled_from: None,
         version: SCENARIO_VERSION,
         name: "Overnight batch summarisation".into(),
         seed: 1,
@@ -193,6 +196,7 @@ pub fn overnight_batch() -> Scenario {
 /// Many short classification calls: prompts dominate, answers are a few tokens.
 pub fn classification_at_scale() -> Scenario {
     Scenario {
+        distilled_from: None,
         version: SCENARIO_VERSION,
         name: "Classification at scale".into(),
         seed: 1,
@@ -238,6 +242,7 @@ pub fn classification_at_scale() -> Scenario {
 /// `requests` requests in all.
 pub fn bench_h100(requests: u64) -> Scenario {
     Scenario {
+        distilled_from: None,
         version: SCENARIO_VERSION,
         name: "engine benchmark".into(),
         seed: 7,
@@ -314,6 +319,7 @@ pub fn small_tier() -> ProviderTier {
 /// The client fails fast, so the TPM cap turns into errors.
 pub fn launch_spike() -> Scenario {
     Scenario {
+        distilled_from: None,
         version: SCENARIO_VERSION,
         name: "Launch spike: email summarisation".into(),
         seed: 1,
@@ -413,6 +419,7 @@ pub fn pay_for_speed() -> Scenario {
         },
     };
     Scenario {
+        distilled_from: None,
         version: SCENARIO_VERSION,
         name: "Pay for speed: voice assistant".into(),
         seed: 1,

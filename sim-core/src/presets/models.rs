@@ -57,6 +57,7 @@ fn agent_step(name: &str, reasoning: Option<Dist>) -> RequestClass {
 /// an instant model that streams at 80 tokens/s.
 pub fn thinking_agent() -> Scenario {
     Scenario {
+        distilled_from: None,
         version: SCENARIO_VERSION,
         name: "Thinking before answering: an agent's 20 calls".into(),
         seed: 1,

@@ -51,6 +51,11 @@ pub struct Scenario {
     /// Hosted API backends, if any class is sent to one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api: Option<Api>,
+    /// The trace this scenario was distilled from (`traces::Imported::distil`):
+    /// its name, content hash and summary, so whoever opens the link can be
+    /// asked for the file and replay it exactly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distilled_from: Option<TraceRef>,
 }
 
 /// Traffic: an arrival process and a mix of request classes.
@@ -221,6 +226,34 @@ pub struct SharedPrefix {
     pub prompts: u32,
     /// Tokens in each.
     pub tokens: u32,
+}
+
+/// A trace named in a scenario without its requests (they would not fit a
+/// link): enough to ask for the file and to know it is the same one.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceRef {
+    /// The file's name.
+    pub name: String,
+    /// SHA-256 of the file's bytes, hex.
+    pub sha256: String,
+    /// Requests it holds.
+    pub requests: u64,
+    /// What it holds, in words (`Imported::describe`).
+    pub summary: String,
+    /// How it was taken: time this many times faster.
+    #[serde(default = "one_f64")]
+    pub speed: f64,
+    /// How it was taken: the requests arriving in `[from, to)` seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<[f64; 2]>,
+    /// The link was made of the exact replay, not of the distilled scenario.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub exact: bool,
+}
+
+fn one_f64() -> f64 {
+    1.0
 }
 
 /// Multi-turn conversations.

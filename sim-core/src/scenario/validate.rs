@@ -71,6 +71,9 @@ impl Scenario {
             problems: Vec::new(),
             expected_tasks: 0.0,
         };
+        if let Some(r) = &self.distilled_from {
+            c.problems.extend(r.problems("distilled_from"));
+        }
         if self.version != SCENARIO_VERSION {
             c.problems.push(format!(
                 "version must be {SCENARIO_VERSION} (this build's scenario format), got {}",

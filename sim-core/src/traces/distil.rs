@@ -6,7 +6,10 @@
 
 use super::Imported;
 use crate::dist::{Bin, Dist};
-use crate::scenario::{Arrival, RatePoint, RequestClass, Scenario, SharedPrefix, TraceRequest};
+use crate::scenario::{
+    Arrival, RatePoint, RequestClass, Scenario, SharedPrefix, TraceRef, TraceRequest,
+};
+use sha2::{Digest, Sha256};
 
 /// Quantile levels a distilled length table keeps (every 2 %, then the far
 /// tail): 55 bins, about 2 kB of JSON per table.
@@ -249,4 +252,98 @@ fn schedule(requests: &[TraceRequest], span: f64) -> Arrival {
         // Kept even near 1: the burstiness control then works on it.
         cv: Some(cv),
     }
+}
+
+/// SHA-256 of `bytes`, lowercase hex: how a link names a trace's file.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+impl TraceRef {
+    /// The reference to trace file `name` of content `text`, read as `t`
+    /// with `options`.
+    pub fn of(name: &str, text: &str, t: &Imported, options: &super::Options) -> TraceRef {
+        TraceRef {
+            name: name.to_owned(),
+            sha256: sha256_hex(text.as_bytes()),
+            requests: t.requests.len() as u64,
+            summary: t.describe(name),
+            speed: options.speed,
+            window: options.window.map(|(a, b)| [a, b]),
+            exact: false,
+        }
+    }
+
+    /// The options the trace was taken with.
+    pub fn options(&self) -> super::Options {
+        super::Options {
+            speed: self.speed,
+            window: self.window.map(|[a, b]| (a, b)),
+            class_column: None,
+        }
+    }
+
+    /// Every field out of bounds, under `field`.
+    pub fn problems(&self, field: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.name.chars().count() > 300 {
+            out.push(format!("{field}.name must be at most 300 characters"));
+        }
+        if self.sha256.len() != 64 || !self.sha256.bytes().all(|b| b.is_ascii_hexdigit()) {
+            out.push(format!("{field}.sha256 must be 64 hexadecimal digits"));
+        }
+        if self.summary.chars().count() > 4000 {
+            out.push(format!("{field}.summary must be at most 4000 characters"));
+        }
+        if !(self.speed.is_finite() && self.speed > 0.0 && self.speed <= 1e6) {
+            out.push(format!(
+                "{field}.speed must be > 0 and ≤ 1000000, got {}",
+                self.speed
+            ));
+        }
+        if let Some([a, b]) = self.window
+            && !(a.is_finite() && b.is_finite() && a < b)
+        {
+            out.push(format!(
+                "{field}.window must be two finite times, the first earlier"
+            ));
+        }
+        out
+    }
+}
+
+/// What a link holds for `current` when it replays a trace too large for a
+/// link: `current` (its fleet, targets, seed) with the distilled traffic of
+/// `distilled` and its trace reference, marked as made of the exact replay.
+pub fn link_form(current: &Scenario, distilled: &Scenario) -> Scenario {
+    let mut s = current.clone();
+    s.workload = distilled.workload.clone();
+    s.duration_s = distilled.duration_s;
+    s.distilled_from = distilled
+        .distilled_from
+        .clone()
+        .map(|r| TraceRef { exact: true, ..r });
+    s
+}
+
+/// The exact replay of trace `t` on `linked`'s fleet (a scenario that names
+/// the trace it was distilled from): its classes' lengths and prefixes give
+/// way to the trace's own, the reference stays (so its link can be made).
+pub fn exact_replay(linked: &Scenario, t: &Imported) -> Scenario {
+    let mut s = linked.clone();
+    if let Some(first) = s.workload.classes.first().cloned() {
+        s.workload.classes = vec![RequestClass {
+            name: "trace".into(),
+            share: 1.0,
+            shared_prefix: None,
+            conversation: None,
+            reasoning_tokens: None,
+            ..first
+        }];
+    }
+    t.apply_to(&mut s);
+    s
 }

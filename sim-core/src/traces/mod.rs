@@ -27,7 +27,7 @@ mod formats;
 pub mod measured;
 mod summary;
 
-pub use distil::{Distilled, quantile_table};
+pub use distil::{Distilled, exact_replay, link_form, quantile_table, sha256_hex};
 use formats::{Row, azure, burst_gpt, mooncake, request_log, vllm_bench};
 pub use summary::Summary;
 

@@ -55,6 +55,7 @@ pub fn textbook(
     requests: f64,
 ) -> Scenario {
     Scenario {
+        distilled_from: None,
         version: SCENARIO_VERSION,
         name: "textbook".into(),
         seed: 2024,
