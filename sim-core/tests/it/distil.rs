@@ -207,13 +207,21 @@ fn an_exact_replay_too_large_for_a_link_is_linked_by_name_and_hash() {
     // The exact replay on the distilled scenario's fleet, then a fleet edit.
     let mut exact = traces::exact_replay(&distilled, &t);
     assert!(matches!(exact.workload.arrival, Arrival::Trace { .. }));
-    assert!(exact.workload.classes.iter().all(|k| k.shared_prefix.is_none()));
+    assert!(
+        exact
+            .workload
+            .classes
+            .iter()
+            .all(|k| k.shared_prefix.is_none())
+    );
     exact.serving.replicas = 3;
     let linked = traces::link_form(&exact, &distilled);
     assert_eq!(linked.serving.replicas, 3, "the fleet edit travels");
     assert_eq!(linked.workload, distilled.workload);
     assert!(linked.distilled_from.as_ref().is_some_and(|r| r.exact));
-    let back = link::decode(&link::encode(&linked)).expect("decodes").into_inner();
+    let back = link::decode(&link::encode(&linked))
+        .expect("decodes")
+        .into_inner();
     assert_eq!(back, linked);
     // A reference out of bounds is refused by field.
     let mut bad = linked;
@@ -222,6 +230,9 @@ fn an_exact_replay_too_large_for_a_link_is_linked_by_name_and_hash() {
         r.speed = 0.0;
     }
     let e = bad.validate().expect_err("bad reference").to_string();
-    assert!(e.contains("distilled_from.sha256 must be 64 hexadecimal digits"), "{e}");
+    assert!(
+        e.contains("distilled_from.sha256 must be 64 hexadecimal digits"),
+        "{e}"
+    );
     assert!(e.contains("distilled_from.speed must be > 0"), "{e}");
 }
