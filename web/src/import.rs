@@ -63,7 +63,55 @@ pub enum Opened {
 }
 
 /// Open `files` (name, text) against the scenario on screen.
-pub fn open_files(files: &[(String, String)], current: &Scenario) -> Result<Opened, String> {
+/// How to take a trace, from the panel's fields: speed (×, blank = 1), a
+/// window of the trace's own seconds (both ends, or neither), and a column
+/// naming each request's class (BurstGPT's `Model` or `Log Type`).
+pub fn trace_options(
+    speed: &str,
+    from: &str,
+    to: &str,
+    column: &str,
+) -> Result<traces::Options, String> {
+    let num = |what: &str, v: &str| {
+        v.trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite())
+            .ok_or_else(|| format!("{what} must be a number, got {v:?}"))
+    };
+    let speed = if speed.trim().is_empty() {
+        1.0
+    } else {
+        num("the trace speed", speed)?
+    };
+    let window = match (from.trim().is_empty(), to.trim().is_empty()) {
+        (true, true) => None,
+        (false, false) => Some((
+            num("the window's start", from)?,
+            num("the window's end", to)?,
+        )),
+        _ => {
+            return Err(
+                "a window needs both its start and its end (seconds of the trace), or neither"
+                    .into(),
+            );
+        }
+    };
+    let column = column.trim();
+    Ok(traces::Options {
+        speed,
+        window,
+        class_column: (!column.is_empty()).then(|| column.to_owned()),
+    })
+}
+
+/// Open `files` (name, text) against the scenario on screen, a trace taken
+/// with `options`.
+pub fn open_files(
+    files: &[(String, String)],
+    current: &Scenario,
+    options: &traces::Options,
+) -> Result<Opened, String> {
     let named = |suffix: &str| files.iter().find(|(n, _)| n.ends_with(suffix));
     let meta = files
         .iter()
@@ -118,8 +166,7 @@ pub fn open_files(files: &[(String, String)], current: &Scenario) -> Result<Open
             open_json(text).map(Opened::Scenario)
         }
         _ => {
-            let options = traces::Options::default();
-            let t = traces::read(text, &options).map_err(|e| format!("{name}: {e}"))?;
+            let t = traces::read(text, options).map_err(|e| format!("{name}: {e}"))?;
             let mut s = current.clone();
             t.apply_to(&mut s);
             let exact = s
@@ -129,7 +176,7 @@ pub fn open_files(files: &[(String, String)], current: &Scenario) -> Result<Open
             let exact = sim_core::link::shareable(&exact).is_ok().then_some(exact);
             let mut distilled = t.distil(current, name);
             distilled.scenario.distilled_from =
-                Some(sim_core::scenario::TraceRef::of(name, text, &t, &options));
+                Some(sim_core::scenario::TraceRef::of(name, text, &t, options));
             distilled
                 .scenario
                 .check()
@@ -153,6 +200,13 @@ pub fn import_view(
 ) -> impl IntoView {
     let text = RwSignal::new(String::new());
     let note = RwSignal::new(None::<String>);
+    // How a trace is taken (blank: as it is).
+    let (speed, from, to, column) = (
+        RwSignal::new(String::new()),
+        RwSignal::new(String::new()),
+        RwSignal::new(String::new()),
+        RwSignal::new(String::new()),
+    );
     // The distilled scenario of the trace being replayed exactly, offered.
     let distil = RwSignal::new(None::<Scenario>);
     let fail = move |e: String| {
@@ -165,7 +219,16 @@ pub fn import_view(
     };
     let open = move |files: Vec<(String, String)>| {
         let current = scenario.get_untracked();
-        match open_files(&files, &current) {
+        let options = match trace_options(
+            &speed.get_untracked(),
+            &from.get_untracked(),
+            &to.get_untracked(),
+            &column.get_untracked(),
+        ) {
+            Ok(o) => o,
+            Err(e) => return fail(e),
+        };
+        match open_files(&files, &current, &options) {
             Ok(opened) => {
                 problem.set(None);
                 match opened {
@@ -314,6 +377,13 @@ pub fn import_view(
                     }
                 />
             </div>
+            <fieldset class="trace-options">
+                <legend>"How to take a trace (blank: as it is)"</legend>
+                <label>"Speed ×"<input type="text" inputmode="decimal" size="5" data-testid="trace-speed" placeholder="1" prop:value=move || speed.get() on:input=move |ev| speed.set(event_target_value(&ev)) /></label>
+                <label>" Window from "<input type="text" inputmode="decimal" size="6" data-testid="trace-from" placeholder="s" prop:value=move || from.get() on:input=move |ev| from.set(event_target_value(&ev)) /></label>
+                <label>" to "<input type="text" inputmode="decimal" size="6" data-testid="trace-to" placeholder="s" prop:value=move || to.get() on:input=move |ev| to.set(event_target_value(&ev)) /></label>
+                <label>" Classes from column "<input type="text" size="10" data-testid="trace-column" placeholder="Model" prop:value=move || column.get() on:input=move |ev| column.set(event_target_value(&ev)) /></label>
+            </fieldset>
             {control_error("import".into(), problem)}
             <Show when=move || note.with(|n| n.is_some())>
                 <p class="hint import-note" data-testid="import-note">
@@ -334,165 +404,5 @@ pub fn import_view(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_import_opens_a_valid_scenario_and_names_what_is_wrong_otherwise() {
-        let s = sim_core::presets::pay_for_speed();
-        let json = serde_json::to_string(&s).expect("json");
-        assert_eq!(open_json(&json).expect("opens"), s);
-        let bad = json.replace("\"replicas\":1", "\"replicas\":0");
-        let err = open_json(&bad).expect_err("invalid");
-        assert!(err.contains("serving.replicas"), "{err}");
-        assert!(
-            open_json("   ")
-                .expect_err("empty")
-                .contains("nothing to import")
-        );
-        let syntax = open_json("{\"version\":").expect_err("syntax");
-        assert!(syntax.contains("ends too early"), "{syntax}");
-        let huge = " ".repeat(MAX_IMPORT_BYTES + 1);
-        assert!(open_json(&huge).expect_err("size").contains("at most"));
-    }
-
-    fn traces(name: &str) -> (String, String) {
-        let path = format!(
-            "{}/../sim-core/tests/traces/{name}",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let text = std::fs::read_to_string(&path).expect("test data");
-        (name.to_owned(), text)
-    }
-
-    #[test]
-    fn a_measured_run_opens_as_its_strict_replay() {
-        let current = sim_core::presets::chatbot_h100();
-        let files = [
-            traces("rtx4090-requests.jsonl"),
-            traces("rtx4090-meta.json"),
-            traces("rtx4090-timeseries.csv"),
-        ];
-        let Ok(Opened::Measured(m)) = open_files(&files, &current) else {
-            panic!("a measured run");
-        };
-        assert_eq!(m.run.requests.len(), 300);
-        assert_eq!(m.replay.serving.gpu, sim_core::physics::Gpu::Rtx4090);
-        assert!(m.name.contains("rtx4090-timeseries.csv"), "{}", m.name);
-        // The replay's comparison is the CLI's: same function, same numbers.
-        let report = sim_core::run_scenario(m.replay.clone()).expect("runs");
-        let c = m.run.compare(&report);
-        assert_eq!(c.rows.len(), 3);
-        assert!((c.rows[0].measured[0] - 65_456.6).abs() < 0.1);
-        // meta.json alone names what is missing.
-        let e = open_files(&[traces("rtx4090-meta.json")], &current).expect_err("no log");
-        assert!(e.contains("requests.jsonl"), "{e}");
-    }
-
-    /// `n` Mooncake lines of scattered lengths (a link does not compress them).
-    fn big_trace(n: u64) -> String {
-        let mut x = 12_345_u64;
-        let mut next = |m: u64| {
-            x = x
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (x >> 33) % m
-        };
-        (0..n)
-            .map(|i| {
-                format!(
-                    "{{\"timestamp\": {}, \"input_length\": {}, \"output_length\": {}, \"hash_ids\": []}}\n",
-                    i * 90 + next(90),
-                    1 + next(8_000),
-                    1 + next(900)
-                )
-            })
-            .collect()
-    }
-
-    #[test]
-    fn a_trace_replays_on_this_fleet_and_a_profile_times_it() {
-        let current = sim_core::presets::chatbot_h100();
-        // The request log alone is a trace: replayed on the scenario's fleet.
-        let Ok(Opened::Trace {
-            exact: Some(s),
-            distilled,
-            words,
-            ..
-        }) = open_files(&[traces("rtx4090-requests.jsonl")], &current)
-        else {
-            panic!("a trace replayed exactly");
-        };
-        assert_eq!(s.serving.gpu, current.serving.gpu);
-        assert!(words.contains("300 requests"), "{words}");
-        assert_eq!(distilled.scenario.serving, current.serving);
-        // A trace too large for a link opens distilled only.
-        let Ok(Opened::Trace {
-            exact: None,
-            distilled,
-            ..
-        }) = open_files(&[("big.jsonl".into(), big_trace(40_000))], &current)
-        else {
-            panic!("a trace too large to share exactly");
-        };
-        assert!(sim_core::link::shareable(&distilled.scenario).is_ok());
-        // It names its trace: the file's hash, its count and summary.
-        let r = distilled
-            .scenario
-            .distilled_from
-            .as_ref()
-            .expect("a reference");
-        assert_eq!(
-            r.sha256,
-            sim_core::traces::sha256_hex(big_trace(40_000).as_bytes())
-        );
-        assert_eq!(
-            (r.requests, r.name.as_str(), r.exact),
-            (40_000, "big.jsonl", false)
-        );
-        // A fitted profile file: vLLM's constants refitted, named.
-        let mut p = serde_json::json!({
-            "name": "mine",
-            "costs": sim_core::physics::VLLM_COSTS,
-            "non_torch_bytes": 0.65e9,
-            "sampler_logit_copies": 12.0,
-            "validated": {
-                "source": "a test", "gpu": "h100", "model": "llama-3.1-8b", "tp": 1,
-                "tokens_per_s": 1e6, "error_pct": [1.0, 2.0, 3.0]
-            }
-        });
-        let text = p.to_string();
-        let Ok(Opened::Profile(s)) = open_files(&[("mine.json".into(), text)], &current) else {
-            panic!("a profile");
-        };
-        assert_eq!(
-            s.serving.fitted_profile.as_ref().map(|p| p.name.as_str()),
-            Some("mine")
-        );
-        p["costs"]["compute_decode"] = 2.0.into();
-        let e = open_files(&[("mine.json".into(), p.to_string())], &current).expect_err("range");
-        assert!(
-            e.contains("mine.json") && e.contains("compute_decode"),
-            "{e}"
-        );
-        // A broken trace line is named by file, format and line.
-        let e = open_files(
-            &[(
-                "t.jsonl".into(),
-                "{\"timestamp\": 1, \"input_length\": 5}\n".into(),
-            )],
-            &current,
-        )
-        .expect_err("broken");
-        assert!(e.starts_with("t.jsonl: "), "{e}");
-        let two = [
-            traces("rtx4090-requests.jsonl"),
-            traces("rtx4090-timeseries.csv"),
-        ];
-        assert!(
-            open_files(&two, &current)
-                .expect_err("two")
-                .contains("2 files chosen")
-        );
-    }
-}
+#[path = "import_tests.rs"]
+mod tests;
