@@ -330,19 +330,15 @@ pub fn link_form(current: &Scenario, distilled: &Scenario) -> Scenario {
 }
 
 /// The exact replay of trace `t` on `linked`'s fleet (a scenario that names
-/// the trace it was distilled from): its classes' lengths and prefixes give
-/// way to the trace's own, the reference stays (so its link can be made).
+/// the trace it was distilled from): one class, the trace's own lengths, the
+/// reference kept (so its link can be made).
 pub fn exact_replay(linked: &Scenario, t: &Imported) -> Scenario {
     let mut s = linked.clone();
-    if let Some(first) = s.workload.classes.first().cloned() {
-        s.workload.classes = vec![RequestClass {
-            name: "trace".into(),
-            share: 1.0,
-            shared_prefix: None,
-            conversation: None,
-            reasoning_tokens: None,
-            ..first
-        }];
+    // One class for the trace's requests (the distilled classes split them).
+    s.workload.classes.truncate(1);
+    if let Some(first) = s.workload.classes.first_mut() {
+        first.name = "trace".into();
+        first.share = 1.0;
     }
     t.apply_to(&mut s);
     s

@@ -248,8 +248,10 @@ impl Imported {
 
     /// Make `s` replay the trace: its arrivals become the trace's requests
     /// (reported under the first class, or under the trace's own classes),
-    /// and the run lasts until the last one arrives. Everything else (the
-    /// fleet, the targets) stays.
+    /// each one call with the trace's own prompt and output (no system
+    /// prompt, history, reasoning or further calls added), and the run lasts
+    /// until the last one arrives. Everything else (the fleet, the targets,
+    /// the classes' timeouts) stays.
     pub fn apply_to(&self, s: &mut crate::Scenario) {
         let last = self.requests.last().map_or(0.0, |r| r.at_s);
         s.duration_s = last.ceil().max(1.0);
@@ -271,6 +273,15 @@ impl Imported {
                     ..first.clone()
                 })
                 .collect();
+        }
+        // The trace gives each request's whole prompt and output: nothing of
+        // the classes' own traffic shape (system prompts, conversation
+        // history, hidden reasoning, calls per task) is added to it.
+        for k in &mut s.workload.classes {
+            k.calls_per_task = 1;
+            k.shared_prefix = None;
+            k.conversation = None;
+            k.reasoning_tokens = None;
         }
         s.workload.arrival = crate::scenario::Arrival::Trace {
             requests: self.requests.clone(),

@@ -193,3 +193,20 @@ fn a_column_maps_requests_to_classes_reported_apart() {
     let err = traces::read(MOONCAKE, &by_model).expect_err("no columns");
     assert!(err.contains("no column to take classes from"), "{err}");
 }
+
+#[test]
+fn a_trace_replayed_on_any_preset_sends_exactly_its_own_requests() {
+    // The thinking agent's classes reason before answering and make 20
+    // calls a task: a replay adds none of that to the trace's requests.
+    let t = traces::read(AZURE, &Options::default()).expect("azure");
+    let mut s = sim_core::presets::thinking_agent();
+    t.apply_to(&mut s);
+    let r = sim_core::run_scenario(s).expect("runs");
+    assert_eq!(r.requests.arrived, t.requests.len() as u64);
+    let generated: u64 = t.requests.iter().map(|q| u64::from(q.output_tokens)).sum();
+    let served = r.throughput.output_tokens_per_s * r.sim_time_s;
+    assert!(
+        (served / generated as f64 - 1.0).abs() < 1e-6,
+        "{served} generated, the trace has {generated}"
+    );
+}
