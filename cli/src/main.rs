@@ -304,13 +304,17 @@ fn execute(command: Command) -> Result<String, String> {
             distil,
             out,
         } => {
+            let Some(base) = distil else {
+                return Ok(trace::summary_text(
+                    &file,
+                    &trace::read(&file, &trace_args)?,
+                ));
+            };
             let (t, reference) = trace::read_with_ref(&file, &trace_args)?;
-            let mut text = trace::summary_text(&file, &t);
-            if let Some(base) = distil {
-                let base = load(&base)?.into_inner();
-                text += &trace::distil_text(&file, (&t, reference), &base, out.as_deref())?;
-            }
-            Ok(text)
+            let base = load(&base)?.into_inner();
+            // The reference holds the trace's summary already.
+            let text = reference.summary.clone();
+            Ok(text + &trace::distil_text(&file, (&t, reference), &base, out.as_deref())?)
         }
         Command::Run {
             scenario,

@@ -73,11 +73,7 @@ fn fit_text(run: &measured::Measured, path: &Path, opt: &Options) -> Result<Stri
         crate::calibrate::as_rust(&f.profile.costs)
     );
     o += &error_table(&[("vLLM profile", &f.before), ("fitted", &f.after)]);
-    let (mut fitted, _) = run.scenario()?;
-    fitted.serving.fitted_profile = Some(Box::new(f.profile.clone()));
-    let c = run.compare(&sim_core::run(
-        &fitted.validate().map_err(|e| e.to_string())?,
-    ));
+    let c = run.compare(&f.report);
     o += &format!(
         "Fitted replay: Kolmogorov–Smirnov TTFT {:.2}, end-to-end {:.2}; generated tokens/s {} (measured {}); last request done at {:.1} s (measured {:.1} s)\n",
         c.ks_ttft,

@@ -29,6 +29,9 @@ pub struct Fit {
     pub before: Vec<MetricRow>,
     /// The rows with the fitted profile.
     pub after: Vec<MetricRow>,
+    /// The replay timed by the fitted profile (of the split scenario when
+    /// the fit was on one half).
+    pub report: sim_core::Report,
     /// How the KV reservation was fitted, in a sentence.
     pub memory: String,
 }
@@ -210,12 +213,17 @@ pub fn fit(
         )))
     })?;
     profile.costs = costs;
-    let after = rows(run, &with_profile(&scenario, &profile)?, &fit_on, class);
+    let report = sim_core::run(&with_profile(&scenario, &profile)?);
+    let after = run.metric_rows(
+        &fit_on,
+        class.map_or(&report.overall, |c| &report.per_class[c]),
+    );
     profile.validated.error_pct = std::array::from_fn(|i| after[i].mean_abs_error_pct());
     Ok(Fit {
         profile,
         before,
         after,
+        report,
         memory,
     })
 }

@@ -1,21 +1,22 @@
 //! The commands end to end, and parallel runs equal serial ones.
 
-mod runs {
-    use crate::*;
+/// A file of `sim-core/tests/traces/` (the traces and the measured run).
+pub(crate) fn test_trace(name: &str) -> std::path::PathBuf {
+    [
+        env!("CARGO_MANIFEST_DIR"),
+        "..",
+        "sim-core",
+        "tests",
+        "traces",
+        name,
+    ]
+    .iter()
+    .collect()
+}
 
-    /// A trace of `sim-core/tests/traces/`.
-    fn test_trace(name: &str) -> PathBuf {
-        [
-            env!("CARGO_MANIFEST_DIR"),
-            "..",
-            "sim-core",
-            "tests",
-            "traces",
-            name,
-        ]
-        .iter()
-        .collect()
-    }
+mod runs {
+    use super::test_trace;
+    use crate::*;
 
     /// Write preset `id` as a scenario file in `dir`.
     fn preset_file(dir: &tempfile::TempDir, id: &str) -> PathBuf {

@@ -2,22 +2,10 @@
 //! 4090 run, fitting on half and scoring the other, refusing a run too thin
 //! to fit, and a scenario that names the profile file.
 
+use crate::tests::test_trace as data;
 use crate::*;
 use sim_core::traces::measured::{self, Measured, MetricRow};
 use tlab::measured_fit::{fit, score, too_thin};
-
-fn data(name: &str) -> PathBuf {
-    [
-        env!("CARGO_MANIFEST_DIR"),
-        "..",
-        "sim-core",
-        "tests",
-        "traces",
-        name,
-    ]
-    .iter()
-    .collect()
-}
 
 /// `tlab run FILE`'s summary.
 fn run_file(path: &std::path::Path) -> Result<String, String> {

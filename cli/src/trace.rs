@@ -64,16 +64,16 @@ impl TraceArgs {
     }
 }
 
-/// Read the trace at `path`.
-pub fn read(path: &Path, args: &TraceArgs) -> Result<Imported, String> {
-    read_with_ref(path, args).map(|(t, _)| t)
+/// The name a trace file goes by: its file name, or the path without one.
+pub fn file_name(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
 }
 
-/// [`read`], and the reference a link names the file by.
-pub fn read_with_ref(
-    path: &Path,
-    args: &TraceArgs,
-) -> Result<(Imported, sim_core::scenario::TraceRef), String> {
+/// The text of the trace file at `path`, bounded in size.
+fn read_text(path: &Path) -> Result<String, String> {
     let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut text = String::new();
     file.take(MAX_TRACE_BYTES + 1)
@@ -86,23 +86,31 @@ pub fn read_with_ref(
             MAX_TRACE_BYTES >> 30
         ));
     }
+    Ok(text)
+}
+
+/// Read the trace at `path`.
+pub fn read(path: &Path, args: &TraceArgs) -> Result<Imported, String> {
+    let text = read_text(path)?;
+    traces::read(&text, &args.options()?).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// [`read`], and the reference a link names the file by (its SHA-256 and
+/// summary: work only a distillation needs).
+pub fn read_with_ref(
+    path: &Path,
+    args: &TraceArgs,
+) -> Result<(Imported, sim_core::scenario::TraceRef), String> {
+    let text = read_text(path)?;
     let options = args.options()?;
     let t = traces::read(&text, &options).map_err(|e| format!("{}: {e}", path.display()))?;
-    let name = path.file_name().map_or_else(
-        || path.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    );
-    let r = sim_core::scenario::TraceRef::of(&name, &text, &t, &options);
+    let r = sim_core::scenario::TraceRef::of(&file_name(path), &text, &t, &options);
     Ok((t, r))
 }
 
 /// What the trace holds, in words.
 pub fn summary_text(path: &Path, t: &Imported) -> String {
-    let name = path.file_name().map_or_else(
-        || path.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    );
-    t.describe(&name)
+    t.describe(&file_name(path))
 }
 
 /// `tlab trace FILE --distil SCENARIO`: the distilled scenario and the exact
@@ -115,10 +123,7 @@ pub fn distil_text(
     out: Option<&Path>,
 ) -> Result<String, String> {
     use sim_core::format::{duration_ms, rounded, thousands};
-    let name = path.file_name().map_or_else(
-        || path.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    );
+    let name = file_name(path);
     let mut d = t.distil(base, &name);
     d.scenario.distilled_from = Some(reference);
     let mut exact = base.clone();

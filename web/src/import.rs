@@ -174,9 +174,10 @@ pub fn open_files(
                 .map_err(|e| format!("{name}: {e}"))?
                 .into_inner();
             let exact = sim_core::link::shareable(&exact).is_ok().then_some(exact);
+            let reference = sim_core::scenario::TraceRef::of(name, text, &t, options);
+            let words = reference.summary.clone();
             let mut distilled = t.distil(current, name);
-            distilled.scenario.distilled_from =
-                Some(sim_core::scenario::TraceRef::of(name, text, &t, options));
+            distilled.scenario.distilled_from = Some(reference);
             distilled
                 .scenario
                 .check()
@@ -184,7 +185,7 @@ pub fn open_files(
             Ok(Opened::Trace {
                 exact,
                 distilled: Box::new(distilled),
-                words: t.describe(name),
+                words,
                 trace: std::sync::Arc::new(t),
             })
         }
