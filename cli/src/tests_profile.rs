@@ -78,9 +78,10 @@ fn fitted_on_half_the_requests_the_other_half_scores_close() {
     let n = run.requests.len();
     // Every other request scores as the fit's own half does; the second
     // half in time — the deeper queue — is a harder test (measured: TTFT
-    // p90 +10 %, everything else within 7 %; docs/calibration.md).
+    // p90 +12 %, +10 % from the constants before async scheduling was
+    // modelled; everything else within 9 %; docs/calibration.md).
     let splits: [(&dyn Fn(usize) -> bool, f64); 2] =
-        [(&|i| i % 2 == 1, 0.10), (&|i| i >= n / 2, 0.12)];
+        [(&|i| i % 2 == 1, 0.10), (&|i| i >= n / 2, 0.15)];
     for (scored, tail) in splits {
         let half = fit(&run, 40, "half", "half", Some(scored)).expect("fitted");
         let held = score(&run, &half.profile, scored).expect("scored");

@@ -491,6 +491,7 @@ impl Anchor {
                 software: self.software,
                 // Random prompts share nothing.
                 prefix_caching: Some(false),
+                async_scheduling: None,
                 expert_parallel: false,
                 fitted_profile: None,
             },

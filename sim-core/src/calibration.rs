@@ -213,6 +213,7 @@ impl Measurement {
                 service: ServiceModel::Physics,
                 software: crate::physics::ServingSoftware::TensorrtLlm,
                 prefix_caching: None,
+                async_scheduling: None,
                 expert_parallel: false,
                 fitted_profile: None,
             },

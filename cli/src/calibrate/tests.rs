@@ -101,25 +101,25 @@ fn the_moe_rows_of_both_files_meet_the_targets() {
 /// the rows whose load never passed 10 req/s (the leave-one-load-out fit
 /// of `docs/calibration.md`), kept here so the test needs no fit.
 const FITTED_AT_10_REQ_S: ServingCosts = ServingCosts {
-    frontend_in_ns: 8_000_000,
-    frontend_out_ns: 2_631_520,
+    frontend_in_ns: 1_135_535,
+    frontend_out_ns: 590_734,
     step_ns: 1_500_000,
-    per_seq_ns: 915,
-    layer_decode_ns: 20_800,
-    layer_prefill_ns: 11_075,
+    per_seq_ns: 531,
+    layer_decode_ns: 29_439,
+    layer_prefill_ns: 2_087,
     compute_prefill: 0.850,
-    compute_decode: 0.791,
+    compute_decode: 0.850,
     bandwidth_decode: 0.920,
     bandwidth_prefill: 0.920,
-    bandwidth_kv: 0.880,
-    compute_attention: 0.654,
-    allreduce_ns: 2_063,
-    link_efficiency: 0.552,
+    bandwidth_kv: 0.920,
+    compute_attention: 0.691,
+    allreduce_ns: 1_644,
+    link_efficiency: 0.950,
     overlap_exponent: 4.0,
     bandwidth_experts: 0.920,
-    compute_experts: 0.375,
-    expert_tile_rows: 73.6,
-    moe_layer_ns: 141_304,
+    compute_experts: 0.531,
+    expert_tile_rows: 97.336,
+    moe_layer_ns: 53_748,
     ..VLLM_COSTS
 };
 

@@ -4,7 +4,7 @@
 
 use super::replica::{Pass, Policy};
 use super::request::{Phase, ReqId};
-use super::{Simulation, blocks_for};
+use super::{Simulation, blocks_for, later};
 use crate::physics::BatchShape;
 use crate::scenario::Router;
 
@@ -13,6 +13,9 @@ use crate::scenario::Router;
 struct Limits {
     max_seqs: u64,
     chunk: Option<u64>,
+    /// Under async scheduling, when this pass was really formed: a request
+    /// that reached the engine after it waits for the next pass.
+    formed_at: Option<u64>,
 }
 
 impl Simulation {
@@ -28,7 +31,16 @@ impl Simulation {
         else {
             return None;
         };
-        let lim = Limits { max_seqs, chunk };
+        // Under async scheduling the pass after a busy one was formed when
+        // that one was launched — unless nothing would have run in it (no
+        // sequence in flight), when vLLM forms it on the spot.
+        let rep = &self.st.replicas[r];
+        let busy = !rep.decoding.is_empty() || !rep.prefilling.is_empty();
+        let lim = Limits {
+            max_seqs,
+            chunk,
+            formed_at: rep.formed_at.filter(|_| busy),
+        };
         let mut pass = std::mem::take(&mut self.st.replicas[r].pass);
         pass.chunks.clear();
         pass.decodes = 0;
@@ -93,6 +105,16 @@ impl Simulation {
             let Some(&id) = self.st.queues[q].front() else {
                 break;
             };
+            if let Some(formed) = lim.formed_at {
+                let req = &self.st.requests[id];
+                // FCFS: those behind it reached the engine later still (a
+                // preempted sequence, back at the front, was known before).
+                if req.admitted_ns == u64::MAX
+                    && later(req.arrival_ns, self.cfg.frontend_in_ns) > formed
+                {
+                    break;
+                }
+            }
             let target = u64::from(self.st.requests[id].prefill_target);
             let need = blocks_for(target);
             if need > self.cfg.kv_blocks {

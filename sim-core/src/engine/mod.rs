@@ -114,6 +114,9 @@ struct Config {
     frontend_out_ns: u64,
     /// Automatic prefix caching (iteration-level batching on the GPU physics).
     prefix_caching: bool,
+    /// The scheduler forms each pass when the one before it is launched
+    /// (vLLM's async scheduling; [`crate::physics::Profile::async_scheduling`]).
+    async_scheduling: bool,
     /// A replayed trace's prefix-block hashes (empty without).
     prefix_hashes: prefix::PrefixHashes,
 }
@@ -243,6 +246,7 @@ impl Simulation {
     pub fn with_timing(scenario: &ValidScenario, timing: Timing) -> Simulation {
         let s = &scenario.serving;
         let (service, kv_blocks) = Service::new(scenario, timing);
+        let async_scheduling = matches!(timing, Timing::Serving(_)) && s.async_scheduling_setting();
         let (frontend_in_ns, frontend_out_ns) = match timing {
             Timing::Serving(c) => (c.frontend_in_ns, c.frontend_out_ns),
             Timing::Legacy(_) => (0, 0),
@@ -287,6 +291,7 @@ impl Simulation {
             frontend_in_ns,
             frontend_out_ns,
             prefix_caching: s.caches_prefixes(),
+            async_scheduling,
             prefix_hashes,
         };
         let replicas = s.replicas as usize;

@@ -139,6 +139,11 @@ pub(super) struct Replica {
     pub(super) outstanding: u64,
     /// Requests admitted and not finished.
     pub(super) running: u64,
+    /// While the pass that follows a finished one is formed under async
+    /// scheduling: when the finished pass was launched, which is when the
+    /// scheduler really formed this one (requests that reached the engine
+    /// later wait for the pass after).
+    pub(super) formed_at: Option<u64>,
 }
 
 impl Simulation {
@@ -207,8 +212,15 @@ impl Simulation {
             (Policy::Iteration { .. }, _) => self.finish_iteration(r),
         }
         self.st.finishing = None;
-        self.st.replicas[r].busy = false;
-        self.try_start(r);
+        let rep = &mut self.st.replicas[r];
+        rep.busy = false;
+        if self.cfg.async_scheduling {
+            rep.formed_at = Some(rep.pass.start_ns);
+            self.try_start(r);
+            self.st.replicas[r].formed_at = None;
+        } else {
+            self.try_start(r);
+        }
     }
 
     /// A static batch's longest wait expired: send what has gathered.

@@ -123,6 +123,13 @@ fn caching_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
     owned(&[("on", "On: reuse prompts' cached starts"), ("off", "Off")])
 }
 
+fn async_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
+    owned(&[
+        ("on", "On: the next pass is formed while one runs"),
+        ("off", "Off: each pass is formed when the last ends"),
+    ])
+}
+
 /// An on/off switch's key.
 fn switch_key(on: bool) -> String {
     if on { "on" } else { "off" }.to_owned()
@@ -485,6 +492,31 @@ pub(super) const PARAMS: &[Param] = &[
             },
             set: |s, _, k| {
                 s.serving.prefix_caching = Some(switch("prefix_caching", k)?);
+                Ok(())
+            },
+        }),
+    },
+    Param {
+        path: "async_scheduling",
+        id: "async-scheduling",
+        group: Group::Batching,
+        label: "Async scheduling",
+        unit: "",
+        help: "vLLM forms each pass while the one before it runs (on by default since v0.14), so the GPU never waits for the scheduler; a request reaching a busy engine joins the pass after the next, about one pass more time to first token. Off is vLLM's --no-async-scheduling.",
+        kind: Kind::Choice(Choice {
+            options: async_options,
+            get: |s, _| {
+                (matches!(
+                    s.serving.batching,
+                    Batching::Continuous { .. } | Batching::ChunkedPrefill { .. }
+                ) && matches!(
+                    s.serving.profile().timing,
+                    crate::physics::Timing::Serving(_)
+                ) && matches!(s.serving.service, crate::scenario::ServiceModel::Physics))
+                .then(|| switch_key(s.serving.async_scheduling_setting()))
+            },
+            set: |s, _, k| {
+                s.serving.async_scheduling = Some(switch("async_scheduling", k)?);
                 Ok(())
             },
         }),

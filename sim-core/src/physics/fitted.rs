@@ -69,7 +69,7 @@ pub const MOE_KNOBS: [Knob; 4] = [
     knob!(bandwidth_experts, 0.1, 0.92),
     knob!(compute_experts, 0.02, 0.85),
     knob!(expert_tile_rows, 8.0, 1024.0),
-    knob!(moe_layer_ns, ns, 0.0, 500e3),
+    knob!(moe_layer_ns, ns, 0.0, 80e3),
 ];
 
 /// Constants no fit moves, with the ranges a profile file may give them.
@@ -151,6 +151,7 @@ impl FittedProfile {
                 sampler_logit_copies: self.sampler_logit_copies,
             },
             prefix_caching: true,
+            async_scheduling: true,
         }
     }
 

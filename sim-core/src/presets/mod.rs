@@ -69,6 +69,7 @@ pub fn h100_llama_8b() -> Serving {
         service: ServiceModel::Physics,
         software: ServingSoftware::Vllm,
         prefix_caching: None,
+        async_scheduling: None,
         expert_parallel: false,
         fitted_profile: None,
     }

@@ -161,9 +161,9 @@ pub const SELF_HOSTED: &[Step] = &[
     },
     Step {
         title: "The same load on the untuned server",
-        say: "Switch back to static batches and 16-bit weights at 40 requests/s: the cards say 5 of those servers. Tuned, the same traffic needs fewer than half as many servers.",
+        say: "Switch back to static batches and 16-bit weights at 40 requests/s: the cards say 4 of those servers. Tuned, the same traffic needs half as many servers.",
         edits: &[("batching.policy", "static"), ("weights", "bf16")],
-        claims: &[exactly(Q::ReplicasNeeded, 5.0), exactly(Q::Overloaded, 1.0)],
+        claims: &[exactly(Q::ReplicasNeeded, 4.0), exactly(Q::Overloaded, 1.0)],
     },
 ];
 

@@ -222,6 +222,13 @@ impl super::Serving {
             .unwrap_or_else(|| self.profile().prefix_caching)
     }
 
+    /// Whether the scheduler forms each pass while the one before it runs:
+    /// the scenario's choice, else the profile's default.
+    pub fn async_scheduling_setting(&self) -> bool {
+        self.async_scheduling
+            .unwrap_or_else(|| self.profile().async_scheduling)
+    }
+
     /// The profile in effect (how passes are timed and KV sized): the
     /// user's fitted one when given, else the serving software's.
     pub fn profile(&self) -> crate::physics::Profile {

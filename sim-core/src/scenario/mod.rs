@@ -303,6 +303,12 @@ pub struct Serving {
     /// vLLM, off for TensorRT-LLM).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prefix_caching: Option<bool>,
+    /// Async scheduling (the scheduler forms each pass while the one before
+    /// it runs); None follows the software's default (on for vLLM, which
+    /// `--no-async-scheduling` turns off). Only profiles timed by serving
+    /// parts (vLLM, a fitted profile) model it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub async_scheduling: Option<bool>,
     /// For a mixture-of-experts model on several GPUs: spread whole experts
     /// across them (expert parallelism) instead of splitting every expert.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]

@@ -109,5 +109,13 @@ impl Checker {
                 Some(_) => {}
             }
         }
+        if s.async_scheduling == Some(true)
+            && !matches!(s.profile().timing, crate::physics::Timing::Serving(_))
+        {
+            self.problems.push(format!(
+                "serving.async_scheduling is modelled for vLLM and fitted profiles only; {} passes are timed from its published tables — drop it or choose vllm",
+                s.software.name()
+            ));
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! Integration tests of sim-core, one binary: features through the public API.
 
 mod anchors;
+mod async_scheduling;
 mod behaviour;
 mod calibration;
 mod capacity;

@@ -75,9 +75,14 @@ fn a_timeout_no_request_reaches_changes_no_number() {
         // The arrival window plus the last answers, not the timeout's 24 hours.
         assert!(with.sim_time_s < 3_700.0, "{name}: {} s", with.sim_time_s);
     }
-    // The chatbot's own numbers (the 7.94 req/s and $0.36).
+    // The chatbot's own numbers (the 7.94 req/s and $0.36; 7.93
+    // since async scheduling moved the last answers by a pass).
     let r = run(scenario("timeout-86200-stretch.json"));
-    assert!((r.throughput.requests_per_s - 7.94).abs() < 0.01);
+    assert!(
+        (r.throughput.requests_per_s - 7.94).abs() < 0.02,
+        "{}",
+        r.throughput.requests_per_s
+    );
     assert!(
         (r.cost.fleet_usd - 0.36).abs() < 0.01,
         "{}",
