@@ -278,3 +278,30 @@ fn every_column_is_honoured_or_the_row_is_refused_by_name() {
     let (table, failed) = compare_each(&[other], Timing::Serving(VLLM_COSTS));
     assert!(table.is_empty() && failed.len() == 1, "listed, not run");
 }
+
+#[test]
+fn a_search_that_starts_outside_a_range_starts_at_its_end_and_never_leaves_it() {
+    let start = ServingCosts {
+        moe_layer_ns: 200_000,
+        ..FIT_START
+    };
+    let knobs: Vec<_> = sim_core::physics::MOE_KNOBS.iter().collect();
+    // A loss that prefers the largest floor: the search may go no further
+    // than the range allows.
+    let (best, _) = search(
+        start,
+        3,
+        &knobs,
+        |c| Ok(1.0 / (1.0 + c.moe_layer_ns as f64)),
+    )
+    .expect("runs");
+    let floor = knobs
+        .iter()
+        .find(|k| k.name == "moe_layer_ns")
+        .expect("a knob");
+    assert_eq!(best.moe_layer_ns as f64, floor.range.1);
+    assert!(
+        FIT_START.moe_layer_ns as f64 <= floor.range.1,
+        "the prior is in range"
+    );
+}

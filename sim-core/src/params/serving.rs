@@ -502,7 +502,7 @@ pub(super) const PARAMS: &[Param] = &[
         group: Group::Batching,
         label: "Async scheduling",
         unit: "",
-        help: "vLLM forms each pass while the one before it runs (on by default since v0.14), so the GPU never waits for the scheduler; a request reaching a busy engine joins the pass after the next, about one pass more time to first token. Off is vLLM's --no-async-scheduling.",
+        help: "vLLM forms each pass while the one before it runs (its default in 2026 releases: the calibration runs, v0.15.1 and v0.19, use it), so the GPU never waits for the scheduler; a request reaching a busy engine joins the pass after the next, about one pass more time to first token. Off is vLLM's --no-async-scheduling.",
         kind: Kind::Choice(Choice {
             options: async_options,
             get: |s, _| {

@@ -73,7 +73,7 @@ impl ServingSoftware {
                 "Trust: within 15 % of NVIDIA's published throughput and 20 % of its batch-1 TTFT (Llama-2 7B/70B on H100, A100, L40S), and within 9–24 % of TensorRT-LLM 1.0's offline throughput for Llama-3.3-70B and Llama-3.1-405B on H100, H200 and B200; other models and loads unchecked.".to_owned()
             }
             ServingSoftware::Vllm if gpu == Gpu::Rtx4090 && !moe && !latent => {
-                "Trust: one real vLLM 0.19 run on an RTX 4090 was compared (Llama-3.1-8B, 300 requests at 10 req/s, KV-bound; `tlab calibrate --measured`): time per output token within 0–12 %, but TTFT and end-to-end 26–38 % high, because the simulated KV cache holds 18 % fewer tokens than vLLM 0.19 reported. Treat queueing on a full card as pessimistic, other models as ±25 %.".to_owned()
+                "Trust: one real vLLM 0.19 run on an RTX 4090 was compared (Llama-3.1-8B, 300 requests at 10 req/s, KV-bound; `tlab calibrate --measured`): time per output token within 2–5 % at the mean and median (25 % at p90), but TTFT and end-to-end 25–39 % high, because the simulated KV cache holds 18 % fewer tokens than vLLM 0.19 reported. Treat queueing on a full card as pessimistic, other models as ±25 %.".to_owned()
             }
             ServingSoftware::Vllm if gpu != Gpu::H100 => format!(
                 "Trust: no real {} runs were compared; its datasheet peaks drive the H100-fitted constants. Treat numbers as ±25 %{}.",
@@ -85,7 +85,7 @@ impl ServingSoftware {
                 }
             ),
             ServingSoftware::Vllm if latent || model.moe.is_some_and(|m| m.experts > 16) => {
-                "Trust: mixture-of-experts models with many experts or latent attention (DeepSeek-V3, Qwen3-30B-A3B, gpt-oss) have no runs to fit; the constants come from Mixtral and Llama-4-Scout. Against published vLLM benchmarks, gpt-oss-120b's time per token is within 8 % but prompt-heavy throughput is off by −44 % to +159 %, and DeepSeek-R1 on 8×H200 shows about twice the measured throughput and half the measured time per token: read throughput as an upper bound, time per token as a lower bound.".to_owned()
+                "Trust: mixture-of-experts models with many experts or latent attention (DeepSeek-V3, Qwen3-30B-A3B, gpt-oss) have no runs to fit; the constants come from Mixtral and Llama-4-Scout. Against published vLLM benchmarks, gpt-oss-120b's time per token is within 7 % but prompt-heavy throughput is off by −43 % to +171 %, and DeepSeek-R1 on 8×H200 shows 2–2.7 times the measured throughput and half the measured time per token: read throughput as an upper bound, time per token as a lower bound.".to_owned()
             }
             ServingSoftware::Vllm if moe => TRUST_H100_MOE.to_owned(),
             ServingSoftware::Vllm => TRUST_H100_DENSE.to_owned(),
@@ -201,7 +201,7 @@ pub struct Profile {
     /// Whether automatic prefix caching is on unless a scenario says otherwise.
     pub prefix_caching: bool,
     /// Whether the scheduler runs one pass ahead of the GPU (vLLM's async
-    /// scheduling, on by default since v0.14): the next pass is formed when
+    /// scheduling, its default in 2026 releases, v0.15.1 and v0.19 included): the next pass is formed when
     /// the current one is launched, so a request that reaches a busy engine
     /// joins the pass after the next one. Adds about one pass to TTFT and
     /// nothing to the time per token; costs no GPU time.

@@ -333,7 +333,7 @@ fn the_trust_statement_names_what_was_measured_for_that_gpu_and_model() {
     // The RTX 4090: the one measured run (docs/calibration.md).
     let rtx = vllm.trust(Gpu::Rtx4090, &Model::Llama31_8b.dims());
     assert!(
-        rtx.contains("one real vLLM 0.19 run on an RTX 4090") && rtx.contains("0–12 %"),
+        rtx.contains("one real vLLM 0.19 run on an RTX 4090") && rtx.contains("25–39 %"),
         "{rtx}"
     );
     let trt = ServingSoftware::TensorrtLlm.trust(Gpu::H100, &Model::Llama31_8b.dims());
