@@ -221,8 +221,7 @@ const WHY_DSV3_PREFILL: &str = "DeepSeek on vLLM at TP 8 without expert parallel
     efficiency was fitted on Mixtral and Scout, whose experts are 3,584–7,168 columns wide per GPU (TP 2 and 4), \
     and a simulated 8,192-token pass (four 2,048-token prompts) takes 178 ms where the measured rate implies about 490 ms. \
     The same source shows how much the layout matters at this scale: SGLang with data-parallel \
-    attention serves the same node 21–30 % faster than vLLM. Treat DeepSeek-class throughput as \
-    an upper bound.";
+    attention serves the same node 21–30 % faster than vLLM. Treat DeepSeek-class throughput as an upper bound.";
 
 /// DeepSeek-R1's decode at low concurrency.
 const WHY_DSV3_DECODE: &str = "At four sequences a DeepSeek pass is fixed costs, not bytes: the \
