@@ -193,6 +193,11 @@ impl Row {
             tied_embeddings: false,
             moe,
             attention,
+            // Sliding-window layers, from the published config of the same
+            // model (gpt-oss: every other layer).
+            sliding_window: published
+                .filter(|d| d.layers == self.layers)
+                .and_then(|d| d.sliding_window),
         }
     }
 

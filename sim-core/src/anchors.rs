@@ -231,15 +231,6 @@ const WHY_DSV3_DECODE: &str = "At four sequences a DeepSeek pass is fixed costs,
     and all-reduces across 8 GPUs where the fit saw at most 4; the measured 19.4 ms is about \
     167 µs more per layer. Treat DeepSeek-class time per token at low load as a lower bound.";
 
-/// gpt-oss-120b's bursts on one H100.
-const WHY_OSS_TP1: &str = "The simulated KV pool on one H100 is 10,880 tokens, five 2,000-token \
-    prompts at once: vLLM's default of 1,024 sequences on an 80 GB GPU makes the sampler's profiling \
-    pass reserve about 9.9 GB (1,024 × 201,088-token vocabulary × FP32 copies) next to 65 GB of \
-    weights. gpt-oss alternates full attention with 128-token sliding-window layers, which vLLM's \
-    hybrid KV manager keeps for the window only; the simulator keeps every layer's KV for the whole \
-    context, so its pool holds about half the tokens vLLM's does, and the batch it can run is \
-    half as large. Sliding-window attention is not modelled yet.";
-
 /// gpt-oss-120b's bursts on two H100s.
 const WHY_OSS_TP2: &str = "Prefill of gpt-oss on Hopper: its MXFP4 experts have no FP4 tensor \
     cores to run on, and vLLM 0.10 dequantises them inside a weight-only MoE kernel whose speed at \
@@ -328,33 +319,27 @@ pub const ANCHORS: [Anchor; 14] = {
         ),
         // gpt-oss-120b on one H100 (MXFP4 experts as shipped), `--max-model-len 32768`;
         // the random dataset's outputs stopped early (totals over requests).
-        explained(
-            vllm(
-                V0102,
-                Gpu::H100,
-                Oss,
-                "gpt-oss-120b",
-                1,
-                (1998, 98),
-                burst(500),
-                Total,
-                14_385.7,
-            ),
-            WHY_OSS_TP1,
+        vllm(
+            V0102,
+            Gpu::H100,
+            Oss,
+            "gpt-oss-120b",
+            1,
+            (1998, 98),
+            burst(500),
+            Total,
+            14_385.7,
         ),
-        explained(
-            vllm(
-                V0102,
-                Gpu::H100,
-                Oss,
-                "gpt-oss-120b",
-                1,
-                (3998, 134),
-                burst(500),
-                Total,
-                14_247.5,
-            ),
-            WHY_OSS_TP1,
+        vllm(
+            V0102,
+            Gpu::H100,
+            Oss,
+            "gpt-oss-120b",
+            1,
+            (3998, 134),
+            burst(500),
+            Total,
+            14_247.5,
         ),
         vllm(
             V0102,

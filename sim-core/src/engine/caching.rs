@@ -85,7 +85,8 @@ impl Simulation {
     /// cached (idle) for the next turn, within the free space.
     pub(super) fn free_blocks(&mut self, r: usize, id: ReqId, tokens: u64, finished: bool) {
         let shared = std::mem::take(&mut self.st.requests[id].shared);
-        self.st.replicas[r].kv_used -= private_blocks(tokens, shared as usize);
+        self.st.replicas[r].kv_used -=
+            private_blocks(tokens, shared as usize) + self.cfg.seq_kv_blocks;
         let keep = if finished && self.cfg.prefix_caching {
             (tokens / BLOCK) as u32
         } else {

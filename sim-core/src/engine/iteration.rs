@@ -116,7 +116,7 @@ impl Simulation {
                 }
             }
             let target = u64::from(self.st.requests[id].prefill_target);
-            let need = blocks_for(target);
+            let need = blocks_for(target) + self.cfg.seq_kv_blocks;
             if need > self.cfg.kv_blocks {
                 self.st.queues[q].pop_front();
                 self.st.waiting -= 1;
@@ -138,7 +138,8 @@ impl Simulation {
             // capacity − watermark would otherwise wait forever).
             // Blocks for the first chunk only: later chunks allocate their own,
             // as vLLM's V1 scheduler does; cached blocks held now count if idle.
-            let first = blocks_for(cached + take) - u64::from(found.hits);
+            // A sequence's sliding-window blocks are taken with its first.
+            let first = blocks_for(cached + take) - u64::from(found.hits) + self.cfg.seq_kv_blocks;
             let rep = &self.st.replicas[r];
             let idle = rep.decoding.is_empty() && rep.prefilling.is_empty();
             let reserve = if idle { 0 } else { self.cfg.kv_watermark };

@@ -98,6 +98,9 @@ struct Config {
     kv_blocks: u64,
     /// KV blocks kept free at admission so decodes rarely need to preempt (vLLM's 1 % watermark).
     kv_watermark: u64,
+    /// Blocks each admitted sequence holds for its sliding-window layers
+    /// (`Deployment::sequence_kv_blocks`; 0 without).
+    seq_kv_blocks: u64,
     gpus: u32,
     usd_per_gpu_hour: f64,
     slo_ttft_ns: u64,
@@ -281,6 +284,10 @@ impl Simulation {
                 * if central { u64::from(s.replicas) } else { 1 },
             kv_blocks,
             kv_watermark: if kv_blocks >= 100 { kv_blocks / 100 } else { 0 },
+            seq_kv_blocks: match s.service {
+                ServiceModel::Physics => scenario.deployment().sequence_kv_blocks(),
+                ServiceModel::Abstract { .. } => 0,
+            },
             gpus: s.replicas * s.gpus_per_replica,
             usd_per_gpu_hour: scenario.usd_per_gpu_hour(),
             slo_ttft_ns: secs_to_ns(scenario.slo.ttft_ms / 1000.0),

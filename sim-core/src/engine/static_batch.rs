@@ -131,7 +131,7 @@ impl Simulation {
                             .saturating_add(req.reasoning)
                             .max(req.output_tokens),
                     ),
-            );
+            ) + self.cfg.seq_kv_blocks;
             if need > self.cfg.kv_blocks {
                 self.st.queues[q].pop_front();
                 self.st.waiting -= 1;

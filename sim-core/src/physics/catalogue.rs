@@ -34,6 +34,34 @@ pub struct ModelDims {
     /// How attention stores keys and values (grouped-query when absent).
     #[serde(default, skip_serializing_if = "Attention::is_gqa")]
     pub attention: Attention,
+    /// Layers that attend only to a window of recent tokens (gpt-oss: every
+    /// other layer, 128 tokens); every layer sees the whole context when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sliding_window: Option<SlidingWindow>,
+}
+
+/// Sliding-window attention in some of a model's layers (`sliding_window`
+/// and the `layer_types` of its `config.json`). Those layers attend to the
+/// last `window` tokens, and an engine keeps only those tokens' keys and
+/// values for them (vLLM's hybrid KV-cache manager: the window's blocks and
+/// the one being written).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SlidingWindow {
+    /// Tokens each of those layers attends to.
+    pub window: u32,
+    /// How many of the model's layers are sliding-window layers (fewer than
+    /// all: at least one layer keeps the whole context).
+    pub layers: u32,
+}
+
+impl SlidingWindow {
+    /// KV blocks of `block_tokens` one sequence holds in each sliding layer
+    /// once it is longer than the window: the window's, and the block being
+    /// written.
+    pub fn blocks_per_sequence(&self, block_tokens: u32) -> u64 {
+        u64::from(self.window.div_ceil(block_tokens.max(1))) + 1
+    }
 }
 
 impl ModelDims {
@@ -140,13 +168,32 @@ impl ModelDims {
         }
     }
 
-    /// KV-cache bytes per token: 2 (K and V) · layers · kv_heads · head_dim ·
-    /// bytes per value; under multi-head latent attention, layers · (latent +
-    /// rotary key) · bytes per value.
+    /// KV-cache bytes per token of context: 2 (K and V) · layers · kv_heads ·
+    /// head_dim · bytes per value; under multi-head latent attention, layers
+    /// · (latent + rotary key) · bytes per value. Counts the layers that keep
+    /// the whole context; sliding-window layers hold a window per sequence
+    /// instead ([`Self::sliding_kv_bytes_per_token`]).
     pub fn kv_bytes_per_token(&self, kv: Precision) -> f64 {
+        self.kv_bytes_per_token_of(self.full_context_layers(), kv)
+    }
+
+    /// Layers that keep the whole context's keys and values.
+    pub fn full_context_layers(&self) -> u32 {
+        self.layers
+            .saturating_sub(self.sliding_window.map_or(0, |w| w.layers))
+    }
+
+    /// Bytes of KV cache one token adds in the sliding-window layers, while
+    /// it is inside their window (0 without sliding-window layers).
+    pub fn sliding_kv_bytes_per_token(&self, kv: Precision) -> f64 {
+        self.sliding_window
+            .map_or(0.0, |w| self.kv_bytes_per_token_of(w.layers, kv))
+    }
+
+    fn kv_bytes_per_token_of(&self, layers: u32, kv: Precision) -> f64 {
         match self.attention {
             Attention::Gqa => {
-                2.0 * f64::from(self.layers)
+                2.0 * f64::from(layers)
                     * f64::from(self.kv_heads)
                     * f64::from(self.head_dim)
                     * kv.bytes_per_value()
@@ -156,7 +203,7 @@ impl ModelDims {
                 qk_rope_head_dim,
                 ..
             } => {
-                f64::from(self.layers)
+                f64::from(layers)
                     * f64::from(kv_lora_rank + qk_rope_head_dim)
                     * kv.bytes_per_value()
             }
@@ -309,6 +356,7 @@ impl Model {
             tied_embeddings: false,
             moe: None,
             attention: Attention::Gqa,
+            sliding_window: None,
         };
         let moe = |experts, experts_per_token, shared_experts, expert_ffn| Moe {
             experts,
@@ -378,6 +426,12 @@ impl Model {
                     moe: Some(Moe {
                         expert_bias: true,
                         ..moe(experts, 4, 0, 2880)
+                    }),
+                    // `layer_types`: sliding and full attention alternate,
+                    // the window 128 tokens.
+                    sliding_window: Some(SlidingWindow {
+                        window: 128,
+                        layers: layers / 2,
                     }),
                     ..d(layers, 2880, 64, 8, 2880, 201_088)
                 }

@@ -147,6 +147,24 @@ impl Deployment {
         }
     }
 
+    /// KV blocks each admitted sequence holds for the model's sliding-window
+    /// layers, counted in blocks of the full-context layers (the unit of
+    /// [`Self::kv_capacity_blocks`]): the window's blocks and the one being
+    /// written, as vLLM's hybrid KV-cache manager keeps them. 0 without
+    /// sliding-window layers.
+    pub fn sequence_kv_blocks(&self) -> u64 {
+        let dims = self.model.dims();
+        let Some(w) = dims.sliding_window else {
+            return 0;
+        };
+        let full = dims.kv_bytes_per_token(self.kv);
+        if full <= 0.0 {
+            return 0;
+        }
+        let sliding = dims.sliding_kv_bytes_per_token(self.kv);
+        libm::ceil(w.blocks_per_sequence(KV_BLOCK_TOKENS) as f64 * sliding / full) as u64
+    }
+
     /// The peak of the low-precision tensor cores this deployment's matrix
     /// multiplies run on (FP8 weights on FP8 hardware, NVFP4 on FP4
     /// hardware), TFLOP/s; None when they run in 16-bit.
@@ -198,6 +216,13 @@ impl Deployment {
             attn_flops_per_pair_prefill: attn_prefill,
             weight_bytes: self.weight_bytes(),
             kv_bytes_per_token: dims.kv_bytes_per_token(self.kv),
+            sliding: dims.sliding_window.map(|w| {
+                (
+                    f64::from(w.window),
+                    dims.sliding_kv_bytes_per_token(self.kv),
+                    f64::from(w.layers) / f64::from(dims.layers.max(1)),
+                )
+            }),
             attn_flops_per_pair: attn_decode,
             peak_flops: tflops * 1e12,
             compute_efficiency,

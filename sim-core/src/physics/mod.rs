@@ -14,7 +14,7 @@ mod memory;
 mod moe;
 mod profile;
 
-pub use catalogue::{Model, ModelDims, Precision};
+pub use catalogue::{Model, ModelDims, Precision, SlidingWindow};
 pub use fitted::{FittedProfile, KNOBS, Knob, MEMORY_RANGES, MOE_KNOBS, Validated};
 pub use gpu::{CustomGpu, Gpu, GpuSpec, Topology};
 pub use memory::{Deployment, RUNTIME_OVERHEAD_BYTES_PER_GPU};
@@ -145,6 +145,9 @@ pub struct StepModel {
     /// (expert parallelism only).
     busiest: BusiestMemo,
     kv_bytes_per_token: f64,
+    /// Sliding-window layers: their window (tokens), their KV bytes per
+    /// token, and their share of the layers (None without).
+    sliding: Option<(f64, f64, f64)>,
     /// Attention FLOPs per token-pair in a decode step (4 · layers · q_heads ·
     /// head_dim for grouped-query attention).
     attn_flops_per_pair: f64,
@@ -293,10 +296,7 @@ impl StepModel {
             k,
         );
         // Attention runs in 16-bit whatever the weights' format.
-        let attn_flops = self.attn_flops(s);
-        let kv_tokens =
-            (s.decode_context_tokens + s.prefill_cached_tokens + s.prefill_tokens) as f64;
-        let kv_bytes = kv_tokens * self.kv_bytes_per_token;
+        let (attn_flops, kv_bytes) = self.attention_work(s);
         let attn_s = soft_max(
             attn_flops / (self.peak_16 * c.compute_attention),
             kv_bytes / (self.bandwidth * c.bandwidth_kv),
@@ -359,10 +359,9 @@ impl StepModel {
                         * self.touched_experts(&m, tokens, m.expected_distinct(tokens)),
             ),
         };
-        let flops = 2.0 * params * tokens + self.attn_flops(s);
-        let kv_tokens =
-            (s.decode_context_tokens + s.prefill_cached_tokens + s.prefill_tokens) as f64;
-        let bytes = weight_bytes + kv_tokens * self.kv_bytes_per_token;
+        let (attn_flops, kv_bytes) = self.attention_work(s);
+        let flops = 2.0 * params * tokens + attn_flops;
+        let bytes = weight_bytes + kv_bytes;
         let compute_s = flops / self.tp / (self.peak_flops * self.compute_efficiency);
         let memory_s = bytes / self.tp / (self.bandwidth * self.eff.bandwidth);
         let mut comm_s = 0.0;
@@ -400,6 +399,33 @@ impl StepModel {
     }
 
     /// Attention FLOPs of a pass: prompt pairs and decode pairs at their rates.
+    /// A pass's attention FLOPs and the KV-cache bytes it reads: the layers
+    /// that keep the whole context over every context token; sliding-window
+    /// layers over at most their window per sequence (exact when every
+    /// sequence is longer than the window, as nearly all are).
+    #[inline]
+    fn attention_work(&self, s: &BatchShape) -> (f64, f64) {
+        let kv_tokens =
+            (s.decode_context_tokens + s.prefill_cached_tokens + s.prefill_tokens) as f64;
+        let Some((window, sliding_bytes, share)) = self.sliding else {
+            return (self.attn_flops(s), kv_tokens * self.kv_bytes_per_token);
+        };
+        let windowed = BatchShape {
+            prefill_attention_pairs: s
+                .prefill_attention_pairs
+                .min((window * s.prefill_tokens as f64) as u64),
+            decode_context_tokens: s
+                .decode_context_tokens
+                .min((window * s.decode_seqs as f64) as u64),
+            ..*s
+        };
+        let seqs = (s.decode_seqs + s.prefill_seqs) as f64;
+        (
+            (1.0 - share) * self.attn_flops(s) + share * self.attn_flops(&windowed),
+            kv_tokens * self.kv_bytes_per_token + kv_tokens.min(window * seqs) * sliding_bytes,
+        )
+    }
+
     fn attn_flops(&self, s: &BatchShape) -> f64 {
         if self.attn_flops_per_pair_prefill == self.attn_flops_per_pair {
             let pairs = s.prefill_attention_pairs as f64 + s.decode_context_tokens as f64;

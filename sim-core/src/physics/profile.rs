@@ -85,7 +85,7 @@ impl ServingSoftware {
                 }
             ),
             ServingSoftware::Vllm if latent || model.moe.is_some_and(|m| m.experts > 16) => {
-                "Trust: mixture-of-experts models with many experts or latent attention (DeepSeek-V3, Qwen3-30B-A3B, gpt-oss) have no runs to fit; the constants come from Mixtral and Llama-4-Scout. Against published vLLM benchmarks, gpt-oss-120b's time per token is within 7 % but prompt-heavy throughput is off by −43 % to +171 %, and DeepSeek-R1 on 8×H200 shows 2–2.7 times the measured throughput and half the measured time per token: read throughput as an upper bound, time per token as a lower bound.".to_owned()
+                "Trust: mixture-of-experts models with many experts or latent attention (DeepSeek-V3, Qwen3-30B-A3B, gpt-oss) have no runs to fit; the constants come from Mixtral and Llama-4-Scout. Against published vLLM benchmarks, gpt-oss-120b's time per token is within 7 % and its bursts on one H100 within 20 %, but on two its prompt-heavy throughput is +186 %, and DeepSeek-R1 on 8×H200 shows 2–2.7 times the measured throughput and half the measured time per token: read throughput as an upper bound, time per token as a lower bound.".to_owned()
             }
             ServingSoftware::Vllm if moe => TRUST_H100_MOE.to_owned(),
             ServingSoftware::Vllm => TRUST_H100_DENSE.to_owned(),

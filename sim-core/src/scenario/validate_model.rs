@@ -68,6 +68,20 @@ impl Checker {
                     u64::from(d.layers.saturating_sub(m.first_dense_layers).max(1)),
                 );
             }
+            if let Some(w) = d.sliding_window {
+                let f = format!("{f}.sliding_window");
+                self.range_u(&format!("{f}.window"), u64::from(w.window), 1, 1_048_576);
+                // At least one layer keeps the whole context: the KV pool is
+                // counted in its blocks.
+                if d.layers < 2 || !(1..d.layers).contains(&w.layers) {
+                    self.problems.push(format!(
+                        "{f}.layers must be 1..={} (at least one of the {} layers keeps the whole context), got {}",
+                        d.layers.saturating_sub(1),
+                        d.layers,
+                        w.layers
+                    ));
+                }
+            }
             if let Attention::Mla {
                 q_lora_rank,
                 kv_lora_rank,

@@ -20,6 +20,7 @@ mod queueing;
 mod reasoning;
 mod repro;
 mod serving;
+mod sliding_window;
 mod stories;
 mod trace_prefix;
 mod traces;
