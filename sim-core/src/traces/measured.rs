@@ -14,10 +14,13 @@
 //! `engine_kwargs`, `kv_cache`, `hardware`) become the scenario's server: the
 //! GPU and model by name (refused by name when the catalogue has neither),
 //! tensor parallelism, `max_num_seqs`, the token budget, memory utilisation
-//! and prefix caching; a setting the file does not give takes vLLM's default
+//! prefix caching and async scheduling (`resolved_config.scheduler_config`);
+//! a setting the file does not give takes vLLM's default
 //! and is listed as assumed. The KV capacity vLLM reported is compared with
 //! the simulator's own sizing, not imposed on it.
 
+pub(crate) use super::stats::quantile_of_sorted;
+pub use super::stats::{ks_distance, mean_and_quantiles};
 use crate::dist::Dist;
 use crate::physics::{Gpu, Model, Precision, ServingSoftware};
 use crate::report::Report;
@@ -67,6 +70,8 @@ pub struct Settings {
     pub gpu_memory_utilization: Option<f64>,
     /// Automatic prefix caching.
     pub prefix_caching: Option<bool>,
+    /// Async scheduling, as the engine resolved it.
+    pub async_scheduling: Option<bool>,
     /// KV capacity the engine reported, tokens.
     pub kv_tokens: Option<u64>,
     /// Weights' dtype as the engine was given it.
@@ -193,6 +198,9 @@ fn settings(text: &str) -> Result<Settings, String> {
         prefix_caching: kv["enable_prefix_caching"]
             .as_bool()
             .or(kw["enable_prefix_caching"].as_bool()),
+        async_scheduling: v["resolved_config"]["scheduler_config"]["async_scheduling"]
+            .as_bool()
+            .or(kw["async_scheduling"].as_bool()),
         kv_tokens,
         dtype: kw["dtype"].as_str().map(str::to_owned),
     })
@@ -342,6 +350,10 @@ impl Measured {
         };
         s.serving.software = ServingSoftware::Vllm;
         s.serving.prefix_caching = Some(prefix);
+        if st.async_scheduling.is_none() {
+            assumed.push("async scheduling on (vLLM's default)".into());
+        }
+        s.serving.async_scheduling = Some(st.async_scheduling.unwrap_or(true));
         s.serving.max_queue_per_replica = u32::try_from(self.requests.len())
             .unwrap_or(u32::MAX)
             .max(1);
@@ -542,58 +554,4 @@ pub struct Comparison {
     /// Most requests waiting: the engine's per second, the simulation's
     /// window means.
     pub peak_waiting: [Option<f64>; 2],
-}
-
-/// Mean, p50, p90, p99 of `v` (a trace's lengths, a measured run's
-/// latencies), percentiles linearly interpolated between
-/// order statistics (NaN for no values).
-pub fn mean_and_quantiles(mut v: Vec<f64>) -> [f64; 4] {
-    if v.is_empty() {
-        return [f64::NAN; 4];
-    }
-    v.sort_by(f64::total_cmp);
-    [
-        v.iter().sum::<f64>() / v.len() as f64,
-        quantile_of_sorted(&v, 0.5),
-        quantile_of_sorted(&v, 0.9),
-        quantile_of_sorted(&v, 0.99),
-    ]
-}
-
-/// The `p` quantile (0–1) of ascending `v`, linearly interpolated between
-/// order statistics (NaN for no values).
-pub(crate) fn quantile_of_sorted(v: &[f64], p: f64) -> f64 {
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    let x = (v.len() - 1) as f64 * p.clamp(0.0, 1.0);
-    let (lo, hi) = (x.floor() as usize, x.ceil() as usize);
-    v[lo] + (v[hi] - v[lo]) * (x - lo as f64)
-}
-
-/// Kolmogorov–Smirnov distance between the empirical distribution of
-/// `samples` and one given by its `values` at the `quantiles` (ascending, as
-/// a [`Report::distribution`] gives them): the largest gap between the two
-/// distribution functions, checked at every sample and every quantile value.
-/// The simulated side is known at its quantiles only, so the distance is
-/// exact to within the widest step between them (2 % for a report's).
-/// NaN when either side is empty.
-pub fn ks_distance(samples: &[f64], quantiles: &[f64], values: &[f64]) -> f64 {
-    if samples.is_empty() || values.is_empty() || quantiles.len() != values.len() {
-        return f64::NAN;
-    }
-    let mut s = samples.to_vec();
-    s.sort_by(f64::total_cmp);
-    let n = s.len() as f64;
-    // Empirical CDF of the samples at x; the quantile table's at x (the
-    // largest level whose value is at most x).
-    let f_samples = |x: f64| s.partition_point(|&v| v <= x) as f64 / n;
-    let f_table = |x: f64| {
-        let k = values.partition_point(|&v| v <= x);
-        if k == 0 { 0.0 } else { quantiles[k - 1] }
-    };
-    s.iter()
-        .chain(values)
-        .map(|&x| (f_samples(x) - f_table(x)).abs())
-        .fold(0.0, f64::max)
 }

@@ -25,6 +25,7 @@ use serde_json::Value;
 mod distil;
 mod formats;
 pub mod measured;
+mod stats;
 mod summary;
 
 pub use distil::{Distilled, exact_replay, link_form, quantile_table, sha256_hex};

@@ -52,6 +52,8 @@ fn the_replay_is_the_measured_server_and_traffic() {
     assert_eq!(s.serving.gpus_per_replica, 1);
     assert_eq!(s.serving.gpu_memory_utilisation, 0.9);
     assert_eq!(s.serving.prefix_caching, Some(true));
+    // resolved_config.scheduler_config.async_scheduling: vLLM 0.19 resolved it on.
+    assert_eq!(s.serving.async_scheduling, Some(true));
     assert_eq!(
         s.serving.batching,
         Batching::ChunkedPrefill {
