@@ -123,6 +123,16 @@ fn caching_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
     owned(&[("on", "On: reuse prompts' cached starts"), ("off", "Off")])
 }
 
+/// Whether passes are formed iteration by iteration (continuous batching,
+/// with or without chunked prefill): what prefix caching and async
+/// scheduling act on.
+fn iteration_level(s: &Scenario) -> bool {
+    matches!(
+        s.serving.batching,
+        Batching::Continuous { .. } | Batching::ChunkedPrefill { .. }
+    )
+}
+
 fn async_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
     owned(&[
         ("on", "On: the next pass is formed while one runs"),
@@ -483,13 +493,7 @@ pub(super) const PARAMS: &[Param] = &[
         help: "Keep computed prompt blocks in the KV cache and reuse them when a later prompt starts the same way (a shared system prompt, a conversation's history).",
         kind: Kind::Choice(Choice {
             options: caching_options,
-            get: |s, _| {
-                matches!(
-                    s.serving.batching,
-                    Batching::Continuous { .. } | Batching::ChunkedPrefill { .. }
-                )
-                .then(|| switch_key(s.serving.prefix_caching_setting()))
-            },
+            get: |s, _| iteration_level(s).then(|| switch_key(s.serving.prefix_caching_setting())),
             set: |s, _, k| {
                 s.serving.prefix_caching = Some(switch("prefix_caching", k)?);
                 Ok(())
@@ -506,13 +510,9 @@ pub(super) const PARAMS: &[Param] = &[
         kind: Kind::Choice(Choice {
             options: async_options,
             get: |s, _| {
-                (matches!(
-                    s.serving.batching,
-                    Batching::Continuous { .. } | Batching::ChunkedPrefill { .. }
-                ) && matches!(
-                    s.serving.profile().timing,
-                    crate::physics::Timing::Serving(_)
-                ) && matches!(s.serving.service, crate::scenario::ServiceModel::Physics))
+                (iteration_level(s)
+                    && s.serving.models_async_scheduling()
+                    && matches!(s.serving.service, crate::scenario::ServiceModel::Physics))
                 .then(|| switch_key(s.serving.async_scheduling_setting()))
             },
             set: |s, _, k| {

@@ -229,6 +229,12 @@ impl super::Serving {
             .unwrap_or_else(|| self.profile().async_scheduling)
     }
 
+    /// Whether the profile in effect models async scheduling (vLLM's and a
+    /// fitted profile's serving parts do; TensorRT-LLM's tables do not).
+    pub fn models_async_scheduling(&self) -> bool {
+        matches!(self.profile().timing, crate::physics::Timing::Serving(_))
+    }
+
     /// The profile in effect (how passes are timed and KV sized): the
     /// user's fitted one when given, else the serving software's.
     pub fn profile(&self) -> crate::physics::Profile {

@@ -123,9 +123,7 @@ impl Checker {
                 Some(_) => {}
             }
         }
-        if s.async_scheduling == Some(true)
-            && !matches!(s.profile().timing, crate::physics::Timing::Serving(_))
-        {
+        if s.async_scheduling == Some(true) && !s.models_async_scheduling() {
             self.problems.push(format!(
                 "serving.async_scheduling is modelled for vLLM and fitted profiles only; {} passes are timed from its published tables — drop it or choose vllm",
                 s.software.name()
