@@ -131,3 +131,32 @@ fn mooncake_hashes_2k(bencher: divan::Bencher) {
         r.utilisation.prefix_cache_hit_rate
     });
 }
+
+/// The whole Mooncake conversation trace (12,031 requests, one hour, hashes
+/// driving the prefix cache) read, made a scenario and replayed on H100
+/// replicas of the chatbot: 3 (the fewest that keep up: 99 % busy, the queue
+/// drained 14 s after the last arrival), 4 and 8. Parsing included; the file
+/// itself is read once, outside the timing, from `../shared/traces/` beside
+/// the project (skipped, and said, when it is not there).
+#[divan::bench(args = [3, 4, 8], sample_count = 5)]
+fn mooncake_full_replay(bencher: divan::Bencher, replicas: u32) {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/traces/mooncake-conversation.jsonl"
+    );
+    let Ok(text) = std::fs::read_to_string(path) else {
+        eprintln!("mooncake_full_replay: {path} not found, skipped");
+        return;
+    };
+    let mut base = sim_core::presets::chatbot_h100();
+    base.serving.replicas = replicas;
+    bencher.bench(|| {
+        let t =
+            sim_core::traces::read(divan::black_box(&text), &Default::default()).expect("trace");
+        let mut s = base.clone();
+        t.apply_to(&mut s);
+        let r = sim_core::run(&s.validate().expect("valid"));
+        assert_eq!(r.requests.completed, 12_031);
+        r.utilisation.prefix_cache_hit_rate
+    });
+}

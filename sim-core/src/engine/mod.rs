@@ -26,6 +26,7 @@ mod caching;
 mod decode;
 mod iteration;
 mod prefix;
+mod prefix_cache;
 mod provider;
 mod recorder;
 mod replica;

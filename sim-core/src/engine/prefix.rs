@@ -19,14 +19,17 @@
 //! eviction never frees a block in use.
 //!
 //! Cost: the blocks of one owner are a vector indexed by block, found once per
-//! prompt (O(log owners)); the least-recently-used order is a queue of
-//! release times, in which a block taken back into use leaves a stale entry
-//! that is skipped (and swept away when stale entries outnumber live ones).
-//! Every operation is O(1) amortised per block of the prompt, never
-//! O(blocks in the cache).
+//! owner of the prompt (a trace's hashes are numbered densely when the run
+//! starts, so theirs is an index; other owners O(log owners)); the
+//! least-recently-used order is a queue of release times kept as segments of
+//! blocks released one after another, in which a block taken back into use
+//! leaves a stale entry that is skipped (and swept away when stale entries
+//! outnumber live ones). Every operation is O(1) amortised per block of the
+//! prompt, never O(blocks in the cache), and a block costs a few
+//! instructions: the LRU queue grows by a segment per owner released.
 
+pub(super) use super::prefix_cache::PrefixCache;
 use super::{BLOCK, blocks_for};
-use std::collections::{BTreeMap, VecDeque};
 
 /// Whose content a run of blocks holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -35,15 +38,17 @@ pub(super) enum Owner {
     System { class: u16, prompt: u32 },
     /// Conversation `conversation`'s history (after its system prompt).
     History { conversation: u64 },
-    /// A trace's hashed block `hash` (and, the hashes being chained, the
-    /// prompt before it); its KV blocks are indexed from the hash's first.
-    Hashed { hash: u64 },
+    /// A trace's hashed block, by its dense number `hash` (and, the hashes
+    /// being chained, the prompt before it); its KV blocks are indexed from
+    /// the hash's first.
+    Hashed { hash: u32 },
 }
 
-/// The prefix-block hashes of a replayed trace's requests, flattened.
+/// The prefix-block hashes of a replayed trace's requests, flattened and
+/// numbered densely (`0..distinct`), in the order of the trace's own values.
 #[derive(Clone, Debug, Default)]
 pub(super) struct PrefixHashes {
-    pub(super) hashes: Vec<u64>,
+    pub(super) hashes: Vec<u32>,
     /// Per trace request: where its hashes start in `hashes`, and how many.
     pub(super) of_request: Vec<(usize, u32)>,
     /// KV blocks one hash covers.
@@ -64,20 +69,20 @@ impl PrefixHashes {
         if requests.iter().all(|r| r.prefix_blocks.is_empty()) {
             return PrefixHashes::default();
         }
-        let mut hashes = Vec::with_capacity(requests.iter().map(|r| r.prefix_blocks.len()).sum());
+        let mut raw = Vec::with_capacity(requests.iter().map(|r| r.prefix_blocks.len()).sum());
         let of_request = requests
             .iter_mut()
             .map(|r| {
-                let at = hashes.len();
-                hashes.append(&mut r.prefix_blocks);
-                (at, (hashes.len() - at) as u32)
+                let at = raw.len();
+                raw.append(&mut r.prefix_blocks);
+                r.prefix_blocks.shrink_to_fit();
+                (at, (raw.len() - at) as u32)
             })
             .collect();
-        let block_tokens = *block_tokens;
         PrefixHashes {
-            hashes,
+            hashes: dense(&raw),
             of_request,
-            blocks_per_hash: (block_tokens / BLOCK as u32).max(1),
+            blocks_per_hash: (*block_tokens / BLOCK as u32).max(1),
         }
     }
 
@@ -95,6 +100,35 @@ impl PrefixHashes {
     fn spans(&self, len: u32, n: u32) -> u32 {
         n.div_ceil(self.blocks_per_hash.max(1)).min(len)
     }
+}
+
+/// `values` numbered densely: each value's rank among the distinct values.
+/// Values already small (as
+/// Mooncake's, numbered from 0 by first appearance) keep a table by value;
+/// others are sorted once.
+pub(super) fn dense(values: &[u64]) -> Vec<u32> {
+    let max = values.iter().copied().max().unwrap_or(0);
+    if max < 4 * values.len() as u64 {
+        let mut rank = vec![u32::MAX; max as usize + 1];
+        for &v in values {
+            rank[v as usize] = 0;
+        }
+        let mut next = 0;
+        for r in &mut rank {
+            if *r == 0 {
+                *r = next;
+                next += 1;
+            }
+        }
+        return values.iter().map(|&v| rank[v as usize]).collect();
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    values
+        .iter()
+        .map(|v| sorted.binary_search(v).map_or(0, |i| i as u32))
+        .collect()
 }
 
 /// What a request's prompt shares with others, if anything.
@@ -147,7 +181,7 @@ impl PromptIdentity {
     /// The owners of blocks `0..n`, each with the range of blocks it owns
     /// and the index its own blocks count from, in order (the system
     /// prompt's, then the history's; or a hashed prompt's, hash by hash).
-    fn spans(
+    pub(super) fn spans(
         self,
         n: u32,
         h: &PrefixHashes,
@@ -179,296 +213,6 @@ impl PromptIdentity {
             .filter(|_| system_end < n)
             .map(|(conversation, _)| (Owner::History { conversation }, system_end..n));
         system.into_iter().chain(history)
-    }
-}
-
-/// One cached block.
-#[derive(Clone, Copy, Debug, Default)]
-struct Entry {
-    /// When it was last released (its place in the LRU queue while idle).
-    tick: u64,
-    /// Requests holding it.
-    refs: u32,
-    /// Whether the block is cached at all.
-    cached: bool,
-}
-
-/// The blocks one owner has cached, by block index from `start`.
-#[derive(Clone, Debug, Default)]
-struct Run {
-    owner: Option<Owner>,
-    start: u32,
-    entries: Vec<Entry>,
-    /// Cached entries (the run is recycled at zero).
-    live: u32,
-}
-
-impl Run {
-    /// Make room for the blocks of `span` at once.
-    fn reserve(&mut self, span: &std::ops::Range<u32>) {
-        if self.entries.is_empty() {
-            self.start = span.start;
-        }
-        let have = self.start + self.entries.len() as u32;
-        if span.end > have {
-            self.entries.reserve_exact((span.end - have) as usize);
-        }
-    }
-
-    fn get(&self, i: u32) -> Option<&Entry> {
-        let at = i.checked_sub(self.start)?;
-        self.entries.get(at as usize).filter(|e| e.cached)
-    }
-
-    /// The entry of block `i`, made room for.
-    fn slot(&mut self, i: u32) -> &mut Entry {
-        if self.entries.is_empty() {
-            self.start = i;
-        }
-        if i < self.start {
-            let grow = (self.start - i) as usize;
-            self.entries
-                .splice(0..0, std::iter::repeat_n(Entry::default(), grow));
-            self.start = i;
-        }
-        let at = (i - self.start) as usize;
-        if at >= self.entries.len() {
-            // Runs grow a span at a time (see `reserve`), without slack.
-            self.entries.resize(at + 1, Entry::default());
-        }
-        &mut self.entries[at]
-    }
-}
-
-/// An idle block's place in the least-recently-used order.
-#[derive(Clone, Copy, Debug)]
-struct Released {
-    tick: u64,
-    run: u32,
-    index: u32,
-}
-
-/// One replica's cached blocks.
-#[derive(Clone, Debug, Default)]
-pub(super) struct PrefixCache {
-    owners: BTreeMap<Owner, u32>,
-    runs: Vec<Run>,
-    free_runs: Vec<u32>,
-    /// Idle blocks by release time, oldest first, with stale entries.
-    lru: VecDeque<Released>,
-    idle: u64,
-    tick: u64,
-}
-
-impl PrefixCache {
-    /// Unreferenced cached blocks (free space holding reusable content).
-    #[cfg(test)]
-    pub(super) fn idle(&self) -> u64 {
-        self.idle
-    }
-
-    fn run_of(&self, owner: Owner) -> Option<u32> {
-        self.owners.get(&owner).copied()
-    }
-
-    fn run_for(&mut self, owner: Owner) -> u32 {
-        if let Some(&k) = self.owners.get(&owner) {
-            return k;
-        }
-        let k = match self.free_runs.pop() {
-            Some(k) => k,
-            None => {
-                self.runs.push(Run::default());
-                (self.runs.len() - 1) as u32
-            }
-        };
-        self.runs[k as usize].owner = Some(owner);
-        self.owners.insert(owner, k);
-        k
-    }
-
-    /// How many leading blocks of the prompt are cached, and how many of those
-    /// are unreferenced now (holding them would add that many to KV use).
-    pub(super) fn probe(&self, p: &PromptIdentity, h: &PrefixHashes) -> (u32, u64) {
-        let mut hits = 0;
-        let mut idle = 0;
-        for (owner, span, base) in p.spans(p.matchable_blocks(), h) {
-            let Some(run) = self.run_of(owner).map(|k| &self.runs[k as usize]) else {
-                return (hits, idle);
-            };
-            for i in span {
-                let Some(e) = run.get(i - base) else {
-                    return (hits, idle);
-                };
-                idle += u64::from(e.refs == 0);
-                hits += 1;
-            }
-        }
-        (hits, idle)
-    }
-
-    /// Take a reference to the first `n` blocks of the prompt (found by
-    /// [`Self::probe`]); returns how many it holds.
-    pub(super) fn hold(&mut self, p: &PromptIdentity, h: &PrefixHashes, n: u32) -> u32 {
-        let mut held = 0;
-        for (owner, span, base) in p.spans(n, h) {
-            let Some(k) = self.run_of(owner) else {
-                return held;
-            };
-            let run = &mut self.runs[k as usize];
-            for i in span {
-                if run.get(i - base).is_none() {
-                    return held;
-                }
-                let e = run.slot(i - base);
-                if e.refs == 0 {
-                    self.idle -= 1; // its queue entry is stale now
-                }
-                e.refs += 1;
-                held += 1;
-            }
-        }
-        held
-    }
-
-    /// A request computed blocks `from..to` of its prompt and holds them:
-    /// cache them, until one is found that another request cached meanwhile
-    /// (that copy and the rest stay the request's own). Returns how many the
-    /// request now holds through the cache.
-    pub(super) fn publish(
-        &mut self,
-        p: &PromptIdentity,
-        h: &PrefixHashes,
-        from: u32,
-        to: u32,
-    ) -> u32 {
-        let mut published = 0;
-        for (owner, span, base) in p.spans(to, h) {
-            let span = span.start.max(from) - base..span.end - base;
-            if span.is_empty() {
-                continue;
-            }
-            let k = self.run_for(owner);
-            let run = &mut self.runs[k as usize];
-            run.reserve(&span);
-            for i in span {
-                let e = run.slot(i);
-                if e.cached {
-                    self.recycle_if_empty(k);
-                    return published;
-                }
-                *e = Entry {
-                    tick: 0,
-                    refs: 1,
-                    cached: true,
-                };
-                run.live += 1;
-                published += 1;
-            }
-        }
-        published
-    }
-
-    /// A request lets go of the prompt's first `held` blocks (those it holds
-    /// through the cache) and, for a conversation turn, keeps the blocks up to
-    /// `keep` cached for the next turn: last block first, so the tail is the
-    /// first to be evicted. Returns how many held blocks became unreferenced
-    /// (no longer in use, but still cached).
-    pub(super) fn let_go(
-        &mut self,
-        p: &PromptIdentity,
-        h: &PrefixHashes,
-        held: u32,
-        keep: u32,
-    ) -> u64 {
-        let mut unreferenced = 0;
-        for (owner, span, base) in p.spans(held.max(keep), h).rev() {
-            unreferenced += self.release(owner, span, base, held);
-        }
-        self.sweep();
-        unreferenced
-    }
-
-    /// [`Self::let_go`] of one owner's blocks `span` (counted from `base`),
-    /// last first; returns how many held blocks became unreferenced.
-    fn release(&mut self, owner: Owner, span: std::ops::Range<u32>, base: u32, held: u32) -> u64 {
-        let mut unreferenced = 0;
-        let k = self.run_for(owner);
-        self.runs[k as usize].reserve(&(span.start - base..span.end - base));
-        for i in span.rev() {
-            let tick = self.tick + 1;
-            let run = &mut self.runs[k as usize];
-            let e = run.slot(i - base);
-            let new = if i < held {
-                debug_assert!(e.cached && e.refs > 0, "letting go of a block not held");
-                e.refs -= 1;
-                if e.refs > 0 {
-                    continue;
-                }
-                unreferenced += 1;
-                false
-            } else if e.cached {
-                continue; // already cached: the request's copy goes
-            } else {
-                e.cached = true;
-                true
-            };
-            e.tick = tick;
-            run.live += u32::from(new);
-            self.tick = tick;
-            self.idle += 1;
-            self.lru.push_back(Released {
-                tick,
-                run: k,
-                index: i - base,
-            });
-        }
-        self.recycle_if_empty(k);
-        unreferenced
-    }
-
-    /// Whether a queue entry still names an idle block released at its tick.
-    fn current(&self, r: &Released) -> bool {
-        self.runs[r.run as usize]
-            .get(r.index)
-            .is_some_and(|e| e.refs == 0 && e.tick == r.tick)
-    }
-
-    /// Drop stale queue entries once they are a third of the queue (each
-    /// sweep follows at least idle / 2 releases: O(1) amortised).
-    fn sweep(&mut self) {
-        if self.lru.len() as u64 > self.idle + self.idle / 2 + 64 {
-            let lru = std::mem::take(&mut self.lru);
-            self.lru = lru.into_iter().filter(|r| self.current(r)).collect();
-        }
-    }
-
-    fn recycle_if_empty(&mut self, k: u32) {
-        let run = &mut self.runs[k as usize];
-        if run.live == 0
-            && let Some(owner) = run.owner.take()
-        {
-            *run = Run::default();
-            self.owners.remove(&owner);
-            self.free_runs.push(k);
-        }
-    }
-
-    /// Evict the least recently used unreferenced blocks until at most `room`
-    /// remain (they are the free space the replica can hand out).
-    pub(super) fn evict_to(&mut self, room: u64) {
-        while self.idle > room
-            && let Some(r) = self.lru.pop_front()
-        {
-            if !self.current(&r) {
-                continue;
-            }
-            let run = &mut self.runs[r.run as usize];
-            *run.slot(r.index) = Entry::default();
-            run.live -= 1;
-            self.idle -= 1;
-            self.recycle_if_empty(r.run);
-        }
     }
 }
 
@@ -531,7 +275,7 @@ mod tests {
         c.evict_to(0);
         assert_eq!(c.probe(&a, &NO_HASHES), (0, 0));
         assert!(
-            c.owners.is_empty(),
+            c.has_no_owners(),
             "an owner with nothing cached is recycled"
         );
     }
@@ -567,7 +311,7 @@ mod tests {
             assert_eq!(c.idle(), 0);
             assert_eq!(c.let_go(&second, &NO_HASHES, 6, 0), 6);
         }
-        assert!(c.lru.len() <= 6 + 3 + 64, "stale entries are swept");
+        assert!(c.queued() <= 6 + 3 + 64, "stale entries are swept");
         c.evict_to(4);
         assert_eq!(
             c.probe(&second, &NO_HASHES),

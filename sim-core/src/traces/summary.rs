@@ -43,17 +43,17 @@ impl Imported {
         let stats = super::measured::mean_and_quantiles;
         let prefix_reuse = self.prefix_block_tokens.map(|_| {
             // A block is reusable if the same hash was seen before at the same
-            // position (the hashes chain the prefix, so the id says it all).
-            let mut seen = std::collections::BTreeSet::new();
-            let (mut total, mut reused) = (0u64, 0u64);
-            for r in &self.requests {
-                for (i, h) in r.prefix_blocks.iter().enumerate() {
-                    total += 1;
-                    if !seen.insert((i, *h)) {
-                        reused += 1;
-                    }
-                }
-            }
+            // position (the hashes chain the prefix, so the id says it all):
+            // every occurrence but the first of each (position, hash).
+            let mut seen: Vec<(u64, u32)> = self
+                .requests
+                .iter()
+                .flat_map(|r| r.prefix_blocks.iter().zip(0u32..).map(|(h, i)| (*h, i)))
+                .collect();
+            let total = seen.len() as u64;
+            seen.sort_unstable();
+            seen.dedup();
+            let reused = total - seen.len() as u64;
             reused as f64 / total.max(1) as f64
         });
         Summary {
