@@ -28,6 +28,18 @@ fn run_file(name: &str, shorten_to_s: Option<f64>) {
 
 #[test]
 fn runs_that_once_grew_without_bound_stay_within_their_memory() {
+    // Reading a trace: the requests by column, Mooncake's hashes as runs of
+    // consecutive ids (≈ 440 bytes a request as a list of objects before).
+    let text = include_str!("traces/mooncake-first-2000.jsonl");
+    let mut read = None;
+    let parse = peak_during(|| read = sim_core::traces::read(text, &Default::default()).ok());
+    let n = read.map_or(0, |t| t.requests.len());
+    assert_eq!(n, 2000);
+    assert!(
+        parse / n < 100,
+        "parsing Mooncake: {} bytes a request",
+        parse / n
+    );
     // 10,000 stages with hour-long waits: 3.75 GB of per-stage histograms before.
     let stages = peak_during(|| run_file("stages-10000-hour-waits-3.7GB.json", None));
     assert!(stages < 160 << 20, "10,000 stages: {} MB", stages >> 20);

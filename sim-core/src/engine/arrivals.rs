@@ -53,14 +53,16 @@ impl Simulation {
         let Arrival::Trace { requests, .. } = &self.cfg.arrival else {
             return;
         };
-        let r = &requests[index as usize];
+        let r = requests.get(index as usize);
         let class = r.class as u16;
         let given = Recorded {
             input: r.input_tokens,
             output: r.output_tokens,
             index,
         };
-        if let Some(next) = requests.get(index as usize + 1) {
+        if let Some(next) =
+            (index as usize + 1 < requests.len()).then(|| requests.get(index as usize + 1))
+        {
             let at = secs_to_ns(next.at_s).max(self.st.now);
             self.st
                 .events

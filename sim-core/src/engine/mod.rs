@@ -258,10 +258,19 @@ impl Simulation {
         let central = s.router == Router::CentralQueue;
         let duration_ns = secs_to_ns(scenario.duration_s);
         let seed = scenario.seed;
-        // The engine's copy of the arrivals, its trace's hashes moved out into
-        // one flat table (the copy never reads them again).
-        let mut arrival = scenario.workload.arrival.clone();
-        let prefix_hashes = prefix::PrefixHashes::take_from(&mut arrival);
+        // The engine's copy of the arrivals, a trace's without its hashes:
+        // those go into one table numbered densely.
+        let arrival = match &scenario.workload.arrival {
+            Arrival::Trace {
+                requests,
+                prefix_block_tokens,
+            } => Arrival::Trace {
+                requests: requests.without_hashes(),
+                prefix_block_tokens: *prefix_block_tokens,
+            },
+            other => other.clone(),
+        };
+        let prefix_hashes = prefix::PrefixHashes::of(&scenario.workload.arrival);
         let cfg = Config {
             duration_ns,
             max_events: scenario.limits.max_events,

@@ -56,9 +56,9 @@ pub(super) struct PrefixHashes {
 }
 
 impl PrefixHashes {
-    /// A replayed trace's hashes, moved out of its requests into one table
-    /// (none for other arrivals, or when no request has any).
-    pub(super) fn take_from(arrival: &mut crate::scenario::Arrival) -> Self {
+    /// A replayed trace's hashes in one table, numbered densely (none for
+    /// other arrivals, or when no request has any).
+    pub(super) fn of(arrival: &crate::scenario::Arrival) -> Self {
         let crate::scenario::Arrival::Trace {
             requests,
             prefix_block_tokens: Some(block_tokens),
@@ -66,21 +66,20 @@ impl PrefixHashes {
         else {
             return PrefixHashes::default();
         };
-        if requests.iter().all(|r| r.prefix_blocks.is_empty()) {
+        if !requests.has_hashes() {
             return PrefixHashes::default();
         }
-        let mut raw = Vec::with_capacity(requests.iter().map(|r| r.prefix_blocks.len()).sum());
-        let of_request = requests
-            .iter_mut()
-            .map(|r| {
-                let at = raw.len();
-                raw.append(&mut r.prefix_blocks);
-                r.prefix_blocks.shrink_to_fit();
-                (at, (raw.len() - at) as u32)
+        let mut at = 0;
+        let of_request = (0..requests.len())
+            .map(|i| {
+                let n = requests.hash_count(i);
+                at += n;
+                (at - n, n as u32)
             })
             .collect();
+        let all = || (0..requests.len()).flat_map(|i| requests.hashes(i));
         PrefixHashes {
-            hashes: dense(&raw),
+            hashes: dense(all),
             of_request,
             blocks_per_hash: (*block_tokens / BLOCK as u32).max(1),
         }
@@ -103,14 +102,14 @@ impl PrefixHashes {
 }
 
 /// `values` numbered densely: each value's rank among the distinct values.
-/// Values already small (as
-/// Mooncake's, numbered from 0 by first appearance) keep a table by value;
-/// others are sorted once.
-pub(super) fn dense(values: &[u64]) -> Vec<u32> {
-    let max = values.iter().copied().max().unwrap_or(0);
-    if max < 4 * values.len() as u64 {
+/// Values already small (as Mooncake's, numbered from 0 by first
+/// appearance) keep a table by value; others are sorted once.
+pub(super) fn dense<I: Iterator<Item = u64>>(values: impl Fn() -> I) -> Vec<u32> {
+    let (count, max) = values().fold((0u64, 0u64), |(n, m), v| (n + 1, m.max(v)));
+    let mut ids = Vec::with_capacity(count as usize);
+    if max < 4 * count {
         let mut rank = vec![u32::MAX; max as usize + 1];
-        for &v in values {
+        for v in values() {
             rank[v as usize] = 0;
         }
         let mut next = 0;
@@ -120,15 +119,14 @@ pub(super) fn dense(values: &[u64]) -> Vec<u32> {
                 next += 1;
             }
         }
-        return values.iter().map(|&v| rank[v as usize]).collect();
+        ids.extend(values().map(|v| rank[v as usize]));
+        return ids;
     }
-    let mut sorted = values.to_vec();
+    let mut sorted: Vec<u64> = values().collect();
     sorted.sort_unstable();
     sorted.dedup();
-    values
-        .iter()
-        .map(|v| sorted.binary_search(v).map_or(0, |i| i as u32))
-        .collect()
+    ids.extend(values().map(|v| sorted.binary_search(&v).map_or(0, |i| i as u32)));
+    ids
 }
 
 /// What a request's prompt shares with others, if anything.

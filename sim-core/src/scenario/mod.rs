@@ -16,6 +16,8 @@ pub mod bounds;
 mod derived;
 pub use derived::ProfileStatement;
 mod parse;
+mod trace_requests;
+pub use trace_requests::{TraceEntry, TraceRequests};
 mod validate;
 mod validate_api;
 mod validate_model;
@@ -113,8 +115,9 @@ pub enum Arrival {
     },
     /// Replay of a recorded trace.
     Trace {
-        /// Requests in non-decreasing time order.
-        requests: Vec<TraceRequest>,
+        /// Requests in non-decreasing time order (kept by column; in JSON a
+        /// list of [`TraceRequest`]).
+        requests: TraceRequests,
         /// Tokens each of a request's `prefix_blocks` hashes covers (512 in
         /// Mooncake's traces); needed when any request has them.
         #[serde(default, skip_serializing_if = "Option::is_none")]

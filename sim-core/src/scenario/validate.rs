@@ -262,6 +262,22 @@ impl Scenario {
                 }
                 let mut last = 0.0;
                 for (i, r) in requests.iter().take(bounds::TRACE_REQUESTS).enumerate() {
+                    let hashes = requests.hash_count(i);
+                    // The common case, without naming the request.
+                    let tokens = 1..=bounds::TOKENS;
+                    if r.at_s >= last
+                        && r.at_s <= bounds::DURATION_S
+                        && tokens.contains(&r.input_tokens)
+                        && tokens.contains(&r.output_tokens)
+                        && (r.class as usize) < w.classes.len().max(1)
+                        && (hashes == 0
+                            || prefix_block_tokens.is_some_and(|t| {
+                                t == 0 || hashes as u64 <= u64::from(r.input_tokens.div_ceil(t))
+                            }))
+                    {
+                        last = r.at_s;
+                        continue;
+                    }
                     let f = format!("workload.arrival.requests[{i}]");
                     c.range_f(&format!("{f}.at_s"), r.at_s, 0.0, bounds::DURATION_S, " s");
                     if r.at_s < last {
@@ -292,15 +308,15 @@ impl Scenario {
                             r.class
                         ));
                     }
-                    if !r.prefix_blocks.is_empty() {
+                    if hashes > 0 {
                         match *prefix_block_tokens {
                             None => c.problems.push(format!(
                                 "{f}.prefix_blocks needs workload.arrival.prefix_block_tokens (how many tokens each hash covers)"
                             )),
-                            Some(t) if t > 0 && r.prefix_blocks.len() as u64 > u64::from(r.input_tokens.div_ceil(t)) => {
+                            Some(t) if t > 0 && hashes as u64 > u64::from(r.input_tokens.div_ceil(t)) => {
                                 c.problems.push(format!(
                                     "{f}.prefix_blocks has {} hashes, more than its {} prompt tokens fill at {t} tokens each ({} at most)",
-                                    r.prefix_blocks.len(),
+                                    hashes,
                                     r.input_tokens,
                                     r.input_tokens.div_ceil(t)
                                 ));

@@ -7,7 +7,7 @@
 use super::Imported;
 use crate::dist::{Bin, Dist};
 use crate::scenario::{
-    Arrival, RatePoint, RequestClass, Scenario, SharedPrefix, TraceRef, TraceRequest,
+    Arrival, RatePoint, RequestClass, Scenario, SharedPrefix, TraceRef, TraceRequests,
 };
 use sha2::{Digest, Sha256};
 
@@ -60,19 +60,16 @@ pub fn quantile_table(values: impl Iterator<Item = f64>) -> Dist {
 /// sent (its leading hashes seen before, in blocks of `block_tokens`,
 /// capped at the prompt), and the first hash of each: `None` for a request
 /// that shares nothing.
-fn reused_prefixes(requests: &[TraceRequest], block_tokens: u32) -> Vec<Option<(u64, u32)>> {
+fn reused_prefixes(requests: &TraceRequests, block_tokens: u32) -> Vec<Option<(u64, u32)>> {
     let mut seen = std::collections::BTreeSet::new();
-    requests
-        .iter()
-        .map(|r| {
-            let shared = r
-                .prefix_blocks
-                .iter()
-                .take_while(|h| seen.contains(*h))
-                .count();
-            seen.extend(r.prefix_blocks.iter().copied());
+    (0..requests.len())
+        .map(|i| {
+            let r = requests.get(i);
+            let shared = requests.hashes(i).take_while(|h| seen.contains(h)).count();
+            seen.extend(requests.hashes(i));
             let tokens = (shared as u64 * u64::from(block_tokens)).min(u64::from(r.input_tokens));
-            (tokens > 0).then(|| (r.prefix_blocks[0], tokens as u32))
+            let first = requests.hashes(i).next().unwrap_or(0);
+            (tokens > 0).then_some((first, tokens as u32))
         })
         .collect()
 }
@@ -111,14 +108,14 @@ impl Imported {
         let mut classes = Vec::new();
         for (c, cname) in class_names.iter().enumerate() {
             let of_class =
-                |i: &usize| self.classes.is_empty() || self.requests[*i].class as usize == c;
+                |i: &usize| self.classes.is_empty() || self.requests.get(*i).class as usize == c;
             let indices: Vec<usize> = (0..self.requests.len()).filter(of_class).collect();
             // Requests that reuse an earlier prompt's start, and the rest.
             let (sharing, fresh): (Vec<usize>, Vec<usize>) = indices
                 .iter()
                 .partition(|&&i| reused.as_ref().is_some_and(|r| r[i].is_some()));
             let class = |members: &[usize], suffix: &str, cut: u32| {
-                let r = |i: &usize| &self.requests[*i];
+                let r = |i: &usize| self.requests.get(*i);
                 RequestClass {
                     name: format!("{cname}{suffix}"),
                     share: members.len() as f64 / n as f64,
@@ -201,7 +198,7 @@ fn gap_cv(t: &[f64]) -> f64 {
 /// once that rate is taken out (the dispersion of arrivals per second); a
 /// gamma process at the mean rate, with its gaps' CV, for a trace shorter
 /// than two windows.
-fn schedule(requests: &[TraceRequest], span: f64) -> Arrival {
+fn schedule(requests: &TraceRequests, span: f64) -> Arrival {
     let n = requests.len() as f64;
     let at: Vec<f64> = requests.iter().map(|r| r.at_s).collect();
     if span < 2.0 * MIN_WINDOW_S {
@@ -214,7 +211,7 @@ fn schedule(requests: &[TraceRequest], span: f64) -> Arrival {
     let window = (span / MAX_WINDOWS).max(MIN_WINDOW_S);
     let windows = (span / window).ceil() as usize;
     let mut counts = vec![0u32; windows];
-    for r in requests {
+    for r in requests.iter() {
         let k = ((r.at_s / window) as usize).min(windows - 1);
         counts[k] += 1;
     }

@@ -2,7 +2,7 @@
 //! and the field.
 
 use super::{Format, at};
-use crate::scenario::bounds;
+use crate::scenario::{TraceEntry, TraceRequests, bounds};
 use serde_json::Value;
 
 pub(super) struct Row {
@@ -51,19 +51,69 @@ fn time(format: Format, line: usize, field: &str, v: Option<f64>) -> Result<f64,
     }
 }
 
-fn push(rows: &mut Vec<Row>, format: Format, line: usize, row: Row) -> Result<(), String> {
-    if rows.len() >= bounds::TRACE_REQUESTS {
-        return Err(at(
-            format,
-            line,
-            format!(
-                "more than {} requests; cut the trace with a window",
-                bounds::TRACE_REQUESTS
-            ),
-        ));
+/// Distinct values a class column may hold in a file (the window then
+/// keeps at most [`bounds::CLASSES`] of them).
+const CLASS_VALUES: usize = 4096;
+
+/// Where the readers put what they read: the requests by column, as they
+/// come (sorted and cut to a window afterwards), and the class column's
+/// distinct values, each request's class indexing them.
+pub(super) struct Sink {
+    pub(super) requests: TraceRequests,
+    pub(super) class_names: Vec<String>,
+    /// Whether any line named its hashes (even none).
+    pub(super) hashed: bool,
+}
+
+impl Sink {
+    /// Room for about as many requests as `text` has lines.
+    pub(super) fn for_text(text: &str) -> Sink {
+        let lines = memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1;
+        Sink {
+            requests: TraceRequests::with_capacity(lines.min(bounds::TRACE_REQUESTS)),
+            class_names: Vec::new(),
+            hashed: false,
+        }
     }
-    rows.push(row);
-    Ok(())
+
+    fn push(&mut self, format: Format, line: usize, row: Row) -> Result<(), String> {
+        if self.requests.len() >= bounds::TRACE_REQUESTS {
+            return Err(at(
+                format,
+                line,
+                format!(
+                    "more than {} requests; cut the trace with a window",
+                    bounds::TRACE_REQUESTS
+                ),
+            ));
+        }
+        let class = match row.class {
+            None => 0,
+            Some(name) => match self.class_names.iter().position(|c| *c == name) {
+                Some(i) => i,
+                None if self.class_names.len() < CLASS_VALUES => {
+                    self.class_names.push(name);
+                    self.class_names.len() - 1
+                }
+                None => {
+                    return Err(at(
+                        format,
+                        line,
+                        format!("the class column has more than {CLASS_VALUES} different values"),
+                    ));
+                }
+            },
+        };
+        let entry = TraceEntry {
+            at_s: row.at_s,
+            input_tokens: row.input,
+            output_tokens: row.output,
+            class: class as u32,
+        };
+        self.hashed |= row.blocks.is_some();
+        self.requests.push(entry, row.blocks.unwrap_or_default());
+        Ok(())
+    }
 }
 
 /// JSON lines, each read by `fast` (typed, no allocation per field) or,
@@ -74,15 +124,15 @@ fn json_lines(
     format: Format,
     fast: impl Fn(&str) -> Option<Row>,
     mut row: impl FnMut(usize, &serde_json::Map<String, Value>) -> Result<Row, String>,
-) -> Result<Vec<Row>, String> {
-    let mut rows = Vec::new();
+    sink: &mut Sink,
+) -> Result<(), String> {
     for (i, l) in text.lines().enumerate() {
         let (line, l) = (i + 1, l.trim());
         if l.is_empty() {
             continue;
         }
         if let Some(r) = fast(l) {
-            push(&mut rows, format, line, r)?;
+            sink.push(format, line, r)?;
             continue;
         }
         let v: Value =
@@ -91,9 +141,9 @@ fn json_lines(
             return Err(at(format, line, "not a JSON object"));
         };
         let r = row(line, &o)?;
-        push(&mut rows, format, line, r)?;
+        sink.push(format, line, r)?;
     }
-    Ok(rows)
+    Ok(())
 }
 
 /// A Mooncake line as it nearly always is.
@@ -110,7 +160,7 @@ fn whole(n: u32) -> Option<u32> {
     (1..=bounds::TOKENS).contains(&n).then_some(n)
 }
 
-pub(super) fn mooncake(text: &str) -> Result<Vec<Row>, String> {
+pub(super) fn mooncake(text: &str, sink: &mut Sink) -> Result<(), String> {
     let f = Format::Mooncake;
     let fast = |l: &str| {
         let m: MooncakeLine = serde_json::from_str(l).ok()?;
@@ -123,29 +173,35 @@ pub(super) fn mooncake(text: &str) -> Result<Vec<Row>, String> {
             class: None,
         })
     };
-    json_lines(text, f, fast, |line, o| {
-        let num = |k: &str| o.get(k).and_then(Value::as_f64);
-        let blocks = match o.get("hash_ids") {
-            None => None,
-            Some(Value::Array(a)) => Some(
-                a.iter()
-                    .map(|h| {
-                        h.as_u64().ok_or_else(|| {
-                            at(f, line, "field \"hash_ids\" must hold whole numbers ≥ 0")
+    json_lines(
+        text,
+        f,
+        fast,
+        |line, o| {
+            let num = |k: &str| o.get(k).and_then(Value::as_f64);
+            let blocks = match o.get("hash_ids") {
+                None => None,
+                Some(Value::Array(a)) => Some(
+                    a.iter()
+                        .map(|h| {
+                            h.as_u64().ok_or_else(|| {
+                                at(f, line, "field \"hash_ids\" must hold whole numbers ≥ 0")
+                            })
                         })
-                    })
-                    .collect::<Result<Vec<u64>, String>>()?,
-            ),
-            Some(_) => return Err(at(f, line, "field \"hash_ids\" must be a list")),
-        };
-        Ok(Row {
-            at_s: time(f, line, "timestamp", num("timestamp"))? / 1e3,
-            input: tokens(f, line, "input_length", num("input_length"))?,
-            output: tokens(f, line, "output_length", num("output_length"))?,
-            blocks,
-            class: None,
-        })
-    })
+                        .collect::<Result<Vec<u64>, String>>()?,
+                ),
+                Some(_) => return Err(at(f, line, "field \"hash_ids\" must be a list")),
+            };
+            Ok(Row {
+                at_s: time(f, line, "timestamp", num("timestamp"))? / 1e3,
+                input: tokens(f, line, "input_length", num("input_length"))?,
+                output: tokens(f, line, "output_length", num("output_length"))?,
+                blocks,
+                class: None,
+            })
+        },
+        sink,
+    )
 }
 
 /// A measured run's line as it nearly always is.
@@ -157,7 +213,7 @@ struct LogLine {
     arrival_time: Option<f64>,
 }
 
-pub(super) fn request_log(text: &str) -> Result<Vec<Row>, String> {
+pub(super) fn request_log(text: &str, sink: &mut Sink) -> Result<(), String> {
     let f = Format::RequestLog;
     let fast = |l: &str| {
         let m: LogLine = serde_json::from_str(l).ok()?;
@@ -171,22 +227,28 @@ pub(super) fn request_log(text: &str) -> Result<Vec<Row>, String> {
             class: None,
         })
     };
-    json_lines(text, f, fast, |line, o| {
-        let num = |k: &str| o.get(k).and_then(Value::as_f64);
-        // The engine's own clock when it has one (vLLM's queued_ts), else
-        // the front end's arrival time: never a mix of the two.
-        let at_s = match num("queued_ts") {
-            Some(t) => time(f, line, "queued_ts", Some(t))?,
-            None => time(f, line, "arrival_time", num("arrival_time"))?,
-        };
-        Ok(Row {
-            at_s,
-            input: tokens(f, line, "input_toks", num("input_toks"))?,
-            output: tokens(f, line, "output_toks", num("output_toks"))?,
-            blocks: None,
-            class: None,
-        })
-    })
+    json_lines(
+        text,
+        f,
+        fast,
+        |line, o| {
+            let num = |k: &str| o.get(k).and_then(Value::as_f64);
+            // The engine's own clock when it has one (vLLM's queued_ts), else
+            // the front end's arrival time: never a mix of the two.
+            let at_s = match num("queued_ts") {
+                Some(t) => time(f, line, "queued_ts", Some(t))?,
+                None => time(f, line, "arrival_time", num("arrival_time"))?,
+            };
+            Ok(Row {
+                at_s,
+                input: tokens(f, line, "input_toks", num("input_toks"))?,
+                output: tokens(f, line, "output_toks", num("output_toks"))?,
+                blocks: None,
+                class: None,
+            })
+        },
+        sink,
+    )
 }
 
 /// A CSV line: its number and its fields.
@@ -244,11 +306,10 @@ fn number(format: Format, line: usize, name: &str, s: &str) -> Result<f64, Strin
     })
 }
 
-pub(super) fn azure(text: &str) -> Result<Vec<Row>, String> {
+pub(super) fn azure(text: &str, sink: &mut Sink) -> Result<(), String> {
     let f = Format::Azure;
     let names = ["TIMESTAMP", "ContextTokens", "GeneratedTokens"];
     let (cols, lines) = csv(text, f, &names)?;
-    let mut rows = Vec::new();
     for (line, r) in lines {
         let ts = field(f, line, &r, cols[0], names[0])?;
         let at_s = wall_clock_s(ts).ok_or_else(|| {
@@ -267,18 +328,21 @@ pub(super) fn azure(text: &str) -> Result<Vec<Row>, String> {
             blocks: None,
             class: None,
         };
-        push(&mut rows, f, line, row)?;
+        sink.push(f, line, row)?;
     }
-    Ok(rows)
+    Ok(())
 }
 
-pub(super) fn burst_gpt(text: &str, class_column: Option<&str>) -> Result<Vec<Row>, String> {
+pub(super) fn burst_gpt(
+    text: &str,
+    class_column: Option<&str>,
+    sink: &mut Sink,
+) -> Result<(), String> {
     let f = Format::BurstGpt;
     let names = ["Timestamp", "Request tokens", "Response tokens"];
     let mut need = names.to_vec();
     need.extend(class_column);
     let (cols, lines) = csv(text, f, &need)?;
-    let mut rows = Vec::new();
     for (line, r) in lines {
         let t = number(f, line, names[0], field(f, line, &r, cols[0], names[0])?)?;
         let input = number(f, line, names[1], field(f, line, &r, cols[1], names[1])?)?;
@@ -293,12 +357,12 @@ pub(super) fn burst_gpt(text: &str, class_column: Option<&str>) -> Result<Vec<Ro
                 None => None,
             },
         };
-        push(&mut rows, f, line, row)?;
+        sink.push(f, line, row)?;
     }
-    Ok(rows)
+    Ok(())
 }
 
-pub(super) fn vllm_bench(text: &str) -> Result<Vec<Row>, String> {
+pub(super) fn vllm_bench(text: &str, sink: &mut Sink) -> Result<(), String> {
     let f = Format::VllmBench;
     let v: Value =
         serde_json::from_str(text).map_err(|e| at(f, e.line(), format!("not JSON: {e}")))?;
@@ -336,7 +400,6 @@ pub(super) fn vllm_bench(text: &str) -> Result<Vec<Row>, String> {
         Some(Value::Number(n)) => n.as_f64().filter(|r| r.is_finite() && *r > 0.0),
         _ => None, // "inf", missing: every request at once
     };
-    let mut rows = Vec::new();
     for (i, (&input, &output)) in inputs.iter().zip(&outputs).enumerate() {
         let entry = i + 1;
         let at_s = match (&starts, rate) {
@@ -351,9 +414,9 @@ pub(super) fn vllm_bench(text: &str) -> Result<Vec<Row>, String> {
             blocks: None,
             class: None,
         };
-        push(&mut rows, f, entry, row)?;
+        sink.push(f, entry, row)?;
     }
-    Ok(rows)
+    Ok(())
 }
 
 /// Seconds since 1970 of `YYYY-MM-DD HH:MM:SS[.fraction]` (UTC; only

@@ -19,7 +19,7 @@
 //! naming the line and the field, never skipped, so a partial file is never
 //! taken for a whole one.
 
-use crate::scenario::TraceRequest;
+use crate::scenario::TraceRequests;
 use serde_json::Value;
 
 mod distil;
@@ -29,7 +29,7 @@ mod stats;
 mod summary;
 
 pub use distil::{Distilled, exact_replay, link_form, quantile_table, sha256_hex};
-use formats::{Row, azure, burst_gpt, mooncake, request_log, vllm_bench};
+use formats::{Sink, azure, burst_gpt, mooncake, request_log, vllm_bench};
 pub use summary::Summary;
 
 /// A trace format.
@@ -92,7 +92,7 @@ pub struct Imported {
     /// Which format it was.
     pub format: Format,
     /// The requests, in arrival order, times from 0.
-    pub requests: Vec<TraceRequest>,
+    pub requests: TraceRequests,
     /// Tokens each of the requests' `prefix_blocks` hashes covers, when the
     /// format has hashes (512 for Mooncake).
     pub prefix_block_tokens: Option<u32>,
@@ -163,65 +163,63 @@ pub fn parse(text: &str, format: Format, options: &Options) -> Result<Imported, 
             format.name()
         ));
     }
-    let mut rows = match format {
-        Format::Mooncake => mooncake(text)?,
-        Format::Azure => azure(text)?,
-        Format::BurstGpt => burst_gpt(text, options.class_column.as_deref())?,
-        Format::RequestLog => request_log(text)?,
-        Format::VllmBench => vllm_bench(text)?,
+    let mut sink = Sink::for_text(text);
+    match format {
+        Format::Mooncake => mooncake(text, &mut sink)?,
+        Format::Azure => azure(text, &mut sink)?,
+        Format::BurstGpt => burst_gpt(text, options.class_column.as_deref(), &mut sink)?,
+        Format::RequestLog => request_log(text, &mut sink)?,
+        Format::VllmBench => vllm_bench(text, &mut sink)?,
     };
     // Arrival order, ties kept in file order (a stable sort).
-    rows.sort_by(|a, b| a.at_s.total_cmp(&b.at_s));
-    let start = rows.first().map_or(0.0, |r| r.at_s);
+    let all = sink.requests.sorted_by_time();
+    let start = all.first().map_or(0.0, |r| r.at_s);
     let (from, to) = options.window.unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
     if from >= to {
         return Err(format!(
             "the trace's window must end after it starts, got {from}..{to}"
         ));
     }
-    let kept: Vec<Row> = rows
-        .into_iter()
-        .filter(|r| {
-            let t = r.at_s - start;
-            t >= from && t < to
-        })
-        .collect();
-    if kept.is_empty() {
+    let inside = |t: f64| t - start >= from && t - start < to;
+    let mut requests = if all.iter().all(|r| inside(r.at_s)) {
+        all
+    } else {
+        let kept: Vec<usize> = (0..all.len())
+            .filter(|&i| inside(all.get(i).at_s))
+            .collect();
+        all.pick(kept)
+    };
+    let Some(first) = requests.first() else {
         return Err(format!(
             "no request of the {} trace arrives in the window {from}..{to} s",
             format.name()
         ));
-    }
-    let origin = kept[0].at_s;
-    let with_blocks = kept.iter().any(|r| r.blocks.is_some());
-    let mut requests = Vec::with_capacity(kept.len());
+    };
+    let origin = first.at_s;
+    requests.map_times(|t| (t - origin) / options.speed);
+    // The class column's values the window keeps, in order of first
+    // appearance.
     let mut classes: Vec<String> = Vec::new();
-    for r in kept {
-        let class = match r.class {
-            None => 0,
-            Some(name) => match classes.iter().position(|c| *c == name) {
-                Some(i) => i,
-                None if classes.len() < crate::scenario::bounds::CLASSES => {
-                    classes.push(name);
-                    classes.len() - 1
-                }
-                None => {
+    if !sink.class_names.is_empty() {
+        let mut new_index = vec![u32::MAX; sink.class_names.len()];
+        for r in requests.iter() {
+            let slot = &mut new_index[r.class as usize];
+            if *slot == u32::MAX {
+                if classes.len() == crate::scenario::bounds::CLASSES {
                     return Err(format!(
                         "the column {:?} has more than {} different values; at most that many classes",
                         options.class_column.as_deref().unwrap_or_default(),
                         crate::scenario::bounds::CLASSES
                     ));
                 }
-            },
-        };
-        requests.push(TraceRequest {
-            at_s: (r.at_s - origin) / options.speed,
-            input_tokens: r.input,
-            output_tokens: r.output,
-            class: class as u32,
-            prefix_blocks: r.blocks.unwrap_or_default(),
-        });
+                *slot = classes.len() as u32;
+                classes.push(sink.class_names[r.class as usize].clone());
+            }
+        }
+        requests.map_classes(|c| new_index[c as usize]);
     }
+    // A format with hashes says so even where a line's list is empty.
+    let with_blocks = requests.has_hashes() || sink.hashed;
     Ok(Imported {
         format,
         requests,
@@ -239,7 +237,7 @@ impl Imported {
     /// Requests per class of [`Self::classes`], in its order.
     pub fn class_counts(&self) -> Vec<u64> {
         let mut counts = vec![0u64; self.classes.len()];
-        for r in &self.requests {
+        for r in self.requests.iter() {
             if let Some(n) = counts.get_mut(r.class as usize) {
                 *n += 1;
             }

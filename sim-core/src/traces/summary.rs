@@ -30,7 +30,7 @@ impl Imported {
         let n = self.requests.len();
         let span_s = self.requests.last().map_or(0.0, |r| r.at_s);
         let mut per_minute = std::collections::BTreeMap::<u64, u32>::new();
-        for r in &self.requests {
+        for r in self.requests.iter() {
             *per_minute.entry((r.at_s / 60.0) as u64).or_default() += 1;
         }
         let busiest = per_minute.values().copied().max().unwrap_or(0);
@@ -45,10 +45,9 @@ impl Imported {
             // A block is reusable if the same hash was seen before at the same
             // position (the hashes chain the prefix, so the id says it all):
             // every occurrence but the first of each (position, hash).
-            let mut seen: Vec<(u64, u32)> = self
-                .requests
-                .iter()
-                .flat_map(|r| r.prefix_blocks.iter().zip(0u32..).map(|(h, i)| (*h, i)))
+            let requests = &self.requests;
+            let mut seen: Vec<(u64, u32)> = (0..requests.len())
+                .flat_map(|i| requests.hashes(i).zip(0u32..))
                 .collect();
             let total = seen.len() as u64;
             seen.sort_unstable();

@@ -134,7 +134,7 @@ fn a_sequence_that_outgrows_the_whole_cache_is_refused_and_the_queue_moves_on() 
     let mut s = presets::bench_h100(2);
     s.workload.arrival = Arrival::Trace {
         prefix_block_tokens: None,
-        requests: vec![
+        requests: sim_core::scenario::TraceRequests::from(vec![
             TraceRequest {
                 prefix_blocks: Vec::new(),
                 at_s: 0.0,
@@ -149,7 +149,7 @@ fn a_sequence_that_outgrows_the_whole_cache_is_refused_and_the_queue_moves_on() 
                 output_tokens: 300,
                 class: 0,
             },
-        ],
+        ]),
     };
     s.workload.classes[0].max_tokens = 4_000;
     // The legacy memory rule, whose sizing this memory fraction was chosen for.
@@ -269,7 +269,7 @@ fn a_trace_is_replayed_exactly() {
     let input: u64 = requests.iter().map(|r| u64::from(r.input_tokens)).sum();
     let output: u64 = requests.iter().map(|r| u64::from(r.output_tokens)).sum();
     s.workload.arrival = Arrival::Trace {
-        requests,
+        requests: requests.into(),
         prefix_block_tokens: None,
     };
     let r = run(&s).expect("valid");

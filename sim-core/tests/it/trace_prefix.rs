@@ -20,7 +20,7 @@ fn replay(requests: Vec<TraceRequest>, block: Option<u32>) -> sim_core::Scenario
     }
     s.duration_s = requests.last().map_or(1.0, |r| r.at_s.ceil().max(1.0));
     s.workload.arrival = Arrival::Trace {
-        requests,
+        requests: requests.into(),
         prefix_block_tokens: block,
     };
     s
@@ -111,15 +111,15 @@ fn lru_hit_rate(t: &traces::Imported, capacity: usize) -> f64 {
     let mut last_use = std::collections::BTreeMap::<u64, u64>::new();
     let mut by_age = std::collections::BTreeMap::<u64, u64>::new();
     let (mut hit, mut total, mut clock) = (0u64, 0u64, 0u64);
-    for r in &t.requests {
-        let hashes = &r.prefix_blocks;
+    for (i, r) in t.requests.iter().enumerate() {
+        let hashes: Vec<u64> = t.requests.hashes(i).collect();
         let found = hashes
             .iter()
             .take_while(|h| last_use.contains_key(h))
             .count() as u64;
         hit += (found * block).min(u64::from(r.input_tokens) - 1);
         total += u64::from(r.input_tokens);
-        for h in hashes {
+        for h in &hashes {
             clock += 1;
             if let Some(old) = last_use.insert(*h, clock) {
                 by_age.remove(&old);
@@ -173,9 +173,12 @@ fn a_real_trace_reuses_what_an_lru_cache_of_its_size_would() {
     );
     // The same trace without its hashes shares nothing.
     if let Arrival::Trace { requests, .. } = &mut s.workload.arrival {
-        for q in requests {
-            q.prefix_blocks.clear();
-        }
+        *requests = (0..requests.len())
+            .map(|i| TraceRequest {
+                prefix_blocks: Vec::new(),
+                ..requests.request(i)
+            })
+            .collect();
     }
     let plain = sim_core::run_scenario(s).expect("valid");
     assert_eq!(plain.utilisation.prefix_cache_hit_rate, 0.0);
@@ -227,12 +230,11 @@ fn a_cache_aware_router_serves_shared_documents_from_their_replica() {
     // replicas: routed by cache each document stays on the replica that
     // computed it; spread, every replica computes every document.
     let docs = |i: u32| (1..=8).map(|b| u64::from(i % 8) * 100 + b).collect();
-    let mut s = replay(requests(400, docs), Some(512));
-    if let Arrival::Trace { requests, .. } = &mut s.workload.arrival {
-        for (i, r) in requests.iter_mut().enumerate() {
-            r.at_s = i as f64 / 4.0;
-        }
+    let mut quarter_seconds = requests(400, docs);
+    for (i, r) in quarter_seconds.iter_mut().enumerate() {
+        r.at_s = i as f64 / 4.0;
     }
+    let mut s = replay(quarter_seconds, Some(512));
     s.duration_s = 100.0;
     s.serving.replicas = 4;
     let spread = sim_core::run_scenario(s.clone()).expect("valid");
