@@ -16,6 +16,14 @@ pub struct TraceArgs {
     /// time).
     #[arg(long = "trace-speed", default_value_t = 1.0)]
     pub speed: f64,
+    /// Replay at this mean rate instead, requests per second: every gap
+    /// scaled alike, counts and order kept.
+    #[arg(
+        long = "trace-rate",
+        value_name = "REQ_PER_S",
+        conflicts_with = "speed"
+    )]
+    pub rate: Option<f64>,
     /// Keep the requests arriving in FROM:TO seconds of the trace, moved to
     /// start at 0.
     #[arg(long = "trace-window", value_name = "FROM:TO")]
@@ -30,6 +38,7 @@ impl Default for TraceArgs {
     fn default() -> Self {
         TraceArgs {
             speed: 1.0,
+            rate: None,
             window: None,
             classes: None,
         }
@@ -58,6 +67,7 @@ impl TraceArgs {
         };
         Ok(Options {
             speed: self.speed,
+            rate_per_s: self.rate,
             window,
             class_column: self.classes.clone(),
         })

@@ -63,11 +63,12 @@ pub enum Opened {
 }
 
 /// Open `files` (name, text) against the scenario on screen.
-/// How to take a trace, from the panel's fields: speed (×, blank = 1), a
-/// window of the trace's own seconds (both ends, or neither), and a column
+/// How to take a trace, from the panel's fields: speed (×, blank = 1) or a
+/// mean rate (requests/s, blank = the trace's own), a window of the trace's own seconds (both ends, or neither), and a column
 /// naming each request's class (BurstGPT's `Model` or `Log Type`).
 pub fn trace_options(
     speed: &str,
+    rate: &str,
     from: &str,
     to: &str,
     column: &str,
@@ -83,6 +84,11 @@ pub fn trace_options(
         1.0
     } else {
         num("the trace speed", speed)?
+    };
+    let rate_per_s = if rate.trim().is_empty() {
+        None
+    } else {
+        Some(num("the trace rate", rate)?)
     };
     let window = match (from.trim().is_empty(), to.trim().is_empty()) {
         (true, true) => None,
@@ -100,6 +106,7 @@ pub fn trace_options(
     let column = column.trim();
     Ok(traces::Options {
         speed,
+        rate_per_s,
         window,
         class_column: (!column.is_empty()).then(|| column.to_owned()),
     })
@@ -202,7 +209,8 @@ pub fn import_view(
     let text = RwSignal::new(String::new());
     let note = RwSignal::new(None::<String>);
     // How a trace is taken (blank: as it is).
-    let (speed, from, to, column) = (
+    let (speed, rate, from, to, column) = (
+        RwSignal::new(String::new()),
         RwSignal::new(String::new()),
         RwSignal::new(String::new()),
         RwSignal::new(String::new()),
@@ -222,6 +230,7 @@ pub fn import_view(
         let current = scenario.get_untracked();
         let options = match trace_options(
             &speed.get_untracked(),
+            &rate.get_untracked(),
             &from.get_untracked(),
             &to.get_untracked(),
             &column.get_untracked(),
@@ -381,6 +390,7 @@ pub fn import_view(
             <fieldset class="trace-options">
                 <legend>"How to take a trace (blank: as it is)"</legend>
                 <label>"Speed ×"<input type="text" inputmode="decimal" size="5" data-testid="trace-speed" placeholder="1" prop:value=move || speed.get() on:input=move |ev| speed.set(event_target_value(&ev)) /></label>
+                <label>" or rate "<input type="text" inputmode="decimal" size="5" data-testid="trace-rate" placeholder="req/s" prop:value=move || rate.get() on:input=move |ev| rate.set(event_target_value(&ev)) />" req/s"</label>
                 <label>" Window from "<input type="text" inputmode="decimal" size="6" data-testid="trace-from" placeholder="s" prop:value=move || from.get() on:input=move |ev| from.set(event_target_value(&ev)) /></label>
                 <label>" to "<input type="text" inputmode="decimal" size="6" data-testid="trace-to" placeholder="s" prop:value=move || to.get() on:input=move |ev| to.set(event_target_value(&ev)) /></label>
                 <label>" Classes from column "<input type="text" size="10" data-testid="trace-column" placeholder="Model" prop:value=move || column.get() on:input=move |ev| column.set(event_target_value(&ev)) /></label>

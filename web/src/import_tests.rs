@@ -174,7 +174,7 @@ fn a_trace_replays_on_this_fleet_and_a_profile_times_it() {
     assert!(e.starts_with("t.jsonl: "), "{e}");
     // Taken twice as fast, in its first 10 minutes: fewer requests, half
     // the time.
-    let options = trace_options("2", "0", "600", "").expect("options");
+    let options = trace_options("2", "", "0", "600", "").expect("options");
     let Ok(Opened::Trace { trace: fast, .. }) =
         open_files(&[traces("azure-code-first-2000.csv")], &current, &options)
     else {
@@ -187,17 +187,26 @@ fn a_trace_replays_on_this_fleet_and_a_profile_times_it() {
         fast.requests.len()
     );
     assert!(
-        trace_options("x", "", "", "")
+        trace_options("x", "", "", "", "")
             .expect_err("speed")
             .contains("trace speed")
     );
+    // At a rate: every request, at 10 a second.
+    let options = trace_options("", "10", "", "", "").expect("rate");
+    let Ok(Opened::Trace { trace: at_10, .. }) =
+        open_files(&[traces("azure-code-first-2000.csv")], &current, &options)
+    else {
+        panic!("a trace");
+    };
+    assert_eq!(at_10.requests.len(), 2_000);
+    assert!((at_10.summary().mean_rate_per_s - 10.0).abs() < 1e-9);
     assert!(
-        trace_options("", "5", "", "")
+        trace_options("", "", "5", "", "")
             .expect_err("half a window")
             .contains("both")
     );
     assert_eq!(
-        trace_options("", "", "", " Model ")
+        trace_options("", "", "", "", " Model ")
             .expect("column")
             .class_column
             .as_deref(),

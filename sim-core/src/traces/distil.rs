@@ -268,7 +268,7 @@ impl TraceRef {
             sha256: sha256_hex(text.as_bytes()),
             requests: t.requests.len() as u64,
             summary: t.describe(name),
-            speed: options.speed,
+            speed: t.speed,
             window: options.window.map(|(a, b)| [a, b]),
             exact: false,
         }
@@ -278,6 +278,7 @@ impl TraceRef {
     pub fn options(&self) -> super::Options {
         super::Options {
             speed: self.speed,
+            rate_per_s: None,
             window: self.window.map(|[a, b]| (a, b)),
             class_column: None,
         }

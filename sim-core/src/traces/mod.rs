@@ -67,6 +67,11 @@ pub struct Options {
     /// Time runs this many times faster (2 = the same requests in half the
     /// time, twice the rate).
     pub speed: f64,
+    /// Replay at this mean rate instead, requests per second over the kept
+    /// requests' span (their count ÷ first to last arrival, as
+    /// [`Summary::mean_rate_per_s`]): every gap scaled alike, as `speed`
+    /// does, so counts and order stay. With `speed` left at 1.
+    pub rate_per_s: Option<f64>,
     /// Keep requests arriving in `[from, to)` seconds of the trace's own
     /// time (before `speed`), moved to start at 0.
     pub window: Option<(f64, f64)>,
@@ -80,6 +85,7 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             speed: 1.0,
+            rate_per_s: None,
             window: None,
             class_column: None,
         }
@@ -91,6 +97,9 @@ impl Default for Options {
 pub struct Imported {
     /// Which format it was.
     pub format: Format,
+    /// How many times faster than recorded it replays: the options' speed,
+    /// or the one their rate implied.
+    pub speed: f64,
     /// The requests, in arrival order, times from 0.
     pub requests: TraceRequests,
     /// Tokens each of the requests' `prefix_blocks` hashes covers, when the
@@ -157,6 +166,19 @@ pub fn parse(text: &str, format: Format, options: &Options) -> Result<Imported, 
             options.speed
         ));
     }
+    if let Some(rate) = options.rate_per_s {
+        if !(rate.is_finite() && rate > 0.0 && rate <= 1e6) {
+            return Err(format!(
+                "the trace's rate must be > 0 and ≤ 1000000 requests/s, got {rate}"
+            ));
+        }
+        if options.speed != 1.0 {
+            return Err(format!(
+                "give the trace a speed or a rate, not both (speed {}, rate {rate} requests/s)",
+                options.speed
+            ));
+        }
+    }
     if options.class_column.is_some() && format != Format::BurstGpt {
         return Err(format!(
             "the {} has no column to take classes from (BurstGPT CSV has Model and Log Type)",
@@ -196,7 +218,24 @@ pub fn parse(text: &str, format: Format, options: &Options) -> Result<Imported, 
         ));
     };
     let origin = first.at_s;
-    requests.map_times(|t| (t - origin) / options.speed);
+    let span = requests.last().map_or(0.0, |r| r.at_s) - origin;
+    let speed = match options.rate_per_s {
+        None => options.speed,
+        Some(_) if span <= 0.0 => {
+            return Err(format!(
+                "the {} trace's requests all arrive at once: no rate to scale (give it a speed, or a window with more than one instant)",
+                format.name()
+            ));
+        }
+        Some(rate) => rate / (requests.len() as f64 / span),
+    };
+    if !(speed.is_finite() && speed > 0.0 && speed <= 1e6) {
+        return Err(format!(
+            "a rate of {} requests/s replays the trace {speed} times faster; at most 1000000",
+            options.rate_per_s.unwrap_or_default()
+        ));
+    }
+    requests.map_times(|t| (t - origin) / speed);
     // The class column's values the window keeps, in order of first
     // appearance.
     let mut classes: Vec<String> = Vec::new();
@@ -222,6 +261,7 @@ pub fn parse(text: &str, format: Format, options: &Options) -> Result<Imported, 
     let with_blocks = requests.has_hashes() || sink.hashed;
     Ok(Imported {
         format,
+        speed,
         requests,
         prefix_block_tokens: with_blocks.then_some(512),
         classes,

@@ -131,6 +131,33 @@ fn speed_and_windows_keep_counts_and_order() {
         .count();
     assert_eq!(part.requests.len(), expected);
     assert_eq!(part.requests.get(0).at_s, 0.0, "the window starts at 0");
+    // At a rate: the same requests in the same order, every gap scaled
+    // alike, at the mean rate asked for.
+    let whole_rate = whole.summary().mean_rate_per_s;
+    let at = |rate: f64| Options {
+        rate_per_s: Some(rate),
+        ..Options::default()
+    };
+    let busy = traces::read(MOONCAKE, &at(3.0 * whole_rate)).expect("rate");
+    assert_eq!(busy.requests.len(), whole.requests.len());
+    assert!((busy.speed - 3.0).abs() < 1e-9, "speed {}", busy.speed);
+    assert!((busy.summary().mean_rate_per_s - 3.0 * whole_rate).abs() < 1e-9);
+    for (i, (a, b)) in whole.requests.iter().zip(&busy.requests).enumerate() {
+        assert!((b.at_s - a.at_s / busy.speed).abs() < 1e-9);
+        assert_eq!(a.input_tokens, b.input_tokens);
+        assert!(whole.requests.hashes(i).eq(busy.requests.hashes(i)));
+    }
+    let both = Options {
+        speed: 2.0,
+        ..at(1.0)
+    };
+    let e = traces::read(MOONCAKE, &both).expect_err("both");
+    assert!(e.contains("a speed or a rate, not both"), "{e}");
+    let e = traces::read(MOONCAKE, &at(-1.0)).expect_err("negative");
+    assert!(e.contains("rate must be > 0"), "{e}");
+    let once = "{\"timestamp\": 5, \"input_length\": 10, \"output_length\": 2}\n";
+    let e = traces::read(once, &at(1.0)).expect_err("one instant");
+    assert!(e.contains("all arrive at once"), "{e}");
 }
 
 #[test]
