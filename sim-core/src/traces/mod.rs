@@ -30,7 +30,7 @@ mod summary;
 
 pub use distil::{Distilled, exact_replay, link_form, quantile_table, sha256_hex};
 use formats::{Sink, azure, burst_gpt, mooncake, request_log, vllm_bench};
-pub use summary::Summary;
+pub use summary::{RATE_WINDOWS, Summary};
 
 /// A trace format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

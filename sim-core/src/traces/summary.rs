@@ -14,6 +14,13 @@ pub struct Summary {
     /// The busiest minute's requests per second (the whole trace's rate
     /// when it is shorter than two minutes).
     pub peak_minute_rate_per_s: f64,
+    /// Requests per second over time: one rate per window of
+    /// [`Self::rate_window_s`] from the first arrival (at most
+    /// [`RATE_WINDOWS`] of them and one more; the last runs to the last
+    /// arrival, from half a window to one and a half).
+    pub rate_over_time: Vec<f64>,
+    /// The windows' length, seconds: whole minutes, at least one.
+    pub rate_window_s: f64,
     /// Prompt tokens: mean, p50, p90, p99.
     pub input: [f64; 4],
     /// Generated tokens: mean, p50, p90, p99.
@@ -23,6 +30,9 @@ pub struct Summary {
     /// evicts could reuse.
     pub prefix_reuse: Option<f64>,
 }
+
+/// At most this many windows of [`Summary::rate_over_time`].
+pub const RATE_WINDOWS: usize = 24;
 
 impl Imported {
     /// The trace in numbers.
@@ -55,8 +65,40 @@ impl Imported {
             let reused = total - seen.len() as u64;
             reused as f64 / total.max(1) as f64
         });
+        let rate_window_s = ((span_s / RATE_WINDOWS as f64 / 60.0).ceil() * 60.0).max(60.0);
+        // Whole windows; a last part shorter than half a window joins the
+        // one before it (a few seconds' rate says little).
+        let full = (span_s / rate_window_s).floor() as usize;
+        let rest = span_s - full as f64 * rate_window_s;
+        let windows = if full == 0 {
+            1
+        } else if rest < rate_window_s / 2.0 {
+            full
+        } else {
+            full + 1
+        }
+        .min(RATE_WINDOWS + 1);
+        let mut counts = vec![0u32; windows];
+        for r in self.requests.iter() {
+            counts[((r.at_s / rate_window_s) as usize).min(windows - 1)] += 1;
+        }
+        let rate_over_time = counts
+            .iter()
+            .enumerate()
+            .map(|(k, &c)| {
+                let start = k as f64 * rate_window_s;
+                let length = if k + 1 == windows {
+                    (span_s - start).max(1.0)
+                } else {
+                    rate_window_s
+                };
+                f64::from(c) / length
+            })
+            .collect();
         Summary {
             requests: n,
+            rate_over_time,
+            rate_window_s,
             span_s,
             mean_rate_per_s: if span_s > 0.0 {
                 n as f64 / span_s
@@ -107,6 +149,14 @@ impl Imported {
             s.mean_rate_per_s,
             s.peak_minute_rate_per_s
         );
+        if s.rate_over_time.len() > 1 {
+            let rates: Vec<String> = s.rate_over_time.iter().map(|r| format!("{r:.2}")).collect();
+            out += &format!(
+                "requests/s per {} from the start: {}\n",
+                duration_ms(Some(s.rate_window_s * 1e3)),
+                rates.join(" ")
+            );
+        }
         out += &lengths("prompt tokens", s.input);
         out += &lengths("generated tokens", s.output);
         if !self.classes.is_empty() {

@@ -183,6 +183,36 @@ fn prefix_reuse_is_what_the_hash_ids_imply() {
 }
 
 #[test]
+fn the_rate_over_time_counts_every_request_once() {
+    for t in [
+        traces::read(MOONCAKE, &Options::default()).expect("trace"),
+        traces::read(AZURE, &Options::default()).expect("trace"),
+    ] {
+        let s = t.summary();
+        let w = s.rate_window_s;
+        assert!(w >= 60.0 && w % 60.0 == 0.0, "whole minutes: {w}");
+        let k = s.rate_over_time.len();
+        assert!((1..=traces::RATE_WINDOWS + 1).contains(&k), "{k} windows");
+        let last = (s.span_s - (k - 1) as f64 * w).max(1.0);
+        assert!(
+            k == 1 || (last >= w / 2.0 && last < 1.5 * w),
+            "last window {last} s"
+        );
+        let counted: f64 = s.rate_over_time[..k - 1].iter().map(|r| r * w).sum::<f64>()
+            + s.rate_over_time[k - 1] * last;
+        assert!(
+            (counted - t.requests.len() as f64).abs() < 1e-6,
+            "{counted}"
+        );
+        let busiest = s.rate_over_time.iter().copied().fold(0.0, f64::max);
+        assert!(
+            busiest <= s.peak_minute_rate_per_s + 1e-9,
+            "a window is no busier than its busiest minute"
+        );
+    }
+}
+
+#[test]
 fn a_trace_runs_as_a_scenario() {
     let t = traces::read(AZURE, &Options::default()).expect("trace");
     let mut s = sim_core::presets::chatbot_h100();
