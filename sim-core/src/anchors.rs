@@ -476,6 +476,7 @@ impl Anchor {
                 // Random prompts share nothing.
                 prefix_caching: Some(false),
                 async_scheduling: None,
+                scheduling_policy: None,
                 expert_parallel: false,
                 fitted_profile: None,
             },

@@ -214,6 +214,7 @@ impl Measurement {
                 software: crate::physics::ServingSoftware::TensorrtLlm,
                 prefix_caching: None,
                 async_scheduling: None,
+                scheduling_policy: None,
                 expert_parallel: false,
                 fitted_profile: None,
             },

@@ -286,7 +286,8 @@ impl Simulation {
         }
         self.st.replicas[r].running -= 1;
         // Back to the front of the queue, as vLLM does.
-        self.st.queues[q].push_front(id);
+        let level = self.level(id);
+        self.st.queues[q].push_front(level, id);
         self.st.waiting += 1;
         self.touch(r);
     }

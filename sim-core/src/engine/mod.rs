@@ -19,7 +19,6 @@ use crate::physics::{KV_BLOCK_TOKENS, Timing};
 use crate::report::Report;
 use crate::rng::{Stream, StreamId};
 use crate::scenario::{Arrival, Router, ServiceModel, Slo, ValidScenario, bounds};
-use std::collections::VecDeque;
 
 mod arrivals;
 mod caching;
@@ -36,6 +35,7 @@ mod router;
 mod slab;
 mod static_batch;
 mod timeout;
+mod waiting;
 
 use crate::trace::TraceLog;
 
@@ -123,6 +123,9 @@ struct Config {
     async_scheduling: bool,
     /// A replayed trace's prefix-block hashes (empty without).
     prefix_hashes: prefix::PrefixHashes,
+    /// Each class's priority level (0 the most urgent: its rank among the
+    /// classes' distinct priorities under the priority policy, else 0).
+    level_of: Vec<u8>,
 }
 
 /// The random streams of the fleet side (the API side keeps its own).
@@ -155,7 +158,7 @@ struct State {
     tasks: Slab<Task>,
     replicas: Vec<Replica>,
     /// Waiting requests: one queue per replica, or one shared (central queue).
-    queues: Vec<VecDeque<ReqId>>,
+    queues: Vec<waiting::Waiting<ReqId>>,
     /// Requests waiting for admission anywhere (fleet queues, the serving
     /// software's front end, and the API client).
     waiting: u64,
@@ -271,6 +274,12 @@ impl Simulation {
             other => other.clone(),
         };
         let prefix_hashes = prefix::PrefixHashes::of(&scenario.workload.arrival);
+        let level_of = waiting::priority_levels(scenario);
+        let levels = level_of
+            .iter()
+            .map(|&l| usize::from(l) + 1)
+            .max()
+            .unwrap_or(1);
         let cfg = Config {
             duration_ns,
             max_events: scenario.limits.max_events,
@@ -310,6 +319,7 @@ impl Simulation {
             prefix_caching: s.caches_prefixes(),
             async_scheduling,
             prefix_hashes,
+            level_of,
         };
         let replicas = s.replicas as usize;
         let st = State {
@@ -328,7 +338,7 @@ impl Simulation {
             requests: Slab::default(),
             tasks: Slab::default(),
             replicas: vec![Replica::default(); replicas],
-            queues: vec![VecDeque::new(); if central { 1 } else { replicas }],
+            queues: vec![waiting::Waiting::new(levels); if central { 1 } else { replicas }],
             waiting: 0,
             in_frontend: 0,
             abandoned_waiting: 0,

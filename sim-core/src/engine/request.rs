@@ -287,7 +287,9 @@ impl Simulation {
             req.replica = Some(r as u32);
             self.st.replicas[r].outstanding += 1;
         }
-        req.admit_order = order;
+        // Preemption takes the largest: the least urgent level, then the
+        // newest (with one level, the newest).
+        req.admit_order = (u64::from(self.cfg.level_of[req.class as usize]) << 56) | order;
         self.st.replicas[r].running += 1;
         self.st.waiting -= 1;
         self.touch(r);
@@ -407,6 +409,11 @@ impl Simulation {
 }
 
 impl Simulation {
+    /// Request `id`'s priority level (0 the most urgent).
+    pub(super) fn level(&self, id: ReqId) -> u8 {
+        self.cfg.level_of[self.st.requests[id].class as usize]
+    }
+
     /// What request `id`'s prompt shares with others, from its task.
     pub(super) fn identity(&self, id: ReqId) -> PromptIdentity {
         let req = &self.st.requests[id];

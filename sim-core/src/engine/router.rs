@@ -17,7 +17,8 @@ impl Simulation {
                 self.reject(id);
                 return;
             }
-            self.st.queues[0].push_back(id);
+            let level = self.level(id);
+            self.st.queues[0].push_back(level, id);
             self.st.waiting += 1;
             for r in 0..self.st.replicas.len() {
                 if !self.st.replicas[r].busy {
@@ -40,7 +41,8 @@ impl Simulation {
             return;
         }
         self.st.replicas[ri].outstanding += 1;
-        self.st.queues[ri].push_back(id);
+        let level = self.level(id);
+        self.st.queues[ri].push_back(level, id);
         self.st.waiting += 1;
         self.touch(ri);
         if !self.st.replicas[ri].busy {

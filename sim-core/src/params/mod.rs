@@ -13,6 +13,7 @@ use crate::scenario::Scenario;
 
 mod edits;
 mod provider;
+mod scheduling;
 mod serving;
 mod traffic;
 
@@ -146,6 +147,7 @@ pub fn all() -> impl Iterator<Item = &'static Param> {
     traffic::PARAMS
         .iter()
         .chain(serving::PARAMS.iter())
+        .chain(scheduling::PARAMS.iter())
         .chain(provider::PARAMS.iter())
 }
 

@@ -70,6 +70,7 @@ pub fn h100_llama_8b() -> Serving {
         software: ServingSoftware::Vllm,
         prefix_caching: None,
         async_scheduling: None,
+        scheduling_policy: None,
         expert_parallel: false,
         fitted_profile: None,
     }

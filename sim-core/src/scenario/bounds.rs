@@ -47,3 +47,5 @@ pub const PREFIX_BLOCKS: f64 = 400_000_000.0;
 /// KV blocks the fleet's prefix caches may hold at once (≈ 40 bytes of
 /// simulator memory each: about 1 GB at the bound).
 pub const CACHED_BLOCKS: f64 = 24_000_000.0;
+/// A class's scheduling priority (vLLM takes any integer; lower first).
+pub const PRIORITY: u32 = 1_000;

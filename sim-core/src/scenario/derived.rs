@@ -339,6 +339,7 @@ impl super::RequestClass {
             conversation: None,
             timeout_s: None,
             reasoning_tokens: None,
+            priority: None,
         }
     }
 }

@@ -21,6 +21,7 @@ pub use trace_requests::{TraceEntry, TraceRequests};
 mod validate;
 mod validate_api;
 mod validate_model;
+mod validate_trace;
 mod validate_work;
 
 /// The scenario format this build reads and writes.
@@ -215,6 +216,11 @@ pub struct RequestClass {
     /// API tiers bill them as output; the user waits for the first visible one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reasoning_tokens: Option<Dist>,
+    /// Scheduling priority under `serving.scheduling_policy: priority`
+    /// (vLLM's `--scheduling-policy priority`): lower is admitted first and
+    /// preempted last, ties first come, first served; None is 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<u32>,
 }
 
 fn one() -> u32 {
@@ -312,6 +318,10 @@ pub struct Serving {
     /// parts (vLLM, a fitted profile) model it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub async_scheduling: Option<bool>,
+    /// Which waiting request is admitted next, and which running one is
+    /// preempted when KV runs out; None is first come, first served.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scheduling_policy: Option<SchedulingPolicy>,
     /// For a mixture-of-experts model on several GPUs: spread whole experts
     /// across them (expert parallelism) instead of splitting every expert.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -322,6 +332,19 @@ pub struct Serving {
     /// software's constants, and says where it was validated.
     #[serde(default, rename = "profile", skip_serializing_if = "Option::is_none")]
     pub fitted_profile: Option<Box<crate::physics::FittedProfile>>,
+}
+
+/// A replica's order of admission (vLLM's `--scheduling-policy`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SchedulingPolicy {
+    /// First come, first served; a preempted sequence goes back to the front.
+    #[default]
+    Fcfs,
+    /// By the class's `priority` (lower first), then first come, first
+    /// served; when KV runs out the lowest-priority, newest sequence is
+    /// preempted.
+    Priority,
 }
 
 /// How the router in front of the replicas chooses one.

@@ -243,93 +243,7 @@ impl Scenario {
             Arrival::Trace {
                 requests,
                 prefix_block_tokens,
-            } => {
-                let n = requests.len();
-                let block = crate::physics::KV_BLOCK_TOKENS;
-                if let Some(t) = *prefix_block_tokens
-                    && (!(block..=bounds::PREFIX_BLOCK_TOKENS).contains(&t) || t % block != 0)
-                {
-                    c.problems.push(format!(
-                        "workload.arrival.prefix_block_tokens must be a multiple of the KV block ({block} tokens) from {block} to {}, got {t}",
-                        bounds::PREFIX_BLOCK_TOKENS
-                    ));
-                }
-                if n == 0 || n > bounds::TRACE_REQUESTS {
-                    c.problems.push(format!(
-                        "workload.arrival.requests must have 1..={} requests, got {n}",
-                        bounds::TRACE_REQUESTS
-                    ));
-                }
-                let mut last = 0.0;
-                for (i, r) in requests.iter().take(bounds::TRACE_REQUESTS).enumerate() {
-                    let hashes = requests.hash_count(i);
-                    // The common case, without naming the request.
-                    let tokens = 1..=bounds::TOKENS;
-                    if r.at_s >= last
-                        && r.at_s <= bounds::DURATION_S
-                        && tokens.contains(&r.input_tokens)
-                        && tokens.contains(&r.output_tokens)
-                        && (r.class as usize) < w.classes.len().max(1)
-                        && (hashes == 0
-                            || prefix_block_tokens.is_some_and(|t| {
-                                t == 0 || hashes as u64 <= u64::from(r.input_tokens.div_ceil(t))
-                            }))
-                    {
-                        last = r.at_s;
-                        continue;
-                    }
-                    let f = format!("workload.arrival.requests[{i}]");
-                    c.range_f(&format!("{f}.at_s"), r.at_s, 0.0, bounds::DURATION_S, " s");
-                    if r.at_s < last {
-                        c.problems.push(format!(
-                            "{f}.at_s must not be before the previous request's {last}, got {}",
-                            r.at_s
-                        ));
-                    }
-                    if r.at_s.is_finite() {
-                        last = r.at_s;
-                    }
-                    c.range_u(
-                        &format!("{f}.input_tokens"),
-                        u64::from(r.input_tokens),
-                        1,
-                        u64::from(bounds::TOKENS),
-                    );
-                    c.range_u(
-                        &format!("{f}.output_tokens"),
-                        u64::from(r.output_tokens),
-                        1,
-                        u64::from(bounds::TOKENS),
-                    );
-                    if r.class as usize >= w.classes.len().max(1) {
-                        c.problems.push(format!(
-                            "{f}.class must be 0..{} (an index into workload.classes), got {}",
-                            w.classes.len(),
-                            r.class
-                        ));
-                    }
-                    if hashes > 0 {
-                        match *prefix_block_tokens {
-                            None => c.problems.push(format!(
-                                "{f}.prefix_blocks needs workload.arrival.prefix_block_tokens (how many tokens each hash covers)"
-                            )),
-                            Some(t) if t > 0 && hashes as u64 > u64::from(r.input_tokens.div_ceil(t)) => {
-                                c.problems.push(format!(
-                                    "{f}.prefix_blocks has {} hashes, more than its {} prompt tokens fill at {t} tokens each ({} at most)",
-                                    hashes,
-                                    r.input_tokens,
-                                    r.input_tokens.div_ceil(t)
-                                ));
-                            }
-                            Some(_) => {}
-                        }
-                    }
-                    if c.problems.len() > 50 {
-                        break;
-                    }
-                }
-                n as f64
-            }
+            } => super::validate_trace::check(c, w, requests, *prefix_block_tokens),
         };
         c.expected_tasks = expected_tasks;
         if expected_tasks > bounds::EXPECTED_TASKS {
@@ -416,6 +330,10 @@ impl Scenario {
             }
             if let Some(t) = k.timeout_s {
                 c.positive_f(&format!("{f}.timeout_s"), t, bounds::TIME_S, " s");
+            }
+            if let Some(p) = k.priority {
+                let most = u64::from(bounds::PRIORITY);
+                c.range_u(&format!("{f}.priority"), u64::from(p), 0, most);
             }
             if let Some(r) = &k.reasoning_tokens {
                 r.validate(&format!("{f}.reasoning_tokens"), max_tok, &mut c.problems);

@@ -136,6 +136,7 @@ impl Imported {
                     shared_prefix: None,
                     conversation: None,
                     reasoning_tokens: None,
+                    priority: None,
                     ..template.clone()
                 }
             };

@@ -15,6 +15,7 @@ mod gpus;
 mod load;
 mod measured;
 mod planning;
+mod priority;
 mod providers;
 mod queueing;
 mod reasoning;

@@ -1,0 +1,100 @@
+//! A replayed trace's requests, validated: each in range and in time
+//! order, its hashes within its prompt; the common request checked without
+//! naming it (a name is made only for a problem).
+
+use super::validate::Checker;
+use super::{TraceRequests, Workload, bounds};
+
+/// Problems of `workload.arrival`'s trace into `c`; returns its requests.
+pub(super) fn check(
+    c: &mut Checker,
+    w: &Workload,
+    requests: &TraceRequests,
+    prefix_block_tokens: Option<u32>,
+) -> f64 {
+    let n = requests.len();
+    let block = crate::physics::KV_BLOCK_TOKENS;
+    if let Some(t) = prefix_block_tokens
+        && (!(block..=bounds::PREFIX_BLOCK_TOKENS).contains(&t) || t % block != 0)
+    {
+        c.problems.push(format!(
+            "workload.arrival.prefix_block_tokens must be a multiple of the KV block ({block} tokens) from {block} to {}, got {t}",
+            bounds::PREFIX_BLOCK_TOKENS
+        ));
+    }
+    if n == 0 || n > bounds::TRACE_REQUESTS {
+        c.problems.push(format!(
+            "workload.arrival.requests must have 1..={} requests, got {n}",
+            bounds::TRACE_REQUESTS
+        ));
+    }
+    let mut last = 0.0;
+    for (i, r) in requests.iter().take(bounds::TRACE_REQUESTS).enumerate() {
+        let hashes = requests.hash_count(i);
+        // The common case, without naming the request.
+        let tokens = 1..=bounds::TOKENS;
+        if r.at_s >= last
+            && r.at_s <= bounds::DURATION_S
+            && tokens.contains(&r.input_tokens)
+            && tokens.contains(&r.output_tokens)
+            && (r.class as usize) < w.classes.len().max(1)
+            && (hashes == 0
+                || prefix_block_tokens.is_some_and(|t| {
+                    t == 0 || hashes as u64 <= u64::from(r.input_tokens.div_ceil(t))
+                }))
+        {
+            last = r.at_s;
+            continue;
+        }
+        let f = format!("workload.arrival.requests[{i}]");
+        c.range_f(&format!("{f}.at_s"), r.at_s, 0.0, bounds::DURATION_S, " s");
+        if r.at_s < last {
+            c.problems.push(format!(
+                "{f}.at_s must not be before the previous request's {last}, got {}",
+                r.at_s
+            ));
+        }
+        if r.at_s.is_finite() {
+            last = r.at_s;
+        }
+        c.range_u(
+            &format!("{f}.input_tokens"),
+            u64::from(r.input_tokens),
+            1,
+            u64::from(bounds::TOKENS),
+        );
+        c.range_u(
+            &format!("{f}.output_tokens"),
+            u64::from(r.output_tokens),
+            1,
+            u64::from(bounds::TOKENS),
+        );
+        if r.class as usize >= w.classes.len().max(1) {
+            c.problems.push(format!(
+                "{f}.class must be 0..{} (an index into workload.classes), got {}",
+                w.classes.len(),
+                r.class
+            ));
+        }
+        if hashes > 0 {
+            match prefix_block_tokens {
+                None => c.problems.push(format!(
+                    "{f}.prefix_blocks needs workload.arrival.prefix_block_tokens (how many tokens each hash covers)"
+                )),
+                Some(t) if t > 0 && hashes as u64 > u64::from(r.input_tokens.div_ceil(t)) => {
+                    c.problems.push(format!(
+                        "{f}.prefix_blocks has {} hashes, more than its {} prompt tokens fill at {t} tokens each ({} at most)",
+                        hashes,
+                        r.input_tokens,
+                        r.input_tokens.div_ceil(t)
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+        if c.problems.len() > 50 {
+            break;
+        }
+    }
+    n as f64
+}
