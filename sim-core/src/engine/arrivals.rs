@@ -22,6 +22,21 @@ pub(super) fn class_cdf(classes: &[RequestClass]) -> Vec<f64> {
         .collect()
 }
 
+/// The arrivals as the engine keeps them: a trace without its hashes
+/// (the prefix cache reads those from its own table).
+pub(super) fn engine_copy(a: &Arrival) -> Arrival {
+    match a {
+        Arrival::Trace {
+            requests,
+            prefix_block_tokens,
+        } => Arrival::Trace {
+            requests: requests.without_hashes(),
+            prefix_block_tokens: *prefix_block_tokens,
+        },
+        other => other.clone(),
+    }
+}
+
 impl Simulation {
     /// Schedule the arrival process's first event.
     pub(super) fn start_arrivals(&mut self) {

@@ -263,16 +263,7 @@ impl Simulation {
         let seed = scenario.seed;
         // The engine's copy of the arrivals, a trace's without its hashes:
         // those go into one table numbered densely.
-        let arrival = match &scenario.workload.arrival {
-            Arrival::Trace {
-                requests,
-                prefix_block_tokens,
-            } => Arrival::Trace {
-                requests: requests.without_hashes(),
-                prefix_block_tokens: *prefix_block_tokens,
-            },
-            other => other.clone(),
-        };
+        let arrival = arrivals::engine_copy(&scenario.workload.arrival);
         let prefix_hashes = prefix::PrefixHashes::of(&scenario.workload.arrival);
         let level_of = waiting::priority_levels(scenario);
         let levels = level_of

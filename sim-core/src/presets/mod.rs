@@ -11,9 +11,11 @@ use crate::scenario::{
 };
 
 mod models;
+mod priorities;
 mod stories;
 pub mod story;
 pub use models::thinking_agent;
+pub use priorities::chat_and_batch;
 pub use story::{Claim, Quantity, Step};
 
 /// A preset: a stable id (used in links), a title, what to try, and the scenario.
@@ -518,6 +520,13 @@ pub fn all() -> Vec<Preset> {
             explanation: "The same coding-agent task, 20 model calls one after another, on two hosted models. The reasoning model streams at 200 tokens/s, 2.5 times the instant model's 80, yet its first visible word comes after about 5.7 s (median), because it first thinks about 1,000 hidden tokens; the instant model answers in about 0.5 s. Over the 20 calls the task takes about 2.9 minutes on the reasoning model against about 1 minute, and each call costs about 3 times as much, since the thinking is billed as output. Drag 'Thinking before answering' or 'Calls per task' and watch the task latency.",
             scenario: thinking_agent(),
             steps: stories::THINKING_AGENT,
+        },
+        Preset {
+            id: "chat-and-batch",
+            title: "Chat and a batch job on one GPU",
+            explanation: "Interactive chat and an overnight batch job of long documents share one H100, 18 requests/s together: more than it serves, so a queue builds. First come, first served, a chat user waits over half a minute for a first word behind the documents. Switch scheduling to priority (chat 0, the batch job 1, as vLLM's --scheduling-policy priority): chat gets its first token in about 0.15 s while the batch job takes the rest of the GPU — it makes as many tokens as before and its documents wait instead.",
+            scenario: chat_and_batch(),
+            steps: stories::CHAT_AND_BATCH,
         },
     ]
 }

@@ -252,3 +252,28 @@ pub const THINKING_AGENT: &[Step] = &[
         ],
     },
 ];
+
+/// Chat and a batch job on one H100: first come, first served, then by
+/// priority, then a second replica.
+pub const CHAT_AND_BATCH: &[Step] = &[
+    Step {
+        title: "Start: one queue for chat and documents",
+        say: "18 requests/s, 60 % chat and 40 % long documents, are more than one H100 serves, so a queue builds. First come, first served, a chat question waits behind the documents: its median first token takes over half a minute, and the replica makes about 4,300 tokens/s.",
+        edits: &[],
+        claims: &[
+            of_class("chat", at_least(Q::TtftP50, 30_000.0)),
+            between(Q::OutputTokensPerS, 3_900.0, 4_700.0),
+        ],
+    },
+    Step {
+        title: "Schedule by priority",
+        say: "Switch scheduling to priority. Chat (priority 0) is admitted before the batch job (priority 1), and a batch sequence is the one preempted when memory runs out: chat's median first token is now about 0.15 s (p99 under 1 s), the replica still makes about 4,300 tokens/s, and the documents wait their turn — their median first token takes over a minute.",
+        edits: &[("scheduling_policy", "priority")],
+        claims: &[
+            of_class("chat", at_most(Q::TtftP50, 300.0)),
+            of_class("chat", at_most(Q::TtftP99, 1_000.0)),
+            of_class("batch job", at_least(Q::TtftP50, 60_000.0)),
+            between(Q::OutputTokensPerS, 3_900.0, 4_700.0),
+        ],
+    },
+];

@@ -73,6 +73,7 @@ presets! {
     overnight_batch_plans_within_its_budget: "overnight-batch",
     classification_plans_within_its_budget: "classification",
     thinking_agent_plans_within_its_budget: "thinking-agent",
+    chat_and_batch_plans_within_its_budget: "chat-and-batch",
 }
 
 #[test]
@@ -80,7 +81,7 @@ fn every_preset_is_covered() {
     let ids: Vec<&str> = sim_core::presets::all().iter().map(|p| p.id).collect();
     assert_eq!(
         ids.len(),
-        7,
+        8,
         "a new preset needs its planning test: {ids:?}"
     );
 }
