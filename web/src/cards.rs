@@ -452,6 +452,8 @@ pub fn per_class_view(report: RwSignal<Option<Report>>) -> impl IntoView {
                     <tr>
                         <th scope="col">"Class"</th>
                         <th scope="col">"Completed"</th>
+                        <th scope="col">"First token, p50"</th>
+                        <th scope="col">"First token, p99"</th>
                         <th scope="col">"First visible token, p50"</th>
                         <th scope="col">"Thinking, p50"</th>
                         <th scope="col">"End-to-end, p50"</th>
@@ -469,6 +471,12 @@ pub fn per_class_view(report: RwSignal<Option<Report>>) -> impl IntoView {
                                     <tr data-testid=format!("per-class-{name}")>
                                         <th scope="row">{k.name.clone()}</th>
                                         <td>{k.completed.to_string()}</td>
+                                        <td data-testid="ttft-p50" data-value=k.ttft.p50_ms.map(|v| v.to_string()).unwrap_or_default()>
+                                            {fmt_ms(k.ttft.p50_ms)}
+                                        </td>
+                                        <td data-testid="ttft-p99" data-value=k.ttft.p99_ms.map(|v| v.to_string()).unwrap_or_default()>
+                                            {fmt_ms(k.ttft.p99_ms)}
+                                        </td>
                                         <td data-testid="visible-p50" data-value=k.first_visible.p50_ms.map(|v| v.to_string()).unwrap_or_default()>
                                             {fmt_ms(k.first_visible.p50_ms)}
                                         </td>
