@@ -211,6 +211,17 @@ impl TraceRequests {
         }
     }
 
+    /// Add a request given as an object at the end.
+    pub fn push_request(&mut self, r: TraceRequest) {
+        let e = TraceEntry {
+            at_s: r.at_s,
+            input_tokens: r.input_tokens,
+            output_tokens: r.output_tokens,
+            class: r.class,
+        };
+        self.push(e, r.prefix_blocks);
+    }
+
     /// Every arrival time through `f`, in place.
     pub fn map_times(&mut self, f: impl Fn(f64) -> f64) {
         for t in &mut self.at_s {
@@ -261,13 +272,7 @@ impl FromIterator<TraceRequest> for TraceRequests {
     fn from_iter<I: IntoIterator<Item = TraceRequest>>(it: I) -> Self {
         let mut out = TraceRequests::default();
         for r in it {
-            let e = TraceEntry {
-                at_s: r.at_s,
-                input_tokens: r.input_tokens,
-                output_tokens: r.output_tokens,
-                class: r.class,
-            };
-            out.push(e, r.prefix_blocks);
+            out.push_request(r);
         }
         out
     }
@@ -295,13 +300,7 @@ impl<'de> Deserialize<'de> for TraceRequests {
                 let mut out =
                     TraceRequests::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 16));
                 while let Some(r) = seq.next_element::<TraceRequest>()? {
-                    let e = TraceEntry {
-                        at_s: r.at_s,
-                        input_tokens: r.input_tokens,
-                        output_tokens: r.output_tokens,
-                        class: r.class,
-                    };
-                    out.push(e, r.prefix_blocks);
+                    out.push_request(r);
                 }
                 Ok(out)
             }
