@@ -373,6 +373,23 @@ pub fn inert(p: &Param, s: &Scenario) -> Option<&'static str> {
                 "Nothing to reuse here: no prompt starts the way another does (no shared system prompt, no conversation). Give a class a shared system prompt to see caching work.",
             )
         }
+        "priority" => (s.serving.scheduling_policy
+            != Some(crate::scenario::SchedulingPolicy::Priority))
+        .then_some(
+            "Priorities act only under priority scheduling: set Scheduling (under Batching) to 'By class priority'.",
+        ),
+        "scheduling_policy" => {
+            let mut fleet = s
+                .workload
+                .classes
+                .iter()
+                .filter(|k| s.backend_of(&k.name).is_none())
+                .map(|k| k.priority.unwrap_or(0));
+            let first = fleet.next();
+            fleet.all(|p| Some(p) == first).then_some(
+                "Every class the fleet serves has the same priority, so both policies admit alike: give a class a lower or higher Priority to see it work.",
+            )
+        }
         _ => None,
     }
 }

@@ -315,6 +315,21 @@ fn prefix_caching_says_why_it_changes_nothing_without_a_shared_prefix() {
 }
 
 #[test]
+fn priorities_say_why_they_change_nothing_until_they_can() {
+    let mut s = presets::chat_and_batch();
+    let (policy, priority) = (
+        find("scheduling_policy").expect("param"),
+        find("priority").expect("param"),
+    );
+    assert!(inert(priority, &s).is_some_and(|w| w.contains("priority scheduling")));
+    assert_eq!(inert(policy, &s), None, "the batch job has priority 1");
+    apply(&mut s, "scheduling_policy", "priority").expect("policy");
+    assert_eq!(inert(priority, &s), None);
+    apply(&mut s, "priority[batch job]", "0").expect("priority");
+    assert!(inert(policy, &s).is_some_and(|w| w.contains("same priority")));
+}
+
+#[test]
 fn differences_name_every_edit_from_the_preset() {
     let base = presets::chatbot_h100();
     let mut s = base.clone();
