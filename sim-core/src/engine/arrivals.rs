@@ -75,10 +75,9 @@ impl Simulation {
             output: r.output_tokens,
             index,
         };
-        if let Some(next) =
-            (index as usize + 1 < requests.len()).then(|| requests.get(index as usize + 1))
-        {
-            let at = secs_to_ns(next.at_s).max(self.st.now);
+        let next = index as usize + 1;
+        if next < requests.len() {
+            let at = secs_to_ns(requests.get(next).at_s).max(self.st.now);
             self.st
                 .events
                 .push(at, Event::TraceArrival { index: index + 1 });

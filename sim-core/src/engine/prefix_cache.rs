@@ -39,15 +39,21 @@ impl Run {
         self.entries.get(at as usize).filter(|e| e.cached)
     }
 
-    /// The entries of blocks `span` that the run has room for (from the
-    /// span's start; none if the run starts after it).
-    fn existing(&mut self, span: Range<u32>) -> &mut [Entry] {
+    /// Whether block `i` is cached, idle, and was released at `tick` (its
+    /// LRU queue entry is the current one).
+    fn idle_since(&self, i: u32, tick: u64) -> bool {
+        self.get(i).is_some_and(|e| e.refs == 0 && e.tick == tick)
+    }
+
+    /// Where the entries of blocks `span` that the run has room for lie in
+    /// `entries` (from the span's start; none if the run starts after it).
+    fn existing(&self, span: Range<u32>) -> Range<usize> {
         let Some(from) = span.start.checked_sub(self.start) else {
-            return &mut [];
+            return 0..0;
         };
         let len = self.entries.len() as u32;
         let to = (span.end - self.start).min(len);
-        &mut self.entries[from.min(len) as usize..to as usize]
+        from.min(len) as usize..to as usize
     }
 
     /// The entries of blocks `span`, made room for (a run grows a span at a
@@ -168,13 +174,8 @@ impl PrefixCache {
                 return (hits, idle);
             };
             let want = span.len() as u32;
-            let (lo, hi) = (span.start - base, span.end - base);
-            let Some(from) = lo.checked_sub(run.start) else {
-                return (hits, idle);
-            };
-            let to = (hi - run.start).min(run.entries.len() as u32);
             let mut found = 0;
-            for e in run.entries.get(from as usize..to as usize).unwrap_or(&[]) {
+            for e in &run.entries[run.existing(span.start - base..span.end - base)] {
                 if !e.cached {
                     break;
                 }
@@ -199,7 +200,9 @@ impl PrefixCache {
             };
             let want = span.len() as u32;
             let mut taken = 0;
-            for e in self.runs[k as usize].existing(span.start - base..span.end - base) {
+            let run = &mut self.runs[k as usize];
+            let at = run.existing(span.start - base..span.end - base);
+            for e in &mut run.entries[at] {
                 if !e.cached {
                     break;
                 }
@@ -327,9 +330,7 @@ impl PrefixCache {
 
     /// Whether block `index` of run `run` is idle and was released at `tick`.
     fn current(&self, run: u32, index: u32, tick: u64) -> bool {
-        self.runs[run as usize]
-            .get(index)
-            .is_some_and(|e| e.refs == 0 && e.tick == tick)
+        self.runs[run as usize].idle_since(index, tick)
     }
 
     /// Drop stale queue entries once they are a third of the queue (each
@@ -395,14 +396,8 @@ impl PrefixCache {
                 let index = front.hi - 1 - walked;
                 let tick = front.tick + u64::from(walked);
                 walked += 1;
-                if let Some(e) = index
-                    .checked_sub(run.start)
-                    .and_then(|at| run.entries.get_mut(at as usize))
-                    && e.cached
-                    && e.refs == 0
-                    && e.tick == tick
-                {
-                    *e = Entry::default();
+                if run.idle_since(index, tick) {
+                    run.entries[(index - run.start) as usize] = Entry::default();
                     evicted += 1;
                     need -= 1;
                 }

@@ -227,7 +227,7 @@ pub fn parse(text: &str, format: Format, options: &Options) -> Result<Imported, 
                 format.name()
             ));
         }
-        Some(rate) => rate / (requests.len() as f64 / span),
+        Some(rate) => rate / summary::mean_rate_per_s(requests.len(), span),
     };
     if !(speed.is_finite() && speed > 0.0 && speed <= 1e6) {
         return Err(format!(

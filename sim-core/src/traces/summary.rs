@@ -31,6 +31,17 @@ pub struct Summary {
     pub prefix_reuse: Option<f64>,
 }
 
+/// A trace's mean rate, requests per second: `n` requests over `span_s`
+/// from the first arrival to the last (all `n` in one second when they
+/// arrive at once). The summary and `Options::rate_per_s` both mean this.
+pub(super) fn mean_rate_per_s(n: usize, span_s: f64) -> f64 {
+    if span_s > 0.0 {
+        n as f64 / span_s
+    } else {
+        n as f64
+    }
+}
+
 /// At most this many windows of [`Summary::rate_over_time`].
 pub const RATE_WINDOWS: usize = 24;
 
@@ -44,11 +55,7 @@ impl Imported {
             *per_minute.entry((r.at_s / 60.0) as u64).or_default() += 1;
         }
         let busiest = per_minute.values().copied().max().unwrap_or(0);
-        let mean_rate = if span_s > 0.0 {
-            n as f64 / span_s
-        } else {
-            n as f64
-        };
+        let mean_rate = mean_rate_per_s(n, span_s);
         // A trace holds at least one request, so these are numbers.
         let stats = super::measured::mean_and_quantiles;
         let prefix_reuse = self.prefix_block_tokens.map(|_| {
@@ -100,11 +107,7 @@ impl Imported {
             rate_over_time,
             rate_window_s,
             span_s,
-            mean_rate_per_s: if span_s > 0.0 {
-                n as f64 / span_s
-            } else {
-                n as f64
-            },
+            mean_rate_per_s: mean_rate,
             peak_minute_rate_per_s: if span_s < 120.0 {
                 mean_rate
             } else {
