@@ -311,6 +311,8 @@ pub fn scenario(row: &Row) -> Result<Scenario, String> {
     let question = (f64::from(row.question_tokens) * RETOKENISE).round();
     Ok(Scenario {
         distilled_from: None,
+        pools: Vec::new(),
+        routing: Vec::new(),
         version: SCENARIO_VERSION,
         name: row.experiment.clone(),
         seed: 1,

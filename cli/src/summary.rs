@@ -133,6 +133,22 @@ pub fn summary(s: &Scenario, r: &Report) -> String {
             );
         }
     }
+    for p in &r.pools {
+        o += &format!(
+            "  pool {} ({}): {} completed, TTFT mean {} p99 {}, TPOT mean {}, {:.0} output tok/s, GPU busy {:.0} %, mean batch {:.1}, {} ({} a month)\n",
+            printable(&p.name),
+            p.hardware,
+            p.completed,
+            ms(p.ttft.mean_ms),
+            ms(p.ttft.p99_ms),
+            ms(p.tpot.mean_ms),
+            p.output_tokens_per_s,
+            p.gpu_busy_fraction * 100.0,
+            p.mean_batch_size,
+            usd(p.usd),
+            usd(p.usd_per_month)
+        );
+    }
     if let Some(a) = &r.api {
         o += &format!(
             "API: {} requests, {} attempts ({:.2} per request), {} × 429, {} failed, {} turned away by the client queue\n",

@@ -160,3 +160,19 @@ fn mooncake_full_replay(bencher: divan::Bencher, replicas: u32) {
         r.utilisation.prefix_cache_hit_rate
     });
 }
+
+/// 10⁶ requests at 160 req/s on four H100 replicas, in four classes of the
+/// benchmark's shape: one pool of four replicas behind least-outstanding,
+/// or four pools of one replica each with a rule per class. Target: four
+/// pools within 1.5× of one.
+#[divan::bench(args = [1, 4], sample_count = 3)]
+fn pools_1m(bencher: divan::Bencher, pools: usize) {
+    let s = sim_core::presets::bench_pools(1_000_000, pools)
+        .validate()
+        .expect("valid");
+    bencher.bench(|| {
+        let r = sim_core::run(divan::black_box(&s));
+        assert_eq!(r.pools.len(), if pools > 1 { pools } else { 0 });
+        r.requests.completed
+    });
+}

@@ -437,6 +437,8 @@ impl Anchor {
         };
         Scenario {
             distilled_from: None,
+            pools: Vec::new(),
+            routing: Vec::new(),
             version: SCENARIO_VERSION,
             name: self.label(),
             seed: 1,
@@ -455,6 +457,7 @@ impl Anchor {
                 )],
             },
             serving: Serving {
+                name: None,
                 replicas: 1,
                 router: Router::RoundRobin,
                 gpu: self.gpu,

@@ -173,6 +173,8 @@ impl Measurement {
             .collect();
         Scenario {
             distilled_from: None,
+            pools: Vec::new(),
+            routing: Vec::new(),
             version: SCENARIO_VERSION,
             name: self.label(),
             seed: 1,
@@ -194,6 +196,7 @@ impl Measurement {
                 )],
             },
             serving: Serving {
+                name: None,
                 replicas: 1,
                 router: Router::RoundRobin,
                 gpu: self.gpu,

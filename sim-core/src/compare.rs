@@ -106,12 +106,16 @@ pub struct LoadCheck {
 
 /// The load check of a scenario served entirely by its fleet, given one
 /// replica's saturated tasks/s; None for closed-loop users (their rate
-/// adapts to the fleet) and when API tiers serve some class.
+/// adapts to the fleet), when API tiers serve some class, and when several
+/// pools or routing rules share the traffic (one replica's capacity does
+/// not say what the whole deployment serves).
 pub fn load_check(s: &Scenario, capacity_per_replica: f64) -> Option<LoadCheck> {
     if s.workload
         .classes
         .iter()
         .any(|k| s.backend_of(&k.name).is_some())
+        || s.pool_count() > 1
+        || !s.routing.is_empty()
         || capacity_per_replica <= 0.0
     {
         return None;

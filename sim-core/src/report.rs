@@ -51,6 +51,51 @@ pub struct Report {
     /// Per load stage (arrival stages only): the requests that arrived in it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stages: Vec<StageReport>,
+    /// Per self-hosted pool, when the scenario has several (with one, the
+    /// totals above are the pool's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pools: Vec<PoolReport>,
+}
+
+/// One self-hosted pool's share of the run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PoolReport {
+    /// The pool's name.
+    pub name: String,
+    /// Its hardware and model in words (`Serving::hardware_text`).
+    pub hardware: String,
+    /// Its replicas.
+    pub replicas: u32,
+    /// Its GPUs (replicas × GPUs per replica).
+    pub gpus: u32,
+    /// Requests it completed.
+    pub completed: u64,
+    /// Of the whole run's time, how busy its replicas were, 0..=1.
+    pub gpu_busy_fraction: f64,
+    /// Sequences per pass, weighted by time busy.
+    pub mean_batch_size: f64,
+    /// KV-cache use, weighted by time busy, 0..=1.
+    pub kv_use_mean: f64,
+    /// Forward passes it ran.
+    pub forward_passes: u64,
+    /// Time to first token of the requests it completed.
+    pub ttft: LatencyStats,
+    /// Time per output token of the requests it completed.
+    pub tpot: LatencyStats,
+    /// End-to-end latency of the requests it completed.
+    pub e2e: LatencyStats,
+    /// Prompt tokens of its completed requests per second of the run.
+    pub input_tokens_per_s: f64,
+    /// Tokens it generated per second of the run.
+    pub output_tokens_per_s: f64,
+    /// One replica's KV-cache capacity, tokens (0 for the abstract server).
+    pub kv_capacity_tokens: u64,
+    /// What its GPUs cost over the run (0 when no route reaches it).
+    pub usd: f64,
+    /// What its GPUs cost per month, up all month.
+    pub usd_per_month: f64,
+    /// Its cost per million tokens it generated.
+    pub usd_per_mtok_output: Option<f64>,
 }
 
 /// The requests that arrived during one load stage.

@@ -34,6 +34,8 @@ impl StreamId {
     pub const TURNS: StreamId = StreamId(8);
     /// Hidden reasoning lengths of reasoning requests.
     pub const REASONING: StreamId = StreamId(9);
+    /// Where each task lands in the routing rules' share splits.
+    pub const ROUTING: StreamId = StreamId(10);
 }
 
 /// One deterministic stream of uniform and derived random numbers.

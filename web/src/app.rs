@@ -220,6 +220,7 @@ pub fn App() -> impl IntoView {
                     </div>
                 </div>
                 {crate::cards::per_class_view(report)}
+                {crate::pool_view::per_pool_view(report)}
                 {crate::measured_view::measured_view(measured, report, scenario)}
                 {playback_view(report, playhead, playing)}
                 {charts_view(shown, pinned_report, trace, costs)}

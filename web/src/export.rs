@@ -61,6 +61,27 @@ pub fn summary_csv(r: &Report) -> String {
         ));
         o.push_str(&format!("{scope},api_usd,{},usd\n", class.api_usd));
     }
+    for p in &r.pools {
+        let scope = csv_field(&format!("pool {}", p.name));
+        o.push_str(&format!(
+            "{scope},requests_completed,{},requests\n",
+            p.completed
+        ));
+        latency_rows(&mut o, &scope, "ttft", &p.ttft);
+        latency_rows(&mut o, &scope, "tpot", &p.tpot);
+        latency_rows(&mut o, &scope, "e2e", &p.e2e);
+        o.push_str(&format!(
+            "{scope},output_tokens_per_s,{},tokens/s\n",
+            p.output_tokens_per_s
+        ));
+        o.push_str(&format!(
+            "{scope},gpu_busy_fraction,{},fraction\n",
+            p.gpu_busy_fraction
+        ));
+        o.push_str(&format!("{scope},gpus,{},gpus\n", p.gpus));
+        o.push_str(&format!("{scope},usd,{},usd\n", p.usd));
+        o.push_str(&format!("{scope},usd_per_month,{},usd\n", p.usd_per_month));
+    }
     let t = &r.throughput;
     o.push_str(&format!(
         "all,output_tokens_per_s,{},tokens/s\n",

@@ -22,16 +22,17 @@ impl Simulation {
     /// Take `n` more blocks into use on replica `r`, evicting idle cached
     /// blocks so the cache never holds more than the free space.
     pub(super) fn take_blocks(&mut self, r: usize, n: u64) {
+        let capacity = pool!(self, r).kv_blocks;
         let rep = &mut self.st.replicas[r];
         rep.kv_used += n;
-        debug_assert!(rep.kv_used <= self.cfg.kv_blocks, "KV blocks over capacity");
-        let room = self.cfg.kv_blocks.saturating_sub(rep.kv_used);
+        debug_assert!(rep.kv_used <= capacity, "KV blocks over capacity");
+        let room = capacity.saturating_sub(rep.kv_used);
         rep.cache.evict_to(room);
     }
 
     /// What the cache holds of request `id`'s prompt (nothing without caching).
     pub(super) fn lookup(&self, r: usize, id: ReqId, target: u64) -> Lookup {
-        if !self.cfg.prefix_caching {
+        if !pool!(self, r).prefix_caching {
             return Lookup::default();
         }
         let identity = self.identity(id);
@@ -64,7 +65,7 @@ impl Simulation {
     /// A prompt was computed: publish its shareable full blocks so later
     /// prompts find them (they stay counted once, now through the cache).
     pub(super) fn publish_prompt(&mut self, r: usize, id: ReqId, prompt_tokens: u64) {
-        if !self.cfg.prefix_caching {
+        if !pool!(self, r).prefix_caching {
             return;
         }
         let identity = self.identity(id);
@@ -86,8 +87,8 @@ impl Simulation {
     pub(super) fn free_blocks(&mut self, r: usize, id: ReqId, tokens: u64, finished: bool) {
         let shared = std::mem::take(&mut self.st.requests[id].shared);
         self.st.replicas[r].kv_used -=
-            private_blocks(tokens, shared as usize) + self.cfg.seq_kv_blocks;
-        let keep = if finished && self.cfg.prefix_caching {
+            private_blocks(tokens, shared as usize) + pool!(self, r).seq_kv_blocks;
+        let keep = if finished && pool!(self, r).prefix_caching {
             (tokens / BLOCK) as u32
         } else {
             0
@@ -101,11 +102,12 @@ impl Simulation {
         if shared == 0 && keep == 0 {
             return;
         }
+        let capacity = pool!(self, r).kv_blocks;
         let rep = &mut self.st.replicas[r];
         rep.kv_used -= rep
             .cache
             .let_go(&identity, &self.cfg.prefix_hashes, shared, keep);
-        let room = self.cfg.kv_blocks.saturating_sub(rep.kv_used);
+        let room = capacity.saturating_sub(rep.kv_used);
         rep.cache.evict_to(room);
     }
 }

@@ -27,7 +27,7 @@ impl Simulation {
             max_seqs,
             budget,
             chunk,
-        } = self.cfg.policy
+        } = pool!(self, r).policy
         else {
             return None;
         };
@@ -110,14 +110,14 @@ impl Simulation {
                 // FCFS: those behind it reached the engine later still (a
                 // preempted sequence, back at the front, was known before).
                 if req.admitted_ns == u64::MAX
-                    && later(req.arrival_ns, self.cfg.frontend_in_ns) > formed
+                    && later(req.arrival_ns, pool!(self, r).frontend_in_ns) > formed
                 {
                     break;
                 }
             }
             let target = u64::from(self.st.requests[id].prefill_target);
-            let need = blocks_for(target) + self.cfg.seq_kv_blocks;
-            if need > self.cfg.kv_blocks {
+            let need = blocks_for(target) + pool!(self, r).seq_kv_blocks;
+            if need > pool!(self, r).kv_blocks {
                 self.st.queues[q].pop_front();
                 self.st.waiting -= 1;
                 self.reject_too_long(id);
@@ -139,11 +139,12 @@ impl Simulation {
             // Blocks for the first chunk only: later chunks allocate their own,
             // as vLLM's V1 scheduler does; cached blocks held now count if idle.
             // A sequence's sliding-window blocks are taken with its first.
-            let first = blocks_for(cached + take) - u64::from(found.hits) + self.cfg.seq_kv_blocks;
+            let first =
+                blocks_for(cached + take) - u64::from(found.hits) + pool!(self, r).seq_kv_blocks;
             let rep = &self.st.replicas[r];
             let idle = rep.decoding.is_empty() && rep.prefilling.is_empty();
-            let reserve = if idle { 0 } else { self.cfg.kv_watermark };
-            if rep.kv_used + found.idle + first + reserve > self.cfg.kv_blocks {
+            let reserve = if idle { 0 } else { pool!(self, r).kv_watermark };
+            if rep.kv_used + found.idle + first + reserve > pool!(self, r).kv_blocks {
                 break; // admission waits for memory
             }
             self.st.queues[q].pop_front();
@@ -175,7 +176,7 @@ impl Simulation {
         loop {
             let rep = &self.st.replicas[r];
             let need = rep.decoding.blocks_needed_now();
-            if rep.kv_used + need <= self.cfg.kv_blocks || rep.decoding.is_empty() {
+            if rep.kv_used + need <= pool!(self, r).kv_blocks || rep.decoding.is_empty() {
                 self.take_blocks(r, need);
                 return;
             }
@@ -220,7 +221,7 @@ impl Simulation {
                 .min(chunk)
                 .min(*budget_left);
             let need = blocks_for(done + take) - blocks_for(done);
-            while self.st.replicas[r].kv_used + need > self.cfg.kv_blocks
+            while self.st.replicas[r].kv_used + need > pool!(self, r).kv_blocks
                 && self.st.replicas[r].prefilling.len() > i
             {
                 self.preempt_prefill(r);
@@ -273,7 +274,7 @@ impl Simulation {
     fn requeue(&mut self, r: usize, id: ReqId) {
         self.rec.preemptions += 1;
         let q = self.queue_of(r);
-        let central = self.cfg.router == Router::CentralQueue;
+        let central = pool!(self, r).router == Router::CentralQueue;
         let req = &mut self.st.requests[id];
         req.epoch = req.epoch.wrapping_add(1);
         req.phase = Phase::Waiting;

@@ -18,12 +18,21 @@ use crate::event::EventQueue;
 use crate::physics::{KV_BLOCK_TOKENS, Timing};
 use crate::report::Report;
 use crate::rng::{Stream, StreamId};
-use crate::scenario::{Arrival, Router, ServiceModel, Slo, ValidScenario, bounds};
+use crate::scenario::{Arrival, Slo, ValidScenario, bounds};
+
+/// The configuration of the pool replica `$r` belongs to (a place
+/// expression, so it borrows only `cfg` and the replica's pool index).
+macro_rules! pool {
+    ($sim:expr, $r:expr) => {
+        $sim.cfg.pools[usize::from($sim.st.replicas[$r].pool)]
+    };
+}
 
 mod arrivals;
 mod caching;
 mod decode;
 mod iteration;
+mod pools;
 mod prefix;
 mod prefix_cache;
 mod provider;
@@ -41,7 +50,7 @@ use crate::trace::TraceLog;
 
 use provider::ApiState;
 use recorder::Recorder;
-use replica::{Policy, Replica, Service};
+use replica::Replica;
 use request::{Backend, ClassSpec, ReqId, Request, Task, TaskId};
 use slab::Slab;
 
@@ -90,42 +99,20 @@ struct Config {
     class_cdf: Vec<f64>,
     arrival: Arrival,
     think: Option<Sampler>,
-    policy: Policy,
-    service: Service,
-    router: Router,
-    /// Largest queue: per replica, or for the whole fleet under a central queue.
-    max_queue: u64,
-    /// KV-cache capacity of one replica, blocks.
-    kv_blocks: u64,
-    /// KV blocks kept free at admission so decodes rarely need to preempt (vLLM's 1 % watermark).
-    kv_watermark: u64,
-    /// Blocks each admitted sequence holds for its sliding-window layers
-    /// (`Deployment::sequence_kv_blocks`; 0 without).
-    seq_kv_blocks: u64,
-    gpus: u32,
-    usd_per_gpu_hour: f64,
+    /// The self-hosted pools, in order (one without `pools`).
+    pools: Vec<pools::PoolCfg>,
+    /// Routing rules, tried in order before each class's own backend.
+    rules: Vec<pools::Rule>,
+    /// Whether some rule splits by share (then each task draws a place).
+    splits: bool,
     slo_ttft_ns: u64,
     slo_tpot_ns: u64,
     /// The targets as given, for the report.
     slo: Slo,
-    /// Where each class is served.
+    /// Where each class is served when no rule decides.
     class_backend: Vec<Backend>,
-    /// Whether any class uses the self-hosted fleet (only then is it billed).
-    fleet_used: bool,
-    /// The serving software's API-server time before a request reaches the
-    /// scheduler, and after its tokens leave the GPU (self-hosted only).
-    frontend_in_ns: u64,
-    frontend_out_ns: u64,
-    /// Automatic prefix caching (iteration-level batching on the GPU physics).
-    prefix_caching: bool,
-    /// The scheduler forms each pass when the one before it is launched
-    /// (vLLM's async scheduling; [`crate::physics::Profile::async_scheduling`]).
-    async_scheduling: bool,
     /// A replayed trace's prefix-block hashes (empty without).
     prefix_hashes: prefix::PrefixHashes,
-    /// Each class's priority level (0 the most urgent: its rank among the
-    /// classes' distinct priorities under the priority policy, else 0).
-    level_of: Vec<u8>,
 }
 
 /// The random streams of the fleet side (the API side keeps its own).
@@ -137,6 +124,7 @@ struct Rngs {
     prefix: Stream,
     turns: Stream,
     reasoning: Stream,
+    routing: Stream,
 }
 
 /// Closed-loop users: the target count, and per user whether it is active and
@@ -157,7 +145,7 @@ struct State {
     requests: Slab<Request>,
     tasks: Slab<Task>,
     replicas: Vec<Replica>,
-    /// Waiting requests: one queue per replica, or one shared (central queue).
+    /// Waiting requests: one queue per replica (a pool with a central queue uses its first replica's).
     queues: Vec<waiting::Waiting<ReqId>>,
     /// Requests waiting for admission anywhere (fleet queues, the serving
     /// software's front end, and the API client).
@@ -168,9 +156,11 @@ struct State {
     /// front end, API client) or ran (static batches, API providers).
     abandoned_waiting: u64,
     abandoned_running: u64,
-    rr_next: u32,
-    /// The replicas by route key (least-outstanding and join-shortest-queue).
-    index: router::ReplicaIndex,
+    /// Each pool's next replica under round robin.
+    rr_next: Vec<u32>,
+    /// Each pool's replicas by route key (least-outstanding,
+    /// join-shortest-queue and cache-aware).
+    index: Vec<router::ReplicaIndex>,
     admit_counter: u64,
     /// Conversations started (their ids).
     conversations: u64,
@@ -251,26 +241,23 @@ impl Simulation {
     /// As [`Self::new`], with other step-time constants (for calibration and
     /// its fits); the KV cache is sized by the scenario's serving software.
     pub fn with_timing(scenario: &ValidScenario, timing: Timing) -> Simulation {
-        let s = &scenario.serving;
-        let (service, kv_blocks) = Service::new(scenario, timing);
-        let async_scheduling = matches!(timing, Timing::Serving(_)) && s.async_scheduling_setting();
-        let (frontend_in_ns, frontend_out_ns) = match timing {
-            Timing::Serving(c) => (c.frontend_in_ns, c.frontend_out_ns),
-            Timing::Legacy(_) => (0, 0),
-        };
-        let central = s.router == Router::CentralQueue;
+        let mut first = 0;
+        let pools: Vec<pools::PoolCfg> = (0..scenario.pool_count())
+            .map(|i| {
+                let own = scenario.pool(i).profile().timing;
+                let pool =
+                    pools::PoolCfg::new(scenario, i, first, if i == 0 { timing } else { own });
+                first += pool.replicas;
+                pool
+            })
+            .collect();
+        let rules = pools::rules(scenario);
         let duration_ns = secs_to_ns(scenario.duration_s);
         let seed = scenario.seed;
         // The engine's copy of the arrivals, a trace's without its hashes:
         // those go into one table numbered densely.
         let arrival = arrivals::engine_copy(&scenario.workload.arrival);
         let prefix_hashes = prefix::PrefixHashes::of(&scenario.workload.arrival);
-        let level_of = waiting::priority_levels(scenario);
-        let levels = level_of
-            .iter()
-            .map(|&l| usize::from(l) + 1)
-            .max()
-            .unwrap_or(1);
         let cfg = Config {
             duration_ns,
             max_events: scenario.limits.max_events,
@@ -287,32 +274,15 @@ impl Simulation {
                 Arrival::ClosedLoop { think_time_s, .. } => Some(think_time_s.sampler()),
                 _ => None,
             },
-            policy: Policy::new(&s.batching),
-            service,
-            router: s.router,
-            max_queue: u64::from(s.max_queue_per_replica)
-                * if central { u64::from(s.replicas) } else { 1 },
-            kv_blocks,
-            kv_watermark: if kv_blocks >= 100 { kv_blocks / 100 } else { 0 },
-            seq_kv_blocks: match s.service {
-                ServiceModel::Physics => scenario.deployment().sequence_kv_blocks(),
-                ServiceModel::Abstract { .. } => 0,
-            },
-            gpus: s.replicas * s.gpus_per_replica,
-            usd_per_gpu_hour: scenario.usd_per_gpu_hour(),
+            splits: pools::splits(&rules),
+            rules,
             slo_ttft_ns: secs_to_ns(scenario.slo.ttft_ms / 1000.0),
             slo_tpot_ns: secs_to_ns(scenario.slo.tpot_ms / 1000.0),
             slo: scenario.slo.clone(),
             class_backend: request::class_backends(scenario),
-            fleet_used: scenario.uses_fleet(),
-            frontend_in_ns,
-            frontend_out_ns,
-            prefix_caching: s.caches_prefixes(),
-            async_scheduling,
             prefix_hashes,
-            level_of,
+            pools,
         };
-        let replicas = s.replicas as usize;
         let st = State {
             now: 0,
             events: EventQueue::default(),
@@ -325,17 +295,37 @@ impl Simulation {
                 prefix: Stream::new(seed, StreamId::PREFIX),
                 turns: Stream::new(seed, StreamId::TURNS),
                 reasoning: Stream::new(seed, StreamId::REASONING),
+                routing: Stream::new(seed, StreamId::ROUTING),
             },
             requests: Slab::default(),
             tasks: Slab::default(),
-            replicas: vec![Replica::default(); replicas],
-            queues: vec![waiting::Waiting::new(levels); if central { 1 } else { replicas }],
+            replicas: cfg
+                .pools
+                .iter()
+                .enumerate()
+                .flat_map(|(p, pool)| {
+                    (0..pool.replicas).map(move |_| Replica {
+                        pool: p as u16,
+                        ..Replica::default()
+                    })
+                })
+                .collect(),
+            // One per replica; a central queue is its pool's first replica's.
+            queues: cfg
+                .pools
+                .iter()
+                .flat_map(|pool| (0..pool.replicas).map(|_| waiting::Waiting::new(pool.levels)))
+                .collect(),
             waiting: 0,
             in_frontend: 0,
             abandoned_waiting: 0,
             abandoned_running: 0,
-            rr_next: 0,
-            index: router::ReplicaIndex::new(replicas),
+            rr_next: vec![0; cfg.pools.len()],
+            index: cfg
+                .pools
+                .iter()
+                .map(|p| router::ReplicaIndex::new(p.replicas))
+                .collect(),
             admit_counter: 0,
             conversations: 0,
             users: Users::default(),
@@ -346,15 +336,15 @@ impl Simulation {
                 .map(|_| timeout::Deadlines::default())
                 .collect(),
         };
-        let limit = match s.service {
-            ServiceModel::Physics => Some(report::physical_limit(scenario, kv_blocks)),
-            ServiceModel::Abstract { .. } => None,
-        };
         let mut sim = Simulation {
             rec: Recorder::new(
                 scenario.workload.classes.len(),
                 duration_ns,
-                limit,
+                if cfg.pools.len() > 1 {
+                    cfg.pools.len()
+                } else {
+                    0
+                },
                 scenario
                     .workload
                     .classes

@@ -2,7 +2,7 @@
 //! utilisation sums, windowed series and the bounded trace of the first passes.
 
 use crate::metrics::{LatencyRecorder, Windows};
-use crate::report::{ClassReport, LatencyStats, PhysicalLimit};
+use crate::report::{ClassReport, LatencyStats};
 pub(super) use crate::trace::{ArrivalRecord, PassRecord, TraceLog};
 
 /// Latency histograms and counters of one class (or of all of them).
@@ -62,9 +62,27 @@ impl ClassMetrics {
     }
 }
 
+/// One pool's measurements (kept only when a scenario has several).
+#[derive(Clone, Debug, Default)]
+pub(super) struct PoolMetrics {
+    pub(super) busy_ns: u128,
+    pub(super) batch_area: f64,
+    pub(super) kv_area: f64,
+    pub(super) flops: f64,
+    pub(super) passes: u64,
+    pub(super) completed: u64,
+    pub(super) input_tokens: u64,
+    pub(super) output_tokens: u64,
+    pub(super) ttft: LatencyRecorder,
+    pub(super) tpot: LatencyRecorder,
+    pub(super) e2e: LatencyRecorder,
+}
+
 /// The latencies of a completed request, as the recorder takes them.
 pub(super) struct Sample {
     pub(super) class: u16,
+    /// The pool that served it (None: an API tier).
+    pub(super) pool: Option<u16>,
     pub(super) arrival_ns: u64,
     pub(super) ttft_ns: u64,
     pub(super) tpot_ns: Option<u64>,
@@ -85,6 +103,7 @@ impl Sample {
 #[derive(Clone, Debug)]
 pub(super) struct PassSample {
     pub(super) replica: u32,
+    pub(super) pool: u16,
     pub(super) start_ns: u64,
     pub(super) time_ns: u64,
     pub(super) seqs: u64,
@@ -137,8 +156,8 @@ pub(super) struct Recorder {
     pub(super) trace: Option<TraceLog>,
     /// The first request too large for its tier's limits, for the warning.
     pub(super) too_large_example: Option<String>,
-    /// Per-replica roofline bound (self-hosted physics only).
-    pub(super) limit: Option<PhysicalLimit>,
+    /// Per pool, when there are several (else empty: the totals are the pool's).
+    pub(super) pools: Vec<PoolMetrics>,
     /// Per load stage: (start ns, end ns, rate, metrics, output tokens).
     pub(super) stages: Vec<StageMetrics>,
     /// Whether some class reasons before answering (then the time to the
@@ -179,12 +198,7 @@ impl StageMetrics {
 }
 
 impl Recorder {
-    pub(super) fn new(
-        classes: usize,
-        duration_ns: u64,
-        limit: Option<PhysicalLimit>,
-        reasoning: bool,
-    ) -> Self {
+    pub(super) fn new(classes: usize, duration_ns: u64, pools: usize, reasoning: bool) -> Self {
         Recorder {
             reasoning,
             arrived: 0,
@@ -215,7 +229,7 @@ impl Recorder {
             rejected_in_flight: 0,
             trace: None,
             too_large_example: None,
-            limit,
+            pools: (0..pools).map(|_| PoolMetrics::default()).collect(),
             stages: Vec::new(),
         }
     }
@@ -274,6 +288,13 @@ impl Recorder {
         self.flops += p.flops;
         self.bytes += p.bytes;
         self.passes += 1;
+        if let Some(m) = self.pools.get_mut(usize::from(p.pool)) {
+            m.busy_ns += u128::from(p.time_ns);
+            m.batch_area += p.seqs as f64 * p.time_ns as f64;
+            m.kv_area += p.kv_use * p.time_ns as f64;
+            m.flops += p.flops;
+            m.passes += 1;
+        }
         self.windows.pass(p.start_ns, end, p.seqs, p.kv_use);
         self.windows.input_tokens(end, p.prefill_tokens);
         if let Some(t) = self.trace.as_mut().filter(|t| t.passes.len() < t.capacity) {
@@ -295,12 +316,17 @@ impl Recorder {
     }
 
     /// An abstract service period ended (its length was not known up front).
-    pub(super) fn abstract_pass(&mut self, start_ns: u64, end_ns: u64, members: u64) {
+    pub(super) fn abstract_pass(&mut self, pool: u16, start_ns: u64, end_ns: u64, members: u64) {
         let busy = end_ns - start_ns;
         self.busy_ns += u128::from(busy);
         self.batch_area += members as f64 * busy as f64;
         self.peak_batch = self.peak_batch.max(members);
         self.passes += 1;
+        if let Some(m) = self.pools.get_mut(usize::from(pool)) {
+            m.busy_ns += u128::from(busy);
+            m.batch_area += members as f64 * busy as f64;
+            m.passes += 1;
+        }
         self.windows.pass(start_ns, end_ns, members, 0.0);
     }
 
@@ -318,6 +344,16 @@ impl Recorder {
         self.output_tokens_done += output_tokens;
         let visible = self.reasoning.then(|| s.visible_ns());
         self.windows.completion(now, s.ttft_ns, s.e2e_ns, visible);
+        if let Some(m) = s.pool.and_then(|p| self.pools.get_mut(usize::from(p))) {
+            m.completed += 1;
+            m.input_tokens += input_tokens;
+            m.output_tokens += output_tokens;
+            m.ttft.record_ns(s.ttft_ns);
+            m.e2e.record_ns(s.e2e_ns);
+            if let Some(t) = s.tpot_ns {
+                m.tpot.record_ns(t);
+            }
+        }
         if !self.stages.is_empty() {
             let i = self
                 .stages

@@ -10,7 +10,7 @@ use super::static_batch::StaticBatch;
 use super::{Event, Simulation, later, secs_to_ns};
 use crate::dist::Sampler;
 use crate::physics::{BatchShape, StepModel, Timing};
-use crate::scenario::{Batching, ServiceModel, ValidScenario};
+use crate::scenario::{Batching, ServiceModel, Serving, ValidScenario};
 use std::collections::VecDeque;
 
 /// How passes are formed.
@@ -77,10 +77,10 @@ pub(super) enum Service {
 impl Service {
     /// The service model and one replica's KV capacity in blocks (unbounded for
     /// the abstract server).
-    pub(super) fn new(scenario: &ValidScenario, timing: Timing) -> (Service, u64) {
-        match &scenario.serving.service {
+    pub(super) fn new(scenario: &ValidScenario, s: &Serving, timing: Timing) -> (Service, u64) {
+        match &s.service {
             ServiceModel::Physics => {
-                let deployment = scenario.deployment();
+                let deployment = scenario.deployment_for(s);
                 // Validation refused every deployment with no room for one block.
                 let blocks = deployment.kv_capacity_blocks().unwrap_or(1);
                 (
@@ -118,6 +118,8 @@ pub(super) struct Pass {
 
 #[derive(Clone, Debug, Default)]
 pub(super) struct Replica {
+    /// Its pool (an index into the configuration's pools).
+    pub(super) pool: u16,
     pub(super) busy: bool,
     pub(super) pass: Pass,
     /// Sequences generating tokens (iteration-level batching).
@@ -152,7 +154,8 @@ impl Simulation {
         if self.st.replicas[r].busy {
             return;
         }
-        let started = match (&self.cfg.policy, &self.cfg.service) {
+        let pool = &self.cfg.pools[usize::from(self.st.replicas[r].pool)];
+        let started = match (&pool.policy, &pool.service) {
             (_, Service::Abstract { .. }) => self.start_abstract(r),
             (Policy::Static { .. }, Service::Physics(_)) => self.start_static(r),
             (Policy::Iteration { .. }, Service::Physics(_)) => self.start_iteration(r),
@@ -172,19 +175,22 @@ impl Simulation {
     /// Time a pass of this shape on replica `r`; it is recorded when it ends,
     /// so a run stopped by a limit counts only the passes it finished.
     pub(super) fn time_pass(&mut self, r: usize, shape: &BatchShape, seqs: u64) -> u64 {
-        let Service::Physics(model) = &self.cfg.service else {
+        let p = self.st.replicas[r].pool;
+        let pool = &self.cfg.pools[usize::from(p)];
+        let Service::Physics(model) = &pool.service else {
             return 0;
         };
         let mut cost = model.step(shape);
         cost.time_ns = cost.time_ns.clamp(1, super::MAX_SPAN_NS);
         let kv_used = self.st.replicas[r].kv_used;
+        let kv_blocks = pool.kv_blocks;
         debug_assert!(
-            kv_used <= self.cfg.kv_blocks,
-            "replica {r} holds {kv_used} KV blocks of {}",
-            self.cfg.kv_blocks
+            kv_used <= kv_blocks,
+            "replica {r} holds {kv_used} KV blocks of {kv_blocks}"
         );
         self.st.replicas[r].pass.sample = Some(PassSample {
             replica: r as u32,
+            pool: p,
             start_ns: self.st.now,
             time_ns: cost.time_ns,
             seqs,
@@ -192,7 +198,7 @@ impl Simulation {
             prefill_tokens: shape.prefill_tokens,
             flops: cost.flops,
             bytes: cost.bytes,
-            kv_use: kv_used as f64 / self.cfg.kv_blocks as f64,
+            kv_use: kv_used as f64 / kv_blocks as f64,
             waiting: self.st.queues[self.queue_of(r)].len() as u32,
         });
         cost.time_ns
@@ -206,7 +212,9 @@ impl Simulation {
         // The replica stays busy while the pass is applied, so requests that
         // completions spawn (agent chains) queue instead of starting a pass early.
         self.st.finishing = Some(r);
-        match (&self.cfg.policy, &self.cfg.service) {
+        let pool = &self.cfg.pools[usize::from(self.st.replicas[r].pool)];
+        let async_scheduling = pool.async_scheduling;
+        match (&pool.policy, &pool.service) {
             (_, Service::Abstract { .. }) => self.finish_abstract(r),
             (Policy::Static { .. }, _) => self.finish_static(r),
             (Policy::Iteration { .. }, _) => self.finish_iteration(r),
@@ -214,7 +222,7 @@ impl Simulation {
         self.st.finishing = None;
         let rep = &mut self.st.replicas[r];
         rep.busy = false;
-        if self.cfg.async_scheduling {
+        if async_scheduling {
             rep.formed_at = Some(rep.pass.start_ns);
             self.try_start(r);
             self.st.replicas[r].formed_at = None;

@@ -5,10 +5,10 @@ use super::replica::Service;
 use super::{BLOCK, NS_PER_S, Simulation};
 use crate::physics::Efficiency;
 use crate::report::{
-    Cost, Counts, Distribution, HOURS_PER_MONTH, PhysicalLimit, REPORT_VERSION, Report, Snapshot,
-    StageReport, Throughput, Utilisation,
+    Cost, Counts, Distribution, HOURS_PER_MONTH, PhysicalLimit, PoolReport, REPORT_VERSION, Report,
+    Snapshot, StageReport, Throughput, Utilisation,
 };
-use crate::scenario::Scenario;
+use crate::scenario::{Scenario, Serving};
 
 /// An upper bound on one replica's output tokens/s that no run can pass: decode
 /// steps at the datasheet peak with no overheads, as many sequences as the
@@ -17,11 +17,11 @@ use crate::scenario::Scenario;
 /// pass of B sequences yields at most B tokens and takes at least this
 /// roofline's time for B, and B / time grows with B; so tokens per busy second
 /// never exceed the bound, and the achieved fraction stays within [0, 1].
-pub(super) fn physical_limit(scenario: &Scenario, kv_blocks: u64) -> PhysicalLimit {
+pub(super) fn physical_limit(scenario: &Scenario, pool: &Serving, kv_blocks: u64) -> PhysicalLimit {
     let context = scenario.min_input_tokens().saturating_add(1);
     let fits = (kv_blocks * BLOCK / u64::from(context)).clamp(1, u64::from(u32::MAX)) as u32;
-    let batch = scenario.serving.batching.max_seqs().min(fits).max(1);
-    let model = scenario.deployment().step_model(Efficiency::PEAK);
+    let batch = pool.batching.max_seqs().min(fits).max(1);
+    let model = scenario.deployment_for(pool).step_model(Efficiency::PEAK);
     PhysicalLimit {
         batch,
         context_tokens: context,
@@ -128,26 +128,68 @@ impl Simulation {
             warnings.push(format!(
                 "{} request(s) rejected because prompt and output exceed the KV cache ({} tokens)",
                 rec.rejected_too_long,
-                self.cfg.kv_blocks * BLOCK
+                self.cfg
+                    .pools
+                    .iter()
+                    .map(|p| p.kv_blocks)
+                    .min()
+                    .unwrap_or(0)
+                    * BLOCK
             ));
         }
         let busy = rec.busy_ns as f64;
-        let replicas = self.st.replicas.len();
+        // Replicas of the pools some route reaches (all when none is).
+        let replicas = match self
+            .cfg
+            .pools
+            .iter()
+            .filter(|p| p.used)
+            .map(|p| p.replicas)
+            .sum()
+        {
+            0 => self.st.replicas.len(),
+            n => n,
+        };
         let replica_ns = end as f64 * replicas as f64;
-        let (peak_flops, peak_bw) = match &self.cfg.service {
+        let pools = &self.cfg.pools;
+        // What the GPUs could have done while busy: FLOP and byte capacity.
+        let peaks = |p: &super::pools::PoolCfg| match &p.service {
             Service::Physics(m) => (m.peak_flops(), m.peak_bandwidth()),
             Service::Abstract { .. } => (0.0, 0.0),
         };
+        let (flop_capacity, byte_capacity) = if let [only] = pools.as_slice() {
+            let (f, b) = peaks(only);
+            (f * busy, b * busy)
+        } else {
+            pools
+                .iter()
+                .zip(&rec.pools)
+                .fold((0.0, 0.0), |(f, b), (p, m)| {
+                    let (pf, pb) = peaks(p);
+                    (f + pf * m.busy_ns as f64, b + pb * m.busy_ns as f64)
+                })
+        };
         let ratio = |num: f64, den: f64| if den > 0.0 { num / den } else { 0.0 };
         let goodput_requests = rec.overall.slo_met;
-        // The fleet is paid by the hour, busy or idle, but only if something uses it.
-        let gpus = if self.cfg.fleet_used {
-            self.cfg.gpus
-        } else {
-            0
+        // A pool is paid by the hour, busy or idle, but only if some route reaches it.
+        let billed = |p: &super::pools::PoolCfg| if p.used { p.gpus } else { 0 };
+        let gpus: u32 = pools.iter().map(billed).sum();
+        let usd_per_gpu_hour = match pools.as_slice() {
+            [only] => only.usd_per_gpu_hour,
+            _ if gpus == 0 => pools[0].usd_per_gpu_hour,
+            _ => {
+                pools
+                    .iter()
+                    .map(|p| f64::from(billed(p)) * p.usd_per_gpu_hour)
+                    .sum::<f64>()
+                    / f64::from(gpus)
+            }
         };
-        let usd_per_gpu_hour = self.cfg.usd_per_gpu_hour;
-        let fleet_usd = f64::from(gpus) * usd_per_gpu_hour * secs / 3600.0;
+        let pool_usd =
+            |p: &super::pools::PoolCfg| f64::from(billed(p)) * p.usd_per_gpu_hour * secs / 3600.0;
+        let pool_usd_per_month =
+            |p: &super::pools::PoolCfg| f64::from(billed(p)) * p.usd_per_gpu_hour * HOURS_PER_MONTH;
+        let fleet_usd = pools.iter().map(pool_usd).fold(0.0, |a, b| a + b);
         let api = self.api.as_ref().map(|a| a.report(secs, HOURS_PER_MONTH));
         let api_usd = api.as_ref().map_or(0.0, |a| a.usd);
         let month_factor = HOURS_PER_MONTH * 3600.0 / secs;
@@ -198,29 +240,34 @@ impl Simulation {
                 peak_batch: rec.peak_batch,
                 preemptions: rec.preemptions,
                 forward_passes: rec.passes,
-                mfu: ratio(rec.flops, peak_flops * busy / NS_PER_S),
-                bandwidth_utilisation: ratio(rec.bytes, peak_bw * busy / NS_PER_S),
+                mfu: ratio(rec.flops, flop_capacity / NS_PER_S),
+                bandwidth_utilisation: ratio(rec.bytes, byte_capacity / NS_PER_S),
                 prefix_cache_hit_rate: ratio(
                     rec.cached_prompt_tokens as f64,
                     rec.prompt_tokens as f64,
                 ),
-                kv_capacity_tokens: if matches!(self.cfg.service, Service::Physics(_)) {
-                    self.cfg.kv_blocks * BLOCK
-                } else {
-                    0
-                },
+                kv_capacity_tokens: kv_capacity_tokens(&pools[0]),
             },
             series: rec
                 .windows
                 .series(end, replicas as u32, self.api.is_some(), rec.reasoning),
-            physical_limit: rec.limit.filter(|_| self.cfg.fleet_used).map(|l| {
-                let bound = l.output_tokens_per_s * replicas as f64;
-                PhysicalLimit {
-                    output_tokens_per_s: bound,
-                    achieved_fraction: ratio(rec.output_tokens_done as f64 / secs, bound),
-                    ..l
-                }
-            }),
+            physical_limit: {
+                // Every billed pool's replicas at their bound, together.
+                let mut limited = pools
+                    .iter()
+                    .filter(|p| p.used)
+                    .filter_map(|p| p.limit.map(|l| (l, p.replicas)));
+                limited.next().map(|(l, n)| {
+                    let bound = limited.fold(l.output_tokens_per_s * n as f64, |b, (l, n)| {
+                        b + l.output_tokens_per_s * n as f64
+                    });
+                    PhysicalLimit {
+                        output_tokens_per_s: bound,
+                        achieved_fraction: ratio(rec.output_tokens_done as f64 / secs, bound),
+                        ..l
+                    }
+                })
+            },
             cost: Cost {
                 gpus,
                 usd_per_gpu_hour,
@@ -230,7 +277,7 @@ impl Simulation {
                 usd_per_mtok_output: per_mtok(rec.output_tokens_done),
                 usd_per_mtok_total: per_mtok(rec.output_tokens_done + rec.input_tokens_done),
                 usd_per_request: (rec.completed > 0).then(|| total_usd / rec.completed as f64),
-                usd_per_month: f64::from(gpus) * usd_per_gpu_hour * HOURS_PER_MONTH
+                usd_per_month: pools.iter().map(pool_usd_per_month).fold(0.0, |a, b| a + b)
                     + api.as_ref().map_or(0.0, |a| a.usd_per_month),
             },
             api,
@@ -261,6 +308,44 @@ impl Simulation {
                     }
                 })
                 .collect(),
+            pools: pools
+                .iter()
+                .zip(&rec.pools)
+                .map(|(p, m)| {
+                    let busy = m.busy_ns as f64;
+                    let usd = pool_usd(p);
+                    PoolReport {
+                        name: p.name.clone(),
+                        hardware: p.hardware.clone(),
+                        replicas: p.replicas as u32,
+                        gpus: p.gpus,
+                        completed: m.completed,
+                        gpu_busy_fraction: ratio(busy, end as f64 * p.replicas as f64),
+                        mean_batch_size: ratio(m.batch_area, busy),
+                        kv_use_mean: ratio(m.kv_area, busy),
+                        forward_passes: m.passes,
+                        ttft: m.ttft.stats(),
+                        tpot: m.tpot.stats(),
+                        e2e: m.e2e.stats(),
+                        input_tokens_per_s: m.input_tokens as f64 / secs,
+                        output_tokens_per_s: m.output_tokens as f64 / secs,
+                        kv_capacity_tokens: kv_capacity_tokens(p),
+                        usd,
+                        usd_per_month: pool_usd_per_month(p),
+                        usd_per_mtok_output: (m.output_tokens > 0)
+                            .then(|| usd / m.output_tokens as f64 * 1e6),
+                    }
+                })
+                .collect(),
         }
+    }
+}
+
+/// One replica's KV capacity in tokens (0 for the abstract server).
+fn kv_capacity_tokens(p: &super::pools::PoolCfg) -> u64 {
+    if matches!(p.service, Service::Physics(_)) {
+        p.kv_blocks * BLOCK
+    } else {
+        0
     }
 }

@@ -33,8 +33,8 @@ pub(super) enum Phase {
 /// Where a class is served.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Backend {
-    /// The self-hosted fleet.
-    Fleet,
+    /// A self-hosted pool, by index.
+    Pool(u16),
     /// A hosted API tier, or its fast variant.
     Api { tier: u16, fast: bool },
 }
@@ -68,6 +68,8 @@ pub(super) struct Request {
     pub(super) phase: Phase,
     /// API tier serving the request, if it went to one.
     pub(super) tier: Option<u16>,
+    /// The pool serving it, if it went to one (else 0).
+    pub(super) pool: u16,
     /// Sent to the tier's fast variant.
     pub(super) fast: bool,
     /// 429s received so far (retries are bounded far below `u16::MAX`).
@@ -108,6 +110,9 @@ pub(super) struct Task {
     /// A conversation's id and the tokens of its history so far (prompts and
     /// answers of the turns before).
     pub(super) conversation: Option<(u64, u32)>,
+    /// Where it lands in the routing rules' share splits (uniform in
+    /// [0, 1); 0 when no rule splits).
+    pub(super) route_u: f64,
 }
 
 /// A request class, ready to sample.
@@ -149,13 +154,7 @@ pub(super) fn class_backends(scenario: &Scenario) -> Vec<Backend> {
         .workload
         .classes
         .iter()
-        .map(|k| match scenario.backend_of(&k.name) {
-            Some((tier, fast)) => Backend::Api {
-                tier: tier as u16,
-                fast,
-            },
-            None => Backend::Fleet,
-        })
+        .map(|k| super::pools::backend(scenario.class_target(&k.name)))
         .collect()
 }
 
@@ -175,6 +174,11 @@ impl Simulation {
             self.st.conversations += 1;
             (self.st.conversations, 0)
         });
+        let route_u = if self.cfg.splits {
+            self.st.rng.routing.uniform()
+        } else {
+            0.0
+        };
         let task = self.st.tasks.insert(Task {
             class,
             start_ns: self.st.now,
@@ -182,6 +186,7 @@ impl Simulation {
             user,
             prefix_group,
             conversation,
+            route_u,
         });
         self.new_request(task, given);
     }
@@ -232,6 +237,7 @@ impl Simulation {
             epoch: 0,
             phase: Phase::Waiting,
             tier: None,
+            pool: 0,
             fast: false,
             attempts: 0,
             output_reserved: 0,
@@ -258,16 +264,21 @@ impl Simulation {
             input_tokens: input,
             output_tokens: output,
         });
-        match self.cfg.class_backend[class as usize] {
+        match self.choose_backend(class, input, task) {
             Backend::Api { tier, fast } => self.api_submit(id, tier, fast),
-            Backend::Fleet if self.cfg.frontend_in_ns > 0 => {
-                // The serving software's front end first (HTTP, tokenisation).
-                self.st.waiting += 1;
-                self.st.in_frontend += 1;
-                let at = later(now, self.cfg.frontend_in_ns);
-                self.st.events.push(at, Event::Enqueue { req: id });
+            Backend::Pool(p) => {
+                self.st.requests[id].pool = p;
+                let frontend = self.cfg.pools[usize::from(p)].frontend_in_ns;
+                if frontend > 0 {
+                    // The serving software's front end first (HTTP, tokenisation).
+                    self.st.waiting += 1;
+                    self.st.in_frontend += 1;
+                    let at = later(now, frontend);
+                    self.st.events.push(at, Event::Enqueue { req: id });
+                } else {
+                    self.route(id);
+                }
             }
-            Backend::Fleet => self.route(id),
         }
     }
 
@@ -289,7 +300,8 @@ impl Simulation {
         }
         // Preemption takes the largest: the least urgent level, then the
         // newest (with one level, the newest).
-        req.admit_order = (u64::from(self.cfg.level_of[req.class as usize]) << 56) | order;
+        let level = self.cfg.pools[usize::from(req.pool)].level_of[req.class as usize];
+        req.admit_order = (u64::from(level) << 56) | order;
         self.st.replicas[r].running += 1;
         self.st.waiting -= 1;
         self.touch(r);
@@ -306,7 +318,7 @@ impl Simulation {
         // The client sees tokens after the serving software's front end
         // (detokenisation, streaming); API tiers' latencies include theirs.
         let seen = if req.tier.is_none() {
-            self.cfg.frontend_out_ns
+            self.cfg.pools[usize::from(req.pool)].frontend_out_ns
         } else {
             0
         };
@@ -314,6 +326,7 @@ impl Simulation {
         let ttft_ns = later(req.first_token_ns, seen) - req.arrival_ns;
         let sample = Sample {
             class: req.class,
+            pool: req.tier.is_none().then_some(req.pool),
             arrival_ns: req.arrival_ns,
             ttft_ns,
             tpot_ns: (req.output_tokens > 1)
@@ -411,7 +424,8 @@ impl Simulation {
 impl Simulation {
     /// Request `id`'s priority level (0 the most urgent).
     pub(super) fn level(&self, id: ReqId) -> u8 {
-        self.cfg.level_of[self.st.requests[id].class as usize]
+        let req = &self.st.requests[id];
+        self.cfg.pools[usize::from(req.pool)].level_of[req.class as usize]
     }
 
     /// What request `id`'s prompt shares with others, from its task.

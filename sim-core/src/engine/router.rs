@@ -9,34 +9,38 @@ use crate::scenario::Router;
 impl Simulation {
     /// Send a self-hosted request to a replica's queue (or the shared one).
     pub(super) fn route(&mut self, id: ReqId) {
-        if self.cfg.router == Router::CentralQueue {
-            if self.try_join_in_progress(id, None) {
+        let p = usize::from(self.st.requests[id].pool);
+        let pool = &self.cfg.pools[p];
+        if pool.router == Router::CentralQueue {
+            let (q, replicas, max_queue) = (pool.first, pool.range(), pool.max_queue);
+            if self.try_join_in_progress(id, replicas.clone()) {
                 return;
             }
-            if self.st.queues[0].len() as u64 >= self.cfg.max_queue {
+            if self.st.queues[q].len() as u64 >= max_queue {
                 self.reject(id);
                 return;
             }
             let level = self.level(id);
-            self.st.queues[0].push_back(level, id);
+            self.st.queues[q].push_back(level, id);
             self.st.waiting += 1;
-            for r in 0..self.st.replicas.len() {
+            for r in replicas {
                 if !self.st.replicas[r].busy {
                     self.try_start(r);
                 }
-                if self.st.queues[0].is_empty() {
+                if self.st.queues[q].is_empty() {
                     break;
                 }
             }
             return;
         }
-        let r = self.pick_replica(id);
+        let max_queue = pool.max_queue;
+        let r = self.pick_replica(id, p);
         let ri = r as usize;
         self.st.requests[id].replica = Some(r);
-        if self.try_join_in_progress(id, Some(ri)) {
+        if self.try_join_in_progress(id, ri..ri + 1) {
             return;
         }
-        if self.st.queues[ri].len() as u64 >= self.cfg.max_queue {
+        if self.st.queues[ri].len() as u64 >= max_queue {
             self.reject(id);
             return;
         }
@@ -50,46 +54,49 @@ impl Simulation {
         }
     }
 
-    /// The replica a per-replica router chooses; ties go to the lowest index.
-    /// O(1) from the index that [`Self::touch`] keeps up to date.
-    fn pick_replica(&mut self, id: ReqId) -> u32 {
-        let n = self.st.replicas.len() as u32;
-        match self.cfg.router {
-            Router::CacheAware => self.cache_aware(id),
+    /// The replica of pool `p` a per-replica router chooses (a fleet
+    /// index); ties go to the lowest index. O(1) from the index that
+    /// [`Self::touch`] keeps up to date.
+    fn pick_replica(&mut self, id: ReqId, p: usize) -> u32 {
+        let pool = &self.cfg.pools[p];
+        let (first, n) = (pool.first as u32, pool.replicas as u32);
+        match pool.router {
+            Router::CacheAware => first + self.cache_aware(id, p),
             Router::RoundRobin => {
-                let r = self.st.rr_next;
-                self.st.rr_next = (r + 1) % n;
-                r
+                let r = self.st.rr_next[p];
+                self.st.rr_next[p] = (r + 1) % n;
+                first + r
             }
             Router::LeastOutstanding | Router::JoinShortestQueue => {
-                let best = self.st.index.min();
+                let best = self.st.index[p].min();
                 debug_assert_eq!(
                     Some(best),
-                    (0..n).min_by_key(|&r| self.route_key(r as usize)),
+                    (0..n).min_by_key(|&r| self.route_key(first as usize + r as usize)),
                     "the router's index is stale"
                 );
-                best
+                first + best
             }
-            Router::CentralQueue => 0,
+            Router::CentralQueue => first,
         }
     }
 
-    /// [`Router::CacheAware`]'s choice for request `id`: O(replicas × the
-    /// prompt's cached blocks).
-    fn cache_aware(&self, id: ReqId) -> u32 {
+    /// [`Router::CacheAware`]'s choice in pool `p` for request `id` (an
+    /// index within the pool): O(replicas × the prompt's cached blocks).
+    fn cache_aware(&self, id: ReqId, p: usize) -> u32 {
         /// Least share of the prompt cached to follow the cache, and the
         /// imbalance (absolute, relative) past which load decides alone:
         /// vLLM router's and SGLang gateway's defaults.
         const CACHE_THRESHOLD: f64 = 0.3;
         const BALANCE_ABS: u64 = 64;
         const BALANCE_REL: f64 = 1.5;
-        let least = self.st.index.min();
-        let reps = &self.st.replicas;
+        let pool = &self.cfg.pools[p];
+        let least = self.st.index[p].min();
+        let reps = &self.st.replicas[pool.range()];
         // The index orders replicas by outstanding requests first.
         let lo = reps[least as usize].outstanding;
         let hi = reps.iter().map(|r| r.outstanding).max().unwrap_or(lo);
         let identity = self.identity(id);
-        if !self.cfg.prefix_caching
+        if !pool.prefix_caching
             || !identity.shareable()
             || (hi - lo > BALANCE_ABS && hi as f64 > BALANCE_REL * lo as f64)
         {
@@ -121,41 +128,43 @@ impl Simulation {
     /// for least-outstanding, (waiting, then waiting or running) for
     /// join-shortest-queue; the index breaks ties.
     fn route_key(&self, r: usize) -> RouteKey {
+        let pool = &pool!(self, r);
         let out = self.st.replicas[r].outstanding;
-        match self.cfg.router {
-            Router::JoinShortestQueue => (self.st.queues[r].len() as u64, out, r as u32),
-            _ => (out, 0, r as u32),
+        // Ranked within the pool, by the replica's index there.
+        let i = (r - pool.first) as u32;
+        match pool.router {
+            Router::JoinShortestQueue => (self.st.queues[r].len() as u64, out, i),
+            _ => (out, 0, i),
         }
     }
 
     /// Replica `r`'s queue or outstanding count changed: refresh its place in
     /// the router's index (O(log replicas)).
     pub(super) fn touch(&mut self, r: usize) {
+        let pool = &pool!(self, r);
         if matches!(
-            self.cfg.router,
+            pool.router,
             Router::LeastOutstanding | Router::JoinShortestQueue | Router::CacheAware
         ) {
+            let (p, first) = (self.st.replicas[r].pool, pool.first);
             let key = self.route_key(r);
-            self.st.index.set(r, key);
+            self.st.index[usize::from(p)].set(r - first, key);
         }
     }
 
     /// Abstract bulk service with join-in-progress: an arrival enters a batch in
     /// service if it has room.
-    fn try_join_in_progress(&mut self, id: ReqId, only: Option<usize>) -> bool {
+    fn try_join_in_progress(&mut self, id: ReqId, candidates: std::ops::Range<usize>) -> bool {
+        let pool = &self.cfg.pools[usize::from(self.st.requests[id].pool)];
         let Service::Abstract {
             join_in_progress: true,
             ..
-        } = self.cfg.service
+        } = pool.service
         else {
             return false;
         };
-        let Policy::Static { max_batch, .. } = self.cfg.policy else {
+        let Policy::Static { max_batch, .. } = pool.policy else {
             return false;
-        };
-        let candidates = match only {
-            Some(r) => r..r + 1,
-            None => 0..self.st.replicas.len(),
         };
         for r in candidates {
             let rep = &self.st.replicas[r];
@@ -180,8 +189,9 @@ impl Simulation {
 
     /// The queue a replica takes from.
     pub(super) fn queue_of(&self, replica: usize) -> usize {
-        if self.cfg.router == Router::CentralQueue {
-            0
+        let pool = &pool!(self, replica);
+        if pool.router == Router::CentralQueue {
+            pool.first
         } else {
             replica
         }

@@ -59,7 +59,7 @@ impl Simulation {
     }
 
     pub(super) fn start_abstract(&mut self, r: usize) -> Option<u64> {
-        let (max_batch, max_wait_ns) = match self.cfg.policy {
+        let (max_batch, max_wait_ns) = match pool!(self, r).policy {
             Policy::Static {
                 max_batch,
                 max_wait_ns,
@@ -82,7 +82,7 @@ impl Simulation {
             members.push(id);
         }
         self.st.replicas[r].abstract_members = members;
-        let Service::Abstract { time, .. } = &self.cfg.service else {
+        let Service::Abstract { time, .. } = &pool!(self, r).service else {
             return None;
         };
         Some(secs_to_ns(time.sample(&mut self.st.rng.jitter)))
@@ -92,7 +92,7 @@ impl Simulation {
         let Policy::Static {
             max_batch,
             max_wait_ns,
-        } = self.cfg.policy
+        } = pool!(self, r).policy
         else {
             return None;
         };
@@ -131,14 +131,14 @@ impl Simulation {
                             .saturating_add(req.reasoning)
                             .max(req.output_tokens),
                     ),
-            ) + self.cfg.seq_kv_blocks;
-            if need > self.cfg.kv_blocks {
+            ) + pool!(self, r).seq_kv_blocks;
+            if need > pool!(self, r).kv_blocks {
                 self.st.queues[q].pop_front();
                 self.st.waiting -= 1;
                 self.reject_too_long(id);
                 continue;
             }
-            if self.st.replicas[r].kv_used + blocks + need > self.cfg.kv_blocks {
+            if self.st.replicas[r].kv_used + blocks + need > pool!(self, r).kv_blocks {
                 break;
             }
             self.st.queues[q].pop_front();
@@ -179,7 +179,8 @@ impl Simulation {
         let now = self.st.now;
         let start = self.st.replicas[r].pass.start_ns;
         let mut members = std::mem::take(&mut self.st.replicas[r].abstract_members);
-        self.rec.abstract_pass(start, now, members.len() as u64);
+        self.rec
+            .abstract_pass(self.st.replicas[r].pool, start, now, members.len() as u64);
         for &id in &members {
             let req = &mut self.st.requests[id];
             req.generated = req.output_tokens;

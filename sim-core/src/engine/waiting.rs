@@ -4,11 +4,12 @@
 
 use std::collections::VecDeque;
 
-/// Each class's level: under the priority policy its priority's rank among
-/// the classes' distinct priorities (0 the most urgent), else 0 for all.
-pub(super) fn priority_levels(s: &crate::Scenario) -> Vec<u8> {
+/// Each class's level in pool `pool`: under the priority policy its
+/// priority's rank among the classes' distinct priorities (0 the most
+/// urgent), else 0 for all.
+pub(super) fn priority_levels(s: &crate::Scenario, pool: &crate::scenario::Serving) -> Vec<u8> {
     let classes = &s.workload.classes;
-    if s.serving.scheduling_policy != Some(crate::scenario::SchedulingPolicy::Priority) {
+    if pool.scheduling_policy != Some(crate::scenario::SchedulingPolicy::Priority) {
         return vec![0; classes.len()];
     }
     let priority = |k: &crate::scenario::RequestClass| k.priority.unwrap_or(0);

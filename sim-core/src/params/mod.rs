@@ -12,12 +12,14 @@
 use crate::scenario::Scenario;
 
 mod edits;
+mod pools;
 mod provider;
 mod scheduling;
 mod serving;
 mod traffic;
 
 pub use edits::{batching_for_policy, differences, inert, set_share, side_effects, spike_schedule};
+pub use pools::{parse_routing, routing_text};
 
 /// Where a parameter sits on the page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -147,6 +149,7 @@ pub fn all() -> impl Iterator<Item = &'static Param> {
     traffic::PARAMS
         .iter()
         .chain(serving::PARAMS.iter())
+        .chain(pools::PARAMS.iter())
         .chain(scheduling::PARAMS.iter())
         .chain(provider::PARAMS.iter())
 }
@@ -214,6 +217,25 @@ impl Param {
     pub fn per_class(&self) -> bool {
         self.group.per_class()
     }
+
+    /// Whether the parameter is a pool's own setting, which `NAME@POOL`
+    /// sets on a pool beside the first.
+    pub fn per_pool(&self) -> bool {
+        serving::PARAMS.iter().any(|p| p.path == self.path)
+            || matches!(self.path, "scheduling_policy" | "usd_per_gpu_hour")
+    }
+}
+
+/// Run `edit` on pool `pool` as if it were the first (0 is the first): the
+/// pool's own settings are the serving parameters', edited in its place.
+pub fn on_pool<T>(s: &mut Scenario, pool: usize, edit: impl FnOnce(&mut Scenario) -> T) -> T {
+    if pool == 0 {
+        return edit(s);
+    }
+    std::mem::swap(&mut s.serving, &mut s.pools[pool - 1]);
+    let out = edit(s);
+    std::mem::swap(&mut s.serving, &mut s.pools[pool - 1]);
+    out
 }
 
 pub use crate::format::show;
@@ -230,6 +252,16 @@ fn unit_suffix(unit: &str) -> String {
 /// A per-class parameter names its class as `NAME[CLASS]` (a class name or an
 /// index); without one it applies to a single-class workload only.
 pub fn apply(s: &mut Scenario, name: &str, value: &str) -> Result<(), String> {
+    if let Some((name, pool)) = name.split_once('@') {
+        let p = check_name(name)?;
+        if !p.per_pool() {
+            return Err(format!(
+                "{name} is not a pool's own setting; drop the @{pool} after it"
+            ));
+        }
+        let i = pool_index(s, pool.trim())?;
+        return on_pool(s, i, |s| apply(s, name, value));
+    }
     let (path, class) = split_class(name)?;
     let p = find(path).ok_or_else(|| {
         let known: Vec<&str> = all().map(|p| p.path).collect();
@@ -247,8 +279,29 @@ pub fn apply(s: &mut Scenario, name: &str, value: &str) -> Result<(), String> {
     p.set_text(s, class, value)
 }
 
-/// Check that `NAME` (with any `[CLASS]`) names a parameter.
+/// The pool a `@POOL` suffix names: a pool's name (the first is also
+/// `self-hosted`) or its index.
+fn pool_index(s: &Scenario, pool: &str) -> Result<usize, String> {
+    match s.target_named(pool) {
+        Some(crate::scenario::Target::Pool(i)) => Ok(i),
+        _ => pool
+            .parse::<usize>()
+            .ok()
+            .filter(|&i| i < s.pool_count())
+            .ok_or_else(|| {
+                let names: Vec<&str> = s.all_pools().map(|p| p.pool_name()).collect();
+                format!(
+                    "@{pool}: no such pool; pools are {} (or 0..{})",
+                    names.join(", "),
+                    s.pool_count()
+                )
+            }),
+    }
+}
+
+/// Check that `NAME` (with any `[CLASS]` or `@POOL`) names a parameter.
 pub fn check_name(name: &str) -> Result<&'static Param, String> {
+    let name = name.split_once('@').map_or(name, |(n, _)| n);
     let (path, _) = split_class(name)?;
     find(path).ok_or_else(|| {
         let known: Vec<&str> = all().map(|p| p.path).collect();

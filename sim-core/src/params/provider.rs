@@ -5,7 +5,7 @@ use super::edits::{main_tier, main_tier_mut};
 use super::serving::{keys, owned};
 use super::{Choice, Group, Kind, Number, Param};
 use crate::api::{ClientPolicy, Route, SELF_HOSTED};
-use crate::scenario::Scenario;
+use crate::scenario::{Scenario, Target};
 
 fn client_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
     owned(&[
@@ -18,6 +18,9 @@ fn client_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
 
 fn backend_options(s: &Scenario, _: usize) -> Vec<(String, String)> {
     let mut o = vec![(SELF_HOSTED.to_owned(), "Self-hosted servers".to_owned())];
+    for p in &s.pools {
+        o.push((p.pool_name().to_owned(), format!("Pool: {}", p.pool_name())));
+    }
     if let Some(a) = &s.api {
         for t in &a.tiers {
             o.push((t.name.clone(), format!("API: {}", t.name)));
@@ -172,10 +175,11 @@ pub(super) const PARAMS: &[Param] = &[
             get: |s, i| {
                 let a = s.api.as_ref()?;
                 let class = &s.workload.classes.get(i)?.name;
-                Some(match s.backend_of(class) {
-                    None => SELF_HOSTED.to_owned(),
-                    Some((t, true)) => format!("{}+fast", a.tiers[t].name),
-                    Some((t, false)) => a.tiers[t].name.clone(),
+                Some(match s.class_target(class) {
+                    Target::Pool(0) => SELF_HOSTED.to_owned(),
+                    Target::Pool(p) => s.pool(p).pool_name().to_owned(),
+                    Target::Tier(t, true) => format!("{}+fast", a.tiers[t].name),
+                    Target::Tier(t, false) => a.tiers[t].name.clone(),
                 })
             },
             set: |s, i, k| {

@@ -341,3 +341,68 @@ fn differences_name_every_edit_from_the_preset() {
         ["Arrival rate 40 req/s", "Replicas 2 servers"]
     );
 }
+
+#[test]
+fn routing_rules_read_and_write_as_text() {
+    let text = "class simple and prompt < 1000 -> small; 30% -> frontier; all -> self-hosted overflow > 8 -> small";
+    let rules = parse_routing(text).expect("parses");
+    assert_eq!(rules.len(), 3);
+    assert_eq!(rules[0].class.as_deref(), Some("simple"));
+    assert_eq!(rules[0].prompt_under, Some(1000));
+    assert_eq!(rules[1].share, Some(0.3));
+    let o = rules[2].overflow.as_ref().expect("overflow");
+    assert_eq!((o.queue_per_replica, o.to.as_str()), (8, "small"));
+    assert_eq!(routing_text(&rules), text, "the text round-trips");
+    assert_eq!(parse_routing("  ").expect("empty"), Vec::new());
+    for (bad, says) in [
+        ("simple", "rule 1 (\"simple\"): write CONDITIONS -> POOL"),
+        (
+            "prompt < many -> small",
+            "a prompt condition is \"prompt < TOKENS\"",
+        ),
+        ("cheap -> small", "unknown condition \"cheap\""),
+        (
+            "all -> small overflow 8 -> api",
+            "the overflow threshold is \"> N\"",
+        ),
+        ("all ->", "name the pool or tier"),
+    ] {
+        let e = parse_routing(bad).expect_err(bad);
+        assert!(e.contains(says), "{bad}: {e}");
+    }
+}
+
+#[test]
+fn a_pool_is_added_edited_by_name_and_removed_with_its_rules() {
+    let mut s = presets::chatbot_h100();
+    apply(&mut s, "pools", "small, big").expect("pools");
+    assert_eq!(s.pool_count(), 3);
+    assert_eq!(s.pools[0].name.as_deref(), Some("small"));
+    assert_eq!(s.pools[0].gpu, s.serving.gpu, "a new pool copies the first");
+    apply(&mut s, "replicas@big", "3").expect("replicas of big");
+    apply(&mut s, "model@2", "llama-3.1-70b").expect("by index");
+    assert_eq!((s.pools[1].replicas, s.serving.replicas), (3, 1));
+    assert_eq!(s.pools[1].model, crate::physics::Model::Llama31_70b);
+    apply(&mut s, "routing", "prompt < 500 -> small; all -> big").expect("routing");
+    assert!(s.clone().validate().is_ok());
+    let e = apply(&mut s, "arrival.rate@big", "3").expect_err("not a pool setting");
+    assert!(
+        e.contains("arrival.rate is not a pool's own setting"),
+        "{e}"
+    );
+    let e = apply(&mut s, "replicas@tiny", "3").expect_err("no such pool");
+    assert!(
+        e.contains("@tiny: no such pool; pools are self-hosted, small, big"),
+        "{e}"
+    );
+    apply(&mut s, "pools", "big").expect("drop small");
+    assert_eq!(s.pools.len(), 1);
+    assert_eq!(s.pools[0].replicas, 3, "a kept pool keeps its settings");
+    assert_eq!(
+        routing_text(&s.routing),
+        "all -> big",
+        "the rule naming small went with it"
+    );
+    let e = apply(&mut s, "pools", "self-hosted").expect_err("first pool's name");
+    assert!(e.contains("first pool's name"), "{e}");
+}

@@ -31,7 +31,11 @@ pub use headroom::{Headroom, HeadroomSearch, MAX_GROWTH, headroom, scale_load};
 /// Make `s` the setup `config` with `replicas` replicas (the page's "Apply"):
 /// self-hosted setups drop the API and run chunked prefill with the batch
 /// size; API setups send every class to the tier at the rate-limit multiple.
+/// Either way the setup serves all the traffic: other pools and routing
+/// rules go.
 pub fn apply_config(s: &mut Scenario, config: &Config, replicas: u32) -> Result<(), String> {
+    s.pools.clear();
+    s.routing.clear();
     match config {
         Config::SelfHosted {
             gpu,

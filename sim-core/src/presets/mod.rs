@@ -11,10 +11,12 @@ use crate::scenario::{
 };
 
 mod models;
+mod pools;
 mod priorities;
 mod stories;
 pub mod story;
 pub use models::thinking_agent;
+pub use pools::{bench_pools, two_models};
 pub use priorities::chat_and_batch;
 pub use story::{Claim, Quantity, Step};
 
@@ -53,6 +55,7 @@ pub fn chat_class() -> RequestClass {
 /// Llama-3.1-8B in BF16 on one H100 with vLLM-like chunked-prefill defaults.
 pub fn h100_llama_8b() -> Serving {
     Serving {
+        name: None,
         replicas: 1,
         router: Router::LeastOutstanding,
         gpu: Gpu::H100,
@@ -82,6 +85,8 @@ pub fn h100_llama_8b() -> Serving {
 pub fn chatbot_h100() -> Scenario {
     Scenario {
         distilled_from: None,
+        pools: Vec::new(),
+        routing: Vec::new(),
         version: SCENARIO_VERSION,
         name: "Chatbot on one H100".into(),
         seed: 1,
@@ -108,6 +113,8 @@ pub fn chatbot_h100() -> Scenario {
 pub fn self_hosted_tuning() -> Scenario {
     Scenario {
         distilled_from: None,
+        pools: Vec::new(),
+        routing: Vec::new(),
         version: SCENARIO_VERSION,
         name: "Self-hosted tuning: $12/h server".into(),
         seed: 1,
@@ -122,6 +129,7 @@ pub fn self_hosted_tuning() -> Scenario {
             )],
         },
         serving: Serving {
+            name: None,
             gpus_per_replica: 4,
             model: Model::Llama31_70b,
             usd_per_gpu_hour: Some(3.0),
@@ -161,6 +169,8 @@ pub fn self_hosted_tuned() -> Scenario {
 pub fn overnight_batch() -> Scenario {
     Scenario {
         distilled_from: None,
+        pools: Vec::new(),
+        routing: Vec::new(),
         version: SCENARIO_VERSION,
         name: "Overnight batch summarisation".into(),
         seed: 1,
@@ -181,6 +191,7 @@ pub fn overnight_batch() -> Scenario {
             )],
         },
         serving: Serving {
+            name: None,
             batching: Batching::ChunkedPrefill {
                 max_num_seqs: 256,
                 max_num_batched_tokens: 8192,
@@ -201,6 +212,8 @@ pub fn overnight_batch() -> Scenario {
 pub fn classification_at_scale() -> Scenario {
     Scenario {
         distilled_from: None,
+        pools: Vec::new(),
+        routing: Vec::new(),
         version: SCENARIO_VERSION,
         name: "Classification at scale".into(),
         seed: 1,
@@ -221,6 +234,7 @@ pub fn classification_at_scale() -> Scenario {
             )],
         },
         serving: Serving {
+            name: None,
             replicas: 4,
             gpu: Gpu::L4,
             model: Model::Qwen25_7b,
@@ -247,6 +261,8 @@ pub fn classification_at_scale() -> Scenario {
 pub fn bench_h100(requests: u64) -> Scenario {
     Scenario {
         distilled_from: None,
+        pools: Vec::new(),
+        routing: Vec::new(),
         version: SCENARIO_VERSION,
         name: "engine benchmark".into(),
         seed: 7,
@@ -324,6 +340,8 @@ pub fn small_tier() -> ProviderTier {
 pub fn launch_spike() -> Scenario {
     Scenario {
         distilled_from: None,
+        pools: Vec::new(),
+        routing: Vec::new(),
         version: SCENARIO_VERSION,
         name: "Launch spike: email summarisation".into(),
         seed: 1,
@@ -424,6 +442,8 @@ pub fn pay_for_speed() -> Scenario {
     };
     Scenario {
         distilled_from: None,
+        pools: Vec::new(),
+        routing: Vec::new(),
         version: SCENARIO_VERSION,
         name: "Pay for speed: voice assistant".into(),
         seed: 1,
@@ -520,6 +540,13 @@ pub fn all() -> Vec<Preset> {
             explanation: "The same coding-agent task, 20 model calls one after another, on two hosted models. The reasoning model streams at 200 tokens/s, 2.5 times the instant model's 80, yet its first visible word comes after about 5.7 s (median), because it first thinks about 1,000 hidden tokens; the instant model answers in about 0.5 s. Over the 20 calls the task takes about 2.9 minutes on the reasoning model against about 1 minute, and each call costs about 3 times as much, since the thinking is billed as output. Drag 'Thinking before answering' or 'Calls per task' and watch the task latency.",
             scenario: thinking_agent(),
             steps: stories::THINKING_AGENT,
+        },
+        Preset {
+            id: "two-models",
+            title: "Two models: a small one for simple requests",
+            explanation: "A support assistant at 30 requests/s on the seed's tuned server, Llama-3.1-70B in FP8 on 4 × H100: 70 % of the questions are simple, 30 % hard, and three 70B replicas serve them all. Add a pool of Llama-3.1-8B on one H100 and route the simple questions to it: they get their first token sooner, the 70B pool is left the hard ones, and two 70B replicas carry them — the bill falls by about a quarter. (The simulator times the work; whether the small model answers the simple questions well enough is yours to judge.)",
+            scenario: two_models(),
+            steps: stories::TWO_MODELS,
         },
         Preset {
             id: "chat-and-batch",

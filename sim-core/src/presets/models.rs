@@ -58,6 +58,8 @@ fn agent_step(name: &str, reasoning: Option<Dist>) -> RequestClass {
 pub fn thinking_agent() -> Scenario {
     Scenario {
         distilled_from: None,
+        pools: Vec::new(),
+        routing: Vec::new(),
         version: SCENARIO_VERSION,
         name: "Thinking before answering: an agent's 20 calls".into(),
         seed: 1,

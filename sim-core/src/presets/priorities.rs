@@ -32,6 +32,8 @@ pub fn chat_and_batch() -> Scenario {
     };
     Scenario {
         distilled_from: None,
+        pools: Vec::new(),
+        routing: Vec::new(),
         version: SCENARIO_VERSION,
         name: "Chat and a batch job on one H100".into(),
         seed: 1,

@@ -277,3 +277,43 @@ pub const CHAT_AND_BATCH: &[Step] = &[
         ],
     },
 ];
+
+/// A small model for simple requests: one 70B fleet, then two pools.
+pub const TWO_MODELS: &[Step] = &[
+    Step {
+        title: "Start: one model for everything",
+        say: "Three replicas of Llama-3.1-70B (FP8, 4 × H100 each) serve 30 requests/s, simple and hard alike: every request meets the targets, a simple question gets its first token in about 70 ms (median), and the 12 GPUs cost about $26,000 a month.",
+        edits: &[],
+        claims: &[
+            of_class("simple", between(Q::TtftP50, 50.0, 100.0)),
+            between(Q::UsdPerMonth, 26_000.0, 26_500.0),
+            at_least(Q::GoodputPct, 99.0),
+        ],
+    },
+    Step {
+        title: "Send simple requests to a small model",
+        say: "Add a pool named small, Llama-3.1-8B on one H100, and the rule \"class simple -> small\": simple questions now get their first token in about 25 ms — the small model is faster per token and has the GPU to itself — while the three 70B replicas, left the hard 30 %, sit partly idle. The bill rises by the small pool's $2,190.",
+        edits: &[
+            ("pools", "small"),
+            ("model@small", "llama-3.1-8b"),
+            ("gpus_per_replica@small", "1"),
+            ("replicas@small", "1"),
+            ("routing", "class simple -> small"),
+        ],
+        claims: &[
+            of_class("simple", at_most(Q::TtftP50, 40.0)),
+            between(Q::UsdPerMonth, 28_200.0, 28_700.0),
+        ],
+    },
+    Step {
+        title: "Shrink the 70B pool to two replicas",
+        say: "The hard requests alone need two 70B replicas, not three. With two, every request still meets the targets — hard ones get their first token in about 0.25 s (median) — and the deployment costs about $19,700 a month, a quarter less than one model for everything.",
+        edits: &[("replicas", "2")],
+        claims: &[
+            between(Q::UsdPerMonth, 19_500.0, 20_000.0),
+            of_class("hard", at_most(Q::TtftP50, 400.0)),
+            of_class("simple", at_most(Q::TtftP50, 40.0)),
+            at_least(Q::GoodputPct, 99.0),
+        ],
+    },
+];

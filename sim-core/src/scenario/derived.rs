@@ -6,29 +6,18 @@ use crate::dist::Dist;
 use crate::physics::Deployment;
 
 impl Scenario {
-    /// Where a class is served: `Some((tier index, fast))` for an API tier, `None`
-    /// for the self-hosted fleet.
+    /// Where a class is served when no routing rule decides: `Some((tier
+    /// index, fast))` for an API tier, `None` for a self-hosted pool.
     pub fn backend_of(&self, class: &str) -> Option<(usize, bool)> {
-        let api = self.api.as_ref()?;
-        let (backend, fast) = api
-            .routes
-            .iter()
-            .find(|r| r.class == class)
-            .map_or((api.default_backend.as_str(), false), |r| {
-                (r.backend.as_str(), r.fast)
-            });
-        api.tiers
-            .iter()
-            .position(|t| t.name == backend)
-            .map(|i| (i, fast))
+        match self.class_target(class) {
+            super::Target::Tier(i, fast) => Some((i, fast)),
+            super::Target::Pool(_) => None,
+        }
     }
 
-    /// True when some class is served by the self-hosted fleet (which is then billed).
+    /// True when some class can reach a self-hosted pool (which is then billed).
     pub fn uses_fleet(&self) -> bool {
-        self.workload
-            .classes
-            .iter()
-            .any(|k| self.backend_of(&k.name).is_none())
+        (0..self.pool_count()).any(|i| self.pool_used(i))
     }
 
     /// The workload's mean shape: generated tokens per task (each call capped at
@@ -172,9 +161,14 @@ impl Scenario {
         }
     }
 
-    /// The replica's hardware, model and memory settings.
+    /// The first pool's replica: its hardware, model and memory settings.
     pub fn deployment(&self) -> Deployment {
-        let s = &self.serving;
+        self.deployment_for(&self.serving)
+    }
+
+    /// A replica of pool `s` (one of [`Self::all_pools`]) serving this
+    /// workload: its hardware, model and memory settings.
+    pub fn deployment_for(&self, s: &super::Serving) -> Deployment {
         let max_input = self.max_input_tokens().unwrap_or(8192);
         Deployment {
             gpu: s.gpu,
@@ -190,11 +184,9 @@ impl Scenario {
         }
     }
 
-    /// Price of one GPU-hour in this scenario.
+    /// Price of one GPU-hour in the first pool.
     pub fn usd_per_gpu_hour(&self) -> f64 {
-        self.serving
-            .usd_per_gpu_hour
-            .unwrap_or(self.serving.gpu.spec().usd_per_hour)
+        self.serving.usd_per_gpu_hour()
     }
 
     /// Parse a scenario from JSON and validate it; every error names the

@@ -16,6 +16,8 @@ pub mod bounds;
 mod derived;
 pub use derived::ProfileStatement;
 mod parse;
+mod pools;
+pub use pools::{MAX_POOLS, MAX_RULES, Overflow, RoutingRule, Target};
 mod trace_requests;
 pub use trace_requests::{TraceEntry, TraceRequests};
 mod validate;
@@ -59,6 +61,14 @@ pub struct Scenario {
     /// asked for the file and replay it exactly.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub distilled_from: Option<TraceRef>,
+    /// More self-hosted pools beside `serving` (the first pool), each named,
+    /// with its own GPU, model, serving software, batching and replicas.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pools: Vec<Serving>,
+    /// Rules sending requests to pools and API tiers, tried in order (see
+    /// [`RoutingRule`]); without any, each class goes where `api` routes it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub routing: Vec<RoutingRule>,
 }
 
 /// Traffic: an arrival process and a mix of request classes.
@@ -277,6 +287,10 @@ pub struct Conversation {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Serving {
+    /// The pool's name in routing rules and reports; needed for every pool
+    /// but the first, which is `"self-hosted"` when unnamed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     /// Identical replicas behind the router.
     pub replicas: u32,
     /// How the router picks a replica.

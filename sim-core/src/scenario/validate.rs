@@ -360,8 +360,25 @@ impl Scenario {
         }
     }
 
+    /// Every pool, each as `serving` is checked; a later pool's problems
+    /// name its fields under `pools[i]`. Then the pools' names and the
+    /// routing rules.
     fn validate_serving(&self, c: &mut Checker) {
-        let s = &self.serving;
+        self.validate_pool(&self.serving, c);
+        for (i, p) in self.pools.iter().take(MAX_POOLS).enumerate() {
+            let before = c.problems.len();
+            self.validate_pool(p, c);
+            // Field names are written for `serving`: re-root them here.
+            for problem in &mut c.problems[before..] {
+                *problem = problem
+                    .replace("serving.", &format!("pools[{i}]."))
+                    .replace("serving:", &format!("pools[{i}]:"));
+            }
+        }
+        self.validate_pools(&mut c.problems);
+    }
+
+    fn validate_pool(&self, s: &Serving, c: &mut Checker) {
         c.range_u(
             "serving.replicas",
             u64::from(s.replicas),
@@ -491,7 +508,7 @@ impl Scenario {
         match &s.service {
             ServiceModel::Physics => {
                 if c.problems.is_empty() {
-                    let dep = self.deployment();
+                    let dep = self.deployment_for(s);
                     if let Err(e) = dep.kv_capacity_blocks() {
                         c.problems.push(format!("serving: {e}"));
                     }

@@ -132,10 +132,10 @@ impl Scenario {
                 c.positive_f("api.client.max_wait_s", *max_wait_s, bounds::TIME_S, " s");
             }
         }
-        let backend_ok = |b: &str| b == SELF_HOSTED || api.tiers.iter().any(|t| t.name == b);
+        let backend_ok = |b: &str| self.target_named(b).is_some();
         if !backend_ok(&api.default_backend) {
             c.problems.push(format!(
-                "api.default_backend must be \"{SELF_HOSTED}\" or a tier name, got {:?}",
+                "api.default_backend must be \"{SELF_HOSTED}\", a pool or a tier name, got {:?}",
                 api.default_backend
             ));
         }
@@ -156,7 +156,7 @@ impl Scenario {
             }
             if !backend_ok(&r.backend) {
                 c.problems.push(format!(
-                    "{f}.backend must be \"{SELF_HOSTED}\" or a tier name, got {:?}",
+                    "{f}.backend must be \"{SELF_HOSTED}\", a pool or a tier name, got {:?}",
                     r.backend
                 ));
             }

@@ -12,9 +12,10 @@ impl Scenario {
     /// fleet's caches can hold, both bounded (the first by time, the second
     /// by memory), with what to change when over.
     pub(super) fn validate_prefix_work(&self, c: &mut Checker) {
-        let s = &self.serving;
         let w = &self.workload;
-        if !s.caches_prefixes()
+        let caching: Vec<&super::Serving> =
+            self.all_pools().filter(|p| p.caches_prefixes()).collect();
+        if caching.is_empty()
             || !w
                 .classes
                 .iter()
@@ -53,21 +54,25 @@ impl Scenario {
                 bounds::PREFIX_BLOCKS
             ));
         }
-        let Ok(per_replica) = self.deployment().kv_capacity_blocks() else {
-            return; // said by the fit check
-        };
-        // A replica caches at most its free KV blocks, and at most the
-        // distinct content there is (conversations: as good as unlimited).
-        let per_replica = if conversations {
-            per_replica as f64
-        } else {
-            (per_replica as f64).min(distinct)
-        };
-        let cached = per_replica * f64::from(s.replicas);
+        let (mut cached, mut replicas) = (0.0, 0);
+        for s in caching {
+            let Ok(per_replica) = self.deployment_for(s).kv_capacity_blocks() else {
+                return; // said by the fit check
+            };
+            // A replica caches at most its free KV blocks, and at most the
+            // distinct content there is (conversations: as good as unlimited).
+            let per_replica = if conversations {
+                per_replica as f64
+            } else {
+                (per_replica as f64).min(distinct)
+            };
+            cached += per_replica * f64::from(s.replicas);
+            replicas += s.replicas;
+        }
         if cached > bounds::CACHED_BLOCKS {
             c.problems.push(format!(
                 "serving: with prefix caching, {} replicas could cache about {cached:.3e} KV blocks, more than the {:.1e} this simulator tracks (about 1 GB) — use fewer replicas, or set serving.prefix_caching to false",
-                s.replicas,
+                replicas,
                 bounds::CACHED_BLOCKS
             ));
         }

@@ -15,6 +15,7 @@ mod gpus;
 mod load;
 mod measured;
 mod planning;
+mod pools;
 mod priority;
 mod providers;
 mod queueing;
@@ -59,6 +60,8 @@ pub fn textbook(
 ) -> Scenario {
     Scenario {
         distilled_from: None,
+        pools: Vec::new(),
+        routing: Vec::new(),
         version: SCENARIO_VERSION,
         name: "textbook".into(),
         seed: 2024,
@@ -68,6 +71,7 @@ pub fn textbook(
             classes: vec![fixed_class(1, 1)],
         },
         serving: Serving {
+            name: None,
             replicas: servers,
             router,
             batching,

@@ -74,6 +74,7 @@ presets! {
     classification_plans_within_its_budget: "classification",
     thinking_agent_plans_within_its_budget: "thinking-agent",
     chat_and_batch_plans_within_its_budget: "chat-and-batch",
+    two_models_plans_within_its_budget: "two-models",
 }
 
 #[test]
@@ -81,7 +82,7 @@ fn every_preset_is_covered() {
     let ids: Vec<&str> = sim_core::presets::all().iter().map(|p| p.id).collect();
     assert_eq!(
         ids.len(),
-        8,
+        9,
         "a new preset needs its planning test: {ids:?}"
     );
 }

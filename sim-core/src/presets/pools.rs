@@ -1,0 +1,95 @@
+//! Presets about pools: a deployment of more than one model, with requests
+//! routed between them.
+
+use super::self_hosted_tuned;
+use crate::dist::Dist;
+use crate::scenario::{Arrival, RequestClass, Scenario, Serving, Workload};
+
+/// A support assistant on the seed's tuned server (Llama-3.1-70B in FP8 on
+/// 4 × H100 at $3/GPU-hour, vLLM with chunked prefill): 30 requests/s, 70 %
+/// of them simple (short questions, short answers) and 30 % hard (long
+/// context, long answers), all on three 70B replicas. The story sends the
+/// simple ones to Llama-3.1-8B on one H100 and shrinks the 70B pool.
+pub fn two_models() -> Scenario {
+    let base = self_hosted_tuned();
+    let simple = RequestClass {
+        share: 0.7,
+        ..RequestClass::new(
+            "simple",
+            Dist::LogNormal {
+                median: 300.0,
+                p90: 800.0,
+            },
+            Dist::LogNormal {
+                median: 120.0,
+                p90: 300.0,
+            },
+            512,
+        )
+    };
+    let hard = RequestClass {
+        share: 0.3,
+        ..RequestClass::new(
+            "hard",
+            Dist::LogNormal {
+                median: 2000.0,
+                p90: 5000.0,
+            },
+            Dist::LogNormal {
+                median: 400.0,
+                p90: 900.0,
+            },
+            1024,
+        )
+    };
+    Scenario {
+        name: "Two models: a small one for simple requests".into(),
+        workload: Workload {
+            arrival: Arrival::Poisson { rate_per_s: 30.0 },
+            classes: vec![simple, hard],
+        },
+        serving: Serving {
+            replicas: 3,
+            ..base.serving.clone()
+        },
+        ..base
+    }
+}
+
+/// The engine benchmark's workload at four times the rate (160 req/s) in
+/// four equal classes, on four H100 replicas: one pool of four, or `pools`
+/// pools sharing them, each class routed to pool `class % pools` (the
+/// `pools_1m` benchmark).
+pub fn bench_pools(requests: u64, pools: usize) -> Scenario {
+    let mut s = super::bench_h100(requests);
+    s.name = format!("engine benchmark, {pools} pool(s)");
+    s.workload.arrival = Arrival::Poisson { rate_per_s: 160.0 };
+    s.duration_s = requests as f64 / 160.0;
+    let class = s.workload.classes[0].clone();
+    s.workload.classes = (0..4)
+        .map(|i| RequestClass {
+            name: format!("class {i}"),
+            ..class.clone()
+        })
+        .collect();
+    let pools = pools.clamp(1, 4);
+    let per_pool = 4 / pools as u32;
+    s.serving.replicas = per_pool;
+    s.pools = (1..pools)
+        .map(|i| Serving {
+            name: Some(format!("pool {i}")),
+            ..s.serving.clone()
+        })
+        .collect();
+    s.routing = (1..4)
+        .filter(|i| i % pools != 0)
+        .map(|i| crate::scenario::RoutingRule {
+            class: Some(format!("class {i}")),
+            prompt_under: None,
+            share: None,
+            to: format!("pool {}", i % pools),
+            overflow: None,
+        })
+        .collect();
+    s
+}

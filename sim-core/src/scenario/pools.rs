@@ -1,0 +1,293 @@
+//! Pools and routing: the self-hosted side as named pools (`serving` is the
+//! first, `pools` the rest), and the rules that send each request to a pool
+//! or an API tier. One pool and no rules is the fleet every scenario had
+//! before pools existed, bit for bit.
+
+use super::{Scenario, Serving, bounds};
+use crate::api::SELF_HOSTED;
+use serde::{Deserialize, Serialize};
+
+/// One rule of `routing`: requests it matches go to `to` (or, past the
+/// overflow threshold, to `overflow.to`). Rules are tried in order; the
+/// first that matches decides. A request no rule matches goes where its
+/// class's `api.routes` entry or `api.default_backend` sends it (without
+/// `api`, the first pool).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoutingRule {
+    /// Matches requests of this class only (None: every class).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub class: Option<String>,
+    /// Matches prompts of fewer than this many tokens only ("under 1,000
+    /// tokens go to the small model").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_under: Option<u32>,
+    /// Matches this fraction of the tasks its other conditions match (a
+    /// share split), drawn once per task so a conversation or an agent chain
+    /// stays on one backend; the rest go on to the next rule.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub share: Option<f64>,
+    /// Where matching requests go: a pool's name (the first pool is also
+    /// `"self-hosted"`) or an API tier's.
+    pub to: String,
+    /// Send matching requests elsewhere while the pool is backed up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overflow: Option<Overflow>,
+}
+
+/// An overflow: while the pool `to` names has more than
+/// `queue_per_replica` requests waiting per replica, matching requests go
+/// to `to` here instead ("to the API when the pool's queue exceeds N").
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Overflow {
+    /// Requests waiting per replica (the pool's queues over its replicas)
+    /// above which the rule overflows.
+    pub queue_per_replica: u32,
+    /// A pool's or an API tier's name.
+    pub to: String,
+}
+
+/// Where a request can be served: a pool, or an API tier (its fast variant
+/// or not).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// A self-hosted pool, by index (0 is `serving`).
+    Pool(usize),
+    /// An API tier, by index, and whether its fast variant.
+    Tier(usize, bool),
+}
+
+/// Most pools a scenario may have.
+pub const MAX_POOLS: usize = 8;
+/// Most routing rules a scenario may have.
+pub const MAX_RULES: usize = 32;
+
+impl Serving {
+    /// The pool's name, `"self-hosted"` when it has none (the first pool's
+    /// default, which old links use).
+    pub fn pool_name(&self) -> &str {
+        self.name.as_deref().unwrap_or(SELF_HOSTED)
+    }
+
+    /// Its hardware and model in words: "3 × 4 H100 SXM, Llama-3.1-70B FP8".
+    pub fn hardware_text(&self) -> String {
+        format!(
+            "{} × {} {}, {} {}",
+            self.replicas,
+            self.gpus_per_replica,
+            self.gpu.spec().name,
+            self.model.name(),
+            self.weights.name()
+        )
+    }
+
+    /// Price of one GPU-hour in this pool: the override, else the
+    /// catalogue's indicative price.
+    pub fn usd_per_gpu_hour(&self) -> f64 {
+        self.usd_per_gpu_hour
+            .unwrap_or_else(|| self.gpu.spec().usd_per_hour)
+    }
+}
+
+impl Scenario {
+    /// The self-hosted pools in order: `serving`, then `pools`.
+    pub fn all_pools(&self) -> impl Iterator<Item = &Serving> {
+        std::iter::once(&self.serving).chain(&self.pools)
+    }
+
+    /// How many pools (at least one).
+    pub fn pool_count(&self) -> usize {
+        1 + self.pools.len()
+    }
+
+    /// Pool `i` (0 is `serving`).
+    pub fn pool(&self, i: usize) -> &Serving {
+        if i == 0 {
+            &self.serving
+        } else {
+            &self.pools[i - 1]
+        }
+    }
+
+    /// The backend a name means: a pool (by its name; `"self-hosted"` is
+    /// the first pool), else an API tier.
+    pub fn target_named(&self, name: &str) -> Option<Target> {
+        if name == SELF_HOSTED {
+            return Some(Target::Pool(0));
+        }
+        if let Some(i) = self.all_pools().position(|p| p.pool_name() == name) {
+            return Some(Target::Pool(i));
+        }
+        let api = self.api.as_ref()?;
+        api.tiers
+            .iter()
+            .position(|t| t.name == name)
+            .map(|i| Target::Tier(i, false))
+    }
+
+    /// Where a class's requests go when no routing rule matches them: its
+    /// `api.routes` entry, else `api.default_backend`, else the first pool.
+    pub fn class_target(&self, class: &str) -> Target {
+        let Some(api) = self.api.as_ref() else {
+            return Target::Pool(0);
+        };
+        let (backend, fast) = api
+            .routes
+            .iter()
+            .find(|r| r.class == class)
+            .map_or((api.default_backend.as_str(), false), |r| {
+                (r.backend.as_str(), r.fast)
+            });
+        match self.target_named(backend) {
+            Some(Target::Tier(i, _)) => Target::Tier(i, fast),
+            Some(t) => t,
+            None => Target::Pool(0),
+        }
+    }
+
+    /// Every backend a request of class `class` (by name) can reach: its
+    /// class's default and every rule that can match it, with overflows.
+    pub fn reachable_targets(&self, class: &str) -> Vec<Target> {
+        let mut out = vec![self.class_target(class)];
+        for r in &self.routing {
+            if r.class.as_deref().is_some_and(|c| c != class) {
+                continue;
+            }
+            out.extend(self.target_named(&r.to));
+            if let Some(o) = &r.overflow {
+                out.extend(self.target_named(&o.to));
+            }
+        }
+        out
+    }
+
+    /// Whether some class can reach pool `i` (only then is it billed).
+    pub fn pool_used(&self, i: usize) -> bool {
+        self.workload
+            .classes
+            .iter()
+            .any(|k| self.reachable_targets(&k.name).contains(&Target::Pool(i)))
+    }
+
+    /// Check the pools' names and count, and the routing rules.
+    pub(super) fn validate_pools(&self, problems: &mut Vec<String>) {
+        if self.pools.len() + 1 > MAX_POOLS {
+            problems.push(format!(
+                "pools must hold at most {} pools besides serving, got {}",
+                MAX_POOLS - 1,
+                self.pools.len()
+            ));
+            return;
+        }
+        let total: u64 = self.all_pools().map(|p| u64::from(p.replicas)).sum();
+        if total > u64::from(bounds::REPLICAS) && !self.pools.is_empty() {
+            problems.push(format!(
+                "pools: the pools' replicas must add up to at most {}, got {total}",
+                bounds::REPLICAS
+            ));
+        }
+        let tiers: Vec<&str> = self
+            .api
+            .iter()
+            .flat_map(|a| a.tiers.iter().map(|t| t.name.as_str()))
+            .collect();
+        for (i, p) in self.all_pools().enumerate() {
+            let field = if i == 0 {
+                "serving.name".to_owned()
+            } else {
+                format!("pools[{}].name", i - 1)
+            };
+            match &p.name {
+                None if i > 0 => problems.push(format!(
+                    "{field} is needed: a pool beyond the first is named"
+                )),
+                None => {}
+                Some(n) if n.is_empty() || n.len() > 64 => {
+                    problems.push(format!("{field} must be 1..=64 bytes, got {n:?}"));
+                }
+                Some(n) if (n == SELF_HOSTED && i > 0) || tiers.contains(&n.as_str()) => {
+                    problems.push(format!(
+                        "{field} {n:?} is already the name of {}",
+                        if n == SELF_HOSTED {
+                            "the first pool"
+                        } else {
+                            "an API tier"
+                        }
+                    ));
+                }
+                Some(n) if self.all_pools().take(i).any(|q| q.pool_name() == n) => {
+                    problems.push(format!("{field} {n:?} names two pools"));
+                }
+                Some(_) => {}
+            }
+        }
+        if self.routing.len() > MAX_RULES {
+            problems.push(format!(
+                "routing must have at most {MAX_RULES} rules, got {}",
+                self.routing.len()
+            ));
+            return;
+        }
+        for (i, r) in self.routing.iter().enumerate() {
+            let f = format!("routing[{i}]");
+            if let Some(c) = &r.class
+                && !self.workload.classes.iter().any(|k| &k.name == c)
+            {
+                problems.push(format!(
+                    "{f}.class {c:?} is not a class of workload.classes"
+                ));
+            }
+            if let Some(n) = r.prompt_under
+                && !(1..=bounds::TOKENS).contains(&n)
+            {
+                problems.push(format!(
+                    "{f}.prompt_under must be 1..={} tokens, got {n}",
+                    bounds::TOKENS
+                ));
+            }
+            if let Some(s) = r.share
+                && !(s.is_finite() && s > 0.0 && s <= 1.0)
+            {
+                problems.push(format!("{f}.share must be > 0 and ≤ 1, got {s}"));
+            }
+            let to = self.target_named(&r.to);
+            if to.is_none() {
+                problems.push(format!(
+                    "{f}.to must name a pool ({}) or an API tier, got {:?}",
+                    self.all_pools()
+                        .map(|p| format!("{:?}", p.pool_name()))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    r.to
+                ));
+            }
+            if let Some(o) = &r.overflow {
+                if !matches!(to, Some(Target::Pool(_)) | None) {
+                    problems.push(format!(
+                        "{f}.overflow needs {f}.to to be a pool (an API tier has no queue to overflow), got {:?}",
+                        r.to
+                    ));
+                }
+                let limit = u64::from(bounds::QUEUE);
+                if u64::from(o.queue_per_replica) > limit {
+                    problems.push(format!(
+                        "{f}.overflow.queue_per_replica must be 0..={limit}, got {}",
+                        o.queue_per_replica
+                    ));
+                }
+                match self.target_named(&o.to) {
+                    None => problems.push(format!(
+                        "{f}.overflow.to must name a pool or an API tier, got {:?}",
+                        o.to
+                    )),
+                    Some(t) if Some(t) == to => problems.push(format!(
+                        "{f}.overflow.to must differ from {f}.to, got {:?} for both",
+                        o.to
+                    )),
+                    Some(_) => {}
+                }
+            }
+        }
+    }
+}

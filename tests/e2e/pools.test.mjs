@@ -1,0 +1,72 @@
+// Pools and routing rules on the page: a pool added and a rule written in
+// their boxes, the by-pool table from the run, and both in the share link.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startLab } from './support/harness.mjs';
+import { LabPage } from './support/lab-page.mjs';
+
+let lab;
+before(async () => {
+  lab = await startLab();
+});
+after(async () => {
+  await lab?.close();
+});
+
+async function poolRows(p) {
+  return p.page.$$eval('[data-testid="per-pool"] tbody tr', (rows) =>
+    rows.map((r) => ({
+      pool: r.dataset.testid,
+      completed: Number(r.querySelector('[data-testid="completed"]').dataset.value),
+      usd: r.querySelector('[data-testid="usd-month"]').dataset.value,
+    })),
+  );
+}
+
+test('a pool and a routing rule added on the page split the run, and the link keeps both', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  await p.open();
+  const pools = p.byTestId('pools');
+  await pools.fill('small');
+  await pools.press('Enter');
+  // A pool nothing routes to is not billed and takes no request.
+  await p.byTestId('per-pool').waitFor({ timeout: 30_000 });
+  await p.waitForRun();
+  let rows = await poolRows(p);
+  assert.deepEqual(rows.map((r) => r.pool), ['per-pool-self-hosted', 'per-pool-small']);
+  assert.equal(rows[1].completed, 0);
+  assert.equal(rows[1].usd, '0');
+  // A rule that does not parse is named under its box.
+  const routing = p.byTestId('routing');
+  await routing.fill('cheap -> small');
+  await routing.press('Enter');
+  const error = p.byTestId('routing-error');
+  await error.waitFor({ timeout: 10_000 });
+  assert.match(await error.textContent(), /unknown condition "cheap"/);
+  // Half the tasks to the new pool: both serve, and the cost card is both pools'.
+  const before = await p.text('run-time');
+  await routing.fill('50% -> small');
+  await routing.press('Enter');
+  await p.waitForTextChange('run-time', before, 30_000);
+  await p.waitForRun();
+  rows = await poolRows(p);
+  assert.ok(rows[0].completed > 0 && rows[1].completed > 0, JSON.stringify(rows));
+  const month = await p.value('card-usd-per-month');
+  const byPool = Number(rows[0].usd) + Number(rows[1].usd);
+  assert.ok(Math.abs(month - byPool) <= 1e-6 * month, `${month} against ${byPool}`);
+  await p.byTestId('copy-link').click();
+  await p.page.getByText('Link copied').waitFor({ timeout: 5_000 });
+  const link = await p.page.evaluate(() => navigator.clipboard.readText());
+  const numbers = await p.cards();
+
+  const q = new LabPage(await lab.newPage(), lab.url);
+  await q.open(new URL(link).hash);
+  await q.byTestId('per-pool').waitFor({ timeout: 30_000 });
+  await q.waitForRun();
+  assert.deepEqual(await q.cards(), numbers);
+  assert.deepEqual(await poolRows(q), rows);
+  assert.equal(await q.byTestId('pools').inputValue(), 'small');
+  assert.equal(await q.byTestId('routing').inputValue(), '50% -> small');
+  assert.deepEqual(lab.errors, []);
+});

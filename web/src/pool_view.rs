@@ -1,0 +1,59 @@
+//! The by-pool table: each self-hosted pool's own numbers, when a scenario
+//! has several (the cards above add them up).
+
+use crate::format::{fmt_ms, fmt_usd};
+use leptos::prelude::*;
+use sim_core::Report;
+
+/// One row per pool of the run on screen, from its report only.
+pub fn per_pool_view(report: RwSignal<Option<Report>>) -> impl IntoView {
+    let rows = move || report.with(|r| r.as_ref().map(|r| r.pools.clone()).unwrap_or_default());
+    view! {
+        <Show when=move || !rows().is_empty()>
+            <table class="per-class" data-testid="per-pool">
+                <caption>"By pool: each pool's own numbers (the cards above add them up)"</caption>
+                <thead>
+                    <tr>
+                        <th scope="col">"Pool"</th>
+                        <th scope="col">"Replicas × GPUs, model"</th>
+                        <th scope="col">"Completed"</th>
+                        <th scope="col">"First token, p50"</th>
+                        <th scope="col">"First token, p99"</th>
+                        <th scope="col">"Per token, p50"</th>
+                        <th scope="col">"Output tok/s"</th>
+                        <th scope="col">"GPU busy"</th>
+                        <th scope="col">"$ per month"</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    {move || {
+                        rows()
+                            .into_iter()
+                            .map(|p| {
+                                view! {
+                                    <tr data-testid=format!("per-pool-{}", p.name)>
+                                        <th scope="row">{p.name.clone()}</th>
+                                        <td>{p.hardware.clone()}</td>
+                                        <td data-testid="completed" data-value=p.completed.to_string()>
+                                            {p.completed.to_string()}
+                                        </td>
+                                        <td data-testid="ttft-p50" data-value=p.ttft.p50_ms.map(|v| v.to_string()).unwrap_or_default()>
+                                            {fmt_ms(p.ttft.p50_ms)}
+                                        </td>
+                                        <td>{fmt_ms(p.ttft.p99_ms)}</td>
+                                        <td>{fmt_ms(p.tpot.p50_ms)}</td>
+                                        <td>{sim_core::format::rounded(p.output_tokens_per_s)}</td>
+                                        <td>{format!("{:.0} %", p.gpu_busy_fraction * 100.0)}</td>
+                                        <td data-testid="usd-month" data-value=p.usd_per_month.to_string()>
+                                            {fmt_usd(p.usd_per_month)}
+                                        </td>
+                                    </tr>
+                                }
+                            })
+                            .collect_view()
+                    }}
+                </tbody>
+            </table>
+        </Show>
+    }
+}
