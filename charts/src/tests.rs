@@ -346,3 +346,31 @@ fn a_measured_run_is_drawn_dashed_over_its_replay_on_one_axis() {
         distribution::model(&r, None)
     );
 }
+
+#[test]
+fn the_queue_chart_draws_the_replicas_up_when_a_pool_autoscales() {
+    let mut s = sim_core::presets::chatbot_h100();
+    s.duration_s = 120.0;
+    sim_core::params::apply(&mut s, "autoscale", "queue_per_replica").expect("autoscale");
+    sim_core::params::apply(&mut s, "autoscale.max", "3").expect("max");
+    let r = run(s);
+    let c = queue::model(&r, None);
+    assert_eq!(
+        c.legend_entries(),
+        [
+            "running (in a batch)",
+            "waiting",
+            "replicas up (starting or serving)"
+        ]
+    );
+    assert_eq!(c.title, "Requests waiting and running, and replicas up");
+    let up = c
+        .line("replicas up (starting or serving)")
+        .expect("replicas");
+    assert_eq!(up.points.len(), r.series.replicas_up.len());
+    assert!(
+        up.points
+            .iter()
+            .all(|&(_, n)| (1.0 - 1e-9..=3.0 + 1e-9).contains(&n))
+    );
+}

@@ -135,7 +135,7 @@ pub fn summary(s: &Scenario, r: &Report) -> String {
     }
     for p in &r.pools {
         o += &format!(
-            "  pool {} ({}): {} completed, TTFT mean {} p99 {}, TPOT mean {}, {:.0} output tok/s, GPU busy {:.0} %, mean batch {:.1}, {} ({} a month)\n",
+            "  pool {} ({}): {} completed, TTFT mean {} p99 {}, TPOT mean {}, {:.0} output tok/s, GPU busy {:.0} %, mean batch {:.1}; replicas {:.1} on average, {} at most, {:.2} replica-hours; {} ({} a month)\n",
             printable(&p.name),
             p.hardware,
             p.completed,
@@ -145,6 +145,9 @@ pub fn summary(s: &Scenario, r: &Report) -> String {
             p.output_tokens_per_s,
             p.gpu_busy_fraction * 100.0,
             p.mean_batch_size,
+            p.replicas_mean,
+            p.replicas_peak,
+            p.replica_hours,
             usd(p.usd),
             usd(p.usd_per_month)
         );

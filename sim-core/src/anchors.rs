@@ -458,6 +458,7 @@ impl Anchor {
             },
             serving: Serving {
                 name: None,
+                autoscale: None,
                 replicas: 1,
                 router: Router::RoundRobin,
                 gpu: self.gpu,

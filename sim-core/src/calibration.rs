@@ -197,6 +197,7 @@ impl Measurement {
             },
             serving: Serving {
                 name: None,
+                autoscale: None,
                 replicas: 1,
                 router: Router::RoundRobin,
                 gpu: self.gpu,

@@ -207,6 +207,7 @@ struct Window {
     api_tokens: u64,
     fill_sum: f64,
     fill_n: u64,
+    up_area: f64,
 }
 
 impl Window {
@@ -224,6 +225,7 @@ impl Window {
         self.api_tokens += o.api_tokens;
         self.fill_sum += o.fill_sum;
         self.fill_n += o.fill_n;
+        self.up_area += o.up_area;
         for (mine, theirs) in [
             (&mut self.ttft, o.ttft),
             (&mut self.e2e, o.e2e),
@@ -305,6 +307,15 @@ impl Windows {
         });
     }
 
+    /// `up` replicas were up over `[start, end)`.
+    pub fn replicas_up(&mut self, start: u64, end: u64, up: u32) {
+        if up == 0 {
+            return;
+        }
+        let n = f64::from(up);
+        self.spread(start, end, |w, dt| w.up_area += n * dt);
+    }
+
     /// A forward pass over `[start, end)` with `batch` sequences and `kv` cache use.
     pub fn pass(&mut self, start: u64, end: u64, batch: u64, kv: f64) {
         let b = batch as f64;
@@ -373,7 +384,15 @@ impl Windows {
 
     /// The series up to `end_ns`, with per-replica averages divided by `replicas`;
     /// the API series only when `api` is set.
-    pub fn series(&self, end_ns: u64, replicas: u32, api: bool, reasoning: bool) -> Series {
+    /// `autoscaled`: the replicas-up series too.
+    pub fn series(
+        &self,
+        end_ns: u64,
+        replicas: u32,
+        api: bool,
+        reasoning: bool,
+        autoscaled: bool,
+    ) -> Series {
         let w = self.width_ns as f64;
         let n = self
             .windows
@@ -414,6 +433,9 @@ impl Windows {
             if reasoning {
                 s.first_visible_p50_ms.push(ms(&win.visible, 0.5));
                 s.first_visible_p99_ms.push(ms(&win.visible, 0.99));
+            }
+            if autoscaled {
+                s.replicas_up.push(win.up_area / w);
             }
             if api {
                 s.throttled_per_s.push(win.throttled as f64 / (w / 1e9));
@@ -473,7 +495,7 @@ mod tests {
             w.arrival(s * 1_000_000_000);
             w.tokens(s * 1_000_000_000, 3);
         }
-        let series = w.series(5_000 * 1_000_000_000, 1, false, false);
+        let series = w.series(5_000 * 1_000_000_000, 1, false, false, false);
         assert!(series.t_s.len() <= MAX_WINDOWS);
         let arrivals: f64 = series
             .arrivals_per_s

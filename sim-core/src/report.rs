@@ -70,8 +70,16 @@ pub struct PoolReport {
     pub gpus: u32,
     /// Requests it completed.
     pub completed: u64,
-    /// Of the whole run's time, how busy its replicas were, 0..=1.
+    /// How busy its replicas were while up (the whole run for a fixed
+    /// pool), 0..=1.
     pub gpu_busy_fraction: f64,
+    /// Replica-hours it was up: replicas × the run for a fixed pool, the
+    /// hours each replica was up (cold starts included) when autoscaled.
+    pub replica_hours: f64,
+    /// Replicas up on average over the run.
+    pub replicas_mean: f64,
+    /// Most replicas up at once.
+    pub replicas_peak: u32,
     /// Sequences per pass, weighted by time busy.
     pub mean_batch_size: f64,
     /// KV-cache use, weighted by time busy, 0..=1.
@@ -409,6 +417,10 @@ pub struct Series {
     pub api_tokens_per_min: Vec<f64>,
     /// Mean fraction of the token limit available at attempts (empty without an API).
     pub api_token_fill: Vec<Option<f64>>,
+    /// Mean replicas up (starting, serving or draining) in every pool
+    /// (empty unless some pool autoscales).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replicas_up: Vec<f64>,
 }
 
 impl Series {
@@ -437,6 +449,7 @@ impl Series {
             retries_per_s: cut(&self.retries_per_s),
             api_tokens_per_min: cut(&self.api_tokens_per_min),
             api_token_fill: cut_opt(&self.api_token_fill),
+            replicas_up: cut(&self.replicas_up),
         }
     }
 }

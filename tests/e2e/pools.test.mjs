@@ -70,3 +70,32 @@ test('a pool and a routing rule added on the page split the run, and the link ke
   assert.equal(await q.byTestId('routing').inputValue(), '50% -> small');
   assert.deepEqual(lab.errors, []);
 });
+
+test('autoscaling a pool shows its replicas up and keeps them in the link', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+  await p.open();
+  await p.byTestId('autoscale').selectOption('queue_per_replica');
+  await p.byTestId('per-pool').waitFor({ timeout: 30_000 });
+  await p.waitForRun();
+  const max = p.byTestId('autoscale-max-number');
+  await max.fill('3');
+  await max.press('Enter');
+  await p.waitForRun();
+  const peak = Number(await p.page.getAttribute('[data-testid="per-pool"] [data-testid="replicas"]', 'data-peak'));
+  assert.ok(peak >= 1 && peak <= 3, `peak ${peak}`);
+  // The queue chart says it draws replicas too.
+  await p.page.waitForFunction(
+    () => /replicas up/.test(document.querySelector('[data-testid="chart-queue"]')?.getAttribute('aria-label') ?? ''),
+    null,
+    { timeout: 30_000 },
+  );
+  await p.byTestId('copy-link').click();
+  await p.page.getByText('Link copied').waitFor({ timeout: 5_000 });
+  const link = await p.page.evaluate(() => navigator.clipboard.readText());
+  const q = new LabPage(await lab.newPage(), lab.url);
+  await q.open(new URL(link).hash);
+  assert.equal(await q.byTestId('autoscale').inputValue(), 'queue_per_replica');
+  assert.equal(await q.byTestId('autoscale-max-number').inputValue(), '3');
+  assert.deepEqual(lab.errors, []);
+});

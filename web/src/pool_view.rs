@@ -1,5 +1,5 @@
 //! The by-pool table: each self-hosted pool's own numbers, when a scenario
-//! has several (the cards above add them up).
+//! has several or one autoscales (the cards above add them up).
 
 use crate::format::{fmt_ms, fmt_usd};
 use leptos::prelude::*;
@@ -16,6 +16,7 @@ pub fn per_pool_view(report: RwSignal<Option<Report>>) -> impl IntoView {
                     <tr>
                         <th scope="col">"Pool"</th>
                         <th scope="col">"Replicas × GPUs, model"</th>
+                        <th scope="col">"Replicas up: mean, most"</th>
                         <th scope="col">"Completed"</th>
                         <th scope="col">"First token, p50"</th>
                         <th scope="col">"First token, p99"</th>
@@ -34,6 +35,9 @@ pub fn per_pool_view(report: RwSignal<Option<Report>>) -> impl IntoView {
                                     <tr data-testid=format!("per-pool-{}", p.name)>
                                         <th scope="row">{p.name.clone()}</th>
                                         <td>{p.hardware.clone()}</td>
+                                        <td data-testid="replicas" data-peak=p.replicas_peak.to_string() data-hours=p.replica_hours.to_string()>
+                                            {format!("{:.1}, {}", p.replicas_mean, p.replicas_peak)}
+                                        </td>
                                         <td data-testid="completed" data-value=p.completed.to_string()>
                                             {p.completed.to_string()}
                                         </td>

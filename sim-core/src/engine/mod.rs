@@ -29,6 +29,7 @@ macro_rules! pool {
 }
 
 mod arrivals;
+mod autoscale;
 mod caching;
 mod decode;
 mod iteration;
@@ -84,6 +85,11 @@ enum Event {
     ApiDone { req: ReqId },
     /// The client's queue for a tier may release its head (ignored if stale).
     ClientRelease { tier: u16, epoch: u32 },
+    /// An autoscaled pool's autoscaler reads its signal.
+    ScaleCheck { pool: u16 },
+    /// A starting replica's cold start ends (ignored if `epoch` is no longer
+    /// its: the start was cancelled).
+    ReplicaReady { replica: u32, epoch: u32 },
     /// A static batch's maximum wait expires on a replica (ignored if `epoch`
     /// is no longer the replica's: the batch it was armed for already left).
     BatchTimer { replica: u32, epoch: u32 },
@@ -105,6 +111,8 @@ struct Config {
     rules: Vec<pools::Rule>,
     /// Whether some rule splits by share (then each task draws a place).
     splits: bool,
+    /// Whether some pool autoscales.
+    autoscales: bool,
     slo_ttft_ns: u64,
     slo_tpot_ns: u64,
     /// The targets as given, for the report.
@@ -171,6 +179,12 @@ struct State {
     finishing: Option<usize>,
     /// Pending client timeouts, per class, in deadline order.
     deadlines: Vec<timeout::Deadlines>,
+    /// Each pool's autoscaler state (default for a fixed pool).
+    scaling: Vec<autoscale::PoolScale>,
+    /// Autoscaler readings pending in the event queue.
+    scale_checks: usize,
+    /// Replicas up in every pool (the replicas-over-time series).
+    up_total: u32,
     /// A planner's own targets, when it set them: completed requests are
     /// also counted against those (else the recorder's counts against the
     /// scenario's targets serve).
@@ -275,6 +289,7 @@ impl Simulation {
                 _ => None,
             },
             splits: pools::splits(&rules),
+            autoscales: pools.iter().any(|p| p.scale.is_some()),
             rules,
             slo_ttft_ns: secs_to_ns(scenario.slo.ttft_ms / 1000.0),
             slo_tpot_ns: secs_to_ns(scenario.slo.tpot_ms / 1000.0),
@@ -299,33 +314,14 @@ impl Simulation {
             },
             requests: Slab::default(),
             tasks: Slab::default(),
-            replicas: cfg
-                .pools
-                .iter()
-                .enumerate()
-                .flat_map(|(p, pool)| {
-                    (0..pool.replicas).map(move |_| Replica {
-                        pool: p as u16,
-                        ..Replica::default()
-                    })
-                })
-                .collect(),
-            // One per replica; a central queue is its pool's first replica's.
-            queues: cfg
-                .pools
-                .iter()
-                .flat_map(|pool| (0..pool.replicas).map(|_| waiting::Waiting::new(pool.levels)))
-                .collect(),
+            replicas: pools::replicas(&cfg.pools),
+            queues: pools::queues(&cfg.pools),
             waiting: 0,
             in_frontend: 0,
             abandoned_waiting: 0,
             abandoned_running: 0,
             rr_next: vec![0; cfg.pools.len()],
-            index: cfg
-                .pools
-                .iter()
-                .map(|p| router::ReplicaIndex::new(p.replicas))
-                .collect(),
+            index: pools::indices(&cfg.pools),
             admit_counter: 0,
             conversations: 0,
             users: Users::default(),
@@ -335,12 +331,15 @@ impl Simulation {
             deadlines: (0..scenario.workload.classes.len())
                 .map(|_| timeout::Deadlines::default())
                 .collect(),
+            scaling: cfg.pools.iter().map(autoscale::PoolScale::new).collect(),
+            scale_checks: 0,
+            up_total: cfg.pools.iter().map(|p| p.initial as u32).sum(),
         };
         let mut sim = Simulation {
             rec: Recorder::new(
                 scenario.workload.classes.len(),
                 duration_ns,
-                if cfg.pools.len() > 1 {
+                if cfg.pools.len() > 1 || cfg.autoscales {
                     cfg.pools.len()
                 } else {
                     0
@@ -359,6 +358,7 @@ impl Simulation {
             sim.rec.set_stages(stages, duration_ns);
         }
         sim.start_arrivals();
+        sim.start_autoscalers();
         sim
     }
 
@@ -522,6 +522,10 @@ impl Simulation {
             Event::BatchTimer { replica, epoch } => {
                 self.st.replicas[replica as usize].timer_epoch != epoch
             }
+            Event::ReplicaReady { replica, epoch } => {
+                let rep = &self.st.replicas[replica as usize];
+                rep.up_epoch != epoch || rep.up != autoscale::Up::Starting
+            }
             Event::ClientRelease { tier, epoch } => self
                 .api
                 .as_ref()
@@ -554,6 +558,11 @@ impl Simulation {
             "{waiting} waiting of {in_flight} in flight"
         );
         self.rec.windows.levels(self.st.now, t, waiting, in_flight);
+        if self.cfg.autoscales {
+            self.rec
+                .windows
+                .replicas_up(self.st.now, t, self.st.up_total);
+        }
         self.st.now = t;
         self.rec.last_event_ns = t;
     }
@@ -581,6 +590,8 @@ impl Simulation {
             Event::ApiDone { req } => self.api_done(req),
             Event::ClientRelease { tier, .. } => self.client_release(tier),
             Event::BatchTimer { replica, .. } => self.batch_timer(replica as usize),
+            Event::ScaleCheck { pool } => self.scale_check(usize::from(pool)),
+            Event::ReplicaReady { replica, epoch } => self.replica_ready(replica as usize, epoch),
         }
     }
 }

@@ -33,6 +33,7 @@ pub(super) struct PoolCfg {
     /// (`Deployment::sequence_kv_blocks`; 0 without).
     pub(super) seq_kv_blocks: u64,
     pub(super) gpus: u32,
+    pub(super) gpus_per_replica: u32,
     pub(super) usd_per_gpu_hour: f64,
     /// Whether some class can reach it (only then is it billed).
     pub(super) used: bool,
@@ -52,6 +53,10 @@ pub(super) struct PoolCfg {
     pub(super) levels: usize,
     /// One replica's roofline bound (GPU physics only).
     pub(super) limit: Option<PhysicalLimit>,
+    /// Its autoscaler (then `replicas` is its most, and `initial` serve at
+    /// the start).
+    pub(super) scale: Option<super::autoscale::ScaleCfg>,
+    pub(super) initial: usize,
 }
 
 impl PoolCfg {
@@ -80,7 +85,15 @@ impl PoolCfg {
             name: s.pool_name().to_owned(),
             hardware: s.hardware_text(),
             first,
-            replicas: s.replicas as usize,
+            replicas: s.autoscale.as_ref().map_or(s.replicas, |a| a.max_replicas) as usize,
+            initial: s
+                .replicas
+                .min(s.autoscale.as_ref().map_or(s.replicas, |a| a.max_replicas))
+                as usize,
+            scale: s.autoscale.as_ref().map(|a| {
+                let weights = scenario.deployment_for(s).weight_bytes();
+                super::autoscale::ScaleCfg::new(a, weights, &s.service)
+            }),
             policy: Policy::new(&s.batching),
             service,
             router: s.router,
@@ -93,6 +106,7 @@ impl PoolCfg {
                 ServiceModel::Abstract { .. } => 0,
             },
             gpus: s.replicas * s.gpus_per_replica,
+            gpus_per_replica: s.gpus_per_replica,
             usd_per_gpu_hour: s.usd_per_gpu_hour(),
             used: scenario.pool_used(index),
             frontend_in_ns,
@@ -112,6 +126,43 @@ impl PoolCfg {
     pub(super) fn range(&self) -> std::ops::Range<usize> {
         self.first..self.first + self.replicas
     }
+}
+
+/// The fleet's replicas, pool by pool: an autoscaled pool's slots beyond
+/// those serving at the start are off.
+pub(super) fn replicas(pools: &[PoolCfg]) -> Vec<super::replica::Replica> {
+    pools
+        .iter()
+        .enumerate()
+        .flat_map(|(p, pool)| {
+            (0..pool.replicas).map(move |i| super::replica::Replica {
+                pool: p as u16,
+                up: if i < pool.initial {
+                    super::autoscale::Up::Serving
+                } else {
+                    super::autoscale::Up::Off
+                },
+                ..Default::default()
+            })
+        })
+        .collect()
+}
+
+/// One waiting queue per replica (a central queue is its pool's first
+/// replica's), with the pool's priority levels.
+pub(super) fn queues(pools: &[PoolCfg]) -> Vec<waiting::Waiting<super::request::ReqId>> {
+    pools
+        .iter()
+        .flat_map(|pool| (0..pool.replicas).map(|_| waiting::Waiting::new(pool.levels)))
+        .collect()
+}
+
+/// Each pool's router index over its replicas.
+pub(super) fn indices(pools: &[PoolCfg]) -> Vec<super::router::ReplicaIndex> {
+    pools
+        .iter()
+        .map(|p| super::router::ReplicaIndex::new(p.replicas))
+        .collect()
 }
 
 /// A routing rule, compiled: conditions on the request, then its backend.

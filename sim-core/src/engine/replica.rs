@@ -2,6 +2,7 @@
 //! and the start and end of each forward pass (dispatched to `iteration` or
 //! `static_batch` by policy).
 
+use super::autoscale::Up;
 use super::decode::DecodeSet;
 use super::prefix::PrefixCache;
 use super::recorder::PassSample;
@@ -120,6 +121,14 @@ pub(super) struct Pass {
 pub(super) struct Replica {
     /// Its pool (an index into the configuration's pools).
     pub(super) pool: u16,
+    /// Serving, or (in an autoscaled pool) off, starting or draining.
+    pub(super) up: super::autoscale::Up,
+    /// When it last started (billing runs from here while it is up).
+    pub(super) up_since: u64,
+    /// Bumped at each start, so a cancelled start's ready event is stale.
+    pub(super) up_epoch: u32,
+    /// Nanoseconds of passes finished (the GPU-busy signal).
+    pub(super) busy_ns: u64,
     pub(super) busy: bool,
     pub(super) pass: Pass,
     /// Sequences generating tokens (iteration-level batching).
@@ -151,7 +160,8 @@ pub(super) struct Replica {
 impl Simulation {
     /// If the replica is idle, start its next pass (or arm its batch timer).
     pub(super) fn try_start(&mut self, r: usize) {
-        if self.st.replicas[r].busy {
+        let rep = &self.st.replicas[r];
+        if rep.busy || matches!(rep.up, Up::Off | Up::Starting) {
             return;
         }
         let pool = &self.cfg.pools[usize::from(self.st.replicas[r].pool)];
@@ -209,6 +219,8 @@ impl Simulation {
             self.rec.pass(&sample);
         }
         self.rec.last_work_ns = self.st.now;
+        let rep = &mut self.st.replicas[r];
+        rep.busy_ns += self.st.now - rep.pass.start_ns;
         // The replica stays busy while the pass is applied, so requests that
         // completions spawn (agent chains) queue instead of starting a pass early.
         self.st.finishing = Some(r);
@@ -228,6 +240,9 @@ impl Simulation {
             self.st.replicas[r].formed_at = None;
         } else {
             self.try_start(r);
+        }
+        if self.st.replicas[r].up == Up::Draining {
+            self.maybe_stop_drained(r);
         }
     }
 

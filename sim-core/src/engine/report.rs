@@ -51,9 +51,11 @@ impl Simulation {
             .api
             .as_ref()
             .map_or((0, 0), ApiState::waiting_and_running);
+        let holding: u64 = self.st.scaling.iter().map(|s| s.holding.len() as u64).sum();
         let held_waiting: u64 = self.st.queues.iter().map(|q| q.len() as u64).sum::<u64>()
             + api_waiting
-            + self.st.in_frontend;
+            + self.st.in_frontend
+            + holding;
         let held_running: u64 = self
             .st
             .replicas
@@ -69,7 +71,8 @@ impl Simulation {
         debug_assert_eq!(
             self.st.queues.iter().map(|q| q.len() as u64).sum::<u64>()
                 + self.api.as_ref().map_or(0, ApiState::queued)
-                + self.st.in_frontend,
+                + self.st.in_frontend
+                + holding,
             self.st.waiting,
             "the waiting counter disagrees with the queues"
         );
@@ -150,8 +153,22 @@ impl Simulation {
             0 => self.st.replicas.len(),
             n => n,
         };
-        let replica_ns = end as f64 * replicas as f64;
         let pools = &self.cfg.pools;
+        // An autoscaled pool's replica-time is the time its replicas were up.
+        let up: Vec<Option<u128>> = (0..pools.len())
+            .map(|p| pools[p].scale.as_ref().map(|_| self.up_ns(p, end)))
+            .collect();
+        let replica_ns = if self.cfg.autoscales {
+            let used = pools.iter().any(|p| p.used);
+            pools
+                .iter()
+                .zip(&up)
+                .filter(|(p, _)| p.used || !used)
+                .map(|(p, u)| u.map_or(end as f64 * p.replicas as f64, |u| u as f64))
+                .sum()
+        } else {
+            end as f64 * replicas as f64
+        };
         // What the GPUs could have done while busy: FLOP and byte capacity.
         let peaks = |p: &super::pools::PoolCfg| match &p.service {
             Service::Physics(m) => (m.peak_flops(), m.peak_bandwidth()),
@@ -172,24 +189,52 @@ impl Simulation {
         let ratio = |num: f64, den: f64| if den > 0.0 { num / den } else { 0.0 };
         let goodput_requests = rec.overall.slo_met;
         // A pool is paid by the hour, busy or idle, but only if some route reaches it.
-        let billed = |p: &super::pools::PoolCfg| if p.used { p.gpus } else { 0 };
-        let gpus: u32 = pools.iter().map(billed).sum();
+        let peak = |i: usize| {
+            let p = &pools[i];
+            if p.scale.is_some() {
+                self.st.scaling[i].peak_up * p.gpus_per_replica
+            } else {
+                p.gpus
+            }
+        };
+        let billed_at = |i: usize| if pools[i].used { peak(i) } else { 0 };
+        let gpus: u32 = (0..pools.len()).map(billed_at).sum();
         let usd_per_gpu_hour = match pools.as_slice() {
             [only] => only.usd_per_gpu_hour,
             _ if gpus == 0 => pools[0].usd_per_gpu_hour,
             _ => {
-                pools
-                    .iter()
-                    .map(|p| f64::from(billed(p)) * p.usd_per_gpu_hour)
+                (0..pools.len())
+                    .map(|i| f64::from(billed_at(i)) * pools[i].usd_per_gpu_hour)
                     .sum::<f64>()
                     / f64::from(gpus)
             }
         };
-        let pool_usd =
-            |p: &super::pools::PoolCfg| f64::from(billed(p)) * p.usd_per_gpu_hour * secs / 3600.0;
-        let pool_usd_per_month =
-            |p: &super::pools::PoolCfg| f64::from(billed(p)) * p.usd_per_gpu_hour * HOURS_PER_MONTH;
-        let fleet_usd = pools.iter().map(pool_usd).fold(0.0, |a, b| a + b);
+        // A fixed pool is paid for every replica all the time; an
+        // autoscaled one for its replica-hours up.
+        let pool_usd = |i: usize| {
+            let p = &pools[i];
+            match up[i] {
+                Some(ns) if p.used => {
+                    super::autoscale::hours(ns) * f64::from(p.gpus_per_replica) * p.usd_per_gpu_hour
+                }
+                Some(_) => 0.0,
+                None => f64::from(billed_at(i)) * p.usd_per_gpu_hour * secs / 3600.0,
+            }
+        };
+        let pool_usd_per_month = |i: usize| {
+            let p = &pools[i];
+            match up[i] {
+                Some(ns) if p.used => {
+                    ns as f64 / end as f64
+                        * f64::from(p.gpus_per_replica)
+                        * p.usd_per_gpu_hour
+                        * HOURS_PER_MONTH
+                }
+                Some(_) => 0.0,
+                None => f64::from(billed_at(i)) * p.usd_per_gpu_hour * HOURS_PER_MONTH,
+            }
+        };
+        let fleet_usd = (0..pools.len()).map(pool_usd).fold(0.0, |a, b| a + b);
         let api = self.api.as_ref().map(|a| a.report(secs, HOURS_PER_MONTH));
         let api_usd = api.as_ref().map_or(0.0, |a| a.usd);
         let month_factor = HOURS_PER_MONTH * 3600.0 / secs;
@@ -248,9 +293,13 @@ impl Simulation {
                 ),
                 kv_capacity_tokens: kv_capacity_tokens(&pools[0]),
             },
-            series: rec
-                .windows
-                .series(end, replicas as u32, self.api.is_some(), rec.reasoning),
+            series: rec.windows.series(
+                end,
+                replicas as u32,
+                self.api.is_some(),
+                rec.reasoning,
+                self.cfg.autoscales,
+            ),
             physical_limit: {
                 // Every billed pool's replicas at their bound, together.
                 let mut limited = pools
@@ -277,7 +326,9 @@ impl Simulation {
                 usd_per_mtok_output: per_mtok(rec.output_tokens_done),
                 usd_per_mtok_total: per_mtok(rec.output_tokens_done + rec.input_tokens_done),
                 usd_per_request: (rec.completed > 0).then(|| total_usd / rec.completed as f64),
-                usd_per_month: pools.iter().map(pool_usd_per_month).fold(0.0, |a, b| a + b)
+                usd_per_month: (0..pools.len())
+                    .map(pool_usd_per_month)
+                    .fold(0.0, |a, b| a + b)
                     + api.as_ref().map_or(0.0, |a| a.usd_per_month),
             },
             api,
@@ -311,16 +362,25 @@ impl Simulation {
             pools: pools
                 .iter()
                 .zip(&rec.pools)
-                .map(|(p, m)| {
+                .enumerate()
+                .map(|(i, (p, m))| {
                     let busy = m.busy_ns as f64;
-                    let usd = pool_usd(p);
+                    let usd = pool_usd(i);
+                    let replica_ns = up[i].map_or(end as f64 * p.replicas as f64, |u| u as f64);
                     PoolReport {
                         name: p.name.clone(),
                         hardware: p.hardware.clone(),
                         replicas: p.replicas as u32,
                         gpus: p.gpus,
                         completed: m.completed,
-                        gpu_busy_fraction: ratio(busy, end as f64 * p.replicas as f64),
+                        gpu_busy_fraction: ratio(busy, replica_ns),
+                        replica_hours: replica_ns / NS_PER_S / 3600.0,
+                        replicas_mean: replica_ns / end as f64,
+                        replicas_peak: if p.scale.is_some() {
+                            self.st.scaling[i].peak_up
+                        } else {
+                            p.replicas as u32
+                        },
                         mean_batch_size: ratio(m.batch_area, busy),
                         kv_use_mean: ratio(m.kv_area, busy),
                         forward_passes: m.passes,
@@ -331,7 +391,7 @@ impl Simulation {
                         output_tokens_per_s: m.output_tokens as f64 / secs,
                         kv_capacity_tokens: kv_capacity_tokens(p),
                         usd,
-                        usd_per_month: pool_usd_per_month(p),
+                        usd_per_month: pool_usd_per_month(i),
                         usd_per_mtok_output: (m.output_tokens > 0)
                             .then(|| usd / m.output_tokens as f64 * 1e6),
                     }

@@ -2,6 +2,7 @@
 //! (or the one shared queue), and joins into batches already in service.
 
 use super::Simulation;
+use super::autoscale::Up;
 use super::replica::{Policy, Service};
 use super::request::{Phase, ReqId};
 use crate::scenario::Router;
@@ -34,6 +35,11 @@ impl Simulation {
             return;
         }
         let max_queue = pool.max_queue;
+        if pool.scale.is_some() && self.st.scaling[p].serving == 0 {
+            // Scaled to zero, or every replica still starting.
+            self.hold(p, id);
+            return;
+        }
         let r = self.pick_replica(id, p);
         let ri = r as usize;
         self.st.requests[id].replica = Some(r);
@@ -63,7 +69,14 @@ impl Simulation {
         match pool.router {
             Router::CacheAware => first + self.cache_aware(id, p),
             Router::RoundRobin => {
-                let r = self.st.rr_next[p];
+                // The next replica serving (every one, in a fixed pool).
+                let mut r = self.st.rr_next[p];
+                for _ in 0..n {
+                    if self.st.replicas[(first + r) as usize].up == Up::Serving {
+                        break;
+                    }
+                    r = (r + 1) % n;
+                }
                 self.st.rr_next[p] = (r + 1) % n;
                 first + r
             }
@@ -104,6 +117,7 @@ impl Simulation {
         }
         // Most cached blocks; ties to the less loaded, then the lower index.
         let (best, hits) = (0..reps.len())
+            .filter(|&r| reps[r].up == Up::Serving)
             .map(|r| {
                 let (hits, _) = reps[r].cache.probe(&identity, &self.cfg.prefix_hashes);
                 (r as u32, hits)
@@ -132,6 +146,9 @@ impl Simulation {
         let out = self.st.replicas[r].outstanding;
         // Ranked within the pool, by the replica's index there.
         let i = (r - pool.first) as u32;
+        if self.st.replicas[r].up != Up::Serving {
+            return (u64::MAX, u64::MAX, i);
+        }
         match pool.router {
             Router::JoinShortestQueue => (self.st.queues[r].len() as u64, out, i),
             _ => (out, 0, i),

@@ -11,6 +11,7 @@
 
 use crate::scenario::Scenario;
 
+mod autoscale;
 mod edits;
 mod pools;
 mod provider;
@@ -149,6 +150,7 @@ pub fn all() -> impl Iterator<Item = &'static Param> {
     traffic::PARAMS
         .iter()
         .chain(serving::PARAMS.iter())
+        .chain(autoscale::PARAMS.iter())
         .chain(pools::PARAMS.iter())
         .chain(scheduling::PARAMS.iter())
         .chain(provider::PARAMS.iter())
@@ -221,7 +223,10 @@ impl Param {
     /// Whether the parameter is a pool's own setting, which `NAME@POOL`
     /// sets on a pool beside the first.
     pub fn per_pool(&self) -> bool {
-        serving::PARAMS.iter().any(|p| p.path == self.path)
+        serving::PARAMS
+            .iter()
+            .chain(autoscale::PARAMS)
+            .any(|p| p.path == self.path)
             || matches!(self.path, "scheduling_policy" | "usd_per_gpu_hour")
     }
 }

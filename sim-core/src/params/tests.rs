@@ -406,3 +406,36 @@ fn a_pool_is_added_edited_by_name_and_removed_with_its_rules() {
     let e = apply(&mut s, "pools", "self-hosted").expect_err("first pool's name");
     assert!(e.contains("first pool's name"), "{e}");
 }
+
+#[test]
+fn autoscaling_is_switched_on_bounded_and_set_per_pool() {
+    let mut s = presets::chatbot_h100();
+    let e = apply(&mut s, "autoscale.max", "4").expect_err("off");
+    assert!(e.contains("choose an autoscaling signal first"), "{e}");
+    apply(&mut s, "autoscale", "kv_use").expect("on");
+    let a = s.serving.autoscale.clone().expect("autoscale");
+    assert_eq!((a.target, a.min_replicas, a.max_replicas), (0.8, 1, 4));
+    apply(&mut s, "autoscale", "queue_per_replica").expect("signal");
+    assert_eq!(s.serving.autoscale.as_ref().map(|a| a.target), Some(4.0));
+    // Bounds stay ordered and the starting replicas within them.
+    apply(&mut s, "replicas", "3").expect("replicas");
+    apply(&mut s, "autoscale.max", "2").expect("max");
+    assert_eq!(s.serving.replicas, 2);
+    apply(&mut s, "autoscale.min", "0").expect("min");
+    assert!(s.clone().validate().is_ok());
+    apply(&mut s, "pools", "burst").expect("pool");
+    apply(&mut s, "autoscale.max@burst", "8").expect("per pool");
+    assert_eq!(
+        s.pools[0].autoscale.as_ref().map(|a| a.max_replicas),
+        Some(8)
+    );
+    assert_eq!(
+        s.serving.autoscale.as_ref().map(|a| a.max_replicas),
+        Some(2)
+    );
+    apply(&mut s, "autoscale", "off").expect("off");
+    assert_eq!(
+        (s.serving.autoscale.is_none(), s.serving.replicas),
+        (true, 2)
+    );
+}

@@ -56,6 +56,7 @@ pub fn chat_class() -> RequestClass {
 pub fn h100_llama_8b() -> Serving {
     Serving {
         name: None,
+        autoscale: None,
         replicas: 1,
         router: Router::LeastOutstanding,
         gpu: Gpu::H100,
@@ -130,6 +131,7 @@ pub fn self_hosted_tuning() -> Scenario {
         },
         serving: Serving {
             name: None,
+            autoscale: None,
             gpus_per_replica: 4,
             model: Model::Llama31_70b,
             usd_per_gpu_hour: Some(3.0),
@@ -192,6 +194,7 @@ pub fn overnight_batch() -> Scenario {
         },
         serving: Serving {
             name: None,
+            autoscale: None,
             batching: Batching::ChunkedPrefill {
                 max_num_seqs: 256,
                 max_num_batched_tokens: 8192,
@@ -235,6 +238,7 @@ pub fn classification_at_scale() -> Scenario {
         },
         serving: Serving {
             name: None,
+            autoscale: None,
             replicas: 4,
             gpu: Gpu::L4,
             model: Model::Qwen25_7b,

@@ -17,7 +17,10 @@ mod derived;
 pub use derived::ProfileStatement;
 mod parse;
 mod pools;
-pub use pools::{MAX_POOLS, MAX_RULES, Overflow, RoutingRule, Target};
+pub use pools::{
+    Autoscale, ENGINE_START_S, LOAD_GB_PER_S, MAX_POOLS, MAX_RULES, Overflow, RoutingRule,
+    ScaleSignal, Target,
+};
 mod trace_requests;
 pub use trace_requests::{TraceEntry, TraceRequests};
 mod validate;
@@ -291,8 +294,12 @@ pub struct Serving {
     /// but the first, which is `"self-hosted"` when unnamed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    /// Identical replicas behind the router.
+    /// Identical replicas behind the router (with `autoscale`, those serving
+    /// at the start).
     pub replicas: u32,
+    /// Replicas added and removed as the load moves; None keeps `replicas`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub autoscale: Option<Autoscale>,
     /// How the router picks a replica.
     pub router: Router,
     /// GPU type.

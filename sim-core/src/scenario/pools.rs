@@ -48,6 +48,127 @@ pub struct Overflow {
     pub to: String,
 }
 
+/// A pool's autoscaler: every `interval_s` it reads `signal` over the
+/// replicas serving and asks for `ceil(replicas × signal / target)` of
+/// them (Kubernetes' HPA rule, 10 % tolerance), within
+/// `min_replicas..=max_replicas`. More start at once and serve once their
+/// cold start ends (weights loaded at `load_gb_per_s`, then
+/// `engine_start_s`); fewer are asked for only once the lower count has
+/// held for `scale_down_after_s`, idle replicas stopping first and busy
+/// ones finishing their work. `min_replicas` 0 scales to zero. A pool is
+/// billed for the replica-seconds its replicas are up, cold starts
+/// included; `replicas` is how many serve at the start.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Autoscale {
+    /// What the autoscaler reads.
+    pub signal: ScaleSignal,
+    /// The signal's target value: requests waiting per replica, or a
+    /// fraction (KV use, GPU busy) in (0, 1].
+    pub target: f64,
+    /// Fewest replicas (0 scales to zero).
+    pub min_replicas: u32,
+    /// Most replicas.
+    pub max_replicas: u32,
+    /// Seconds between readings (HPA's 15 s by default).
+    #[serde(default = "fifteen")]
+    pub interval_s: f64,
+    /// Seconds a lower count must hold before replicas stop (HPA's 300 s
+    /// scale-down stabilisation by default).
+    #[serde(default = "three_hundred")]
+    pub scale_down_after_s: f64,
+    /// Bandwidth a starting replica loads its weights at, GB/s (default 2:
+    /// local NVMe; object storage over the network is nearer 0.5–1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_gb_per_s: Option<f64>,
+    /// Seconds from weights loaded to serving: the engine's start (process,
+    /// compilation, CUDA graphs, warm-up); default 60.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_start_s: Option<f64>,
+}
+
+fn fifteen() -> f64 {
+    15.0
+}
+
+fn three_hundred() -> f64 {
+    300.0
+}
+
+/// What an autoscaler reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScaleSignal {
+    /// Requests waiting in the pool per serving replica.
+    QueuePerReplica,
+    /// Mean KV-cache use of the serving replicas, 0..=1.
+    KvUse,
+    /// Fraction of the last interval the serving replicas were busy.
+    GpuBusy,
+}
+
+/// Default weight-loading bandwidth of a starting replica, GB/s.
+pub const LOAD_GB_PER_S: f64 = 2.0;
+/// Default engine start after the weights are loaded, s.
+pub const ENGINE_START_S: f64 = 60.0;
+
+impl Autoscale {
+    /// Check the autoscaler of a pool of `replicas` at the start, naming
+    /// fields under `at` (`serving.autoscale`).
+    pub(super) fn problems(&self, at: &str, replicas: u32, problems: &mut Vec<String>) {
+        let max = bounds::REPLICAS;
+        if !(1..=max).contains(&self.max_replicas) {
+            problems.push(format!(
+                "{at}.max_replicas must be 1..={max}, got {}",
+                self.max_replicas
+            ));
+        }
+        if self.min_replicas > self.max_replicas {
+            problems.push(format!(
+                "{at}.min_replicas ({}) must be ≤ max_replicas ({})",
+                self.min_replicas, self.max_replicas
+            ));
+        }
+        if !(self.min_replicas..=self.max_replicas).contains(&replicas) {
+            problems.push(format!(
+                "serving.replicas (the replicas serving at the start) must be within {at}.min_replicas..=max_replicas ({}..={}), got {replicas}",
+                self.min_replicas, self.max_replicas
+            ));
+        }
+        let (lo, hi) = match self.signal {
+            ScaleSignal::QueuePerReplica => (0.01, 1e6),
+            ScaleSignal::KvUse | ScaleSignal::GpuBusy => (0.01, 1.0),
+        };
+        if !(self.target.is_finite() && self.target >= lo && self.target <= hi) {
+            problems.push(format!(
+                "{at}.target must be {lo}..={hi} for {:?}, got {}",
+                self.signal, self.target
+            ));
+        }
+        let range =
+            |problems: &mut Vec<String>, name: &str, v: f64, lo: f64, hi: f64, unit: &str| {
+                if !(v.is_finite() && v >= lo && v <= hi) {
+                    problems.push(format!("{at}.{name} must be {lo}..={hi}{unit}, got {v}"));
+                }
+            };
+        range(problems, "interval_s", self.interval_s, 1.0, 3600.0, " s");
+        range(
+            problems,
+            "scale_down_after_s",
+            self.scale_down_after_s,
+            0.0,
+            86_400.0,
+            " s",
+        );
+        if let Some(b) = self.load_gb_per_s {
+            range(problems, "load_gb_per_s", b, 0.01, 1000.0, " GB/s");
+        }
+        if let Some(t) = self.engine_start_s {
+            range(problems, "engine_start_s", t, 0.0, 3600.0, " s");
+        }
+    }
+}
+
 /// Where a request can be served: a pool, or an API tier (its fast variant
 /// or not).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -379,12 +379,16 @@ impl Scenario {
     }
 
     fn validate_pool(&self, s: &Serving, c: &mut Checker) {
-        c.range_u(
-            "serving.replicas",
-            u64::from(s.replicas),
-            1,
-            u64::from(bounds::REPLICAS),
-        );
+        match &s.autoscale {
+            // Scaling to zero may start with none.
+            Some(a) => a.problems("serving.autoscale", s.replicas, &mut c.problems),
+            None => c.range_u(
+                "serving.replicas",
+                u64::from(s.replicas),
+                1,
+                u64::from(bounds::REPLICAS),
+            ),
+        }
         if ![1, 2, 4, 8].contains(&s.gpus_per_replica) {
             c.problems.push(format!(
                 "serving.gpus_per_replica must be 1, 2, 4 or 8, got {}",

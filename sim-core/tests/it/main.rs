@@ -2,6 +2,7 @@
 
 mod anchors;
 mod async_scheduling;
+mod autoscale;
 mod behaviour;
 mod calibration;
 mod capacity;
@@ -72,6 +73,7 @@ pub fn textbook(
         },
         serving: Serving {
             name: None,
+            autoscale: None,
             replicas: servers,
             router,
             batching,
