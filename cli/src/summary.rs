@@ -175,9 +175,19 @@ pub fn summary(s: &Scenario, r: &Report) -> String {
         }
     }
     let k = &r.cost;
+    let gpus = if r.series.replicas_up.is_empty() {
+        format!("{} GPUs", k.gpus)
+    } else {
+        // Autoscaled: the GPU-hours actually up, and the most at once.
+        let gpu_hours: f64 = r
+            .pools
+            .iter()
+            .map(|p| p.replica_hours * f64::from(p.gpus) / f64::from(p.replicas.max(1)))
+            .sum();
+        format!("{gpu_hours:.2} GPU-hours (at most {} GPUs at once)", k.gpus)
+    };
     o += &format!(
-        "cost: fleet {} GPUs × {}/h = {}, API {}: {} for the run, {}/month; {} per million output tokens\n",
-        k.gpus,
+        "cost: fleet {gpus} × {}/h = {}, API {}: {} for the run, {}/month; {} per million output tokens\n",
         usd(k.usd_per_gpu_hour),
         usd(k.fleet_usd),
         usd(k.api_usd),

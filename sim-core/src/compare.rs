@@ -107,8 +107,8 @@ pub struct LoadCheck {
 /// The load check of a scenario served entirely by its fleet, given one
 /// replica's saturated tasks/s; None for closed-loop users (their rate
 /// adapts to the fleet), when API tiers serve some class, and when several
-/// pools or routing rules share the traffic (one replica's capacity does
-/// not say what the whole deployment serves).
+/// pools or routing rules share the traffic, or the pool autoscales (one
+/// replica's capacity does not say what the whole deployment serves).
 pub fn load_check(s: &Scenario, capacity_per_replica: f64) -> Option<LoadCheck> {
     if s.workload
         .classes
@@ -116,6 +116,7 @@ pub fn load_check(s: &Scenario, capacity_per_replica: f64) -> Option<LoadCheck> 
         .any(|k| s.backend_of(&k.name).is_some())
         || s.pool_count() > 1
         || !s.routing.is_empty()
+        || s.serving.autoscale.is_some()
         || capacity_per_replica <= 0.0
     {
         return None;

@@ -64,9 +64,9 @@ pub struct PoolReport {
     pub name: String,
     /// Its hardware and model in words (`Serving::hardware_text`).
     pub hardware: String,
-    /// Its replicas.
+    /// Its replicas (autoscaled: the most up at once).
     pub replicas: u32,
-    /// Its GPUs (replicas × GPUs per replica).
+    /// Its GPUs (those replicas × GPUs per replica).
     pub gpus: u32,
     /// Requests it completed.
     pub completed: u64,

@@ -60,7 +60,7 @@ async function choose(id) {
   );
 }
 
-const PRESETS = ['self-hosted-tuning', 'chatbot-h100', 'launch-spike', 'thinking-agent', 'pay-for-speed', 'overnight-batch', 'classification', 'chat-and-batch', 'two-models'];
+const PRESETS = ['self-hosted-tuning', 'chatbot-h100', 'launch-spike', 'thinking-agent', 'pay-for-speed', 'overnight-batch', 'classification', 'chat-and-batch', 'two-models', 'launch-day-gpus'];
 
 for (const id of PRESETS) {
   test(`the ${id} story runs to its end, every claim as the run shows`, async () => {

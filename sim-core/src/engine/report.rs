@@ -370,8 +370,9 @@ impl Simulation {
                     PoolReport {
                         name: p.name.clone(),
                         hardware: p.hardware.clone(),
-                        replicas: p.replicas as u32,
-                        gpus: p.gpus,
+                        // Autoscaled: the most up at once.
+                        replicas: peak(i) / p.gpus_per_replica.max(1),
+                        gpus: peak(i),
                         completed: m.completed,
                         gpu_busy_fraction: ratio(busy, replica_ns),
                         replica_hours: replica_ns / NS_PER_S / 3600.0,

@@ -16,7 +16,7 @@ mod priorities;
 mod stories;
 pub mod story;
 pub use models::thinking_agent;
-pub use pools::{bench_pools, two_models};
+pub use pools::{bench_pools, launch_day_gpus, two_models};
 pub use priorities::chat_and_batch;
 pub use story::{Claim, Quantity, Step};
 
@@ -551,6 +551,13 @@ pub fn all() -> Vec<Preset> {
             explanation: "A support assistant at 30 requests/s on the seed's tuned server, Llama-3.1-70B in FP8 on 4 × H100: 70 % of the questions are simple, 30 % hard, and three 70B replicas serve them all. Add a pool of Llama-3.1-8B on one H100 and route the simple questions to it: they get their first token sooner, the 70B pool is left the hard ones, and two 70B replicas carry them — the bill falls by about a quarter. (The simulator times the work; whether the small model answers the simple questions well enough is yours to judge.)",
             scenario: two_models(),
             steps: stories::TWO_MODELS,
+        },
+        Preset {
+            id: "launch-day-gpus",
+            title: "Launch day on your own GPUs",
+            explanation: "A chatbot on Llama-3.1-8B and H100s meets its launch: 5 requests/s, then 60 for twenty minutes, then 10. Three replicas carry the peak, and are paid for all day. Let an autoscaler add and remove replicas instead: the bill falls by about 30 %, but the launch's first minute waits for new replicas to load their weights and start. Keep two warm and the wait is gone at about the same price.",
+            scenario: launch_day_gpus(),
+            steps: stories::LAUNCH_DAY_GPUS,
         },
         Preset {
             id: "chat-and-batch",

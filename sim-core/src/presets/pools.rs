@@ -56,6 +56,35 @@ pub fn two_models() -> Scenario {
     }
 }
 
+/// Launch day on the chatbot's own GPUs (Llama-3.1-8B on H100s): 5
+/// requests/s for 20 minutes, 60 for the launch's 20, then 10, on a fixed
+/// fleet of three sized for the peak. The story autoscales it.
+pub fn launch_day_gpus() -> Scenario {
+    let mut s = super::chatbot_h100();
+    s.name = "Launch day on your own GPUs".into();
+    s.duration_s = 3600.0;
+    s.workload.arrival = Arrival::Stages {
+        stages: [(5.0, 1200.0), (60.0, 1200.0), (10.0, 1200.0)]
+            .iter()
+            .map(|&(rate_per_s, duration_s)| crate::scenario::Stage {
+                rate_per_s,
+                duration_s,
+            })
+            .collect(),
+    };
+    s.serving.replicas = 3;
+    // The hosted alternative, unused until the story routes chat to it.
+    s.api = Some(crate::api::Api {
+        tiers: vec![super::frontier_tier()],
+        routes: Vec::new(),
+        default_backend: crate::api::SELF_HOSTED.into(),
+        client: crate::api::ClientPolicy::QUEUE,
+        concurrency_cap: None,
+        rate_limit_multiplier: 1,
+    });
+    s
+}
+
 /// The engine benchmark's workload at four times the rate (160 req/s) in
 /// four equal classes, on four H100 replicas: one pool of four, or `pools`
 /// pools sharing them, each class routed to pool `class % pools` (the

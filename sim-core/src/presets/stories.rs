@@ -317,3 +317,47 @@ pub const TWO_MODELS: &[Step] = &[
         ],
     },
 ];
+
+/// A launch on self-hosted GPUs: a fleet for the peak, then autoscaling.
+pub const LAUNCH_DAY_GPUS: &[Step] = &[
+    Step {
+        title: "Start: a fleet sized for the peak",
+        say: "Three H100s carry the launch's 60 requests/s with a first token under 0.3 s (p99), and cost about $9,300 a month, busy or idle — most of the day they serve 5 or 10 requests/s.",
+        edits: &[],
+        claims: &[
+            at_most(Q::TtftP99, 300.0),
+            between(Q::UsdPerMonth, 9_250.0, 9_350.0),
+        ],
+    },
+    Step {
+        title: "Autoscale from one to four replicas",
+        say: "Start with one replica and let an autoscaler read the queue every 15 s, asking for a replica per 4 requests waiting, at most four. Replicas are billed while up, so the month costs about $6,500, 30 % less. But a new replica must load 16 GB of weights and start its engine, about 68 s: when the launch arrives, requests wait for it — the p99 first token is about a minute.",
+        edits: &[
+            ("replicas", "1"),
+            ("autoscale", "queue_per_replica"),
+            ("autoscale.max", "4"),
+        ],
+        claims: &[
+            between(Q::UsdPerMonth, 6_000.0, 7_000.0),
+            at_least(Q::TtftP99, 20_000.0),
+        ],
+    },
+    Step {
+        title: "Keep two replicas warm",
+        say: "Set the fewest replicas to two: they absorb the launch's first minute while more start, so the p99 first token is back under 0.3 s, and the month still costs about $6,500 — the autoscaler no longer overshoots to four in a panic.",
+        edits: &[("autoscale.min", "2")],
+        claims: &[
+            at_most(Q::TtftP99, 300.0),
+            between(Q::UsdPerMonth, 6_000.0, 7_000.0),
+        ],
+    },
+    Step {
+        title: "Or send the chat to a hosted API",
+        say: "Serve chat from the hosted frontier tier instead (a larger model, billed per token, behind a client queue). At launch its 1.5 M tokens-per-minute limit holds the traffic back: the queue fills and turns away over a third of the requests, and the tokens would cost over $100,000 a month at this rate. A higher rate-limit tier buys room; the GPUs above are the cheap way to serve an 8B model's traffic.",
+        edits: &[("backend", "frontier")],
+        claims: &[
+            at_least(Q::UnansweredPct, 30.0),
+            at_least(Q::UsdPerMonth, 100_000.0),
+        ],
+    },
+];

@@ -191,11 +191,16 @@ impl Serving {
         self.name.as_deref().unwrap_or(SELF_HOSTED)
     }
 
-    /// Its hardware and model in words: "3 × 4 H100 SXM, Llama-3.1-70B FP8".
+    /// Its hardware and model in words: "3 × 4 H100 SXM, Llama-3.1-70B FP8"
+    /// ("1–8 × …" when it autoscales).
     pub fn hardware_text(&self) -> String {
+        let replicas = match &self.autoscale {
+            Some(a) => format!("{}–{}", a.min_replicas, a.max_replicas),
+            None => self.replicas.to_string(),
+        };
         format!(
             "{} × {} {}, {} {}",
-            self.replicas,
+            replicas,
             self.gpus_per_replica,
             self.gpu.spec().name,
             self.model.name(),

@@ -75,6 +75,7 @@ presets! {
     thinking_agent_plans_within_its_budget: "thinking-agent",
     chat_and_batch_plans_within_its_budget: "chat-and-batch",
     two_models_plans_within_its_budget: "two-models",
+    launch_day_gpus_plans_within_its_budget: "launch-day-gpus",
 }
 
 #[test]
@@ -82,7 +83,7 @@ fn every_preset_is_covered() {
     let ids: Vec<&str> = sim_core::presets::all().iter().map(|p| p.id).collect();
     assert_eq!(
         ids.len(),
-        9,
+        10,
         "a new preset needs its planning test: {ids:?}"
     );
 }
