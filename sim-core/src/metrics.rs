@@ -394,11 +394,15 @@ impl Windows {
         autoscaled: bool,
     ) -> Series {
         let w = self.width_ns as f64;
-        let n = self
-            .windows
-            .len()
-            .max(end_ns.div_ceil(self.width_ns) as usize)
-            .min(MAX_WINDOWS);
+        let to_end = end_ns.div_ceil(self.width_ns) as usize;
+        let n = if autoscaled {
+            // The autoscaler reads on past the last work: its readings
+            // after the measured window are not part of the run.
+            to_end
+        } else {
+            self.windows.len().max(to_end)
+        }
+        .min(MAX_WINDOWS);
         let mut s = Series {
             window_s: w / 1e9,
             ..Series::default()
@@ -421,7 +425,10 @@ impl Windows {
             } else {
                 0.0
             });
-            s.kv_use.push(win.kv_area / (w * reps));
+            // Per replica up: the slots when the fleet is fixed, the
+            // replicas up in the window when a pool autoscales.
+            let up = if autoscaled { win.up_area } else { w * reps };
+            s.kv_use.push(if up > 0.0 { win.kv_area / up } else { 0.0 });
             s.output_tokens_per_s
                 .push(win.output_tokens as f64 / (w / 1e9));
             s.input_tokens_per_s

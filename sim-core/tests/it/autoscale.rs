@@ -281,3 +281,19 @@ fn autoscaler_problems_name_the_field() {
         );
     }
 }
+
+#[test]
+fn kv_use_over_time_is_per_replica_up_not_per_slot() {
+    // The chatbot never needs a second replica: with room for four, its KV
+    // use over time is the one replica's, as in the fixed run.
+    let fixed = sim_core::presets::chatbot_h100();
+    let mut scaled = fixed.clone();
+    sim_core::params::apply(&mut scaled, "autoscale", "queue_per_replica").expect("on");
+    sim_core::params::apply(&mut scaled, "autoscale.max", "4").expect("max");
+    let (a, b) = (run(&fixed).expect("valid"), run(&scaled).expect("valid"));
+    assert_eq!(b.pools[0].replicas_peak, 1);
+    assert_eq!(a.series.kv_use.len(), b.series.kv_use.len());
+    for (x, y) in a.series.kv_use.iter().zip(&b.series.kv_use) {
+        assert!((x - y).abs() <= 1e-9 * x.max(1e-9), "{x} vs {y}");
+    }
+}
