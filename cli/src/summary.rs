@@ -182,7 +182,7 @@ pub fn summary(s: &Scenario, r: &Report) -> String {
         let gpu_hours: f64 = r
             .pools
             .iter()
-            .map(|p| p.replica_hours * f64::from(p.gpus) / f64::from(p.replicas.max(1)))
+            .map(|p| p.replica_hours * f64::from(p.gpus) / f64::from(p.replicas_peak.max(1)))
             .sum();
         format!("{gpu_hours:.2} GPU-hours (at most {} GPUs at once)", k.gpus)
     };

@@ -64,9 +64,8 @@ pub struct PoolReport {
     pub name: String,
     /// Its hardware and model in words (`Serving::hardware_text`).
     pub hardware: String,
-    /// Its replicas (autoscaled: the most up at once).
-    pub replicas: u32,
-    /// Its GPUs (those replicas × GPUs per replica).
+    /// Its GPUs: the most replicas up at once (`replicas_peak`; all of a
+    /// fixed pool's) × GPUs per replica.
     pub gpus: u32,
     /// Requests it completed.
     pub completed: u64,
@@ -78,7 +77,7 @@ pub struct PoolReport {
     pub replica_hours: f64,
     /// Replicas up on average over the run.
     pub replicas_mean: f64,
-    /// Most replicas up at once.
+    /// Most replicas up at once (a fixed pool's replicas).
     pub replicas_peak: u32,
     /// Sequences per pass, weighted by time busy.
     pub mean_batch_size: f64,

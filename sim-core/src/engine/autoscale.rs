@@ -136,9 +136,8 @@ impl Simulation {
             self.maybe_stop_drained(r);
         }
         let value = self.signal(p, signal, interval);
-        let sc_state = &self.st.scaling[p];
         // Draining replicas are on their way out: not counted as capacity.
-        let current = sc_state.up - self.draining(p);
+        let current = self.st.scaling[p].up - self.draining(p);
         let waiting = self.pool_waiting(p);
         let wanted = if current == 0 {
             u32::from(waiting > 0)
@@ -333,11 +332,11 @@ impl Simulation {
         }
         // What waited for a replica is routed now.
         while let Some(id) = self.st.scaling[p].holding.pop_front() {
-            self.st.waiting -= 1;
             if self.st.requests[id].abandoned {
-                self.st.waiting += 1;
                 self.drop_abandoned_waiting(id);
             } else {
+                // `route` counts it as waiting again where it lands.
+                self.st.waiting -= 1;
                 self.route(id);
             }
         }
@@ -362,7 +361,7 @@ impl Simulation {
     }
 }
 
-/// Seconds as the report gives a pool's replica-hours.
+/// Replica-nanoseconds as replica-hours.
 pub(super) fn hours(ns: u128) -> f64 {
     ns as f64 / NS_PER_S / 3600.0
 }

@@ -32,7 +32,6 @@ pub(super) struct PoolCfg {
     /// Blocks each admitted sequence holds for its sliding-window layers
     /// (`Deployment::sequence_kv_blocks`; 0 without).
     pub(super) seq_kv_blocks: u64,
-    pub(super) gpus: u32,
     pub(super) gpus_per_replica: u32,
     pub(super) usd_per_gpu_hour: f64,
     /// Whether some class can reach it (only then is it billed).
@@ -86,10 +85,7 @@ impl PoolCfg {
             hardware: s.hardware_text(),
             first,
             replicas: s.autoscale.as_ref().map_or(s.replicas, |a| a.max_replicas) as usize,
-            initial: s
-                .replicas
-                .min(s.autoscale.as_ref().map_or(s.replicas, |a| a.max_replicas))
-                as usize,
+            initial: s.replicas as usize,
             scale: s.autoscale.as_ref().map(|a| {
                 let weights = scenario.deployment_for(s).weight_bytes();
                 super::autoscale::ScaleCfg::new(a, weights, &s.service)
@@ -105,7 +101,6 @@ impl PoolCfg {
                 ServiceModel::Physics => scenario.deployment_for(s).sequence_kv_blocks(),
                 ServiceModel::Abstract { .. } => 0,
             },
-            gpus: s.replicas * s.gpus_per_replica,
             gpus_per_replica: s.gpus_per_replica,
             usd_per_gpu_hour: s.usd_per_gpu_hour(),
             used: scenario.pool_used(index),
@@ -245,12 +240,9 @@ impl Simulation {
 
     /// More than `per_replica` requests waiting per replica in pool `p`.
     fn backed_up(&self, p: u16, per_replica: u64) -> bool {
-        let pool = &self.cfg.pools[usize::from(p)];
-        let waiting: u64 = if pool.router == Router::CentralQueue {
-            self.st.queues[pool.first].len() as u64
-        } else {
-            pool.range().map(|r| self.st.queues[r].len() as u64).sum()
-        };
-        waiting > per_replica * pool.replicas as u64
+        // Per replica serving, as the autoscaler's queue signal reads it
+        // (every replica of a fixed pool).
+        let p = usize::from(p);
+        self.pool_waiting(p) > per_replica * u64::from(self.st.scaling[p].serving.max(1))
     }
 }

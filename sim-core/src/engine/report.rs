@@ -189,14 +189,9 @@ impl Simulation {
         let ratio = |num: f64, den: f64| if den > 0.0 { num / den } else { 0.0 };
         let goodput_requests = rec.overall.slo_met;
         // A pool is paid by the hour, busy or idle, but only if some route reaches it.
-        let peak = |i: usize| {
-            let p = &pools[i];
-            if p.scale.is_some() {
-                self.st.scaling[i].peak_up * p.gpus_per_replica
-            } else {
-                p.gpus
-            }
-        };
+        // The most replicas up at once: a fixed pool's all, an autoscaled
+        // one's peak.
+        let peak = |i: usize| self.st.scaling[i].peak_up * pools[i].gpus_per_replica;
         let billed_at = |i: usize| if pools[i].used { peak(i) } else { 0 };
         let gpus: u32 = (0..pools.len()).map(billed_at).sum();
         let usd_per_gpu_hour = match pools.as_slice() {
@@ -304,8 +299,9 @@ impl Simulation {
                 // Every billed pool's replicas at their bound, together.
                 let mut limited = pools
                     .iter()
-                    .filter(|p| p.used)
-                    .filter_map(|p| p.limit.map(|l| (l, p.replicas)));
+                    .zip(&self.st.scaling)
+                    .filter(|(p, _)| p.used)
+                    .filter_map(|(p, s)| p.limit.map(|l| (l, s.peak_up as usize)));
                 limited.next().map(|(l, n)| {
                     let bound = limited.fold(l.output_tokens_per_s * n as f64, |b, (l, n)| {
                         b + l.output_tokens_per_s * n as f64
@@ -371,17 +367,12 @@ impl Simulation {
                         name: p.name.clone(),
                         hardware: p.hardware.clone(),
                         // Autoscaled: the most up at once.
-                        replicas: peak(i) / p.gpus_per_replica.max(1),
                         gpus: peak(i),
                         completed: m.completed,
                         gpu_busy_fraction: ratio(busy, replica_ns),
                         replica_hours: replica_ns / NS_PER_S / 3600.0,
                         replicas_mean: replica_ns / end as f64,
-                        replicas_peak: if p.scale.is_some() {
-                            self.st.scaling[i].peak_up
-                        } else {
-                            p.replicas as u32
-                        },
+                        replicas_peak: self.st.scaling[i].peak_up,
                         mean_batch_size: ratio(m.batch_area, busy),
                         kv_use_mean: ratio(m.kv_area, busy),
                         forward_passes: m.passes,

@@ -208,6 +208,14 @@ impl Serving {
         )
     }
 
+    /// Replica slots the engine keeps for the pool: its most when it
+    /// autoscales, else its replicas.
+    pub fn slots(&self) -> u32 {
+        self.autoscale
+            .as_ref()
+            .map_or(self.replicas, |a| a.max_replicas)
+    }
+
     /// Price of one GPU-hour in this pool: the override, else the
     /// catalogue's indicative price.
     pub fn usd_per_gpu_hour(&self) -> f64 {
@@ -306,10 +314,11 @@ impl Scenario {
             ));
             return;
         }
-        let total: u64 = self.all_pools().map(|p| u64::from(p.replicas)).sum();
+        // Autoscaled pools count their most.
+        let total: u64 = self.all_pools().map(|p| u64::from(p.slots())).sum();
         if total > u64::from(bounds::REPLICAS) && !self.pools.is_empty() {
             problems.push(format!(
-                "pools: the pools' replicas must add up to at most {}, got {total}",
+                "pools: the pools' replicas (an autoscaled pool's max_replicas) must add up to at most {}, got {total}",
                 bounds::REPLICAS
             ));
         }
