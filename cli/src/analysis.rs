@@ -119,3 +119,23 @@ pub fn write_svg(
     let root = SVGBackend::new(path, size).into_drawing_area();
     draw(&root).map_err(|e| format!("{}: {e}", path.display()))
 }
+
+/// Plan over pools ([`plan::pools`]): each question's plan with its searches
+/// spread over all cores, then the autoscaling searches and the split's run
+/// in order (the same plan as [`plan::pools::plan_pools`]).
+pub fn pool_plan_parallel(
+    base: &Scenario,
+    slo: PlanSlo,
+    space: &Space,
+    parallel: bool,
+) -> Result<plan::pools::PoolPlan, String> {
+    let mut p = plan::pools::PoolPlanner::new(base, slo, space)?;
+    for i in 0..p.questions().len() {
+        let q = &p.questions()[i];
+        let answer = plan_parallel(&q.scenario, q.slo, &q.space, parallel);
+        p.give(i, answer);
+    }
+    p.drive(plan::pools::pool_run);
+    p.result()
+        .ok_or_else(|| "the plan over pools did not finish".into())
+}

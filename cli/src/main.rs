@@ -13,6 +13,7 @@ mod parameters;
 mod scenario_file;
 use scenario_file::{load, load_with};
 mod plan_text;
+mod pool_plan_text;
 mod story;
 mod trace;
 use tlab::summary::{ms, summary};
@@ -174,6 +175,11 @@ enum Command {
         /// Run the searches one after another instead of in parallel.
         #[arg(long)]
         serial: bool,
+        /// Plan pools: each class on a pool or API tier of its own against
+        /// its own targets, autoscaling tried where the load varies, the
+        /// classes' answers run together, against one setup for everything.
+        #[arg(long)]
+        pools: bool,
         /// Plan on the whole scenario however long it takes (by default a
         /// plan stays within a work budget of simulated events, said up front).
         #[arg(long)]
@@ -479,6 +485,7 @@ fn execute(command: Command) -> Result<String, String> {
             gpus,
             self_hosted,
             serial,
+            pools,
             full,
             json,
             set,
@@ -502,6 +509,16 @@ fn execute(command: Command) -> Result<String, String> {
                 },
                 ..sim_core::plan::Space::default()
             };
+            if pools {
+                let started = std::time::Instant::now();
+                let p = analysis::pool_plan_parallel(&s, slo, &space, !serial)?;
+                if json {
+                    return serde_json::to_string_pretty(&p)
+                        .map(|j| j + "\n")
+                        .map_err(|e| e.to_string());
+                }
+                return Ok(pool_plan_text::text(&p, started.elapsed().as_secs_f64()));
+            }
             // Said before anything runs: what the question costs, and any
             // smaller question asked instead.
             let q = sim_core::plan::budget::question(&s, slo, &space);

@@ -113,8 +113,6 @@ struct Config {
     splits: bool,
     /// Whether some pool autoscales.
     autoscales: bool,
-    slo_ttft_ns: u64,
-    slo_tpot_ns: u64,
     /// The targets as given, for the report.
     slo: Slo,
     /// Where each class is served when no rule decides.
@@ -280,7 +278,7 @@ impl Simulation {
                 .workload
                 .classes
                 .iter()
-                .map(ClassSpec::new)
+                .map(|k| ClassSpec::new(k, &scenario.slo))
                 .collect(),
             class_cdf: arrivals::class_cdf(&scenario.workload.classes),
             arrival,
@@ -291,8 +289,6 @@ impl Simulation {
             splits: pools::splits(&rules),
             autoscales: pools.iter().any(|p| p.scale.is_some()),
             rules,
-            slo_ttft_ns: secs_to_ns(scenario.slo.ttft_ms / 1000.0),
-            slo_tpot_ns: secs_to_ns(scenario.slo.tpot_ms / 1000.0),
             slo: scenario.slo.clone(),
             class_backend: request::class_backends(scenario),
             prefix_hashes,
@@ -401,7 +397,11 @@ impl Simulation {
     pub fn watch_targets(&mut self, ttft_ns: u64, tpot_ns: u64) {
         debug_assert_eq!(self.st.processed, 0, "set the targets before running");
         // The scenario's own targets are counted by the recorder already.
-        let own = (ttft_ns, tpot_ns) == (self.cfg.slo_ttft_ns, self.cfg.slo_tpot_ns);
+        let own = self
+            .cfg
+            .classes
+            .iter()
+            .all(|k| k.slo_ns == (ttft_ns, tpot_ns));
         self.st.watch = (!own).then(|| Watch {
             ttft_ns,
             tpot_ns,

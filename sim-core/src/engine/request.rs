@@ -130,11 +130,19 @@ pub(super) struct ClassSpec {
     pub(super) output: Sampler,
     pub(super) max_tokens: u32,
     pub(super) calls: u32,
+    /// The TTFT and TPOT targets its requests are judged by (ns): its own,
+    /// else the scenario's.
+    pub(super) slo_ns: (u64, u64),
 }
 
 impl ClassSpec {
-    pub(super) fn new(k: &RequestClass) -> ClassSpec {
+    pub(super) fn new(k: &RequestClass, slo: &crate::scenario::Slo) -> ClassSpec {
+        let slo = k.slo.as_ref().unwrap_or(slo);
         ClassSpec {
+            slo_ns: (
+                secs_to_ns(slo.ttft_ms / 1000.0),
+                secs_to_ns(slo.tpot_ms / 1000.0),
+            ),
             shared_prefix: k.shared_prefix.as_ref().map(|p| (p.prompts, p.tokens)),
             turn_think: k.conversation.as_ref().map(|c| c.think_time_s.sampler()),
             timeout_ns: k.timeout_s.map(secs_to_ns),
@@ -349,9 +357,10 @@ impl Simulation {
             self.touch(r as usize);
         }
         self.st.requests.remove(id);
+        let (slo_ttft_ns, slo_tpot_ns) = self.cfg.classes[sample.class as usize].slo_ns;
         let met = (
-            sample.visible_ns() <= self.cfg.slo_ttft_ns,
-            sample.tpot_ns.is_none_or(|t| t <= self.cfg.slo_tpot_ns),
+            sample.visible_ns() <= slo_ttft_ns,
+            sample.tpot_ns.is_none_or(|t| t <= slo_tpot_ns),
         );
         if let Some(w) = &mut self.st.watch {
             w.ttft_missed += u64::from(sample.visible_ns() > w.ttft_ns);

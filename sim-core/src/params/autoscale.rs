@@ -15,16 +15,6 @@ fn signal_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
     ])
 }
 
-/// A target that makes sense for each signal: 4 waiting per replica, 80 %
-/// of the KV cache, 70 % busy.
-fn default_target(signal: ScaleSignal) -> f64 {
-    match signal {
-        ScaleSignal::QueuePerReplica => 4.0,
-        ScaleSignal::KvUse => 0.8,
-        ScaleSignal::GpuBusy => 0.7,
-    }
-}
-
 /// Edit the first pool's autoscaler, keeping its bounds ordered and its
 /// starting replicas within them.
 fn with(s: &mut Scenario, edit: impl FnOnce(&mut Autoscale)) -> Result<(), String> {
@@ -73,21 +63,13 @@ pub(super) const PARAMS: &[Param] = &[
                 match &mut s.serving.autoscale {
                     Some(a) => {
                         if a.signal != signal {
-                            a.target = default_target(signal);
+                            a.target = signal.default_target();
                         }
                         a.signal = signal;
                     }
                     None => {
-                        s.serving.autoscale = Some(Autoscale {
-                            signal,
-                            target: default_target(signal),
-                            min_replicas: 1,
-                            max_replicas: (4 * n).min(bounds::REPLICAS),
-                            interval_s: 15.0,
-                            scale_down_after_s: 300.0,
-                            load_gb_per_s: None,
-                            engine_start_s: None,
-                        })
+                        s.serving.autoscale =
+                            Some(Autoscale::new(signal, 1, (4 * n).min(bounds::REPLICAS)))
                     }
                 }
                 Ok(())

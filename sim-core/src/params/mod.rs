@@ -17,6 +17,7 @@ mod pools;
 mod provider;
 mod scheduling;
 mod serving;
+mod targets;
 mod traffic;
 
 pub use edits::{batching_for_policy, differences, inert, set_share, side_effects, spike_schedule};
@@ -153,6 +154,7 @@ pub fn all() -> impl Iterator<Item = &'static Param> {
         .chain(autoscale::PARAMS.iter())
         .chain(pools::PARAMS.iter())
         .chain(scheduling::PARAMS.iter())
+        .chain(targets::PARAMS.iter())
         .chain(provider::PARAMS.iter())
 }
 

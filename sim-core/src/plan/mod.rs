@@ -21,6 +21,8 @@ use serde::{Deserialize, Serialize};
 mod assemble;
 pub mod budget;
 mod headroom;
+mod pool_plan;
+pub mod pools;
 mod search;
 
 pub use assemble::{ApiAnswer, Plan, assemble, groups, outcomes, plan, reopen_groups, run_group};
@@ -208,6 +210,53 @@ impl PlanSlo {
     /// Check a report; `Ok` carries the worst margin (how far inside the targets,
     /// as a fraction: 0.2 = 20 % of headroom on the tightest target).
     pub fn check(&self, r: &Report) -> Result<f64, String> {
+        // What the user waits for: the first visible token (= the first
+        // token unless the model reasons first).
+        let incomplete = (!r.complete).then(|| {
+            r.warnings
+                .iter()
+                .find(|w| w.starts_with(STOPPED_EARLY))
+                .cloned()
+                .unwrap_or_else(|| INCOMPLETE.into())
+        });
+        self.verdict(
+            r.overall.first_visible.p99_ms,
+            r.overall.tpot.p99_ms,
+            r.requests.error_fraction(),
+            r.throughput.goodput_fraction.unwrap_or(0.0),
+            incomplete,
+        )
+    }
+
+    /// One class of a run against these targets: the checks of
+    /// [`Self::check`] on the class's own row.
+    pub fn check_class(
+        &self,
+        c: &crate::report::ClassReport,
+        complete: bool,
+    ) -> Result<f64, String> {
+        let answered = c.rejected + c.failed + c.timed_out;
+        let arrived = c.completed + answered;
+        self.verdict(
+            c.first_visible.p99_ms,
+            c.tpot.p99_ms,
+            answered as f64 / arrived.max(1) as f64,
+            c.slo_met_fraction.unwrap_or(0.0),
+            (!complete).then(|| INCOMPLETE.into()),
+        )
+    }
+
+    /// The verdict on a p99 TTFT and TPOT (ms; None: nothing completed, or
+    /// no request of two tokens), an error share, a goodput, and why the run
+    /// did not finish if it did not.
+    fn verdict(
+        &self,
+        ttft_p99: Option<f64>,
+        tpot_p99: Option<f64>,
+        errors: f64,
+        goodput: f64,
+        incomplete: Option<String>,
+    ) -> Result<f64, String> {
         let mut misses = Vec::new();
         let mut margin = f64::INFINITY;
         let mut limit = |name: &str, value: Option<f64>, target: f64| match value {
@@ -218,15 +267,8 @@ impl PlanSlo {
             }
             None => misses.push(format!("{name}: no request completed")),
         };
-        // What the user waits for: the first visible token (= the first
-        // token unless the model reasons first).
-        limit("p99 TTFT", r.overall.first_visible.p99_ms, self.ttft_p99_ms);
-        limit(
-            "p99 TPOT",
-            r.overall.tpot.p99_ms.or(Some(0.0)),
-            self.tpot_p99_ms,
-        );
-        let errors = r.requests.error_fraction();
+        limit("p99 TTFT", ttft_p99, self.ttft_p99_ms);
+        limit("p99 TPOT", tpot_p99.or(Some(0.0)), self.tpot_p99_ms);
         if errors > self.max_error_fraction {
             misses.push(format!(
                 "errors {:.1} % > {:.1} %",
@@ -234,23 +276,14 @@ impl PlanSlo {
                 self.max_error_fraction * 100.0
             ));
         }
-        let good = r.throughput.goodput_fraction.unwrap_or(0.0);
-        if good < self.min_goodput {
+        if goodput < self.min_goodput {
             misses.push(format!(
                 "goodput {:.1} % < {:.1} %",
-                good * 100.0,
+                goodput * 100.0,
                 self.min_goodput * 100.0
             ));
         }
-        if !r.complete {
-            misses.push(
-                r.warnings
-                    .iter()
-                    .find(|w| w.starts_with(STOPPED_EARLY))
-                    .cloned()
-                    .unwrap_or_else(|| "the run hit a limit before draining".into()),
-            );
-        }
+        misses.extend(incomplete);
         if misses.is_empty() {
             Ok(margin.clamp(0.0, 1.0))
         } else {
@@ -258,6 +291,9 @@ impl PlanSlo {
         }
     }
 }
+
+/// Why a run that did not drain misses, when it did not stop early.
+const INCOMPLETE: &str = "the run hit a limit before draining";
 
 /// What the planner may choose from.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

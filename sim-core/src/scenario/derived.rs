@@ -332,6 +332,7 @@ impl super::RequestClass {
             timeout_s: None,
             reasoning_tokens: None,
             priority: None,
+            slo: None,
         }
     }
 }

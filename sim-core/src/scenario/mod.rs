@@ -234,6 +234,12 @@ pub struct RequestClass {
     /// preempted last, ties first come, first served; None is 0.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priority: Option<u32>,
+    /// This class's own targets (chat answers in 500 ms while a batch job
+    /// may take a minute), in place of the scenario's `slo`: its requests
+    /// meet the SLO by these, its goodput and the planner's verdict on it
+    /// too. None uses the scenario's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slo: Option<Slo>,
 }
 
 fn one() -> u32 {

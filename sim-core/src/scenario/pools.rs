@@ -112,7 +112,35 @@ pub const LOAD_GB_PER_S: f64 = 2.0;
 /// Default engine start after the weights are loaded, s.
 pub const ENGINE_START_S: f64 = 60.0;
 
+impl ScaleSignal {
+    /// The target a signal starts from: 4 requests waiting per replica, KV
+    /// 80 % used, GPUs 70 % busy.
+    pub fn default_target(self) -> f64 {
+        match self {
+            ScaleSignal::QueuePerReplica => 4.0,
+            ScaleSignal::KvUse => 0.8,
+            ScaleSignal::GpuBusy => 0.7,
+        }
+    }
+}
+
 impl Autoscale {
+    /// An autoscaler on `signal` at its default target within
+    /// `min..=max`, reading every 15 s and scaling down after 300 s (HPA's
+    /// defaults), with the default cold start.
+    pub fn new(signal: ScaleSignal, min_replicas: u32, max_replicas: u32) -> Autoscale {
+        Autoscale {
+            signal,
+            target: signal.default_target(),
+            min_replicas,
+            max_replicas,
+            interval_s: fifteen(),
+            scale_down_after_s: three_hundred(),
+            load_gb_per_s: None,
+            engine_start_s: None,
+        }
+    }
+
     /// Check the autoscaler of a pool of `replicas` at the start, naming
     /// fields under `at` (`serving.autoscale`).
     pub(super) fn problems(&self, at: &str, replicas: u32, problems: &mut Vec<String>) {

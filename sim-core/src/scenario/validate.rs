@@ -331,6 +331,10 @@ impl Scenario {
             if let Some(t) = k.timeout_s {
                 c.positive_f(&format!("{f}.timeout_s"), t, bounds::TIME_S, " s");
             }
+            if let Some(t) = &k.slo {
+                c.positive_f(&format!("{f}.slo.ttft_ms"), t.ttft_ms, 1e9, " ms");
+                c.positive_f(&format!("{f}.slo.tpot_ms"), t.tpot_ms, 1e9, " ms");
+            }
             if let Some(p) = k.priority {
                 let most = u64::from(bounds::PRIORITY);
                 c.range_u(&format!("{f}.priority"), u64::from(p), 0, most);

@@ -137,6 +137,7 @@ impl Imported {
                     conversation: None,
                     reasoning_tokens: None,
                     priority: None,
+                    slo: None,
                     ..template.clone()
                 }
             };

@@ -16,6 +16,7 @@ mod gpus;
 mod load;
 mod measured;
 mod planning;
+mod pool_plan;
 mod pools;
 mod priority;
 mod providers;

@@ -1,0 +1,599 @@
+//! The planner over pools: the cheapest set of pools (and API share) that
+//! meets each class's targets.
+//!
+//! Each class is planned on its own traffic (its share of the arrivals) and
+//! its own targets, as a question of the ordinary planner: a pool of its own
+//! or an API tier. The whole traffic is planned once more on one setup, at
+//! the tightest class's targets. Where the load varies over time, each
+//! self-hosted answer is tried autoscaled too ([`Autoscale`] on requests
+//! waiting per replica, at most the fixed answer's replicas, the fewest kept
+//! warm bisected), and kept where its replica-hours cost less. The classes'
+//! answers are then composed into one deployment (a pool per self-hosted
+//! class, a rule per class) and run together, every class judged against
+//! its own targets: the split is an answer only if that run meets them.
+//!
+//! The questions' plans come from the ordinary planner on any path (CLI
+//! threads, page slices, Web Workers); the rest is a state machine
+//! ([`PoolPlanner::next`], [`PoolPlanner::feed`]) like the headroom search.
+
+use super::{Config, Evaluated, Plan, PlanSlo, Space, apply_config, budget};
+use crate::Report;
+use crate::scenario::{Arrival, Autoscale, RoutingRule, ScaleSignal, Scenario};
+use crate::sweep::Summary;
+
+pub use super::pool_plan::{Answer, PoolPlan, Scaled, Split};
+
+/// Most classes a plan over pools plans one by one (one pool each at most,
+/// within the scenario's bound on pools).
+pub const MAX_CLASSES: usize = 8;
+
+/// One question of a plan over pools: the ordinary planner's, on `scenario`.
+#[derive(Clone, Debug)]
+pub struct PoolQuestion {
+    /// The class it serves, or None for all the traffic.
+    pub class: Option<String>,
+    /// The traffic (as [`budget::question`] made it: maybe a shorter window).
+    pub scenario: Scenario,
+    /// Its targets.
+    pub slo: PlanSlo,
+    /// Its space, with its share of the work budget.
+    pub space: Space,
+    /// What the question became, said before it runs.
+    pub notes: Vec<String>,
+}
+
+/// A class's share of the traffic as a scenario of its own: only that class,
+/// its arrivals scaled by its share, its own targets as the scenario's.
+pub fn class_scenario(base: &Scenario, i: usize) -> Result<Scenario, String> {
+    let classes = &base.workload.classes;
+    let k = classes.get(i).ok_or_else(|| format!("no class {i}"))?;
+    let total: f64 = classes.iter().map(|c| c.share).sum();
+    if total.is_nan() || total <= 0.0 {
+        return Err("the classes' shares add up to 0".into());
+    }
+    let mut s = super::scale_load(base, k.share / total);
+    let mut k = k.clone();
+    s.slo = k.slo.take().unwrap_or_else(|| base.slo.clone());
+    k.share = 1.0;
+    s.workload.classes = vec![k];
+    s.routing.clear();
+    s.pools.clear();
+    if let Some(api) = s.api.as_mut() {
+        let name = &s.workload.classes[0].name;
+        api.routes.retain(|r| &r.class == name);
+    }
+    Ok(s)
+}
+
+/// The targets a class is planned for: its own TTFT and TPOT as p99s, the
+/// errors and goodput of `slo`.
+pub fn class_slo(base: &Scenario, i: usize, slo: PlanSlo) -> PlanSlo {
+    let t = base.workload.classes[i]
+        .slo
+        .as_ref()
+        .unwrap_or(&base.slo)
+        .clone();
+    let scenario_slo = PlanSlo::for_scenario(base);
+    // Targets given to the plan (not the scenario's own) hold for every class.
+    if (slo.ttft_p99_ms, slo.tpot_p99_ms) != (scenario_slo.ttft_p99_ms, scenario_slo.tpot_p99_ms) {
+        return slo;
+    }
+    PlanSlo {
+        ttft_p99_ms: t.ttft_ms,
+        tpot_p99_ms: t.tpot_ms,
+        ..slo
+    }
+}
+
+/// Why `base` cannot be planned class by class, if it cannot: one class,
+/// too many, or arrivals that cannot be split by class.
+pub fn why_not_split(base: &Scenario) -> Option<String> {
+    let n = base.workload.classes.len();
+    if n < 2 {
+        return Some("one class: there is nothing to split".into());
+    }
+    if n > MAX_CLASSES {
+        return Some(format!(
+            "planning pools class by class takes at most {MAX_CLASSES} classes, got {n}"
+        ));
+    }
+    matches!(
+        base.workload.arrival,
+        Arrival::ClosedLoop { .. } | Arrival::Trace { .. }
+    )
+    .then(|| "a closed loop's users or a trace's requests cannot be split by class (planning class by class needs open-loop arrivals, a rate)".into())
+}
+
+/// The questions of a plan over pools of `base`: all the traffic first (at
+/// the tightest class's targets), then, when it can be split
+/// ([`why_not_split`]), each class; each with an equal share of the space's
+/// work budget.
+pub fn questions(
+    base: &Scenario,
+    slo: PlanSlo,
+    space: &Space,
+) -> Result<Vec<PoolQuestion>, String> {
+    let n = base.workload.classes.len();
+    let split = why_not_split(base).is_none();
+    let mut space = space.clone();
+    if space.budget_events != u64::MAX && split {
+        space.budget_events /= n as u64 + 1;
+    }
+    let slos: Vec<PlanSlo> = (0..n).map(|i| class_slo(base, i, slo)).collect();
+    let tightest = PlanSlo {
+        ttft_p99_ms: slos
+            .iter()
+            .map(|t| t.ttft_p99_ms)
+            .fold(f64::INFINITY, f64::min),
+        tpot_p99_ms: slos
+            .iter()
+            .map(|t| t.tpot_p99_ms)
+            .fold(f64::INFINITY, f64::min),
+        ..slo
+    };
+    let mut whole = base.clone();
+    whole.pools.clear();
+    whole.routing.clear();
+    let mut out = vec![question(None, whole, tightest, &space)];
+    if split {
+        for (i, t) in slos.into_iter().enumerate() {
+            let name = base.workload.classes[i].name.clone();
+            out.push(question(Some(name), class_scenario(base, i)?, t, &space));
+        }
+    }
+    Ok(out)
+}
+
+fn question(class: Option<String>, s: Scenario, slo: PlanSlo, space: &Space) -> PoolQuestion {
+    let q = budget::question(&s, slo, space);
+    PoolQuestion {
+        class,
+        scenario: q.scenario,
+        slo,
+        space: space.clone(),
+        notes: q.notes,
+    }
+}
+
+/// Whether a scenario's load varies enough for autoscaling to save anything:
+/// its peak is over 1.2 × its mean.
+fn varies(s: &Scenario) -> bool {
+    s.offered_tasks_per_s()
+        .is_some_and(|(mean, _)| s.peak_tasks_per_s() > 1.2 * mean)
+}
+
+/// The most replicas an autoscaled answer may reach: twice the fixed
+/// answer's (replicas started late for a rise clear its backlog), within the
+/// space's bound. Replicas never started cost nothing.
+fn scaled_max(fixed: &Evaluated, space: &Space) -> u32 {
+    (2 * fixed.replicas)
+        .min(space.max_replicas)
+        .max(fixed.replicas)
+}
+
+/// The fixed answer's setup, autoscaled within `min..=max`.
+fn scaled_scenario(q: &Scenario, fixed: &Evaluated, min: u32, max: u32) -> Option<Scenario> {
+    let mut s = q.clone();
+    apply_config(&mut s, &fixed.config, fixed.replicas).ok()?;
+    s.serving.autoscale = Some(Autoscale::new(ScaleSignal::QueuePerReplica, min, max));
+    s.serving.replicas = min.max(1);
+    Some(s)
+}
+
+/// A bisection of the fewest replicas kept warm, `lo` failing (or -1),
+/// `hi` passing (the fixed answer, at min = max).
+#[derive(Clone, Debug)]
+struct ScaleSearch {
+    question: usize,
+    lo: i64,
+    hi: i64,
+}
+
+impl ScaleSearch {
+    fn next(&self) -> Option<u32> {
+        (self.hi - self.lo > 1).then(|| ((self.lo + self.hi) / 2) as u32)
+    }
+}
+
+/// What runs next.
+#[derive(Clone, Debug)]
+enum Stage {
+    /// Waiting for the questions' plans.
+    Plans,
+    /// Bisecting autoscaling bounds, one search at a time.
+    Scaling(usize),
+    /// Running the split.
+    Split(Box<Scenario>),
+    /// Finished.
+    Done,
+}
+
+/// The planner over pools after the questions' plans: autoscaling bounds,
+/// then the split's run.
+#[derive(Clone, Debug)]
+pub struct PoolPlanner {
+    questions: Vec<PoolQuestion>,
+    answers: Vec<Option<Answer>>,
+    scaling: Vec<ScaleSearch>,
+    stage: Stage,
+    split: Option<Split>,
+    no_split: Option<String>,
+    runs: usize,
+}
+
+impl PoolPlanner {
+    /// The planner for `base`'s questions ([`questions`]).
+    pub fn new(base: &Scenario, slo: PlanSlo, space: &Space) -> Result<PoolPlanner, String> {
+        let questions = questions(base, slo, space)?;
+        Ok(PoolPlanner {
+            answers: vec![None; questions.len()],
+            questions,
+            scaling: Vec::new(),
+            stage: Stage::Plans,
+            split: None,
+            no_split: None,
+            runs: 0,
+        })
+    }
+
+    /// The questions, whose plans [`Self::give`] takes.
+    pub fn questions(&self) -> &[PoolQuestion] {
+        &self.questions
+    }
+
+    /// The plan of question `i`; once every question has one, the
+    /// autoscaling searches and the split are ready to run.
+    pub fn give(&mut self, i: usize, plan: Plan) {
+        let q = &self.questions[i];
+        let fixed = plan.feasible.first().cloned();
+        let self_hosted = fixed
+            .as_ref()
+            .is_some_and(|e| matches!(e.config, Config::SelfHosted { .. }));
+        let scaling_note = match &fixed {
+            None => None,
+            Some(_) if !self_hosted => None,
+            Some(_) if !varies(&q.scenario) => Some(
+                "not tried: the load is steady (its peak within 1.2 × its mean), so replicas kept up for it are all needed".into(),
+            ),
+            Some(e) if e.replicas < 2 => {
+                Some("not tried: one replica is the least a served class keeps up".into())
+            }
+            Some(e) => {
+                self.scaling.push(ScaleSearch {
+                    question: i,
+                    lo: 0,
+                    hi: i64::from(e.replicas),
+                });
+                None
+            }
+        };
+        self.answers[i] = Some(Answer {
+            class: q.class.clone(),
+            slo: q.slo,
+            fixed,
+            scaled: None,
+            scaling_note,
+            plan,
+        });
+        if self.answers.iter().all(Option::is_some) {
+            self.scaling.sort_by_key(|s| s.question);
+            self.stage = Stage::Scaling(0);
+            self.advance();
+        }
+    }
+
+    /// Move past finished autoscaling searches to the next run.
+    fn advance(&mut self) {
+        while let Stage::Scaling(k) = self.stage {
+            match self.scaling.get(k) {
+                Some(s) if s.next().is_some() => return,
+                Some(_) => self.stage = Stage::Scaling(k + 1),
+                None => self.stage = self.compose(),
+            }
+        }
+    }
+
+    /// The split's deployment, or why there is none.
+    fn compose(&mut self) -> Stage {
+        let base = &self.questions[0].scenario;
+        if let Some(why) = why_not_split(base) {
+            self.no_split = Some(why);
+            return Stage::Done;
+        }
+        let mut s = base.clone();
+        let mut first = true;
+        let mut multiplier = 0;
+        for a in self.answers[1..].iter().flatten() {
+            let class = a.class.clone().unwrap_or_default();
+            let Some(fixed) = &a.fixed else {
+                self.no_split = Some(format!(
+                    "class {class} has no setup of its own that meets its targets"
+                ));
+                return Stage::Done;
+            };
+            let to = match &fixed.config {
+                Config::SelfHosted { .. } => {
+                    let mut pool = base.clone();
+                    if let Err(e) = a.apply(&mut pool) {
+                        self.no_split = Some(format!("class {class}: {e}"));
+                        return Stage::Done;
+                    }
+                    let mut serving = pool.serving;
+                    let tiers = base.api.iter().flat_map(|a| a.tiers.iter());
+                    let name = if tiers.clone().any(|t| t.name == class) {
+                        format!("{class} pool")
+                    } else {
+                        class.clone()
+                    };
+                    serving.name = Some(name.clone());
+                    if std::mem::take(&mut first) {
+                        s.serving = serving;
+                    } else {
+                        s.pools.push(serving);
+                    }
+                    name
+                }
+                Config::Api {
+                    tier,
+                    multiplier: m,
+                    client,
+                } => {
+                    multiplier = multiplier.max(*m);
+                    if let (Some(c), Some(api)) = (client, s.api.as_mut()) {
+                        api.client = c.clone();
+                    }
+                    tier.clone()
+                }
+            };
+            s.routing.push(RoutingRule {
+                class: Some(class),
+                prompt_under: None,
+                share: None,
+                to,
+                overflow: None,
+            });
+        }
+        if let Some(api) = s.api.as_mut()
+            && multiplier > 0
+        {
+            api.rate_limit_multiplier = multiplier;
+        }
+        Stage::Split(Box::new(s))
+    }
+
+    /// The next scenario to run, or None when the plan is done (or still
+    /// waits for the questions' plans).
+    pub fn next(&self) -> Option<Scenario> {
+        match &self.stage {
+            Stage::Plans | Stage::Done => None,
+            Stage::Scaling(k) => {
+                let search = &self.scaling[*k];
+                let q = &self.questions[search.question];
+                let a = self.answers[search.question].as_ref()?;
+                let fixed = a.fixed.as_ref()?;
+                let max = scaled_max(fixed, &q.space);
+                scaled_scenario(&q.scenario, fixed, search.next()?, max)
+            }
+            Stage::Split(s) => Some((**s).clone()),
+        }
+    }
+
+    /// The targets the run of [`Self::next`] may stop early on (a planning
+    /// run's): a scaling search's question's; None for the split's run, which
+    /// runs to the end (its classes have targets of their own).
+    pub fn targets(&self) -> Option<PlanSlo> {
+        match &self.stage {
+            Stage::Scaling(k) => Some(self.questions[self.scaling[*k].question].slo),
+            _ => None,
+        }
+    }
+
+    /// For a caller running [`Self::next`]'s scenario itself (in slices):
+    /// whether its verdict is already settled, as [`pool_run`] decides it.
+    pub fn settled(&self, sim: &crate::Simulation) -> Option<String> {
+        let slo = self.targets()?;
+        super::early_bound(&self.next()?).and_then(|u| slo.settled_fail(sim, u))
+    }
+
+    /// Prepare a simulation of [`Self::next`]'s scenario that a caller runs
+    /// itself: its settled misses count against the targets it may stop on.
+    pub fn begin(&self, sim: &mut crate::Simulation) {
+        if let Some(slo) = self.targets() {
+            slo.watch(sim);
+        }
+    }
+
+    /// The run of [`Self::next`]'s scenario could not be made (`why`): a
+    /// scaling search takes it as a miss, the split as no split.
+    pub fn fail(&mut self, why: String) {
+        match &self.stage {
+            Stage::Scaling(k) => {
+                let search = &mut self.scaling[*k];
+                search.lo = search.hi - 1;
+                self.stage = Stage::Scaling(*k);
+                self.advance();
+            }
+            Stage::Split(_) => {
+                self.no_split = Some(why);
+                self.stage = Stage::Done;
+            }
+            _ => {}
+        }
+    }
+
+    /// Run what is left after the plans with `run` (a scenario and the
+    /// targets it may stop early on), serially.
+    pub fn drive(
+        &mut self,
+        mut run: impl FnMut(Scenario, Option<PlanSlo>) -> Result<Report, crate::scenario::ScenarioError>,
+    ) {
+        while let Some(s) = self.next() {
+            match run(s, self.targets()) {
+                Ok(r) => self.feed(&r),
+                Err(e) => self.fail(e.to_string()),
+            }
+        }
+    }
+
+    /// Record the report of [`Self::next`]'s scenario.
+    pub fn feed(&mut self, report: &Report) {
+        self.runs += 1;
+        match std::mem::replace(&mut self.stage, Stage::Done) {
+            Stage::Scaling(k) => {
+                let i = self.scaling[k].question;
+                let min = self.scaling[k].next().unwrap_or(0);
+                let q = &self.questions[i];
+                let passed = q.slo.check(report).is_ok();
+                let search = &mut self.scaling[k];
+                if passed {
+                    search.hi = i64::from(min);
+                } else {
+                    search.lo = i64::from(min);
+                }
+                if let Some(a) = self.answers[i].as_mut()
+                    && let Some(fixed) = &a.fixed
+                {
+                    let cost = report.cost.usd_per_month;
+                    let max = scaled_max(fixed, &q.space);
+                    if passed && a.scaled.as_ref().is_none_or(|s| cost < s.usd_per_month) {
+                        let peak = report
+                            .pools
+                            .first()
+                            .map_or(fixed.replicas, |p| p.replicas_peak);
+                        a.scaled = Some(Scaled {
+                            min_replicas: min,
+                            max_replicas: max,
+                            peak_replicas: peak,
+                            usd_per_month: cost,
+                            description: if peak > min {
+                                format!(
+                                    "{} autoscaled {min}–{max} (at most {peak} up)",
+                                    fixed.config.describe(min)
+                                )
+                            } else {
+                                // Never scaled: the fixed count `min` is the answer.
+                                format!(
+                                    "{} (autoscaling from {min} never started more)",
+                                    fixed.config.describe(min)
+                                )
+                            },
+                            summary: Summary::of(report),
+                        });
+                    }
+                    if search.next().is_none() {
+                        a.scaling_note = Some(match &a.scaled {
+                            Some(s) if !s.scales() && s.usd_per_month < fixed.usd_per_month => {
+                                format!(
+                                    "{} replicas kept up meet the targets and the autoscaler never started more: {} against {} for the fixed search's answer (which did not settle lower within its budget)",
+                                    s.min_replicas,
+                                    crate::format::usd(s.usd_per_month),
+                                    crate::format::usd(fixed.usd_per_month)
+                                )
+                            }
+                            Some(s) if s.usd_per_month < fixed.usd_per_month => format!(
+                                "autoscaling from {} to {} costs {} against {} fixed",
+                                s.min_replicas,
+                                s.max_replicas,
+                                crate::format::usd(s.usd_per_month),
+                                crate::format::usd(fixed.usd_per_month)
+                            ),
+                            Some(s) => format!(
+                                "autoscaling from {} to {} meets the targets but costs {}, no less than {} fixed",
+                                s.min_replicas,
+                                s.max_replicas,
+                                crate::format::usd(s.usd_per_month),
+                                crate::format::usd(fixed.usd_per_month)
+                            ),
+                            None => format!(
+                                "autoscaling below {} replicas kept warm misses the targets (cold starts take too long for the load's rises)",
+                                fixed.replicas
+                            ),
+                        });
+                    }
+                }
+                self.stage = Stage::Scaling(k);
+                self.advance();
+            }
+            Stage::Split(s) => {
+                self.split = Some(Split {
+                    verdicts: self.class_verdicts(&s, report),
+                    usd_per_month: report.cost.usd_per_month,
+                    summary: Summary::of(report),
+                    scenario: *s,
+                });
+            }
+            other => self.stage = other,
+        }
+    }
+
+    /// Each class of the split's run against its own targets.
+    fn class_verdicts(&self, s: &Scenario, r: &Report) -> Vec<(String, Result<f64, String>)> {
+        self.questions[1..]
+            .iter()
+            .map(|q| {
+                let name = q.class.clone().unwrap_or_default();
+                let verdict = match r.per_class.iter().find(|c| c.name == name) {
+                    Some(c) => q.slo.check_class(c, r.complete),
+                    // One class only: the run's totals are the class's.
+                    None if s.workload.classes.len() == 1 => q.slo.check(r),
+                    None => Err("no requests of this class in the run".into()),
+                };
+                (name, verdict)
+            })
+            .collect()
+    }
+
+    /// Simulations run after the questions' plans.
+    pub fn runs(&self) -> usize {
+        self.runs
+    }
+
+    /// Progress after the plans, 0..=1 (the searches left, roughly).
+    pub fn progress(&self) -> f64 {
+        match self.stage {
+            Stage::Plans => 0.0,
+            Stage::Scaling(k) => k as f64 / (self.scaling.len() + 1) as f64,
+            Stage::Split(_) => self.scaling.len() as f64 / (self.scaling.len() + 1) as f64,
+            Stage::Done => 1.0,
+        }
+    }
+
+    /// The plan, once done.
+    pub fn result(&self) -> Option<PoolPlan> {
+        if !matches!(self.stage, Stage::Done) {
+            return None;
+        }
+        let mut answers = self.answers.iter().flatten().cloned();
+        let whole = answers.next()?;
+        Some(PoolPlan {
+            whole,
+            classes: answers.collect(),
+            split: self.split.clone(),
+            no_split: self.no_split.clone(),
+        })
+    }
+}
+
+/// A run for [`PoolPlanner::drive`]: a planning run on targets, else to the end.
+pub fn pool_run(
+    s: Scenario,
+    slo: Option<PlanSlo>,
+) -> Result<Report, crate::scenario::ScenarioError> {
+    match slo {
+        Some(t) => super::planning_run(t)(s),
+        None => Ok(crate::run(&s.validate()?)),
+    }
+}
+
+/// Plan over pools serially (the CLI runs the questions' plans in parallel itself).
+pub fn plan_pools(base: &Scenario, slo: PlanSlo, space: &Space) -> Result<PoolPlan, String> {
+    let mut p = PoolPlanner::new(base, slo, space)?;
+    for i in 0..p.questions().len() {
+        let q = &p.questions()[i];
+        let plan = super::plan(&q.scenario, q.slo, &q.space);
+        p.give(i, plan);
+    }
+    p.drive(pool_run);
+    p.result()
+        .ok_or_else(|| "the plan over pools did not finish".into())
+}

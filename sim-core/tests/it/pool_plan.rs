@@ -1,0 +1,222 @@
+//! The planner over pools: each class planned on its own traffic and
+//! targets, autoscaling tried where the load varies, the classes' answers
+//! run together and judged class by class.
+
+use sim_core::physics::{Gpu, Precision};
+use sim_core::plan::pools::{self, PoolPlanner};
+use sim_core::plan::{Config, PlanSlo, Space};
+use sim_core::scenario::{Arrival, RatePoint, Scenario, Slo};
+
+/// Chat and a batch job (the preset), the batch job with targets of its
+/// own: a minute to its first token, 200 ms a token.
+fn chat_and_batch() -> Scenario {
+    let mut s = sim_core::presets::all()
+        .into_iter()
+        .find(|p| p.id == "chat-and-batch")
+        .expect("preset")
+        .scenario;
+    s.workload.classes[1].slo = Some(Slo {
+        ttft_ms: 60_000.0,
+        tpot_ms: 200.0,
+    });
+    s
+}
+
+fn small_space(s: &Scenario) -> Space {
+    Space {
+        gpus: vec![Gpu::H100, Gpu::L40s],
+        tps: vec![1],
+        weights: vec![Precision::Bf16, Precision::Fp8],
+        max_seqs: vec![64, 256],
+        max_replicas: 16,
+        ..Space::for_scenario(s)
+    }
+}
+
+#[test]
+fn a_class_is_judged_by_its_own_targets() {
+    let mut s = chat_and_batch();
+    // One replica at more than it serves: the batch job's first tokens wait
+    // seconds, over the scenario's 500 ms but within an hour of its own.
+    s.duration_s = 60.0;
+    s.workload.classes[1].slo = Some(Slo {
+        ttft_ms: 3_600_000.0,
+        tpot_ms: 10_000.0,
+    });
+    let own = sim_core::run(&s.clone().validate().expect("valid"));
+    let mut shared = s.clone();
+    shared.workload.classes[1].slo = None;
+    let shared = sim_core::run(&shared.validate().expect("valid"));
+    let batch = |r: &sim_core::Report| r.per_class[1].clone();
+    assert!(batch(&shared).first_visible.p50_ms.expect("p50") > 500.0);
+    assert!(batch(&own).slo_met_fraction > batch(&shared).slo_met_fraction);
+    assert_eq!(batch(&own).slo_met_fraction, Some(1.0));
+    // Chat's verdicts, and every latency, do not move.
+    assert_eq!(own.per_class[0], shared.per_class[0]);
+    assert_eq!(own.overall.ttft, shared.overall.ttft);
+}
+
+#[test]
+fn a_class_scenario_is_its_share_of_the_arrivals_at_its_own_targets() {
+    let s = chat_and_batch();
+    let b = pools::class_scenario(&s, 1).expect("class");
+    assert_eq!(b.workload.classes.len(), 1);
+    assert_eq!(b.workload.classes[0].name, "batch job");
+    assert_eq!(b.slo.ttft_ms, 60_000.0);
+    assert_eq!(b.workload.classes[0].slo, None);
+    let Arrival::Poisson { rate_per_s } = b.workload.arrival else {
+        panic!("poisson")
+    };
+    assert!((rate_per_s - 18.0 * 0.4).abs() < 1e-9, "{rate_per_s}");
+    let slo = pools::class_slo(&s, 1, PlanSlo::for_scenario(&s));
+    assert_eq!((slo.ttft_p99_ms, slo.tpot_p99_ms), (60_000.0, 200.0));
+    // Targets given to the plan hold for every class.
+    let given = PlanSlo {
+        ttft_p99_ms: 900.0,
+        ..PlanSlo::for_scenario(&s)
+    };
+    assert_eq!(pools::class_slo(&s, 1, given), given);
+}
+
+#[test]
+fn each_class_on_its_own_pool_is_cheaper_and_its_run_meets_every_class() {
+    let s = chat_and_batch();
+    let slo = PlanSlo::for_scenario(&s);
+    let p = pools::plan_pools(&s, slo, &small_space(&s)).expect("plan");
+    // The whole traffic is planned at the tightest targets.
+    assert_eq!(p.whole.slo.ttft_p99_ms, 500.0);
+    assert_eq!(p.classes.len(), 2);
+    let split = p.split.as_ref().expect("a split");
+    assert!(split.meets(), "{:?}", split.verdicts);
+    // Fixed pools are billed their replicas whatever they serve: the split's
+    // run costs what the classes' answers cost.
+    let sum: f64 = p.classes.iter().filter_map(|a| a.usd_per_month()).sum();
+    assert!(
+        (split.usd_per_month - sum).abs() < 1e-6 * sum,
+        "{} vs {sum}",
+        split.usd_per_month
+    );
+    let whole = p
+        .whole
+        .usd_per_month()
+        .expect("one setup meets the targets");
+    assert!(
+        split.usd_per_month < whole,
+        "{} vs {whole}",
+        split.usd_per_month
+    );
+    let (_, cheapest, is_split) = p.cheapest().expect("an answer");
+    assert!(is_split);
+    assert_eq!(cheapest, split.usd_per_month);
+    // The deployment: a pool per self-hosted class, a rule per class, and it
+    // is a scenario like any other (valid, in a link, the same run again).
+    let d = &split.scenario;
+    assert_eq!(d.routing.len(), 2);
+    for (rule, class) in d.routing.iter().zip(["chat", "batch job"]) {
+        assert_eq!(rule.class.as_deref(), Some(class));
+    }
+    let link = sim_core::link::encode(d);
+    let back = sim_core::link::decode(&link).expect("decode");
+    assert_eq!(back.scenario(), d);
+    let r = sim_core::run(&back);
+    assert_eq!(r.cost.usd_per_month, split.usd_per_month);
+    // The same plan from the state machine driven by hand.
+    let mut m = PoolPlanner::new(&s, slo, &small_space(&s)).expect("planner");
+    for i in 0..m.questions().len() {
+        let q = &m.questions()[i];
+        let plan = sim_core::plan::plan(&q.scenario, q.slo, &q.space);
+        m.give(i, plan);
+    }
+    while let Some(next) = m.next() {
+        let r = pools::pool_run(next, m.targets()).expect("run");
+        m.feed(&r);
+    }
+    assert_eq!(m.result().as_ref(), Some(&p));
+}
+
+/// A batch job that is quiet most of the day: 0.5 requests/s for four
+/// hours, rising over 20 minutes to 20 for an hour, back over 20 minutes,
+/// and quiet again for the rest of nine hours; a minute to its first token
+/// is fine.
+fn busy_hour() -> Scenario {
+    let mut s = chat_and_batch();
+    s.workload.classes.remove(0);
+    s.workload.classes[0].slo = None;
+    s.slo = Slo {
+        ttft_ms: 60_000.0,
+        tpot_ms: 200.0,
+    };
+    s.duration_s = 9.0 * 3600.0;
+    let h = 3600.0;
+    s.workload.arrival = Arrival::Schedule {
+        points: [
+            (0.0, 0.5),
+            (4.0 * h, 0.5),
+            (4.0 * h + 1200.0, 20.0),
+            (5.0 * h + 1200.0, 20.0),
+            (5.0 * h + 2400.0, 0.5),
+        ]
+        .iter()
+        .map(|&(at_s, rate_per_s)| RatePoint { at_s, rate_per_s })
+        .collect(),
+        cv: None,
+    };
+    s
+}
+
+#[test]
+fn autoscaling_is_the_answer_where_it_costs_less_than_a_fixed_fleet() {
+    let s = busy_hour();
+    let space = Space {
+        gpus: vec![Gpu::H100],
+        weights: vec![Precision::Bf16],
+        max_seqs: vec![256],
+        ..small_space(&s)
+    };
+    let p = pools::plan_pools(&s, PlanSlo::for_scenario(&s), &space).expect("plan");
+    assert!(p.classes.is_empty());
+    assert!(
+        p.no_split
+            .as_deref()
+            .is_some_and(|w| w.contains("one class"))
+    );
+    let fixed = p.whole.fixed.as_ref().expect("a fixed answer");
+    assert!(matches!(fixed.config, Config::SelfHosted { .. }));
+    let scaled =
+        p.whole.scaled.as_ref().unwrap_or_else(|| {
+            panic!("an autoscaled answer: {fixed:?} {:?}", p.whole.scaling_note)
+        });
+    assert!(scaled.scales(), "{scaled:?}");
+    assert!(scaled.min_replicas < fixed.replicas);
+    assert!(scaled.peak_replicas <= scaled.max_replicas);
+    assert!(
+        scaled.usd_per_month < fixed.usd_per_month,
+        "{scaled:?} vs {fixed:?}"
+    );
+    assert!(p.whole.autoscales());
+    assert_eq!(p.cheapest().map(|c| c.1), Some(scaled.usd_per_month));
+}
+
+#[test]
+fn steady_load_is_not_autoscaled_and_unsplittable_scenarios_say_why() {
+    let s = chat_and_batch();
+    let p = pools::plan_pools(&s, PlanSlo::for_scenario(&s), &small_space(&s)).expect("plan");
+    for a in std::iter::once(&p.whole).chain(&p.classes) {
+        assert!(a.scaled.is_none());
+        assert!(
+            a.scaling_note
+                .as_deref()
+                .is_some_and(|n| n.contains("steady"))
+        );
+    }
+    let mut closed = s.clone();
+    closed.workload.arrival = Arrival::ClosedLoop {
+        users: vec![sim_core::scenario::UserStep {
+            at_s: 0.0,
+            users: 4,
+        }],
+        think_time_s: sim_core::dist::Dist::Fixed { value: 1.0 },
+    };
+    let why = pools::why_not_split(&closed).expect("refused");
+    assert!(why.contains("closed loop"), "{why}");
+}
