@@ -267,26 +267,6 @@ enum Command {
     },
 }
 
-/// The planner's GPUs from `--gpus` (catalogue keys, or `all`); none given
-/// means the planner's default list. Each key is read as the `gpu`
-/// parameter reads it, so an unknown one gets its message.
-fn plan_gpus(keys: &[String]) -> Result<Vec<sim_core::physics::Gpu>, String> {
-    use sim_core::physics::Gpu;
-    if keys.is_empty() {
-        return Ok(sim_core::plan::Space::default().gpus);
-    }
-    if keys.iter().any(|k| k == "all") {
-        return Ok(Gpu::ALL.to_vec());
-    }
-    let mut s = sim_core::presets::chatbot_h100();
-    keys.iter()
-        .map(|k| {
-            sim_core::params::apply(&mut s, "gpu", k.trim()).map_err(|e| format!("--gpus: {e}"))?;
-            Ok(s.serving.gpu)
-        })
-        .collect()
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match execute(cli.command) {
@@ -491,7 +471,7 @@ fn execute(command: Command) -> Result<String, String> {
             set,
         } => {
             let s = load_with(&scenario, &set)?;
-            let gpus = plan_gpus(&gpus)?;
+            let gpus = plan_text::plan_gpus(&gpus)?;
             let slo = slo.targets(&s)?;
             if !(1..=1024).contains(&max_replicas) {
                 return Err(format!(

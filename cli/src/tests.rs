@@ -283,6 +283,51 @@ mod runs {
             "{err}"
         );
     }
+
+    #[test]
+    fn plan_pools_gives_each_class_its_answer_and_the_split_in_parallel_as_serially() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = preset_file(&dir, "chat-and-batch");
+        let plan = |serial: bool, json: bool| {
+            execute(Command::Plan {
+                scenario: path.clone(),
+                slo: crate::SloArgs {
+                    ttft_p99_ms: None,
+                    tpot_p99_ms: None,
+                    max_errors: None,
+                    min_goodput: None,
+                },
+                max_replicas: 8,
+                gpus: vec!["h100".into(), "l40s".into()],
+                self_hosted: false,
+                serial,
+                pools: true,
+                full: false,
+                json,
+                set: vec![
+                    "ttft_target_ms[batch job]=60000".into(),
+                    "tpot_target_ms[batch job]=200".into(),
+                ],
+            })
+            .expect("plan --pools")
+        };
+        let text = plan(false, false);
+        assert!(
+            text.contains("class batch job (p99 TTFT 60.0 s, p99 TPOT 200 ms): "),
+            "{text}"
+        );
+        assert!(
+            text.contains("each class on its own, run together: "),
+            "{text}"
+        );
+        assert!(text.contains("batch job: meets its targets"), "{text}");
+        assert!(text.contains("\ncheapest: "), "{text}");
+        assert_eq!(
+            plan(false, true),
+            plan(true, true),
+            "parallel and serial plans differ"
+        );
+    }
 }
 
 mod names {
@@ -388,7 +433,7 @@ mod analysis_tests {
 
 #[test]
 fn the_planner_searches_the_gpus_asked_for_and_refuses_unknown_ones_by_name() {
-    use crate::plan_gpus;
+    use crate::plan_text::plan_gpus;
     use sim_core::physics::Gpu;
     assert_eq!(plan_gpus(&[]).expect("default"), Gpu::PLANNED.to_vec());
     assert_eq!(plan_gpus(&["all".into()]).expect("all"), Gpu::ALL.to_vec());

@@ -1,4 +1,8 @@
-//! The planner over pools on a preset, printed: `cargo run --release -p sim-core --example pool_plan [PRESET]`.
+//! The planner over pools on a preset in a small space (H100 and L40S, one
+//! GPU per replica, BF16 or FP8, batch 64 or 256, at most 16 replicas),
+//! printed: `cargo run --release -p sim-core --example pool_plan [PRESET]`.
+//! On chat-and-batch the batch job is given a minute to its first token and
+//! 200 ms a token, its own targets.
 
 use sim_core::physics::{Gpu, Precision};
 use sim_core::plan::{PlanSlo, Space, pools};
@@ -7,28 +11,11 @@ fn main() {
     let id = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "chat-and-batch".into());
-    let mut s = sim_core::presets::all()
-        .into_iter()
-        .find(|p| p.id == id)
-        .map_or_else(sim_core::presets::chatbot_h100, |p| p.scenario);
-    if id == "daily" {
-        s = sim_core::presets::chatbot_h100();
-        let pt = |at_s: f64, rate_per_s: f64| sim_core::scenario::RatePoint { at_s, rate_per_s };
-        s.workload.arrival = sim_core::scenario::Arrival::Schedule {
-            points: vec![
-                pt(0.0, 1.0),
-                pt(2400.0, 1.0),
-                pt(3000.0, 30.0),
-                pt(3600.0, 30.0),
-                pt(3700.0, 1.0),
-            ],
-            cv: None,
-        };
-        s.duration_s = 5400.0;
-        if let Ok(t) = std::env::var("TTFT") {
-            s.slo.ttft_ms = t.parse().expect("ms");
-        }
-    }
+    let Some(preset) = sim_core::presets::all().into_iter().find(|p| p.id == id) else {
+        eprintln!("no preset {id}");
+        std::process::exit(2);
+    };
+    let mut s = preset.scenario;
     if id == "chat-and-batch" {
         s.workload.classes[1].slo = Some(sim_core::scenario::Slo {
             ttft_ms: 60_000.0,
@@ -43,52 +30,34 @@ fn main() {
         max_replicas: 16,
         ..Space::for_scenario(&s)
     };
-    let t = std::time::Instant::now();
-    let p = pools::plan_pools(&s, PlanSlo::for_scenario(&s), &space).expect("plan");
-    println!("{:.1} s", t.elapsed().as_secs_f64());
+    let p = match pools::plan_pools(&s, PlanSlo::for_scenario(&s), &space) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(1);
+        }
+    };
     for a in std::iter::once(&p.whole).chain(&p.classes) {
-        println!(
-            "{:?}: {:?} {:?} — {:?}",
-            a.class,
-            a.describe(),
-            a.usd_per_month(),
-            a.scaling_note
-        );
+        let who = a.class.as_deref().unwrap_or("all the traffic");
+        let cost = a.usd_per_month().map_or("-".into(), sim_core::format::usd);
+        let what = a
+            .describe()
+            .unwrap_or_else(|| "nothing meets the targets".into());
+        println!("{who}: {what}, {cost}/month");
+        if let Some(n) = &a.scaling_note {
+            println!("  autoscaling: {n}");
+        }
     }
     if let Some(sp) = &p.split {
-        println!("split {} {:?}", sp.usd_per_month, sp.verdicts);
+        println!("split: {}/month", sim_core::format::usd(sp.usd_per_month));
+        for (c, v) in &sp.verdicts {
+            println!("  {c}: {v:?}");
+        }
     }
-    println!("no split: {:?}; cheapest {:?}", p.no_split, p.cheapest());
-    if std::env::var("DEBUG").is_ok() {
-        debug(&s, &p);
+    if let Some(why) = &p.no_split {
+        println!("no split: {why}");
     }
-}
-
-#[allow(dead_code)]
-fn debug(s: &sim_core::Scenario, p: &pools::PoolPlan) {
-    let slo = PlanSlo::for_scenario(s);
-    let fixed = p.whole.fixed.clone().unwrap();
-    for n in [1, 2] {
-        let mut t = s.clone();
-        sim_core::plan::apply_config(&mut t, &fixed.config, n).unwrap();
-        let r = sim_core::run(&t.clone().validate().unwrap());
-        println!(
-            "fixed {n}: {:?} cost {}",
-            slo.check(&r),
-            r.cost.usd_per_month
-        );
-        let mut a = t.clone();
-        a.serving.autoscale = Some(sim_core::scenario::Autoscale::new(
-            sim_core::scenario::ScaleSignal::QueuePerReplica,
-            n,
-            16,
-        ));
-        let r = sim_core::run(&a.validate().unwrap());
-        println!(
-            "auto {n}-16: {:?} cost {} peak {:?}",
-            slo.check(&r),
-            r.cost.usd_per_month,
-            r.pools.first().map(|p| p.replicas_peak)
-        );
+    if let Some((d, c, _)) = p.cheapest() {
+        println!("cheapest: {d}, {}/month", sim_core::format::usd(c));
     }
 }

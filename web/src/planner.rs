@@ -46,8 +46,11 @@ pub fn Planner(
     scenario: RwSignal<Scenario>,
 ) -> impl IntoView {
     let progress = RwSignal::new(None::<f64>);
-    let what = RwSignal::new("");
+    let what = RwSignal::new(String::new());
     let plan = RwSignal::new(None::<Plan>);
+    // The plan over pools (class by class, autoscaling), when asked for.
+    let pool_plan = RwSignal::new(None::<sim_core::plan::pools::PoolPlan>);
+    let by_class = RwSignal::new(false);
     let headroom = RwSignal::new(None::<Headroom>);
     let curves = RwSignal::new(None::<Vec<Curve>>);
     let today = RwSignal::new(None::<f64>);
@@ -84,9 +87,10 @@ pub fn Planner(
         move |_| {
             stop();
             let s = scenario.get_untracked();
-            what.set("Searching for the cheapest setup…");
+            what.set("Searching for the cheapest setup…".into());
             error.set(None);
             plan.set(None);
+            pool_plan.set(None);
             applied.set(None);
             asked_for.set(Some(s.clone()));
             let space = Space {
@@ -98,6 +102,22 @@ pub fn Planner(
                 },
                 ..Space::default()
             };
+            if by_class.get_untracked() {
+                let sinks = crate::pool_plan_view::Sinks {
+                    progress,
+                    what,
+                    result: pool_plan,
+                    error,
+                    workers,
+                };
+                notes.set(Vec::new());
+                if let Err(e) =
+                    crate::pool_plan_view::start(&s, targets(&s), &space, sinks, cancel.clone())
+                {
+                    error.set(Some(format!("Pools class by class: {e}.")));
+                }
+                return;
+            }
             let q = sim_core::plan::budget::question(&s, targets(&s), &space);
             notes.set(q.notes);
             let s = q.scenario;
@@ -125,7 +145,7 @@ pub fn Planner(
         move |_| {
             stop();
             let s = scenario.get_untracked();
-            what.set("Growing the load until a target breaks…");
+            what.set("Growing the load until a target breaks…".into());
             notes.set(Vec::new());
             error.set(None);
             headroom.set(None);
@@ -145,7 +165,7 @@ pub fn Planner(
             let s = scenario.get_untracked();
             match CurveJobs::new(&s, &curve_rates(&s)) {
                 Ok(j) => {
-                    what.set("Running every batching policy at ten loads…");
+                    what.set("Running every batching policy at ten loads…".into());
                     notes.set(Vec::new());
                     error.set(None);
                     curves.set(None);
@@ -225,6 +245,15 @@ pub fn Planner(
                     " Also consider self-hosting (the fleet's model, not the API's)"
                 </label>
             </Show>
+            <label class="hint">
+                <input
+                    type="checkbox"
+                    data-testid="plan-pools"
+                    prop:checked=move || by_class.get()
+                    on:change=move |ev| by_class.set(event_target_checked(&ev))
+                />
+                " Plan pools: each class on a pool or API tier of its own, against its own targets (set them per class under Workload), and autoscaling where the load varies"
+            </label>
             <div class="toolbar">
                 <button data-testid="plan-run" on:click=start_plan>"Find the cheapest setup"</button>
                 <button class="secondary" data-testid="headroom-run" on:click=start_headroom>
@@ -282,6 +311,9 @@ pub fn Planner(
             </Show>
             <Show when=move || headroom.get().is_some()>
                 <p class="headroom" data-testid="headroom-verdict">{move || headroom.get().map(|h| h.verdict).unwrap_or_default()}</p>
+            </Show>
+            <Show when=move || pool_plan.with(|p| p.is_some())>
+                {move || pool_plan.get().map(|p| crate::pool_plan_view::pool_plan_view(p, scenario, applied))}
             </Show>
             <Show when=move || plan.get().is_some()>
                 {move || {

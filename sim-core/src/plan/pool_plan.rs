@@ -71,10 +71,7 @@ impl Answer {
     /// the fixed setup, autoscaled where that is the cheaper answer and the
     /// autoscaler acted (one that never did is its fixed count).
     pub fn apply(&self, s: &mut Scenario) -> Result<(), String> {
-        let fixed = self
-            .fixed
-            .as_ref()
-            .ok_or("no setup meets the targets")?;
+        let fixed = self.fixed.as_ref().ok_or("no setup meets the targets")?;
         super::apply_config(s, &fixed.config, fixed.replicas)?;
         if self.autoscales()
             && let Some(sc) = &self.scaled

@@ -1,0 +1,238 @@
+//! The planner over pools on the page (`sim_core::plan::pools`): each
+//! question's plan on the planner's workers (or in slices), one after
+//! another, then the autoscaling searches and the split's run in slices;
+//! and the answer, with Apply for one setup or the split.
+
+use crate::jobs::{self, Jobs, PlanJobs};
+use leptos::prelude::*;
+use sim_core::plan::pools::{Answer, PoolPlan, PoolPlanner};
+use sim_core::plan::{Plan, PlanSlo, Space};
+use sim_core::{Report, Scenario, Simulation};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+impl Jobs for PoolPlanner {
+    fn next(&mut self) -> Option<Scenario> {
+        PoolPlanner::next(self)
+    }
+    fn feed(&mut self, report: &Report) {
+        PoolPlanner::feed(self, report);
+    }
+    fn progress(&self) -> f64 {
+        PoolPlanner::progress(self)
+    }
+    fn settled(&self, sim: &Simulation) -> Option<String> {
+        PoolPlanner::settled(self, sim)
+    }
+    fn begin(&self, sim: &mut Simulation) {
+        PoolPlanner::begin(self, sim);
+    }
+}
+
+/// Where a plan over pools reports to.
+#[derive(Clone, Copy)]
+pub struct Sinks {
+    /// The progress bar's share of the current step.
+    pub progress: RwSignal<Option<f64>>,
+    /// What runs now, in words.
+    pub what: RwSignal<String>,
+    /// The finished plan.
+    pub result: RwSignal<Option<PoolPlan>>,
+    /// Why it stopped, if it failed.
+    pub error: RwSignal<Option<String>>,
+    /// Workers the plans ran on (0: on the page).
+    pub workers: RwSignal<usize>,
+}
+
+/// The handle that stops the plan's runs in slices.
+pub type Cancel = Rc<RefCell<Option<Rc<RefCell<bool>>>>>;
+
+/// Start the plan over pools of `s`; Err says why it cannot be asked.
+pub fn start(
+    s: &Scenario,
+    slo: PlanSlo,
+    space: &Space,
+    sinks: Sinks,
+    cancel: Cancel,
+) -> Result<(), String> {
+    let planner = PoolPlanner::new(s, slo, space)?;
+    ask(Rc::new(RefCell::new(Some(planner))), 0, sinks, cancel);
+    Ok(())
+}
+
+/// Ask question `i` (or, past the last, run the rest).
+fn ask(planner: Rc<RefCell<Option<PoolPlanner>>>, i: usize, sinks: Sinks, cancel: Cancel) {
+    let Some(q) = planner
+        .borrow()
+        .as_ref()
+        .and_then(|p| p.questions().get(i).cloned())
+    else {
+        let Some(p) = planner.borrow_mut().take() else {
+            return;
+        };
+        sinks
+            .what
+            .set("Trying autoscaling, then running the classes' answers together…".into());
+        let handle = jobs::run(p, sinks.progress, move |p| sinks.result.set(p.result()));
+        *cancel.borrow_mut() = Some(handle);
+        return;
+    };
+    let n = planner.borrow().as_ref().map_or(0, |p| p.questions().len());
+    sinks.what.set(match &q.class {
+        None => format!("Planning all the traffic on one setup (question 1 of {n})…"),
+        Some(c) => format!("Planning class {c} on its own (question {} of {n})…", i + 1),
+    });
+    let next = {
+        let cancel = cancel.clone();
+        move |plan: Plan| {
+            if let Some(p) = planner.borrow_mut().as_mut() {
+                p.give(i, plan);
+            }
+            ask(planner, i + 1, sinks, cancel);
+        }
+    };
+    let on_workers = {
+        let next = next.clone();
+        crate::plan_pool::start(
+            &q.scenario,
+            q.slo,
+            q.space.clone(),
+            sinks.progress,
+            move |r: Result<Plan, String>| match r {
+                Ok(p) => next(p),
+                Err(e) => sinks
+                    .error
+                    .set(Some(format!("The planner's workers failed: {e}"))),
+            },
+        )
+    };
+    if on_workers {
+        sinks.workers.set(crate::plan_pool::size());
+    } else {
+        sinks.workers.set(0);
+        let handle = jobs::run(
+            PlanJobs::new(&q.scenario, q.slo, q.space),
+            sinks.progress,
+            move |mut j| next(j.plan()),
+        );
+        *cancel.borrow_mut() = Some(handle);
+    }
+}
+
+fn usd(v: f64) -> String {
+    crate::format::fmt_usd(v)
+}
+
+fn row(a: &Answer) -> impl IntoView + use<> {
+    let who = a.class.clone().map_or_else(
+        || "All traffic, one setup".to_owned(),
+        |c| format!("Class {c}"),
+    );
+    let id = a.class.as_ref().map_or_else(
+        || "pool-plan-row-whole".to_owned(),
+        |c| format!("pool-plan-row-{c}"),
+    );
+    let targets = format!(
+        "{} / {}",
+        crate::format::fmt_ms(Some(a.slo.ttft_p99_ms)),
+        crate::format::fmt_ms(Some(a.slo.tpot_p99_ms))
+    );
+    let answer = a
+        .describe()
+        .unwrap_or_else(|| "no setup meets the targets".into());
+    let cost = a.usd_per_month();
+    let note = a.scaling_note.clone().unwrap_or_default();
+    let unsettled = (!a.plan.unsettled.is_empty()).then(|| {
+        format!(
+            " {} cheaper configurations were not settled within the work budget.",
+            a.plan.unsettled.len()
+        )
+    });
+    view! {
+        <tr data-testid=id data-autoscaled=a.autoscales().to_string()>
+            <th scope="row">{who}</th>
+            <td>{targets}</td>
+            <td>{answer}<span class="hint">{unsettled}</span></td>
+            <td data-testid="usd-month" data-value=cost.map_or(String::new(), |c| c.to_string())>
+                {cost.map_or_else(|| "—".into(), usd)}
+            </td>
+            <td class="hint">{note}</td>
+        </tr>
+    }
+}
+
+/// A finished plan over pools.
+pub fn pool_plan_view(
+    p: PoolPlan,
+    scenario: RwSignal<Scenario>,
+    applied: RwSignal<Option<(usize, String)>>,
+) -> impl IntoView {
+    let cheapest = p.cheapest();
+    let whole = p.whole.clone();
+    let apply_whole = move |_| {
+        let mut s = scenario.get_untracked();
+        if whole.apply(&mut s).is_ok() {
+            scenario.set(s);
+            applied.set(Some((usize::MAX, whole.describe().unwrap_or_default())));
+        }
+    };
+    let split = p.split.clone();
+    view! {
+        <section class="pool-plan" data-testid="pool-plan" aria-label="Pools, class by class">
+            <h3>"Pools, class by class"</h3>
+            <table class="plan">
+                <thead>
+                    <tr>
+                        <th scope="col">"Traffic"</th>
+                        <th scope="col">"p99 TTFT / TPOT targets"</th>
+                        <th scope="col">"Cheapest setup"</th>
+                        <th scope="col">"$/month"</th>
+                        <th scope="col">"Autoscaling"</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    {row(&p.whole)}
+                    {p.classes.iter().map(row).collect_view()}
+                </tbody>
+            </table>
+            {split.map(|sp| {
+                let verdicts = sp.verdicts.clone();
+                let meets = sp.meets();
+                let deployment = sp.scenario.clone();
+                view! {
+                    <p data-testid="pool-plan-split" data-meets=meets.to_string()
+                        data-value=sp.usd_per_month.to_string()>
+                        {format!(
+                            "Each class on its own, run together: {}/month.",
+                            usd(sp.usd_per_month)
+                        )}
+                    </p>
+                    <ul data-testid="pool-plan-verdicts">
+                        {verdicts.into_iter().map(|(c, v)| view! {
+                            <li data-ok=v.is_ok().to_string()>{match &v {
+                                Ok(m) => format!("{c}: meets its targets ({:.0} % to spare)", m * 100.0),
+                                Err(why) => format!("{c}: misses ({why})"),
+                            }}</li>
+                        }).collect_view()}
+                    </ul>
+                    <button class="secondary" data-testid="pool-plan-apply-split"
+                        on:click=move |_| {
+                            scenario.set(deployment.clone());
+                            applied.set(Some((usize::MAX - 1, "each class on a pool or tier of its own".into())));
+                        }
+                    >"Apply the split"</button>
+                }
+            })}
+            {p.no_split.map(|why| view! { <p class="hint" data-testid="pool-plan-no-split">{format!("No split: {why}.")}</p> })}
+            <p data-testid="pool-plan-cheapest" data-split=cheapest.as_ref().is_some_and(|c| c.2).to_string()>
+                {match &cheapest {
+                    Some((d, c, _)) => format!("Cheapest: {d}, {}/month.", usd(*c)),
+                    None => "No answer meets the targets.".into(),
+                }}
+            </p>
+            <button class="secondary" data-testid="pool-plan-apply-whole" on:click=apply_whole>
+                "Apply one setup for everything"
+            </button>
+        </section>
+    }
+}
