@@ -99,3 +99,47 @@ test('autoscaling a pool shows its replicas up and keeps them in the link', asyn
   assert.equal(await q.byTestId('autoscale-max-number').inputValue(), '3');
   assert.deepEqual(lab.errors, []);
 });
+
+test('a pool card edits that pool alone and removes it with its rules', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  const pools = p.byTestId('pools');
+  await pools.fill('small');
+  await pools.press('Enter');
+  await p.byTestId('pool-card-small').waitFor({ timeout: 10_000 });
+  const routing = p.byTestId('routing');
+  await routing.fill('all -> small');
+  await routing.press('Enter');
+  await p.byTestId('per-pool').waitFor({ timeout: 30_000 });
+  await p.waitForRun();
+  // Three replicas on the card: the small pool has them, the first keeps its own.
+  const firstReplicas = await p.byTestId('replicas-number').inputValue();
+  const replicas = p.byTestId('pool-small-replicas');
+  await replicas.fill('3');
+  await replicas.press('Enter');
+  await p.page.waitForFunction(
+    () => document.querySelector('[data-testid="per-pool-small"] [data-testid="replicas"]')?.dataset.peak === '3',
+    null,
+    { timeout: 30_000 },
+  );
+  assert.equal(await p.byTestId('replicas-number').inputValue(), firstReplicas);
+  // A GPU chosen on the card is that pool's.
+  await p.byTestId('pool-small-gpu').selectOption('l40s');
+  await p.page.waitForFunction(
+    () => /L40S/.test(document.querySelector('[data-testid="per-pool-small"]')?.textContent ?? ''),
+    null,
+    { timeout: 30_000 },
+  );
+  assert.equal(await p.byTestId('gpu').inputValue(), 'h100');
+  // Out of range on the card: refused, said, nothing changed.
+  await replicas.fill('5000');
+  await replicas.press('Enter');
+  await p.byTestId('input-error').waitFor({ timeout: 10_000 });
+  assert.match(await p.text('input-error'), /Pool small: .*replicas/i);
+  // Removing the pool drops the rule that named it.
+  await p.byTestId('pool-card-small-remove').click();
+  await p.byTestId('pool-card-small').waitFor({ state: 'detached', timeout: 10_000 });
+  assert.equal(await p.byTestId('pools').inputValue(), '');
+  assert.equal(await p.byTestId('routing').inputValue(), '');
+  assert.deepEqual(lab.errors, []);
+});

@@ -183,6 +183,7 @@ pub fn App() -> impl IntoView {
                     </p>
                 </Show>
                 {groups().into_iter().map(|g| group_view(g, scenario, input_problem)).collect_view()}
+                {crate::pool_cards::pool_cards(scenario, input_problem)}
                 {crate::import::import_view(scenario, input_problem, measured, held)}
                 {crate::cards::live_summary(report)}
             </section>

@@ -21,6 +21,7 @@ pub mod plan_view;
 pub mod plan_worker;
 pub mod planner;
 pub mod playback;
+pub mod pool_cards;
 pub mod pool_plan_view;
 pub mod pool_view;
 pub mod runner;

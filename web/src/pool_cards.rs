@@ -1,0 +1,176 @@
+//! A card for each pool beside the first: its own GPU, model, weights, GPUs
+//! per replica, software, replicas, batching and autoscaling, each the
+//! catalogue's parameter written `NAME@POOL` (what `tlab run --set` takes),
+//! and a button that removes the pool (the catalogue's `pools` edit, which
+//! drops the rules naming it). The first pool is edited by the controls above.
+
+use leptos::prelude::*;
+use sim_core::Scenario;
+use sim_core::params::{self, Kind, Param};
+
+/// The settings a pool's card shows, in order.
+const SETTINGS: [&str; 9] = [
+    "gpu",
+    "model",
+    "weights",
+    "gpus_per_replica",
+    "software",
+    "replicas",
+    "batching.policy",
+    "batching.max_seqs",
+    "autoscale",
+];
+
+/// `p`'s value on pool `pool` as the catalogue writes it (None where it
+/// does not apply to that pool).
+fn value_on(s: &Scenario, pool: usize, p: &Param) -> Option<String> {
+    let mut s = s.clone();
+    params::on_pool(&mut s, pool, |s| match p.kind {
+        Kind::Number(n) => (n.get)(s, 0).map(params::show),
+        Kind::Choice(c) => (c.get)(s, 0),
+        Kind::Text(t) => (t.get)(s, 0),
+    })
+}
+
+/// The options of a choice on pool `pool`.
+fn options_on(s: &Scenario, pool: usize, p: &Param) -> Vec<(String, String)> {
+    let mut s = s.clone();
+    params::on_pool(&mut s, pool, |s| match p.kind {
+        Kind::Choice(c) => (c.options)(s, 0),
+        _ => Vec::new(),
+    })
+}
+
+/// Set `path@name` to `value`, validated as every edit is; Err says why not.
+fn set(scenario: RwSignal<Scenario>, name: &str, path: &str, value: &str) -> Result<(), String> {
+    let mut s = scenario.get_untracked();
+    params::apply(&mut s, &format!("{path}@{name}"), value)?;
+    s.check().map_err(|e| e.problems.join("; "))?;
+    scenario.set(s);
+    Ok(())
+}
+
+fn setting(
+    scenario: RwSignal<Scenario>,
+    pool: usize,
+    name: String,
+    p: &'static Param,
+    problem: RwSignal<Option<String>>,
+) -> impl IntoView + use<> {
+    let id = format!("pool-{}-{}", name.replace(' ', "-"), p.id);
+    let value = Memo::new(move |_| scenario.with(|s| value_on(s, pool, p)));
+    let on_change = {
+        let name = name.clone();
+        move |v: String| {
+            problem.set(
+                set(scenario, &name, p.path, &v)
+                    .err()
+                    .map(|e| format!("Pool {name}: {e}")),
+            );
+        }
+    };
+    let input = match p.kind {
+        Kind::Choice(_) => {
+            let options = Memo::new(move |_| scenario.with(|s| options_on(s, pool, p)));
+            view! {
+                <select
+                    id=id.clone()
+                    data-testid=id.clone()
+                    on:change=move |ev| on_change(event_target_value(&ev))
+                >
+                    {move || {
+                        let current = value.get();
+                        options
+                            .get()
+                            .into_iter()
+                            .map(|(k, label)| {
+                                let selected = current.as_deref() == Some(k.as_str());
+                                view! { <option value=k selected=selected>{label}</option> }
+                            })
+                            .collect_view()
+                    }}
+                </select>
+            }
+            .into_any()
+        }
+        _ => view! {
+            <input
+                id=id.clone()
+                data-testid=id.clone()
+                type="text"
+                inputmode="decimal"
+                prop:value=move || value.get().unwrap_or_default()
+                on:change=move |ev| on_change(event_target_value(&ev))
+            />
+        }
+        .into_any(),
+    };
+    view! {
+        <div class="control" hidden=move || value.with(Option::is_none)>
+            <label for=id title=p.help>{p.label}</label>
+            {input}
+        </div>
+    }
+}
+
+/// The cards of the pools beside the first.
+pub fn pool_cards(
+    scenario: RwSignal<Scenario>,
+    problem: RwSignal<Option<String>>,
+) -> impl IntoView {
+    // Rebuilt when the pools' names change, never on a value's edit.
+    let names = Memo::new(move |_| {
+        scenario.with(|s| {
+            s.pools
+                .iter()
+                .map(|p| p.pool_name().to_owned())
+                .collect::<Vec<_>>()
+        })
+    });
+    move || {
+        names
+            .get()
+            .into_iter()
+            .enumerate()
+            .map(|(k, name)| {
+                let pool = k + 1;
+                let slug = name.replace(' ', "-");
+                let remove = {
+                    let name = name.clone();
+                    move |_| {
+                        let mut s = scenario.get_untracked();
+                        let rest: Vec<String> = s
+                            .pools
+                            .iter()
+                            .map(|p| p.pool_name().to_owned())
+                            .filter(|n| *n != name)
+                            .collect();
+                        match params::apply(&mut s, "pools", &rest.join(", ")) {
+                            Ok(()) => scenario.set(s),
+                            Err(e) => problem.set(Some(e)),
+                        }
+                    }
+                };
+                let settings = SETTINGS
+                    .iter()
+                    .filter_map(|path| params::find(path))
+                    .map(|p| setting(scenario, pool, name.clone(), p, problem))
+                    .collect_view();
+                view! {
+                    <details class="group pool-card" open=true data-testid=format!("pool-card-{slug}")>
+                        <summary>{format!("Pool {name}")}</summary>
+                        <p class="hint">
+                            {format!(
+                                "Its own settings (on the command line: NAME@{name}); route to it under Routing rules."
+                            )}
+                        </p>
+                        {settings}
+                        <button class="secondary" data-testid=format!("pool-card-{slug}-remove") on:click=remove>
+                            {format!("Remove pool {name}")}
+                        </button>
+                    </details>
+                }
+            })
+            .collect_view()
+    }
+}
