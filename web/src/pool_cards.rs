@@ -21,23 +21,24 @@ const SETTINGS: [&str; 9] = [
     "autoscale",
 ];
 
-/// `p`'s value on pool `pool` as the catalogue writes it (None where it
-/// does not apply to that pool).
-fn value_on(s: &Scenario, pool: usize, p: &Param) -> Option<String> {
-    let mut s = s.clone();
-    params::on_pool(&mut s, pool, |s| match p.kind {
-        Kind::Number(n) => (n.get)(s, 0).map(params::show),
-        Kind::Choice(c) => (c.get)(s, 0),
-        Kind::Text(t) => (t.get)(s, 0),
-    })
-}
+/// A setting as pool `pool` has it: its value as the catalogue writes it
+/// (None where it does not apply to that pool) and, for a choice, its options.
+type Shown = (Option<String>, Vec<(String, String)>);
 
-/// The options of a choice on pool `pool`.
-fn options_on(s: &Scenario, pool: usize, p: &Param) -> Vec<(String, String)> {
+/// Every setting of [`SETTINGS`] on pool `pool`, read from one copy of the
+/// scenario with that pool in the first's place.
+fn settings_on(s: &Scenario, pool: usize) -> Vec<Shown> {
     let mut s = s.clone();
-    params::on_pool(&mut s, pool, |s| match p.kind {
-        Kind::Choice(c) => (c.options)(s, 0),
-        _ => Vec::new(),
+    params::on_pool(&mut s, pool, |s| {
+        SETTINGS
+            .iter()
+            .filter_map(|path| params::find(path))
+            .map(|p| match p.kind {
+                Kind::Number(n) => ((n.get)(s, 0).map(params::show), Vec::new()),
+                Kind::Choice(c) => ((c.get)(s, 0), (c.options)(s, 0)),
+                Kind::Text(t) => ((t.get)(s, 0), Vec::new()),
+            })
+            .collect()
     })
 }
 
@@ -52,13 +53,13 @@ fn set(scenario: RwSignal<Scenario>, name: &str, path: &str, value: &str) -> Res
 
 fn setting(
     scenario: RwSignal<Scenario>,
-    pool: usize,
+    shown: Memo<Vec<Shown>>,
+    (k, p): (usize, &'static Param),
     name: String,
-    p: &'static Param,
     problem: RwSignal<Option<String>>,
 ) -> impl IntoView + use<> {
     let id = format!("pool-{}-{}", name.replace(' ', "-"), p.id);
-    let value = Memo::new(move |_| scenario.with(|s| value_on(s, pool, p)));
+    let value = Memo::new(move |_| shown.with(|v| v.get(k).and_then(|s| s.0.clone())));
     let on_change = {
         let name = name.clone();
         move |v: String| {
@@ -71,7 +72,7 @@ fn setting(
     };
     let input = match p.kind {
         Kind::Choice(_) => {
-            let options = Memo::new(move |_| scenario.with(|s| options_on(s, pool, p)));
+            let options = move || shown.with(|v| v.get(k).map(|s| s.1.clone()).unwrap_or_default());
             view! {
                 <select
                     id=id.clone()
@@ -80,8 +81,7 @@ fn setting(
                 >
                     {move || {
                         let current = value.get();
-                        options
-                            .get()
+                        options()
                             .into_iter()
                             .map(|(k, label)| {
                                 let selected = current.as_deref() == Some(k.as_str());
@@ -151,10 +151,12 @@ pub fn pool_cards(
                         }
                     }
                 };
+                let shown = Memo::new(move |_| scenario.with(|s| settings_on(s, pool)));
                 let settings = SETTINGS
                     .iter()
                     .filter_map(|path| params::find(path))
-                    .map(|p| setting(scenario, pool, name.clone(), p, problem))
+                    .enumerate()
+                    .map(|kp| setting(scenario, shown, kp, name.clone(), problem))
                     .collect_view();
                 view! {
                     <details class="group pool-card" open=true data-testid=format!("pool-card-{slug}")>

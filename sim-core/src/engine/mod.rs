@@ -278,7 +278,8 @@ impl Simulation {
                 .workload
                 .classes
                 .iter()
-                .map(|k| ClassSpec::new(k, &scenario.slo))
+                .enumerate()
+                .map(|(i, k)| ClassSpec::new(k, scenario.class_slo(i)))
                 .collect(),
             class_cdf: arrivals::class_cdf(&scenario.workload.classes),
             arrival,

@@ -136,8 +136,8 @@ pub(super) struct ClassSpec {
 }
 
 impl ClassSpec {
+    /// Class `k` judged by `slo` ([`crate::Scenario::class_slo`]).
     pub(super) fn new(k: &RequestClass, slo: &crate::scenario::Slo) -> ClassSpec {
-        let slo = k.slo.as_ref().unwrap_or(slo);
         ClassSpec {
             slo_ns: (
                 secs_to_ns(slo.ttft_ms / 1000.0),

@@ -12,8 +12,8 @@ fn class_slo(s: &Scenario, i: usize) -> Option<Slo> {
     if s.workload.classes.len() < 2 {
         return None;
     }
-    let k = s.workload.classes.get(i)?;
-    Some(k.slo.clone().unwrap_or_else(|| s.slo.clone()))
+    s.workload.classes.get(i)?;
+    Some(s.class_slo(i).clone())
 }
 
 /// Edit class `i`'s targets with `f`; targets equal to the scenario's are

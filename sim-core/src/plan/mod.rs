@@ -32,7 +32,8 @@ pub use headroom::{Headroom, HeadroomSearch, MAX_GROWTH, headroom, scale_load};
 
 /// Make `s` the setup `config` with `replicas` replicas (the page's "Apply"):
 /// self-hosted setups drop the API and run chunked prefill with the batch
-/// size; API setups send every class to the tier at the rate-limit multiple.
+/// size (a fixed fleet: any autoscaler goes); API setups send every class
+/// to the tier at the rate-limit multiple.
 /// Either way the setup serves all the traffic: other pools and routing
 /// rules go.
 pub fn apply_config(s: &mut Scenario, config: &Config, replicas: u32) -> Result<(), String> {
@@ -56,6 +57,9 @@ pub fn apply_config(s: &mut Scenario, config: &Config, replicas: u32) -> Result<
                 chunk_tokens: 2048,
             };
             s.serving.replicas = replicas.max(1);
+            // A setup is a fixed fleet of that many (the planner over pools
+            // tries autoscaling on top, `pools::autoscale`).
+            s.serving.autoscale = None;
             Ok(())
         }
         Config::Api {

@@ -4,6 +4,13 @@
 
 use super::{Evaluated, Plan, PlanSlo};
 use crate::scenario::{Autoscale, ScaleSignal, Scenario};
+
+/// The planner's autoscaler on `s`'s first pool: requests waiting per
+/// replica at its default target, within `min..=max`, `min` up at the start.
+pub(super) fn autoscale(s: &mut Scenario, min: u32, max: u32) {
+    s.serving.autoscale = Some(Autoscale::new(ScaleSignal::QueuePerReplica, min, max));
+    s.serving.replicas = min.max(1);
+}
 use crate::sweep::Summary;
 use serde::{Deserialize, Serialize};
 
@@ -76,14 +83,11 @@ impl Answer {
         if self.autoscales()
             && let Some(sc) = &self.scaled
         {
-            s.serving.autoscale = sc.scales().then(|| {
-                Autoscale::new(
-                    ScaleSignal::QueuePerReplica,
-                    sc.min_replicas,
-                    sc.max_replicas,
-                )
-            });
-            s.serving.replicas = sc.min_replicas.max(1);
+            if sc.scales() {
+                autoscale(s, sc.min_replicas, sc.max_replicas);
+            } else {
+                s.serving.replicas = sc.min_replicas.max(1);
+            }
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 //! its own targets, as a question of the ordinary planner: a pool of its own
 //! or an API tier. The whole traffic is planned once more on one setup, at
 //! the tightest class's targets. Where the load varies over time, each
-//! self-hosted answer is tried autoscaled too ([`Autoscale`] on requests
+//! self-hosted answer is tried autoscaled too ([`crate::scenario::Autoscale`] on requests
 //! waiting per replica, at most the fixed answer's replicas, the fewest kept
 //! warm bisected), and kept where its replica-hours cost less. The classes'
 //! answers are then composed into one deployment (a pool per self-hosted
@@ -18,7 +18,7 @@
 
 use super::{Config, Evaluated, Plan, PlanSlo, Space, apply_config, budget};
 use crate::Report;
-use crate::scenario::{Arrival, Autoscale, RoutingRule, ScaleSignal, Scenario};
+use crate::scenario::{Arrival, RoutingRule, Scenario};
 use crate::sweep::Summary;
 
 pub use super::pool_plan::{Answer, PoolPlan, Scaled, Split};
@@ -53,7 +53,8 @@ pub fn class_scenario(base: &Scenario, i: usize) -> Result<Scenario, String> {
     }
     let mut s = super::scale_load(base, k.share / total);
     let mut k = k.clone();
-    s.slo = k.slo.take().unwrap_or_else(|| base.slo.clone());
+    s.slo = base.class_slo(i).clone();
+    k.slo = None;
     k.share = 1.0;
     s.workload.classes = vec![k];
     s.routing.clear();
@@ -68,11 +69,7 @@ pub fn class_scenario(base: &Scenario, i: usize) -> Result<Scenario, String> {
 /// The targets a class is planned for: its own TTFT and TPOT as p99s, the
 /// errors and goodput of `slo`.
 pub fn class_slo(base: &Scenario, i: usize, slo: PlanSlo) -> PlanSlo {
-    let t = base.workload.classes[i]
-        .slo
-        .as_ref()
-        .unwrap_or(&base.slo)
-        .clone();
+    let t = base.class_slo(i);
     let scenario_slo = PlanSlo::for_scenario(base);
     // Targets given to the plan (not the scenario's own) hold for every class.
     if (slo.ttft_p99_ms, slo.tpot_p99_ms) != (scenario_slo.ttft_p99_ms, scenario_slo.tpot_p99_ms) {
@@ -175,13 +172,13 @@ fn scaled_max(fixed: &Evaluated, space: &Space) -> u32 {
 fn scaled_scenario(q: &Scenario, fixed: &Evaluated, min: u32, max: u32) -> Option<Scenario> {
     let mut s = q.clone();
     apply_config(&mut s, &fixed.config, fixed.replicas).ok()?;
-    s.serving.autoscale = Some(Autoscale::new(ScaleSignal::QueuePerReplica, min, max));
-    s.serving.replicas = min.max(1);
+    super::pool_plan::autoscale(&mut s, min, max);
     Some(s)
 }
 
-/// A bisection of the fewest replicas kept warm, `lo` failing (or -1),
-/// `hi` passing (the fixed answer, at min = max).
+/// A bisection of the fewest replicas kept warm: `lo` failing (0: scaling
+/// to zero is not tried, a served class's first request would wait a cold
+/// start), `hi` passing (the fixed answer's count).
 #[derive(Clone, Debug)]
 struct ScaleSearch {
     question: usize,
@@ -218,7 +215,6 @@ pub struct PoolPlanner {
     stage: Stage,
     split: Option<Split>,
     no_split: Option<String>,
-    runs: usize,
 }
 
 impl PoolPlanner {
@@ -232,7 +228,6 @@ impl PoolPlanner {
             stage: Stage::Plans,
             split: None,
             no_split: None,
-            runs: 0,
         })
     }
 
@@ -437,7 +432,6 @@ impl PoolPlanner {
 
     /// Record the report of [`Self::next`]'s scenario.
     pub fn feed(&mut self, report: &Report) {
-        self.runs += 1;
         match std::mem::replace(&mut self.stage, Stage::Done) {
             Stage::Scaling(k) => {
                 let i = self.scaling[k].question;
@@ -541,11 +535,6 @@ impl PoolPlanner {
                 (name, verdict)
             })
             .collect()
-    }
-
-    /// Simulations run after the questions' plans.
-    pub fn runs(&self) -> usize {
-        self.runs
     }
 
     /// Progress after the plans, 0..=1 (the searches left, roughly).

@@ -1,11 +1,21 @@
 //! Queries derived from a scenario: where each class is served, the mean
 //! workload shape, the longest prompt, the deployment, the GPU price.
 
-use super::{Arrival, Scenario, ScenarioError, ValidScenario, bounds};
+use super::{Arrival, Scenario, ScenarioError, Slo, ValidScenario, bounds};
 use crate::dist::Dist;
 use crate::physics::Deployment;
 
 impl Scenario {
+    /// The targets class `i`'s requests are judged by: its own, else the
+    /// scenario's (the scenario's for a class that does not exist).
+    pub fn class_slo(&self, i: usize) -> &Slo {
+        self.workload
+            .classes
+            .get(i)
+            .and_then(|k| k.slo.as_ref())
+            .unwrap_or(&self.slo)
+    }
+
     /// Where a class is served when no routing rule decides: `Some((tier
     /// index, fast))` for an API tier, `None` for a self-hosted pool.
     pub fn backend_of(&self, class: &str) -> Option<(usize, bool)> {
