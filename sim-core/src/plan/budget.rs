@@ -15,7 +15,8 @@
 //! × the roofline's bound on replicas) is among the lowest quarter, on
 //! [`FIRST_PASS_BUDGET`] of the budget; later passes (at most [`PASSES`] in
 //! all) split what is left — up to [`LATER_PASSES_UP_TO`] of the budget once
-//! some setup meets the targets, all of it before — evenly
+//! some setup meets the targets, all of it before or while a group still
+//! open could cost less than [`FAR_BELOW`] of that setup — evenly
 //! among the groups still unsettled — the ones not yet run included — that
 //! could beat the cheapest setup found ([`second_pass_shares`]), each
 //! resuming where the budget cut it ([`reopen`]). A group whose smallest
@@ -309,6 +310,11 @@ const FIRST_PASS_BUDGET: f64 = 0.3;
 /// wait). With no answer yet they may use the whole budget.
 const LATER_PASSES_UP_TO: f64 = 0.3;
 
+/// An open group whose least possible cost is below this share of the
+/// cheapest setup found could replace the answer, not just refine it: later
+/// passes may then use the whole budget.
+const FAR_BELOW: f64 = 0.8;
+
 /// Events each later-pass share leaves unspent, for runs that stop a few
 /// events past their cap.
 const SHARE_MARGIN: u64 = 1_000;
@@ -388,8 +394,13 @@ pub fn second_pass_shares(budget: u64, outcomes: &[Outcome]) -> Vec<u64> {
     let open = |o: &Outcome| o.floor_usd.is_some_and(|f| f < cheapest);
     let n = outcomes.iter().filter(|o| open(o)).count() as u64;
     // With an answer in hand, later passes only refine it, up to a share of
-    // the budget; without one, they may use all of it.
-    let cap = if cheapest.is_finite() {
+    // the budget; without one, they may use all of it ...
+    // ... unless a group still open could cost much less than that answer:
+    // then the answer is not yet worth refining but worth replacing.
+    let far_below = outcomes
+        .iter()
+        .any(|o| open(o) && o.floor_usd.is_some_and(|f| f < cheapest * FAR_BELOW));
+    let cap = if cheapest.is_finite() && !far_below {
         (budget as f64 * LATER_PASSES_UP_TO) as u64
     } else {
         budget
@@ -471,5 +482,49 @@ pub fn question(base: &Scenario, slo: super::PlanSlo, space: &super::Space) -> Q
         scenario,
         estimated_events,
         notes,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcome(events: u64, floor: Option<f64>, best: Option<f64>) -> Outcome {
+        Outcome {
+            events,
+            floor_usd: floor,
+            best_usd: best,
+        }
+    }
+
+    #[test]
+    fn later_passes_refine_an_answer_within_a_share_but_may_replace_it_with_all() {
+        let budget = 25_000_000;
+        let used = 7_000_000;
+        // An answer at $10k; the open group could at best cost $9k: later
+        // passes only top up to 30 % of the budget.
+        let near = [
+            outcome(used, None, Some(10_000.0)),
+            outcome(0, Some(9_000.0), None),
+        ];
+        let shares = second_pass_shares(budget, &near);
+        assert_eq!(shares[0], 0, "a settled group gets nothing");
+        assert_eq!(shares[1], 7_500_000 - used - SHARE_MARGIN);
+        // The open group could cost a third of the answer: it may have all
+        // the budget left.
+        let far = [
+            outcome(used, None, Some(10_000.0)),
+            outcome(0, Some(3_000.0), None),
+        ];
+        assert_eq!(
+            second_pass_shares(budget, &far)[1],
+            budget - used - SHARE_MARGIN
+        );
+        // One that cannot beat the answer gets nothing either way.
+        let dearer = [
+            outcome(used, None, Some(10_000.0)),
+            outcome(0, Some(12_000.0), None),
+        ];
+        assert_eq!(second_pass_shares(budget, &dearer), vec![0, 0]);
     }
 }
