@@ -5,10 +5,11 @@ use sim_core::plan::pools::{Answer, PoolPlan};
 use tlab::summary::ms;
 
 fn answer(o: &mut String, a: &Answer) {
-    let who = a.class.as_ref().map_or_else(
-        || "all the traffic on one setup".to_owned(),
-        |c| format!("class {c}"),
-    );
+    let who = match &a.class {
+        None => "all the traffic on one setup".to_owned(),
+        Some(c) if a.classes.len() > 1 => format!("classes {c} sharing a pool"),
+        Some(c) => format!("class {c}"),
+    };
     *o += &format!(
         "{who} (p99 TTFT {}, p99 TPOT {}): ",
         ms(Some(a.slo.ttft_p99_ms)),
@@ -41,13 +42,14 @@ fn answer(o: &mut String, a: &Answer) {
 pub(crate) fn text(p: &PoolPlan, seconds: f64) -> String {
     let mut o = String::new();
     answer(&mut o, &p.whole);
-    for a in &p.classes {
+    for a in p.classes.iter().chain(&p.groups) {
         answer(&mut o, a);
     }
     match (&p.split, &p.no_split) {
         (Some(s), _) => {
             o += &format!(
-                "each class on its own, run together: {}/month\n",
+                "{}, run together: {}/month\n",
+                s.describe(),
                 usd(s.usd_per_month)
             );
             for (class, v) in &s.verdicts {
@@ -69,6 +71,7 @@ pub(crate) fn text(p: &PoolPlan, seconds: f64) -> String {
     }
     let sims: usize = std::iter::once(&p.whole)
         .chain(&p.classes)
+        .chain(&p.groups)
         .map(|a| a.plan.simulations)
         .sum();
     o += &format!("{sims} planning simulations and the searches above in {seconds:.1} s\n");

@@ -80,6 +80,12 @@ fn ask(planner: Rc<RefCell<Option<PoolPlanner>>>, i: usize, sinks: Sinks, cancel
     let n = planner.borrow().as_ref().map_or(0, |p| p.questions().len());
     sinks.what.set(match &q.class {
         None => format!("Planning all the traffic on one setup (question 1 of {n})…"),
+        Some(c) if q.classes.len() > 1 => {
+            format!(
+                "Planning classes {c} sharing a pool (question {} of {n})…",
+                i + 1
+            )
+        }
         Some(c) => format!("Planning class {c} on its own (question {} of {n})…", i + 1),
     });
     let next = {
@@ -119,15 +125,24 @@ fn ask(planner: Rc<RefCell<Option<PoolPlanner>>>, i: usize, sinks: Sinks, cancel
     }
 }
 
+/// `s` with its first letter in capitals (a class name may start with any).
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
 fn usd(v: f64) -> String {
     crate::format::fmt_usd(v)
 }
 
 fn row(a: &Answer) -> impl IntoView + use<> {
-    let who = a.class.clone().map_or_else(
-        || "All traffic, one setup".to_owned(),
-        |c| format!("Class {c}"),
-    );
+    let who = match &a.class {
+        None => "All traffic, one setup".to_owned(),
+        Some(c) if a.classes.len() > 1 => format!("Classes {c}, one pool"),
+        Some(c) => format!("Class {c}"),
+    };
     let id = a.class.as_ref().map_or_else(
         || "pool-plan-row-whole".to_owned(),
         |c| format!("pool-plan-row-{c}"),
@@ -192,18 +207,21 @@ pub fn pool_plan_view(
                 </thead>
                 <tbody>
                     {row(&p.whole)}
-                    {p.classes.iter().map(row).collect_view()}
+                    {p.classes.iter().chain(&p.groups).map(row).collect_view()}
                 </tbody>
             </table>
             {split.map(|sp| {
                 let verdicts = sp.verdicts.clone();
                 let meets = sp.meets();
                 let deployment = sp.scenario.clone();
+                let how = sp.describe();
+                let told = how.clone();
                 view! {
                     <p data-testid="pool-plan-split" data-meets=meets.to_string()
                         data-value=sp.usd_per_month.to_string()>
                         {format!(
-                            "Each class on its own, run together: {}/month.",
+                            "{}, run together: {}/month.",
+                            capitalised(&how),
                             usd(sp.usd_per_month)
                         )}
                     </p>
@@ -218,7 +236,7 @@ pub fn pool_plan_view(
                     <button class="secondary" data-testid="pool-plan-apply-split"
                         on:click=move |_| {
                             scenario.set(deployment.clone());
-                            applied.set(Some((usize::MAX - 1, "each class on a pool or tier of its own".into())));
+                            applied.set(Some((usize::MAX - 1, told.clone())));
                         }
                     >"Apply the split"</button>
                 }

@@ -22,6 +22,7 @@ mod assemble;
 pub mod budget;
 mod headroom;
 mod pool_plan;
+pub mod pool_split;
 pub mod pools;
 mod search;
 

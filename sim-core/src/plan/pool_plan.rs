@@ -42,8 +42,12 @@ impl Scaled {
 /// One question's answer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Answer {
-    /// The class, or None for all the traffic on one setup.
+    /// The class (a group's classes joined by " + "), or None for all the
+    /// traffic on one setup.
     pub class: Option<String>,
+    /// The classes it serves.
+    #[serde(default)]
+    pub classes: Vec<String>,
     /// Its targets.
     pub slo: PlanSlo,
     /// The cheapest setup meeting them at a fixed size, if any.
@@ -110,6 +114,9 @@ pub struct Split {
     pub usd_per_month: f64,
     /// Each class against its own targets in that run: Ok(margin) or why not.
     pub verdicts: Vec<(String, Result<f64, String>)>,
+    /// The classes each of its pools or API tiers serves.
+    #[serde(default)]
+    pub groups: Vec<Vec<String>>,
     /// Its run.
     pub summary: Summary,
 }
@@ -118,6 +125,23 @@ impl Split {
     /// Whether every class met its targets.
     pub fn meets(&self) -> bool {
         self.verdicts.iter().all(|(_, v)| v.is_ok())
+    }
+
+    /// Which classes share a pool or tier, in words: "each class on its
+    /// own", or e.g. "chat and search together, batch job on its own".
+    pub fn describe(&self) -> String {
+        if self.groups.iter().all(|g| g.len() < 2) {
+            return "each class on its own".into();
+        }
+        self.groups
+            .iter()
+            .map(|g| match g.as_slice() {
+                [one] => format!("{one} on its own"),
+                [init @ .., last] => format!("{} and {last} together", init.join(", ")),
+                [] => String::new(),
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 
@@ -128,6 +152,9 @@ pub struct PoolPlan {
     pub whole: Answer,
     /// Each class on its own.
     pub classes: Vec<Answer>,
+    /// Each group of classes sharing a pool (planned for 3 or 4 classes).
+    #[serde(default)]
+    pub groups: Vec<Answer>,
     /// The classes' answers together, when every class has one.
     pub split: Option<Split>,
     /// Why there is no split, when there is none.
@@ -147,7 +174,7 @@ impl PoolPlan {
             .split
             .as_ref()
             .filter(|s| s.meets())
-            .map(|s| ("each class on its own".to_owned(), s.usd_per_month, true));
+            .map(|s| (s.describe(), s.usd_per_month, true));
         match (whole, split) {
             (Some(w), Some(s)) if s.1 < w.1 => Some(s),
             (Some(w), _) => Some(w),

@@ -3,22 +3,25 @@
 //!
 //! Each class is planned on its own traffic (its share of the arrivals) and
 //! its own targets, as a question of the ordinary planner: a pool of its own
-//! or an API tier. The whole traffic is planned once more on one setup, at
-//! the tightest class's targets. Where the load varies over time, each
+//! or an API tier; for a few classes ([`pool_split::MAX_GROUPED`]), every
+//! set of them is planned too, sharing one pool at its tightest targets. The
+//! whole traffic is planned once more on one setup, at the tightest class's
+//! targets. Where the load varies over time, each
 //! self-hosted answer is tried autoscaled too ([`crate::scenario::Autoscale`] on requests
 //! waiting per replica, at most the fixed answer's replicas, the fewest kept
-//! warm bisected), and kept where its replica-hours cost less. The classes'
-//! answers are then composed into one deployment (a pool per self-hosted
-//! class, a rule per class) and run together, every class judged against
-//! its own targets: the split is an answer only if that run meets them.
+//! warm bisected), and kept where its replica-hours cost less. The cheapest
+//! cover of the classes by groups with answers ([`pool_split::cheapest_cover`])
+//! is then composed into one deployment (a pool per self-hosted group, a
+//! rule per class) and run together, every class judged against its own
+//! targets: the split is an answer only if that run meets them.
 //!
 //! The questions' plans come from the ordinary planner on any path (CLI
 //! threads, page slices, Web Workers); the rest is a state machine
 //! ([`PoolPlanner::next`], [`PoolPlanner::feed`]) like the headroom search.
 
-use super::{Config, Evaluated, Plan, PlanSlo, Space, apply_config, budget};
+use super::{Config, Evaluated, Plan, PlanSlo, Space, apply_config, budget, pool_split};
 use crate::Report;
-use crate::scenario::{Arrival, RoutingRule, Scenario};
+use crate::scenario::{Arrival, Scenario};
 use crate::sweep::Summary;
 
 pub use super::pool_plan::{Answer, PoolPlan, Scaled, Split};
@@ -30,8 +33,14 @@ pub const MAX_CLASSES: usize = 8;
 /// One question of a plan over pools: the ordinary planner's, on `scenario`.
 #[derive(Clone, Debug)]
 pub struct PoolQuestion {
-    /// The class it serves, or None for all the traffic.
+    /// The class it serves (a group's classes joined by " + "), or None for
+    /// all the traffic.
     pub class: Option<String>,
+    /// The classes it serves, a bitmask over the scenario's (bit `i` for
+    /// class `i`; every class's for all the traffic).
+    pub mask: u32,
+    /// Those classes' names.
+    pub classes: Vec<String>,
     /// The traffic (as [`budget::question`] made it: maybe a shorter window).
     pub scenario: Scenario,
     /// Its targets.
@@ -45,24 +54,14 @@ pub struct PoolQuestion {
 /// A class's share of the traffic as a scenario of its own: only that class,
 /// its arrivals scaled by its share, its own targets as the scenario's.
 pub fn class_scenario(base: &Scenario, i: usize) -> Result<Scenario, String> {
-    let classes = &base.workload.classes;
-    let k = classes.get(i).ok_or_else(|| format!("no class {i}"))?;
-    let total: f64 = classes.iter().map(|c| c.share).sum();
-    if total.is_nan() || total <= 0.0 {
-        return Err("the classes' shares add up to 0".into());
+    if i >= base.workload.classes.len() || i >= 32 {
+        return Err(format!("no class {i}"));
     }
-    let mut s = super::scale_load(base, k.share / total);
-    let mut k = k.clone();
+    let mut s = pool_split::group_scenario(base, 1 << i)?;
     s.slo = base.class_slo(i).clone();
+    let k = &mut s.workload.classes[0];
     k.slo = None;
     k.share = 1.0;
-    s.workload.classes = vec![k];
-    s.routing.clear();
-    s.pools.clear();
-    if let Some(api) = s.api.as_mut() {
-        let name = &s.workload.classes[0].name;
-        api.routes.retain(|r| &r.class == name);
-    }
     Ok(s)
 }
 
@@ -103,48 +102,71 @@ pub fn why_not_split(base: &Scenario) -> Option<String> {
 
 /// The questions of a plan over pools of `base`: all the traffic first (at
 /// the tightest class's targets), then, when it can be split
-/// ([`why_not_split`]), each class; each with an equal share of the space's
-/// work budget.
+/// ([`why_not_split`]), each class, then each group of classes that may share
+/// a pool ([`pool_split::groups`]); each with its share of the space's
+/// work budget: half of it split evenly, half by the question's estimated
+/// work ([`budget::estimate`]: all the traffic asks the most).
 pub fn questions(
     base: &Scenario,
     slo: PlanSlo,
     space: &Space,
 ) -> Result<Vec<PoolQuestion>, String> {
     let n = base.workload.classes.len();
-    let split = why_not_split(base).is_none();
-    let mut space = space.clone();
-    if space.budget_events != u64::MAX && split {
-        space.budget_events /= n as u64 + 1;
-    }
-    let slos: Vec<PlanSlo> = (0..n).map(|i| class_slo(base, i, slo)).collect();
-    let tightest = PlanSlo {
-        ttft_p99_ms: slos
-            .iter()
-            .map(|t| t.ttft_p99_ms)
-            .fold(f64::INFINITY, f64::min),
-        tpot_p99_ms: slos
-            .iter()
-            .map(|t| t.tpot_p99_ms)
-            .fold(f64::INFINITY, f64::min),
-        ..slo
+    let groups = match why_not_split(base) {
+        None => pool_split::groups(n),
+        Some(_) => Vec::new(),
     };
+    let slos: Vec<PlanSlo> = (0..n).map(|i| class_slo(base, i, slo)).collect();
+    let all = if n >= 32 { u32::MAX } else { (1u32 << n) - 1 };
+    let tightest = pool_split::tightest(&slos, all, slo);
     let mut whole = base.clone();
     whole.pools.clear();
     whole.routing.clear();
-    let mut out = vec![question(None, whole, tightest, &space)];
-    if split {
-        for (i, t) in slos.into_iter().enumerate() {
-            let name = base.workload.classes[i].name.clone();
-            out.push(question(Some(name), class_scenario(base, i)?, t, &space));
-        }
+    let mut asked = vec![(None, all, whole, tightest)];
+    for mask in groups {
+        let name = pool_split::name(base, mask);
+        let (s, t) = if mask.count_ones() == 1 {
+            let i = mask.trailing_zeros() as usize;
+            (class_scenario(base, i)?, slos[i])
+        } else {
+            let s = pool_split::group_scenario(base, mask)?;
+            (s, pool_split::tightest(&slos, mask, slo))
+        };
+        asked.push((Some(name), mask, s, t));
     }
-    Ok(out)
+    let work: Vec<f64> = asked
+        .iter()
+        .map(|(_, _, s, t)| budget::estimate(&super::searches(s, *t, space)).max(1.0))
+        .collect();
+    let total: f64 = work.iter().sum();
+    let k = asked.len() as f64;
+    Ok(asked
+        .into_iter()
+        .zip(work)
+        .map(|((class, mask, s, t), w)| {
+            let mut space = space.clone();
+            if space.budget_events != u64::MAX {
+                let b = space.budget_events as f64;
+                space.budget_events = (b / 2.0 / k + b / 2.0 * w / total) as u64;
+            }
+            question(class, mask, s, t, &space)
+        })
+        .collect())
 }
 
-fn question(class: Option<String>, s: Scenario, slo: PlanSlo, space: &Space) -> PoolQuestion {
+fn question(
+    class: Option<String>,
+    mask: u32,
+    s: Scenario,
+    slo: PlanSlo,
+    space: &Space,
+) -> PoolQuestion {
     let q = budget::question(&s, slo, space);
+    let classes = s.workload.classes.iter().map(|k| k.name.clone()).collect();
     PoolQuestion {
         class,
+        mask,
+        classes,
         scenario: q.scenario,
         slo,
         space: space.clone(),
@@ -264,6 +286,7 @@ impl PoolPlanner {
         };
         self.answers[i] = Some(Answer {
             class: q.class.clone(),
+            classes: q.classes.clone(),
             slo: q.slo,
             fixed,
             scaled: None,
@@ -288,72 +311,50 @@ impl PoolPlanner {
         }
     }
 
-    /// The split's deployment, or why there is none.
+    /// The split's deployment, or why there is none: the cheapest cover of
+    /// the classes by groups with answers, as one deployment.
     fn compose(&mut self) -> Stage {
         let base = &self.questions[0].scenario;
         if let Some(why) = why_not_split(base) {
             self.no_split = Some(why);
             return Stage::Done;
         }
-        let mut s = base.clone();
-        let mut first = true;
-        let mut multiplier = 0;
-        for a in self.answers[1..].iter().flatten() {
-            let class = a.class.clone().unwrap_or_default();
-            let Some(fixed) = &a.fixed else {
-                self.no_split = Some(format!(
-                    "class {class} has no setup of its own that meets its targets"
-                ));
-                return Stage::Done;
-            };
-            let to = match &fixed.config {
-                Config::SelfHosted { .. } => {
-                    let mut pool = base.clone();
-                    if let Err(e) = a.apply(&mut pool) {
-                        self.no_split = Some(format!("class {class}: {e}"));
-                        return Stage::Done;
-                    }
-                    let mut serving = pool.serving;
-                    let tiers = base.api.iter().flat_map(|a| a.tiers.iter());
-                    let name = if tiers.clone().any(|t| t.name == class) {
-                        format!("{class} pool")
-                    } else {
-                        class.clone()
-                    };
-                    serving.name = Some(name.clone());
-                    if std::mem::take(&mut first) {
-                        s.serving = serving;
-                    } else {
-                        s.pools.push(serving);
-                    }
-                    name
-                }
-                Config::Api {
-                    tier,
-                    multiplier: m,
-                    client,
-                } => {
-                    multiplier = multiplier.max(*m);
-                    if let (Some(c), Some(api)) = (client, s.api.as_mut()) {
-                        api.client = c.clone();
-                    }
-                    tier.clone()
-                }
-            };
-            s.routing.push(RoutingRule {
-                class: Some(class),
-                prompt_under: None,
-                share: None,
-                to,
-                overflow: None,
-            });
+        let n = base.workload.classes.len();
+        let answer_of = |mask: u32| {
+            self.questions
+                .iter()
+                .position(|q| q.class.is_some() && q.mask == mask)
+                .and_then(|i| self.answers[i].as_ref())
+        };
+        let Some(cover) =
+            pool_split::cheapest_cover(n, |m| answer_of(m).and_then(|a| a.usd_per_month()))
+        else {
+            let alone: Vec<String> = (0..n)
+                .filter(|&i| answer_of(1 << i).and_then(|a| a.fixed.as_ref()).is_none())
+                .map(|i| base.workload.classes[i].name.clone())
+                .collect();
+            self.no_split = Some(format!(
+                "class {} has no setup of its own that meets its targets, nor in any group that shares a pool",
+                alone.join(", ")
+            ));
+            return Stage::Done;
+        };
+        let placed: Vec<pool_split::Placed> = cover
+            .iter()
+            .filter_map(|&mask| {
+                Some(pool_split::Placed {
+                    mask,
+                    answer: answer_of(mask)?,
+                })
+            })
+            .collect();
+        match pool_split::compose(base, &placed) {
+            Ok(s) => Stage::Split(Box::new(s)),
+            Err(e) => {
+                self.no_split = Some(e);
+                Stage::Done
+            }
         }
-        if let Some(api) = s.api.as_mut()
-            && multiplier > 0
-        {
-            api.rate_limit_multiplier = multiplier;
-        }
-        Stage::Split(Box::new(s))
     }
 
     /// The next scenario to run, or None when the plan is done (or still
@@ -509,8 +510,10 @@ impl PoolPlanner {
                 self.advance();
             }
             Stage::Split(s) => {
+                let groups = self.split_groups(&s);
                 self.split = Some(Split {
                     verdicts: self.class_verdicts(&s, report),
+                    groups,
                     usd_per_month: report.cost.usd_per_month,
                     summary: Summary::of(report),
                     scenario: *s,
@@ -520,10 +523,29 @@ impl PoolPlanner {
         }
     }
 
-    /// Each class of the split's run against its own targets.
-    fn class_verdicts(&self, s: &Scenario, r: &Report) -> Vec<(String, Result<f64, String>)> {
+    /// The classes' questions, each class alone.
+    fn alone(&self) -> impl Iterator<Item = &PoolQuestion> {
         self.questions[1..]
             .iter()
+            .filter(|q| q.mask.count_ones() == 1)
+    }
+
+    /// The classes each pool or API tier of the split serves, in its rules' order.
+    fn split_groups(&self, s: &Scenario) -> Vec<Vec<String>> {
+        let mut out: Vec<(String, Vec<String>)> = Vec::new();
+        for r in &s.routing {
+            let class = r.class.clone().unwrap_or_default();
+            match out.iter_mut().find(|(to, _)| *to == r.to) {
+                Some((_, v)) => v.push(class),
+                None => out.push((r.to.clone(), vec![class])),
+            }
+        }
+        out.into_iter().map(|(_, v)| v).collect()
+    }
+
+    /// Each class of the split's run against its own targets.
+    fn class_verdicts(&self, s: &Scenario, r: &Report) -> Vec<(String, Result<f64, String>)> {
+        self.alone()
             .map(|q| {
                 let name = q.class.clone().unwrap_or_default();
                 let verdict = match r.per_class.iter().find(|c| c.name == name) {
@@ -554,9 +576,11 @@ impl PoolPlanner {
         }
         let mut answers = self.answers.iter().flatten().cloned();
         let whole = answers.next()?;
+        let (classes, groups) = answers.partition(|a| a.classes.len() == 1);
         Some(PoolPlan {
             whole,
-            classes: answers.collect(),
+            classes,
+            groups,
             split: self.split.clone(),
             no_split: self.no_split.clone(),
         })

@@ -134,6 +134,85 @@ fn each_class_on_its_own_pool_is_cheaper_and_its_run_meets_every_class() {
     assert_eq!(m.result().as_ref(), Some(&p));
 }
 
+/// Chat and a batch job with a third class, search: chat's targets, shorter
+/// answers; at 6 requests/s each class alone leaves most of a GPU idle.
+fn three_small_classes() -> Scenario {
+    let mut s = chat_and_batch();
+    s.workload.arrival = Arrival::Poisson { rate_per_s: 6.0 };
+    let mut search = s.workload.classes[0].clone();
+    search.name = "search".into();
+    search.share = 0.15;
+    search.output_tokens = sim_core::dist::Dist::LogNormal {
+        median: 100.0,
+        p90: 300.0,
+    };
+    s.workload.classes[0].share = 0.45;
+    s.workload.classes.insert(1, search);
+    s
+}
+
+#[test]
+fn classes_too_small_for_a_gpu_each_share_a_pool_where_that_is_cheaper() {
+    let s = three_small_classes();
+    let slo = PlanSlo::for_scenario(&s);
+    let space = Space {
+        gpus: vec![Gpu::H100, Gpu::L40s, Gpu::L4],
+        ..small_space(&s)
+    };
+    let p = pools::plan_pools(&s, slo, &space).expect("plan");
+    assert_eq!(p.classes.len(), 3);
+    // Every set of two: chat + search, chat + batch job, search + batch job,
+    // each at its tightest class's targets.
+    let names: Vec<&str> = p.groups.iter().filter_map(|a| a.class.as_deref()).collect();
+    assert_eq!(
+        names,
+        ["chat + search", "chat + batch job", "search + batch job"]
+    );
+    assert!(p.groups.iter().all(|a| a.slo.ttft_p99_ms == 500.0));
+    let cost = |a: &pools::Answer| a.usd_per_month().expect("an answer");
+    let alone: f64 = p.classes.iter().map(cost).sum();
+    let chat_search = cost(&p.groups[0]);
+    assert!(
+        chat_search < cost(&p.classes[0]) + cost(&p.classes[1]),
+        "sharing one pool costs {chat_search}, alone {} + {}",
+        cost(&p.classes[0]),
+        cost(&p.classes[1])
+    );
+    let split = p.split.as_ref().expect("a split");
+    assert!(split.meets(), "{:?}", split.verdicts);
+    assert_eq!(
+        split.groups,
+        vec![
+            vec!["chat".to_owned(), "search".into()],
+            vec!["batch job".into()]
+        ]
+    );
+    assert_eq!(
+        split.describe(),
+        "chat and search together, batch job on its own"
+    );
+    // Its run costs what its groups' answers do, less than each class alone.
+    let sum = chat_search + cost(&p.classes[2]);
+    assert!((split.usd_per_month - sum).abs() < 1e-6 * sum);
+    assert!(
+        split.usd_per_month < alone,
+        "{} vs {alone}",
+        split.usd_per_month
+    );
+    // The deployment: one pool for chat and search, one for the batch job,
+    // a rule per class, each class judged by its own targets.
+    let d = &split.scenario;
+    assert_eq!(d.pools.len(), 1);
+    assert_eq!(d.serving.name.as_deref(), Some("chat+search"));
+    let to: Vec<&str> = d.routing.iter().map(|r| r.to.as_str()).collect();
+    assert_eq!(to, ["chat+search", "chat+search", "batch job"]);
+    assert_eq!(split.verdicts.len(), 3);
+    let r = sim_core::run(&d.clone().validate().expect("valid"));
+    assert_eq!(r.cost.usd_per_month, split.usd_per_month);
+    let (how, _, is_split) = p.cheapest().expect("an answer");
+    assert!(is_split && how.contains("together"), "{how}");
+}
+
 /// A batch job that is quiet most of the day: 0.5 requests/s for four
 /// hours, rising over 20 minutes to 20 for an hour, back over 20 minutes,
 /// and quiet again for the rest of nine hours; a minute to its first token
