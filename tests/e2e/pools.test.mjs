@@ -131,6 +131,22 @@ test('a pool card edits that pool alone and removes it with its rules', async ()
     { timeout: 30_000 },
   );
   assert.equal(await p.byTestId('gpu').inputValue(), 'h100');
+  // Every other setting of a pool's own is under More settings: the small
+  // pool's GPU price, doubled, doubles its cost and leaves the first's.
+  await p.byTestId('pool-card-small-more').locator('summary').click();
+  const price = p.byTestId('pool-small-gpu-price');
+  const was = Number(await price.inputValue());
+  const cost = () => Number(document.querySelector('[data-testid="per-pool-small"] [data-testid="usd-month"]')?.dataset.value);
+  const before = await p.page.evaluate(cost);
+  const firstPrice = await p.byTestId('gpu-price-number').inputValue();
+  await price.fill(String(was * 2));
+  await price.press('Enter');
+  await p.page.waitForFunction(
+    (b) => Math.abs(Number(document.querySelector('[data-testid="per-pool-small"] [data-testid="usd-month"]')?.dataset.value) - 2 * b) < 1e-6 * b,
+    before,
+    { timeout: 30_000 },
+  );
+  assert.equal(await p.byTestId('gpu-price-number').inputValue(), firstPrice);
   // Out of range on the card: refused, said, nothing changed.
   await replicas.fill('5000');
   await replicas.press('Enter');

@@ -1,6 +1,8 @@
 //! A card for each pool beside the first: its own GPU, model, weights, GPUs
-//! per replica, software, replicas, batching and autoscaling, each the
-//! catalogue's parameter written `NAME@POOL` (what `tlab run --set` takes),
+//! per replica, software, replicas, batching and autoscaling first, and
+//! every other setting of a pool's own under "More settings" — each the
+//! catalogue's parameter written `NAME@POOL` (what `tlab run --set` takes,
+//! [`Param::per_pool`]),
 //! and a button that removes the pool (the catalogue's `pools` edit, which
 //! drops the rules naming it). The first pool is edited by the controls above.
 
@@ -8,8 +10,8 @@ use leptos::prelude::*;
 use sim_core::Scenario;
 use sim_core::params::{self, Kind, Param};
 
-/// The settings a pool's card shows, in order.
-const SETTINGS: [&str; 9] = [
+/// The settings a pool's card shows first, in order.
+const FIRST: [&str; 9] = [
     "gpu",
     "model",
     "weights",
@@ -21,18 +23,25 @@ const SETTINGS: [&str; 9] = [
     "autoscale",
 ];
 
+/// Every setting a pool's card shows: [`FIRST`], then the rest of the
+/// catalogue's per-pool parameters in its order.
+fn settings() -> Vec<&'static Param> {
+    let first = FIRST.iter().filter_map(|path| params::find(path));
+    let rest = params::all().filter(|p| p.per_pool() && !FIRST.contains(&p.path));
+    first.chain(rest).collect()
+}
+
 /// A setting as pool `pool` has it: its value as the catalogue writes it
 /// (None where it does not apply to that pool) and, for a choice, its options.
 type Shown = (Option<String>, Vec<(String, String)>);
 
-/// Every setting of [`SETTINGS`] on pool `pool`, read from one copy of the
+/// Every setting of [`settings`] on pool `pool`, read from one copy of the
 /// scenario with that pool in the first's place.
 fn settings_on(s: &Scenario, pool: usize) -> Vec<Shown> {
     let mut s = s.clone();
     params::on_pool(&mut s, pool, |s| {
-        SETTINGS
-            .iter()
-            .filter_map(|path| params::find(path))
+        settings()
+            .into_iter()
             .map(|p| match p.kind {
                 Kind::Number(n) => ((n.get)(s, 0).map(params::show), Vec::new()),
                 Kind::Choice(c) => ((c.get)(s, 0), (c.options)(s, 0)),
@@ -152,10 +161,15 @@ pub fn pool_cards(
                     }
                 };
                 let shown = Memo::new(move |_| scenario.with(|s| settings_on(s, pool)));
-                let settings = SETTINGS
-                    .iter()
-                    .filter_map(|path| params::find(path))
-                    .enumerate()
+                let all = settings();
+                let (first, more): (Vec<_>, Vec<_>) =
+                    all.into_iter().enumerate().partition(|(k, _)| *k < FIRST.len());
+                let first = first
+                    .into_iter()
+                    .map(|kp| setting(scenario, shown, kp, name.clone(), problem))
+                    .collect_view();
+                let more = more
+                    .into_iter()
                     .map(|kp| setting(scenario, shown, kp, name.clone(), problem))
                     .collect_view();
                 view! {
@@ -166,7 +180,11 @@ pub fn pool_cards(
                                 "Its own settings (on the command line: NAME@{name}); route to it under Routing rules."
                             )}
                         </p>
-                        {settings}
+                        {first}
+                        <details data-testid=format!("pool-card-{slug}-more")>
+                            <summary>"More settings"</summary>
+                            {more}
+                        </details>
                         <button class="secondary" data-testid=format!("pool-card-{slug}-remove") on:click=remove>
                             {format!("Remove pool {name}")}
                         </button>
