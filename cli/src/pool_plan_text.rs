@@ -35,6 +35,9 @@ fn answer(o: &mut String, a: &Answer) {
     if let Some(n) = &a.scaling_note {
         *o += &format!("  autoscaling: {n}\n");
     }
+    if let Some(n) = &a.overflow_note {
+        *o += &format!("  overflow to the API: {n}\n");
+    }
 }
 
 /// The plan over pools as text: each question's answer, the split's run per

@@ -156,7 +156,18 @@ fn row(a: &Answer) -> impl IntoView + use<> {
         .describe()
         .unwrap_or_else(|| "no setup meets the targets".into());
     let cost = a.usd_per_month();
-    let note = a.scaling_note.clone().unwrap_or_default();
+    let note = [
+        a.scaling_note
+            .as_ref()
+            .map(|n| format!("Autoscaling: {n}.")),
+        a.overflow_note
+            .as_ref()
+            .map(|n| format!("Overflow to the API: {n}.")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>()
+    .join(" ");
     let unsettled = (!a.plan.unsettled.is_empty()).then(|| {
         format!(
             " {} cheaper configurations were not settled within the work budget.",
@@ -164,7 +175,8 @@ fn row(a: &Answer) -> impl IntoView + use<> {
         )
     });
     view! {
-        <tr data-testid=id data-autoscaled=a.autoscales().to_string()>
+        <tr data-testid=id data-autoscaled=a.autoscales().to_string()
+            data-overflows=a.overflows_to().is_some().to_string()>
             <th scope="row">{who}</th>
             <td>{targets}</td>
             <td>{answer}<span class="hint">{unsettled}</span></td>
@@ -202,7 +214,7 @@ pub fn pool_plan_view(
                         <th scope="col">"p99 TTFT / TPOT targets"</th>
                         <th scope="col">"Cheapest setup"</th>
                         <th scope="col">"$/month"</th>
-                        <th scope="col">"Autoscaling"</th>
+                        <th scope="col">"Autoscaling, overflow"</th>
                     </tr>
                 </thead>
                 <tbody>

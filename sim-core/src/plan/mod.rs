@@ -22,6 +22,7 @@ mod assemble;
 pub mod budget;
 mod headroom;
 mod pool_plan;
+mod pool_scale;
 pub mod pool_split;
 pub mod pools;
 mod search;

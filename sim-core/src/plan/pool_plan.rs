@@ -1,9 +1,11 @@
 //! What a plan over pools answers ([`super::pools`]): each question's
-//! fixed and autoscaled setups, the classes' answers run together, and the
-//! cheaper of one setup for everything and the split.
+//! fixed, autoscaled and overflowing setups, the classes' answers run
+//! together, and the cheaper of one setup for everything and the split.
 
 use super::{Evaluated, Plan, PlanSlo};
-use crate::scenario::{Autoscale, ScaleSignal, Scenario};
+use crate::scenario::{Autoscale, Overflow, RoutingRule, ScaleSignal, Scenario};
+use crate::sweep::Summary;
+use serde::{Deserialize, Serialize};
 
 /// The planner's autoscaler on `s`'s first pool: requests waiting per
 /// replica at its default target, within `min..=max`, `min` up at the start.
@@ -11,8 +13,49 @@ pub(super) fn autoscale(s: &mut Scenario, min: u32, max: u32) {
     s.serving.autoscale = Some(Autoscale::new(ScaleSignal::QueuePerReplica, min, max));
     s.serving.replicas = min.max(1);
 }
-use crate::sweep::Summary;
-use serde::{Deserialize, Serialize};
+
+/// Requests waiting per replica above which the planner's overflow rule
+/// sends a request to the API: the autoscaler's default target on the same
+/// signal (one definition of "the pool is falling behind").
+pub fn overflow_queue() -> u32 {
+    ScaleSignal::QueuePerReplica.default_target().round() as u32
+}
+
+/// The planner's overflow rule: `class` (None: every class) to `pool`, and
+/// to `tier` while the pool has more than [`overflow_queue`] requests waiting
+/// per replica.
+pub fn overflow_rule(class: Option<String>, pool: &str, tier: &str) -> RoutingRule {
+    RoutingRule {
+        class,
+        prompt_under: None,
+        share: None,
+        to: pool.to_owned(),
+        overflow: Some(Overflow {
+            queue_per_replica: overflow_queue(),
+            to: tier.to_owned(),
+        }),
+    }
+}
+
+/// A pool smaller than the fixed answer that sends what it cannot keep up
+/// with to an API tier.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Overflowed {
+    /// Its replicas (fewer than the fixed answer's).
+    pub replicas: u32,
+    /// The API tier it overflows to.
+    pub tier: String,
+    /// Requests waiting per replica above which it overflows.
+    pub queue_per_replica: u32,
+    /// Share of the requests the API served in its run.
+    pub api_share: f64,
+    /// Its run's cost per month: the pool's replicas and the API's tokens.
+    pub usd_per_month: f64,
+    /// In words.
+    pub description: String,
+    /// Its run.
+    pub summary: Summary,
+}
 
 /// An autoscaled answer: the fixed answer's setup within `min..=max`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -52,56 +95,130 @@ pub struct Answer {
     pub slo: PlanSlo,
     /// The cheapest setup meeting them at a fixed size, if any.
     pub fixed: Option<Evaluated>,
+    /// The cheapest self-hosted one, if any: the base of the autoscaled and
+    /// overflowing setups (`fixed` itself unless an API tier is cheaper).
+    #[serde(default)]
+    pub hosted: Option<Evaluated>,
     /// The cheapest autoscaled one meeting them, if tried and any passed.
     pub scaled: Option<Scaled>,
     /// Why autoscaling was not tried, or what it found.
     pub scaling_note: Option<String>,
+    /// The cheapest smaller pool overflowing to an API tier that meets them,
+    /// if tried and any passed.
+    #[serde(default)]
+    pub overflow: Option<Overflowed>,
+    /// Why overflow to an API tier was not tried, or what it found.
+    #[serde(default)]
+    pub overflow_note: Option<String>,
     /// Its ordinary plan (feasible rows, misses, pruned).
     pub plan: Plan,
 }
 
+/// Which of an answer's setups is the cheapest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Chosen {
+    /// The fixed fleet.
+    Fixed,
+    /// The autoscaled one.
+    Scaled,
+    /// The smaller pool overflowing to an API tier.
+    Overflow,
+}
+
 impl Answer {
-    /// Its cost per month: the autoscaled answer's where it is cheaper.
-    pub fn usd_per_month(&self) -> Option<f64> {
-        let fixed = self.fixed.as_ref().map(|e| e.usd_per_month);
-        match (&self.scaled, fixed) {
-            (Some(s), Some(f)) if s.usd_per_month < f => Some(s.usd_per_month),
-            (_, f) => f,
+    /// Which setup is its answer: the cheapest of the fixed one, the
+    /// autoscaled one and the overflowing one (on a tie, in that order).
+    pub fn chosen(&self) -> Option<Chosen> {
+        let fixed = self.fixed.as_ref()?.usd_per_month;
+        let scaled = self
+            .scaled
+            .as_ref()
+            .map_or(f64::INFINITY, |s| s.usd_per_month);
+        let over = self
+            .overflow
+            .as_ref()
+            .map_or(f64::INFINITY, |o| o.usd_per_month);
+        Some(if over < fixed && over < scaled {
+            Chosen::Overflow
+        } else if scaled < fixed {
+            Chosen::Scaled
+        } else {
+            Chosen::Fixed
+        })
+    }
+
+    /// The setup its answer starts from: the fixed one, or the self-hosted
+    /// one the autoscaled or overflowing answer is made of.
+    pub fn setup(&self) -> Option<&Evaluated> {
+        match self.chosen()? {
+            Chosen::Fixed => self.fixed.as_ref(),
+            _ => self.hosted.as_ref(),
         }
     }
 
-    /// Whether its cheaper answer is the autoscaled one.
+    /// Its cost per month: the chosen setup's.
+    pub fn usd_per_month(&self) -> Option<f64> {
+        Some(match self.chosen()? {
+            Chosen::Fixed => self.fixed.as_ref()?.usd_per_month,
+            Chosen::Scaled => self.scaled.as_ref()?.usd_per_month,
+            Chosen::Overflow => self.overflow.as_ref()?.usd_per_month,
+        })
+    }
+
+    /// Whether its answer is the autoscaled one.
     pub fn autoscales(&self) -> bool {
-        match (&self.scaled, &self.fixed) {
-            (Some(s), Some(f)) => s.usd_per_month < f.usd_per_month,
-            _ => false,
-        }
+        self.chosen() == Some(Chosen::Scaled)
+    }
+
+    /// The API tier its answer overflows to, if it does.
+    pub fn overflows_to(&self) -> Option<&str> {
+        (self.chosen() == Some(Chosen::Overflow))
+            .then(|| self.overflow.as_ref().map(|o| o.tier.as_str()))
+            .flatten()
     }
 
     /// Make `s` this answer (the page's Apply, and each pool of the split):
-    /// the fixed setup, autoscaled where that is the cheaper answer and the
-    /// autoscaler acted (one that never did is its fixed count).
+    /// the fixed setup, autoscaled where that is the answer and the
+    /// autoscaler acted (one that never did is its fixed count), or smaller
+    /// with every class's requests overflowing to the API tier (`s`'s API
+    /// tiers kept).
     pub fn apply(&self, s: &mut Scenario) -> Result<(), String> {
-        let fixed = self.fixed.as_ref().ok_or("no setup meets the targets")?;
-        super::apply_config(s, &fixed.config, fixed.replicas)?;
-        if self.autoscales()
-            && let Some(sc) = &self.scaled
-        {
-            if sc.scales() {
-                autoscale(s, sc.min_replicas, sc.max_replicas);
-            } else {
-                s.serving.replicas = sc.min_replicas.max(1);
+        let chosen = self.chosen().ok_or("no setup meets the targets")?;
+        let base = self.setup().ok_or("no setup meets the targets")?;
+        let api = s.api.clone();
+        super::apply_config(s, &base.config, base.replicas)?;
+        match Some(chosen) {
+            Some(Chosen::Scaled) => {
+                if let Some(sc) = &self.scaled {
+                    if sc.scales() {
+                        autoscale(s, sc.min_replicas, sc.max_replicas);
+                    } else {
+                        s.serving.replicas = sc.min_replicas.max(1);
+                    }
+                }
             }
+            Some(Chosen::Overflow) => {
+                if let Some(o) = &self.overflow {
+                    let mut api = api.ok_or("the scenario has no API tiers to overflow to")?;
+                    api.routes.clear();
+                    s.api = Some(api);
+                    s.serving.replicas = o.replicas.max(1);
+                    let pool = s.serving.pool_name().to_owned();
+                    s.routing = vec![overflow_rule(None, &pool, &o.tier)];
+                }
+            }
+            _ => {}
         }
         Ok(())
     }
 
     /// In words.
     pub fn describe(&self) -> Option<String> {
-        if self.autoscales() {
-            return self.scaled.as_ref().map(|s| s.description.clone());
+        match self.chosen()? {
+            Chosen::Scaled => self.scaled.as_ref().map(|s| s.description.clone()),
+            Chosen::Overflow => self.overflow.as_ref().map(|o| o.description.clone()),
+            Chosen::Fixed => self.fixed.as_ref().map(|e| e.description.clone()),
         }
-        self.fixed.as_ref().map(|e| e.description.clone())
     }
 }
 

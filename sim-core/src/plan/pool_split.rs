@@ -142,14 +142,23 @@ pub struct Placed<'a> {
 }
 
 /// The cover as one deployment of `base`: a pool per self-hosted group
-/// (named after its classes), an API tier per API group (the largest
-/// rate-limit multiple any group chose), and a routing rule per class.
+/// (named after its classes), an API tier per API group, and a routing rule
+/// per class (with the group's overflow to an API tier, where that is its
+/// answer). Groups sharing a tier share its limits: the rate-limit multiple
+/// is the largest, over the tiers, of the multiples its groups chose added
+/// up (an overflowing group counts the scenario's own).
 pub fn compose(base: &Scenario, cover: &[Placed]) -> Result<Scenario, String> {
     let mut s = base.clone();
     s.pools.clear();
     s.routing.clear();
     let mut first = true;
-    let mut multiplier = 0;
+    // Each tier's multiples, added up over the groups using it.
+    let mut per_tier: Vec<(String, u32)> = Vec::new();
+    let mut uses = |tier: &str, m: u32| match per_tier.iter_mut().find(|(t, _)| t == tier) {
+        Some((_, sum)) => *sum = sum.saturating_add(m),
+        None => per_tier.push((tier.to_owned(), m)),
+    };
+    let own = base.api.as_ref().map_or(1, |a| a.rate_limit_multiplier);
     let tiers: Vec<&str> = base
         .api
         .iter()
@@ -159,8 +168,7 @@ pub fn compose(base: &Scenario, cover: &[Placed]) -> Result<Scenario, String> {
         let group = name(base, p.mask);
         let fixed = p
             .answer
-            .fixed
-            .as_ref()
+            .setup()
             .ok_or_else(|| format!("{group} has no setup of its own that meets its targets"))?;
         let to = match &fixed.config {
             Config::SelfHosted { .. } => {
@@ -195,27 +203,41 @@ pub fn compose(base: &Scenario, cover: &[Placed]) -> Result<Scenario, String> {
                 multiplier: m,
                 client,
             } => {
-                multiplier = multiplier.max(*m);
+                uses(tier, *m);
                 if let (Some(c), Some(api)) = (client, s.api.as_mut()) {
                     api.client = c.clone();
                 }
                 tier.clone()
             }
         };
+        if let Some(tier) = p.answer.overflows_to() {
+            uses(tier, own);
+        }
         for i in members(p.mask) {
-            s.routing.push(RoutingRule {
-                class: Some(base.workload.classes[i].name.clone()),
-                prompt_under: None,
-                share: None,
-                to: to.clone(),
-                overflow: None,
+            let class = Some(base.workload.classes[i].name.clone());
+            s.routing.push(match p.answer.overflows_to() {
+                Some(tier) => super::pool_plan::overflow_rule(class, &to, tier),
+                None => RoutingRule {
+                    class,
+                    prompt_under: None,
+                    share: None,
+                    to: to.clone(),
+                    overflow: None,
+                },
             });
         }
     }
+    // No group self-hosted: nothing may reach (and bill) the scenario's
+    // fleet, so a class no rule matched would go to the first tier used.
+    if first && let (Some(api), Some((tier, _))) = (s.api.as_mut(), per_tier.first()) {
+        api.default_backend = tier.clone();
+        api.routes.clear();
+    }
+    let multiplier = per_tier.iter().map(|(_, m)| *m).max().unwrap_or(0);
     if let Some(api) = s.api.as_mut()
         && multiplier > 0
     {
-        api.rate_limit_multiplier = multiplier;
+        api.rate_limit_multiplier = multiplier.min(1000);
     }
     Ok(s)
 }

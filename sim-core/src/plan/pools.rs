@@ -19,12 +19,12 @@
 //! threads, page slices, Web Workers); the rest is a state machine
 //! ([`PoolPlanner::next`], [`PoolPlanner::feed`]) like the headroom search.
 
-use super::{Config, Evaluated, Plan, PlanSlo, Space, apply_config, budget, pool_split};
+use super::{Plan, PlanSlo, Space, budget, pool_scale, pool_split};
 use crate::Report;
 use crate::scenario::{Arrival, Scenario};
 use crate::sweep::Summary;
 
-pub use super::pool_plan::{Answer, PoolPlan, Scaled, Split};
+pub use super::pool_plan::{Answer, Chosen, Overflowed, PoolPlan, Scaled, Split};
 
 /// Most classes a plan over pools plans one by one (one pool each at most,
 /// within the scenario's bound on pools).
@@ -174,52 +174,12 @@ fn question(
     }
 }
 
-/// Whether a scenario's load varies enough for autoscaling to save anything:
-/// its peak is over 1.2 × its mean.
-fn varies(s: &Scenario) -> bool {
-    s.offered_tasks_per_s()
-        .is_some_and(|(mean, _)| s.peak_tasks_per_s() > 1.2 * mean)
-}
-
-/// The most replicas an autoscaled answer may reach: twice the fixed
-/// answer's (replicas started late for a rise clear its backlog), within the
-/// space's bound. Replicas never started cost nothing.
-fn scaled_max(fixed: &Evaluated, space: &Space) -> u32 {
-    (2 * fixed.replicas)
-        .min(space.max_replicas)
-        .max(fixed.replicas)
-}
-
-/// The fixed answer's setup, autoscaled within `min..=max`.
-fn scaled_scenario(q: &Scenario, fixed: &Evaluated, min: u32, max: u32) -> Option<Scenario> {
-    let mut s = q.clone();
-    apply_config(&mut s, &fixed.config, fixed.replicas).ok()?;
-    super::pool_plan::autoscale(&mut s, min, max);
-    Some(s)
-}
-
-/// A bisection of the fewest replicas kept warm: `lo` failing (0: scaling
-/// to zero is not tried, a served class's first request would wait a cold
-/// start), `hi` passing (the fixed answer's count).
-#[derive(Clone, Debug)]
-struct ScaleSearch {
-    question: usize,
-    lo: i64,
-    hi: i64,
-}
-
-impl ScaleSearch {
-    fn next(&self) -> Option<u32> {
-        (self.hi - self.lo > 1).then(|| ((self.lo + self.hi) / 2) as u32)
-    }
-}
-
 /// What runs next.
 #[derive(Clone, Debug)]
 enum Stage {
     /// Waiting for the questions' plans.
     Plans,
-    /// Bisecting autoscaling bounds, one search at a time.
+    /// Bisecting autoscaling bounds and overflowing pools, one search at a time.
     Scaling(usize),
     /// Running the split.
     Split(Box<Scenario>),
@@ -233,10 +193,12 @@ enum Stage {
 pub struct PoolPlanner {
     questions: Vec<PoolQuestion>,
     answers: Vec<Option<Answer>>,
-    scaling: Vec<ScaleSearch>,
+    scaling: Vec<pool_scale::ScaleSearch>,
     stage: Stage,
     split: Option<Split>,
     no_split: Option<String>,
+    /// The split's groups (each its classes' names), once composed.
+    cover: Vec<Vec<String>>,
 }
 
 impl PoolPlanner {
@@ -250,6 +212,7 @@ impl PoolPlanner {
             stage: Stage::Plans,
             split: None,
             no_split: None,
+            cover: Vec::new(),
         })
     }
 
@@ -263,34 +226,23 @@ impl PoolPlanner {
     pub fn give(&mut self, i: usize, plan: Plan) {
         let q = &self.questions[i];
         let fixed = plan.feasible.first().cloned();
-        let self_hosted = fixed
-            .as_ref()
-            .is_some_and(|e| matches!(e.config, Config::SelfHosted { .. }));
-        let scaling_note = match &fixed {
-            None => None,
-            Some(_) if !self_hosted => None,
-            Some(_) if !varies(&q.scenario) => Some(
-                "not tried: the load is steady (its peak within 1.2 × its mean), so replicas kept up for it are all needed".into(),
-            ),
-            Some(e) if e.replicas < 2 => {
-                Some("not tried: one replica is the least a served class keeps up".into())
-            }
-            Some(e) => {
-                self.scaling.push(ScaleSearch {
-                    question: i,
-                    lo: 0,
-                    hi: i64::from(e.replicas),
-                });
-                None
-            }
-        };
+        let hosted = plan
+            .feasible
+            .iter()
+            .find(|e| matches!(e.config, super::Config::SelfHosted { .. }))
+            .cloned();
+        let (searches, scaling_note, overflow_note) = pool_scale::start(i, q, hosted.as_ref());
+        self.scaling.extend(searches);
         self.answers[i] = Some(Answer {
             class: q.class.clone(),
             classes: q.classes.clone(),
             slo: q.slo,
             fixed,
+            hosted,
             scaled: None,
             scaling_note,
+            overflow: None,
+            overflow_note,
             plan,
         });
         if self.answers.iter().all(Option::is_some) {
@@ -349,7 +301,18 @@ impl PoolPlanner {
             })
             .collect();
         match pool_split::compose(base, &placed) {
-            Ok(s) => Stage::Split(Box::new(s)),
+            Ok(s) => {
+                self.cover = cover
+                    .iter()
+                    .map(|&m| {
+                        pool_split::members(m)
+                            .into_iter()
+                            .map(|i| base.workload.classes[i].name.clone())
+                            .collect()
+                    })
+                    .collect();
+                Stage::Split(Box::new(s))
+            }
             Err(e) => {
                 self.no_split = Some(e);
                 Stage::Done
@@ -364,11 +327,8 @@ impl PoolPlanner {
             Stage::Plans | Stage::Done => None,
             Stage::Scaling(k) => {
                 let search = &self.scaling[*k];
-                let q = &self.questions[search.question];
                 let a = self.answers[search.question].as_ref()?;
-                let fixed = a.fixed.as_ref()?;
-                let max = scaled_max(fixed, &q.space);
-                scaled_scenario(&q.scenario, fixed, search.next()?, max)
+                pool_scale::step(search, &self.questions[search.question], a.hosted.as_ref()?)
             }
             Stage::Split(s) => Some((**s).clone()),
         }
@@ -435,82 +395,18 @@ impl PoolPlanner {
     pub fn feed(&mut self, report: &Report) {
         match std::mem::replace(&mut self.stage, Stage::Done) {
             Stage::Scaling(k) => {
-                let i = self.scaling[k].question;
-                let min = self.scaling[k].next().unwrap_or(0);
-                let q = &self.questions[i];
-                let passed = q.slo.check(report).is_ok();
                 let search = &mut self.scaling[k];
-                if passed {
-                    search.hi = i64::from(min);
+                let q = &self.questions[search.question];
+                if let Some(a) = self.answers[search.question].as_mut() {
+                    pool_scale::record(search, q, a, report);
                 } else {
-                    search.lo = i64::from(min);
-                }
-                if let Some(a) = self.answers[i].as_mut()
-                    && let Some(fixed) = &a.fixed
-                {
-                    let cost = report.cost.usd_per_month;
-                    let max = scaled_max(fixed, &q.space);
-                    if passed && a.scaled.as_ref().is_none_or(|s| cost < s.usd_per_month) {
-                        let peak = report
-                            .pools
-                            .first()
-                            .map_or(fixed.replicas, |p| p.replicas_peak);
-                        a.scaled = Some(Scaled {
-                            min_replicas: min,
-                            max_replicas: max,
-                            peak_replicas: peak,
-                            usd_per_month: cost,
-                            description: if peak > min {
-                                format!(
-                                    "{} autoscaled {min}–{max} (at most {peak} up)",
-                                    fixed.config.describe(min)
-                                )
-                            } else {
-                                // Never scaled: the fixed count `min` is the answer.
-                                format!(
-                                    "{} (autoscaling from {min} never started more)",
-                                    fixed.config.describe(min)
-                                )
-                            },
-                            summary: Summary::of(report),
-                        });
-                    }
-                    if search.next().is_none() {
-                        a.scaling_note = Some(match &a.scaled {
-                            Some(s) if !s.scales() && s.usd_per_month < fixed.usd_per_month => {
-                                format!(
-                                    "{} replicas kept up meet the targets and the autoscaler never started more: {} against {} for the fixed search's answer (which did not settle lower within its budget)",
-                                    s.min_replicas,
-                                    crate::format::usd(s.usd_per_month),
-                                    crate::format::usd(fixed.usd_per_month)
-                                )
-                            }
-                            Some(s) if s.usd_per_month < fixed.usd_per_month => format!(
-                                "autoscaling from {} to {} costs {} against {} fixed",
-                                s.min_replicas,
-                                s.max_replicas,
-                                crate::format::usd(s.usd_per_month),
-                                crate::format::usd(fixed.usd_per_month)
-                            ),
-                            Some(s) => format!(
-                                "autoscaling from {} to {} meets the targets but costs {}, no less than {} fixed",
-                                s.min_replicas,
-                                s.max_replicas,
-                                crate::format::usd(s.usd_per_month),
-                                crate::format::usd(fixed.usd_per_month)
-                            ),
-                            None => format!(
-                                "autoscaling below {} replicas kept warm misses the targets (cold starts take too long for the load's rises)",
-                                fixed.replicas
-                            ),
-                        });
-                    }
+                    search.lo = search.hi - 1;
                 }
                 self.stage = Stage::Scaling(k);
                 self.advance();
             }
             Stage::Split(s) => {
-                let groups = self.split_groups(&s);
+                let groups = std::mem::take(&mut self.cover);
                 self.split = Some(Split {
                     verdicts: self.class_verdicts(&s, report),
                     groups,
@@ -528,19 +424,6 @@ impl PoolPlanner {
         self.questions[1..]
             .iter()
             .filter(|q| q.mask.count_ones() == 1)
-    }
-
-    /// The classes each pool or API tier of the split serves, in its rules' order.
-    fn split_groups(&self, s: &Scenario) -> Vec<Vec<String>> {
-        let mut out: Vec<(String, Vec<String>)> = Vec::new();
-        for r in &s.routing {
-            let class = r.class.clone().unwrap_or_default();
-            match out.iter_mut().find(|(to, _)| *to == r.to) {
-                Some((_, v)) => v.push(class),
-                None => out.push((r.to.clone(), vec![class])),
-            }
-        }
-        out.into_iter().map(|(_, v)| v).collect()
     }
 
     /// Each class of the split's run against its own targets.

@@ -299,3 +299,117 @@ fn steady_load_is_not_autoscaled_and_unsplittable_scenarios_say_why() {
     let why = pools::why_not_split(&closed).expect("refused");
     assert!(why.contains("closed loop"), "{why}");
 }
+
+#[test]
+fn a_small_pool_overflowing_to_an_api_tier_beats_both_where_the_peak_is_short() {
+    // The quiet batch job, with a small API tier beside the GPUs: the API
+    // alone, three H100s for the peak, or one H100 with the peak's overflow.
+    let mut s = busy_hour();
+    let mut api = sim_core::presets::all()
+        .into_iter()
+        .find(|p| p.id == "launch-day-gpus")
+        .expect("preset")
+        .scenario
+        .api
+        .expect("an API");
+    api.tiers = vec![sim_core::presets::small_tier()];
+    s.api = Some(api);
+    let space = Space {
+        gpus: vec![Gpu::H100],
+        weights: vec![Precision::Bf16],
+        max_seqs: vec![256],
+        self_hosted: true,
+        budget_events: u64::MAX,
+        ..small_space(&s)
+    };
+    let p = pools::plan_pools(&s, PlanSlo::for_scenario(&s), &space).expect("plan");
+    let a = &p.whole;
+    let fixed = a.fixed.as_ref().expect("a fixed answer");
+    let hosted = a.hosted.as_ref().expect("a self-hosted answer");
+    assert!(matches!(hosted.config, Config::SelfHosted { .. }));
+    let o = a
+        .overflow
+        .as_ref()
+        .unwrap_or_else(|| panic!("an overflowing answer: {:?}", a.overflow_note));
+    assert_eq!(o.tier, "small");
+    assert!(o.replicas < hosted.replicas, "{o:?}");
+    assert!(o.api_share > 0.0 && o.api_share < 1.0, "{o:?}");
+    // Its cost is the pool's replica-hours and the API's tokens, and it is
+    // the cheapest answer: below the fixed fleet, the API alone, autoscaling.
+    assert!(o.usd_per_month < hosted.usd_per_month);
+    assert!(o.usd_per_month < fixed.usd_per_month, "{o:?} vs {fixed:?}");
+    if let Some(sc) = &a.scaled {
+        assert!(o.usd_per_month < sc.usd_per_month);
+    }
+    assert_eq!(a.chosen(), Some(pools::Chosen::Overflow));
+    assert_eq!(a.overflows_to(), Some("small"));
+    // Applied, it is a scenario like any other, and its run costs the same.
+    let mut applied = s.clone();
+    a.apply(&mut applied).expect("apply");
+    assert_eq!(applied.serving.replicas, o.replicas);
+    let rule = &applied.routing[0];
+    assert_eq!(rule.overflow.as_ref().map(|x| x.to.as_str()), Some("small"));
+    let r = sim_core::run(&applied.validate().expect("valid"));
+    assert_eq!(r.cost.usd_per_month, o.usd_per_month);
+    let served = r.api.as_ref().expect("API traffic").requests as f64;
+    assert_eq!(served / r.requests.arrived as f64, o.api_share);
+}
+
+#[test]
+fn classes_on_one_api_tier_share_its_limits_and_no_fleet_is_billed() {
+    // Two batch classes of ≈ 3 M tokens a minute each on the small tier
+    // (4 M a minute): each alone fits its limits, together they need twice.
+    let mut s = busy_hour();
+    s.duration_s = 600.0;
+    s.workload.arrival = Arrival::Poisson { rate_per_s: 30.0 };
+    let mut reports = s.workload.classes[0].clone();
+    reports.name = "reports".into();
+    s.workload.classes[0].share = 0.5;
+    reports.share = 0.5;
+    s.workload.classes.push(reports);
+    let mut api = sim_core::presets::all()
+        .into_iter()
+        .find(|p| p.id == "launch-day-gpus")
+        .expect("preset")
+        .scenario
+        .api
+        .expect("an API");
+    api.tiers = vec![sim_core::presets::small_tier()];
+    s.api = Some(api);
+    let space = Space {
+        self_hosted: false,
+        ..Space::for_scenario(&s)
+    };
+    let p = pools::plan_pools(&s, PlanSlo::for_scenario(&s), &space).expect("plan");
+    let mut sum = 0.0;
+    let mut multiples = 0;
+    for a in &p.classes {
+        let e = a.fixed.as_ref().expect("an API answer");
+        let Config::Api {
+            tier, multiplier, ..
+        } = &e.config
+        else {
+            panic!("{e:?}")
+        };
+        assert_eq!(tier, "small");
+        multiples += multiplier;
+        sum += e.usd_per_month;
+    }
+    let split = p.split.as_ref().expect("a split");
+    assert!(split.meets(), "{:?}", split.verdicts);
+    let api = split.scenario.api.as_ref().expect("API");
+    assert_eq!(api.rate_limit_multiplier, multiples);
+    assert_eq!(api.default_backend, "small");
+    // Only tokens are paid: no fleet reachable, none billed.
+    let r = sim_core::run(&split.scenario.clone().validate().expect("valid"));
+    assert!(
+        r.pools.iter().all(|x| x.usd_per_month == 0.0),
+        "{:?}",
+        r.pools
+    );
+    assert!(
+        (split.usd_per_month - sum).abs() < 0.05 * sum,
+        "{} vs {sum}",
+        split.usd_per_month
+    );
+}
