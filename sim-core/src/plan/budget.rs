@@ -18,7 +18,9 @@
 //! some setup meets the targets, all of it before or while a group still
 //! open could cost less than [`FAR_BELOW`] of that setup — evenly
 //! among the groups still unsettled — the ones not yet run included — that
-//! could beat the cheapest setup found ([`second_pass_shares`]), each
+//! could beat the cheapest setup found (while none passes, the cheapest
+//! possible groups first, each with at least [`GROWTH`] × what it used;
+//! [`second_pass_shares`]), each
 //! resuming where the budget cut it ([`reopen`]). A group whose smallest
 //! possible size costs more than the cheapest setup found is never run (most
 //! fleets of fast GPUs, for a small load); one still unsettled after the last
@@ -419,11 +421,40 @@ pub fn second_pass_shares(budget: u64, outcomes: &[Outcome]) -> Vec<u64> {
     } else {
         each
     };
-    outcomes
-        .iter()
-        .map(|o| if open(o) { each } else { 0 })
-        .collect()
+    if cheapest.is_finite() || budget == u64::MAX {
+        return outcomes
+            .iter()
+            .map(|o| if open(o) { each } else { 0 })
+            .collect();
+    }
+    // Nothing meets the targets yet: an even share too thin to finish a
+    // run would leave every group cut again. The groups that could cost
+    // least go first, each with at least [`GROWTH`] × what it has used (its
+    // runs so far were cut), until what is left runs out; the rest wait.
+    let mut order: Vec<usize> = (0..outcomes.len())
+        .filter(|&i| open(&outcomes[i]))
+        .collect();
+    order.sort_by(|&a, &b| {
+        let f = |i: usize| outcomes[i].floor_usd.unwrap_or(f64::INFINITY);
+        f(a).total_cmp(&f(b)).then(a.cmp(&b))
+    });
+    let mut shares = vec![0; outcomes.len()];
+    let mut rest = left;
+    for i in order {
+        let want = each.max(outcomes[i].events.saturating_mul(GROWTH));
+        let give = want.min(rest.saturating_sub(SHARE_MARGIN));
+        if give < super::EARLY_CHECK_EVENTS {
+            break;
+        }
+        shares[i] = give;
+        rest -= give + SHARE_MARGIN;
+    }
+    shares
 }
+
+/// With nothing meeting the targets, a later pass gives a group at least
+/// this many times the events it has used.
+const GROWTH: u64 = 3;
 
 /// Reopen a group's unsettled searches for the next pass: each resumes at
 /// the replica count the budget cut, the first (smallest batch size) holding
@@ -526,5 +557,23 @@ mod tests {
             outcome(0, Some(12_000.0), None),
         ];
         assert_eq!(second_pass_shares(budget, &dearer), vec![0, 0]);
+    }
+
+    #[test]
+    fn with_nothing_passing_a_thin_budget_goes_to_the_cheapest_groups_first() {
+        // 40 groups cut at 2M events each, none passing, 17M left: an even
+        // share (0.4M) finishes nothing; the cheapest floors get 3 × 2M,
+        // the next what is left, the rest wait.
+        let budget = 97_000_000;
+        let outcomes: Vec<Outcome> = (0..40)
+            .map(|i| outcome(2_000_000, Some(1_000.0 * f64::from(40 - i)), None))
+            .collect();
+        let shares = second_pass_shares(budget, &outcomes);
+        let given: Vec<usize> = (0..40).filter(|&i| shares[i] > 0).collect();
+        assert_eq!(given, vec![37, 38, 39], "{shares:?}");
+        assert_eq!((shares[39], shares[38]), (6_000_000, 6_000_000));
+        assert_eq!(shares[37], 17_000_000 - 12_000_000 - 3 * SHARE_MARGIN);
+        let total: u64 = shares.iter().sum();
+        assert!(total <= budget - 80_000_000, "within what is left");
     }
 }
