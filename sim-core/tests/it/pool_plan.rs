@@ -300,11 +300,9 @@ fn steady_load_is_not_autoscaled_and_unsplittable_scenarios_say_why() {
     assert!(why.contains("closed loop"), "{why}");
 }
 
-#[test]
-fn a_small_pool_overflowing_to_an_api_tier_beats_both_where_the_peak_is_short() {
-    // The quiet batch job, with a small API tier beside the GPUs: the API
-    // alone, three H100s for the peak, or one H100 with the peak's overflow.
-    let mut s = busy_hour();
+/// `s` with the small API tier beside its GPUs (the launch-day preset's
+/// client: a queue), its fleet still the default backend.
+fn with_small_tier(s: &mut Scenario) {
     let mut api = sim_core::presets::all()
         .into_iter()
         .find(|p| p.id == "launch-day-gpus")
@@ -314,6 +312,14 @@ fn a_small_pool_overflowing_to_an_api_tier_beats_both_where_the_peak_is_short() 
         .expect("an API");
     api.tiers = vec![sim_core::presets::small_tier()];
     s.api = Some(api);
+}
+
+#[test]
+fn a_small_pool_overflowing_to_an_api_tier_beats_both_where_the_peak_is_short() {
+    // The quiet batch job, with a small API tier beside the GPUs: the API
+    // alone, three H100s for the peak, or one H100 with the peak's overflow.
+    let mut s = busy_hour();
+    with_small_tier(&mut s);
     let space = Space {
         gpus: vec![Gpu::H100],
         weights: vec![Precision::Bf16],
@@ -367,15 +373,7 @@ fn classes_on_one_api_tier_share_its_limits_and_no_fleet_is_billed() {
     s.workload.classes[0].share = 0.5;
     reports.share = 0.5;
     s.workload.classes.push(reports);
-    let mut api = sim_core::presets::all()
-        .into_iter()
-        .find(|p| p.id == "launch-day-gpus")
-        .expect("preset")
-        .scenario
-        .api
-        .expect("an API");
-    api.tiers = vec![sim_core::presets::small_tier()];
-    s.api = Some(api);
+    with_small_tier(&mut s);
     let space = Space {
         self_hosted: false,
         ..Space::for_scenario(&s)
