@@ -315,7 +315,7 @@ const LATER_PASSES_UP_TO: f64 = 0.3;
 /// An open group whose least possible cost is below this share of the
 /// cheapest setup found could replace the answer, not just refine it: later
 /// passes may then use the whole budget.
-const FAR_BELOW: f64 = 0.8;
+const FAR_BELOW: f64 = 0.75;
 
 /// Events each later-pass share leaves unspent, for runs that stop a few
 /// events past their cap.
