@@ -483,6 +483,7 @@ impl Anchor {
                 scheduling_policy: None,
                 expert_parallel: false,
                 fitted_profile: None,
+                disaggregation: None,
             },
             slo: Slo::default(),
             limits: Limits::default(),

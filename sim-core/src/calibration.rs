@@ -221,6 +221,7 @@ impl Measurement {
                 scheduling_policy: None,
                 expert_parallel: false,
                 fitted_profile: None,
+                disaggregation: None,
             },
             slo: Slo::default(),
             limits: Limits::default(),

@@ -55,6 +55,27 @@ pub struct Report {
     /// totals above are the pool's).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pools: Vec<PoolReport>,
+    /// KV caches moved from prefill pools to decode pools, when some pool
+    /// hands off (prefill/decode disaggregation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handoff: Option<HandoffReport>,
+}
+
+/// The KV caches that moved from prefill replicas to decode replicas.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HandoffReport {
+    /// Caches that arrived.
+    pub transfers: u64,
+    /// From the decode replica's admission to the cache's arrival: waiting
+    /// for the replica's link, the bytes on the wire and the link's fixed
+    /// latency.
+    pub transfer: LatencyStats,
+    /// Bytes moved, GB.
+    pub gb_moved: f64,
+    /// KV cache on the way, averaged over the measured window, GB.
+    pub in_flight_gb_mean: f64,
+    /// Most KV cache on the way at once, GB.
+    pub in_flight_gb_peak: f64,
 }
 
 /// One self-hosted pool's share of the run.

@@ -31,6 +31,7 @@ impl Simulation {
         else {
             return None;
         };
+        self.join_arrived(r);
         // Under async scheduling the pass after a busy one was formed when
         // that one was launched — unless nothing would have run in it (no
         // sequence in flight), when vLLM forms it on the spot.
@@ -98,13 +99,20 @@ impl Simulation {
         let q = self.queue_of(r);
         let seqs = |sim: &Simulation| {
             let rep = &sim.st.replicas[r];
-            (rep.decoding.len() + rep.prefilling.len()) as u64
+            (rep.decoding.len() + rep.prefilling.len()) as u64 + rep.transferring
         };
         while seqs(self) < lim.max_seqs && *budget_left > 0 {
             self.prune_queue(q);
             let Some(&id) = self.st.queues[q].front() else {
                 break;
             };
+            if self.st.requests[id].remote != super::handoff::NO_REMOTE {
+                // Handed off by a prefill pool: admit it to pull its cache.
+                if self.admit_handoff(r, id, q) {
+                    continue;
+                }
+                break;
+            }
             if let Some(formed) = lim.formed_at {
                 let req = &self.st.requests[id];
                 // FCFS: those behind it reached the engine later still (a
@@ -255,7 +263,7 @@ impl Simulation {
         let ctx = self.leave_decoding(r, id, false);
         let req = &mut self.st.requests[id];
         // Its context holds the prompt and every generated token but the last.
-        req.generated = (ctx - u64::from(req.input_tokens) + 1) as u32;
+        req.generated = (ctx + 1 - u64::from(req.input_tokens)) as u32;
         debug_assert!(req.generated < req.output_tokens);
         self.requeue(r, id);
     }
@@ -301,6 +309,7 @@ impl Simulation {
         if pass.decodes > 0 {
             let step = self.st.replicas[r].decoding.advance();
             self.rec.windows.tokens(now, pass.decodes);
+            self.first_tokens_of_joined(r);
             while let Some(f) = self.st.replicas[r].decoding.pop_due(step) {
                 let live = self.st.requests.contains(f.id) && {
                     let req = &self.st.requests[f.id];
@@ -313,20 +322,32 @@ impl Simulation {
                 }
                 let ctx = self.leave_decoding(r, f.id, true);
                 let req = &mut self.st.requests[f.id];
-                req.generated = (ctx - u64::from(req.input_tokens) + 1) as u32;
+                req.generated = (ctx + 1 - u64::from(req.input_tokens)) as u32;
                 debug_assert_eq!(req.generated, req.output_tokens, "finished early or late");
                 self.complete(f.id);
             }
         }
         let mut first_tokens = 0;
+        let mut handed_off = false;
         for &(id, take) in &pass.chunks {
             let req = &mut self.st.requests[id];
             req.prefilled += take;
             if req.prefilled < req.prefill_target {
                 continue;
             }
-            // Prompt done: the pass also sampled the next token.
             let target = u64::from(req.prefill_target);
+            if let Some(h) = pool!(self, r).handoff
+                && !self.st.requests[id].abandoned
+            {
+                // A prefill pool: the prompt's cache goes to a decode pool,
+                // which samples the first token.
+                self.publish_prompt(r, id, target);
+                self.hand_off(r, id, h.to);
+                handed_off = true;
+                continue;
+            }
+            let req = &mut self.st.requests[id];
+            // Prompt done: the pass also sampled the next token.
             req.generated += 1;
             first_tokens += 1;
             if req.first_token_ns == u64::MAX {
@@ -348,7 +369,7 @@ impl Simulation {
                 .decoding
                 .join(id, req.admit_order, req.epoch, target, left);
         }
-        if first_tokens > 0 {
+        if first_tokens > 0 || handed_off {
             // Prompts that finished (now decoding, or completed and gone) leave
             // in one sweep, keeping the others' order: O(prefilling) a pass,
             // not O(prefilling) for each finished prompt.

@@ -32,6 +32,7 @@ mod arrivals;
 mod autoscale;
 mod caching;
 mod decode;
+mod handoff;
 mod iteration;
 mod pools;
 mod prefix;
@@ -87,6 +88,8 @@ enum Event {
     ClientRelease { tier: u16, epoch: u32 },
     /// An autoscaled pool's autoscaler reads its signal.
     ScaleCheck { pool: u16 },
+    /// A handed-off request's KV cache reached its decode replica.
+    KvArrived { req: ReqId },
     /// A starting replica's cold start ends (ignored if `epoch` is no longer
     /// its: the start was cancelled).
     ReplicaReady { replica: u32, epoch: u32 },
@@ -593,6 +596,7 @@ impl Simulation {
             Event::BatchTimer { replica, .. } => self.batch_timer(replica as usize),
             Event::ScaleCheck { pool } => self.scale_check(usize::from(pool)),
             Event::ReplicaReady { replica, epoch } => self.replica_ready(replica as usize, epoch),
+            Event::KvArrived { req } => self.kv_arrived(req),
         }
     }
 }

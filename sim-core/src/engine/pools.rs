@@ -56,6 +56,8 @@ pub(super) struct PoolCfg {
     /// the start).
     pub(super) scale: Option<super::autoscale::ScaleCfg>,
     pub(super) initial: usize,
+    /// Prefill only, handing each prompt's cache to another pool.
+    pub(super) handoff: Option<super::handoff::HandoffCfg>,
 }
 
 impl PoolCfg {
@@ -106,7 +108,10 @@ impl PoolCfg {
             used: scenario.pool_used(index),
             frontend_in_ns,
             frontend_out_ns,
-            prefix_caching: s.caches_prefixes(),
+            // A decode pool receives whole prompts' caches: nothing to look
+            // up (a preempted sequence recomputes its prompt in full).
+            prefix_caching: s.caches_prefixes() && !scenario.decodes_for_others(index),
+            handoff: super::handoff::HandoffCfg::of(scenario, index),
             async_scheduling: matches!(timing, Timing::Serving(_)) && s.async_scheduling_setting(),
             level_of,
             levels,

@@ -163,6 +163,51 @@ pub(super) struct Recorder {
     /// Whether some class reasons before answering (then the time to the
     /// first visible token is recorded apart from TTFT).
     pub(super) reasoning: bool,
+    /// KV caches moved between pools (prefill/decode disaggregation).
+    pub(super) handoff: HandoffMetrics,
+}
+
+/// KV caches on the way from prefill replicas to decode replicas.
+#[derive(Default)]
+pub(super) struct HandoffMetrics {
+    pub(super) transfers: u64,
+    /// From the decode replica's admission to the arrival.
+    pub(super) time: LatencyRecorder,
+    pub(super) bytes_moved: f64,
+    in_flight: f64,
+    /// ∫ bytes in flight dt, byte·ns, up to `since`.
+    area: f64,
+    since: u64,
+    pub(super) peak: f64,
+}
+
+impl HandoffMetrics {
+    fn integrate(&mut self, now: u64) {
+        self.area += self.in_flight * (now - self.since) as f64;
+        self.since = now;
+    }
+
+    /// A pull of `bytes` started at `now`.
+    pub(super) fn started(&mut self, now: u64, bytes: f64) {
+        self.integrate(now);
+        self.in_flight += bytes;
+        self.peak = self.peak.max(self.in_flight);
+    }
+
+    /// A pull of `bytes` arrived at `now`, `took_ns` after it was admitted.
+    pub(super) fn arrived(&mut self, now: u64, bytes: f64, took_ns: u64) {
+        self.integrate(now);
+        self.in_flight = (self.in_flight - bytes).max(0.0);
+        self.transfers += 1;
+        self.bytes_moved += bytes;
+        self.time.record_ns(took_ns);
+    }
+
+    /// Mean bytes in flight over `0..end`.
+    pub(super) fn mean_in_flight(&self, end: u64) -> f64 {
+        let area = self.area + self.in_flight * end.saturating_sub(self.since) as f64;
+        if end == 0 { 0.0 } else { area / end as f64 }
+    }
 }
 
 /// Stages up to which each keeps exact (HDR) percentiles; a longer schedule's
@@ -231,6 +276,7 @@ impl Recorder {
             too_large_example: None,
             pools: (0..pools).map(|_| PoolMetrics::default()).collect(),
             stages: Vec::new(),
+            handoff: HandoffMetrics::default(),
         }
     }
 

@@ -155,6 +155,16 @@ pub(super) struct Replica {
     /// scheduler really formed this one (requests that reached the engine
     /// later wait for the pass after).
     pub(super) formed_at: Option<u64>,
+    /// Handed-off requests admitted here whose KV cache is on the way or
+    /// has arrived (they hold blocks and a sequence slot).
+    pub(super) transferring: u64,
+    /// Of those, the ones whose cache has arrived: they join the next pass.
+    pub(super) arrived: Vec<ReqId>,
+    /// Sequences that joined the pass in flight from a hand-off (with their
+    /// epoch): its end is their first token.
+    pub(super) first_pending: Vec<(ReqId, u32)>,
+    /// When this replica's link is free for the next pull.
+    pub(super) link_free_ns: u64,
 }
 
 impl Simulation {

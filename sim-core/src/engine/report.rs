@@ -300,7 +300,8 @@ impl Simulation {
                 let mut limited = pools
                     .iter()
                     .zip(&self.st.scaling)
-                    .filter(|(p, _)| p.used)
+                    // A prefill pool generates no output tokens.
+                    .filter(|(p, _)| p.used && p.handoff.is_none())
                     .filter_map(|(p, s)| p.limit.map(|l| (l, s.peak_up as usize)));
                 limited.next().map(|(l, n)| {
                     let bound = limited.fold(l.output_tokens_per_s * n as f64, |b, (l, n)| {
@@ -389,6 +390,15 @@ impl Simulation {
                     }
                 })
                 .collect(),
+            handoff: pools.iter().any(|p| p.handoff.is_some()).then(|| {
+                crate::report::HandoffReport {
+                    transfers: rec.handoff.transfers,
+                    transfer: rec.handoff.time.stats(),
+                    gb_moved: rec.handoff.bytes_moved / 1e9,
+                    in_flight_gb_mean: rec.handoff.mean_in_flight(end) / 1e9,
+                    in_flight_gb_peak: rec.handoff.peak / 1e9,
+                }
+            }),
         }
     }
 }

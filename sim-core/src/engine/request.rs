@@ -28,6 +28,9 @@ pub(super) enum Phase {
     Decoding,
     /// In a static batch, an abstract service period, or at an API provider.
     Batched,
+    /// Admitted by a decode replica, its prompt's KV cache on the way from
+    /// the prefill replica (or arrived, joining the next pass).
+    Transferring,
 }
 
 /// Where a class is served.
@@ -88,6 +91,12 @@ pub(super) struct Request {
     pub(super) api_done_ns: u64,
     /// Its line in a replayed trace (whose prefix hashes name its blocks).
     pub(super) trace: Option<u32>,
+    /// The prefill replica still holding its prompt's KV cache, after a
+    /// hand-off and until the decode replica has pulled it
+    /// ([`super::handoff::NO_REMOTE`] otherwise).
+    pub(super) remote: u32,
+    /// When its decode replica admitted it and started the pull.
+    pub(super) pulled_ns: u64,
 }
 
 /// A replayed trace's request: its lengths and its index in the trace.
@@ -254,6 +263,8 @@ impl Simulation {
             abandoned: false,
             api_done_ns: u64::MAX,
             trace,
+            remote: super::handoff::NO_REMOTE,
+            pulled_ns: 0,
         });
         self.rec.arrived += 1;
         self.rec.windows.arrival(now);
@@ -411,6 +422,7 @@ impl Simulation {
     /// Free a request that will not complete, and end its task (an agent chain
     /// stops at its first lost call); a closed-loop user thinks and tries again.
     pub(super) fn drop_request(&mut self, id: ReqId) {
+        self.release_remote(id);
         let task = self.st.requests[id].task;
         self.st.requests.remove(id);
         let user = self.st.tasks[task].user;

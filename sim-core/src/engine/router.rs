@@ -63,7 +63,7 @@ impl Simulation {
     /// The replica of pool `p` a per-replica router chooses (a fleet
     /// index); ties go to the lowest index. O(1) from the index that
     /// [`Self::touch`] keeps up to date.
-    fn pick_replica(&mut self, id: ReqId, p: usize) -> u32 {
+    pub(super) fn pick_replica(&mut self, id: ReqId, p: usize) -> u32 {
         let pool = &self.cfg.pools[p];
         let (first, n) = (pool.first as u32, pool.replicas as u32);
         match pool.router {

@@ -138,7 +138,18 @@ impl Simulation {
                 self.st.replicas[r as usize].leaving.push(id);
                 self.end_task_of(id);
             }
+            // Pulling its KV cache to a decode replica: it leaves when the
+            // pull ends (the blocks on both sides are in use until then).
+            (Phase::Transferring, _) => {
+                self.st.requests[id].abandoned = true;
+                self.st.abandoned_running += 1;
+                self.end_task_of(id);
+            }
             (Phase::Waiting, _) => {
+                // A handed-off request waiting for a decode replica: the
+                // prefill replica frees its cache now (the queue may not
+                // reach the request before the run ends).
+                self.release_remote(id);
                 self.st.requests[id].abandoned = true;
                 self.st.abandoned_waiting += 1;
                 self.end_task_of(id);
@@ -207,6 +218,7 @@ impl Simulation {
 
     /// Forget a timed-out request and its task.
     pub(super) fn forget(&mut self, id: ReqId) {
+        self.release_remote(id);
         let task = self.st.requests[id].task;
         self.st.tasks.remove(task);
         self.st.requests.remove(id);

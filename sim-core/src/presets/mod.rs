@@ -79,6 +79,7 @@ pub fn h100_llama_8b() -> Serving {
         scheduling_policy: None,
         expert_parallel: false,
         fitted_profile: None,
+        disaggregation: None,
     }
 }
 

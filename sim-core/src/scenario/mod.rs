@@ -14,7 +14,12 @@ use serde::{Deserialize, Serialize};
 
 pub mod bounds;
 mod derived;
+mod disagg;
 pub use derived::ProfileStatement;
+pub use disagg::{
+    DECODE_POOL, Handoff, KvLink, PREFILL_POOL, RDMA_EFFICIENCY, RDMA_LATENCY_S, TCP_EFFICIENCY,
+    TCP_LATENCY_S,
+};
 mod parse;
 mod pools;
 pub use pools::{
@@ -359,6 +364,10 @@ pub struct Serving {
     /// software's constants, and says where it was validated.
     #[serde(default, rename = "profile", skip_serializing_if = "Option::is_none")]
     pub fitted_profile: Option<Box<crate::physics::FittedProfile>>,
+    /// Prefill only, and hand each prompt's KV cache to another pool, which
+    /// decodes (prefill/decode disaggregation); None serves both phases.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disaggregation: Option<Handoff>,
 }
 
 /// A replica's order of admission (vLLM's `--scheduling-policy`).

@@ -324,12 +324,18 @@ impl Scenario {
         out
     }
 
-    /// Whether some class can reach pool `i` (only then is it billed).
+    /// Whether some class can reach pool `i`, directly or as the decode
+    /// pool of a prefill pool it reaches (only then is it billed).
     pub fn pool_used(&self, i: usize) -> bool {
-        self.workload
-            .classes
-            .iter()
-            .any(|k| self.reachable_targets(&k.name).contains(&Target::Pool(i)))
+        let reached = |j: usize| {
+            self.workload
+                .classes
+                .iter()
+                .any(|k| self.reachable_targets(&k.name).contains(&Target::Pool(j)))
+        };
+        reached(i)
+            || (0..self.pool_count())
+                .any(|p| p != i && self.decode_pool_of(p) == Some(i) && reached(p))
     }
 
     /// Check the pools' names and count, and the routing rules.

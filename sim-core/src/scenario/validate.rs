@@ -380,6 +380,7 @@ impl Scenario {
             }
         }
         self.validate_pools(&mut c.problems);
+        self.validate_disaggregation(&mut c.problems);
     }
 
     fn validate_pool(&self, s: &Serving, c: &mut Checker) {
