@@ -180,6 +180,13 @@ enum Command {
         /// classes' answers run together, against one setup for everything.
         #[arg(long)]
         pools: bool,
+        /// Plan a split into prefill and decode pools (xPyD): the cheapest
+        /// ratio that meets the targets, beside the fewest colocated replicas.
+        #[arg(long, conflicts_with = "pools")]
+        split: bool,
+        /// With --split: the KV-cache link (nvlink, infiniband, roce, ethernet).
+        #[arg(long, requires = "split")]
+        link: Option<String>,
         /// Plan on the whole scenario however long it takes (by default a
         /// plan stays within a work budget of simulated events, said up front).
         #[arg(long)]
@@ -466,6 +473,8 @@ fn execute(command: Command) -> Result<String, String> {
             self_hosted,
             serial,
             pools,
+            split,
+            link,
             full,
             json,
             set,
@@ -489,6 +498,9 @@ fn execute(command: Command) -> Result<String, String> {
                 },
                 ..sim_core::plan::Space::default()
             };
+            if split {
+                return plan_text::split_command(&s, slo, link.as_deref(), full, json);
+            }
             if pools {
                 let started = std::time::Instant::now();
                 let p = analysis::pool_plan_parallel(&s, slo, &space, !serial)?;
@@ -574,16 +586,7 @@ fn execute(command: Command) -> Result<String, String> {
             .iter()
             .map(|p| format!("{:<22} {}\n", p.id, p.title))
             .collect()),
-        Command::Preset { id } => {
-            let all = sim_core::presets::all();
-            let p = all.iter().find(|p| p.id == id).ok_or_else(|| {
-                let ids: Vec<&str> = all.iter().map(|p| p.id).collect();
-                format!("no preset {id:?}; known: {}", ids.join(", "))
-            })?;
-            serde_json::to_string_pretty(&p.scenario)
-                .map(|j| j + "\n")
-                .map_err(|e| e.to_string())
-        }
+        Command::Preset { id } => scenario_file::preset_json(&id),
     }
 }
 

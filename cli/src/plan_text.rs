@@ -134,3 +134,107 @@ pub(crate) fn plan_gpus(keys: &[String]) -> Result<Vec<sim_core::physics::Gpu>, 
         })
         .collect()
 }
+
+/// `tlab plan --split [--link L] [--full] [--json]`.
+pub(crate) fn split_command(
+    s: &Scenario,
+    slo: PlanSlo,
+    link: Option<&str>,
+    full: bool,
+    json: bool,
+) -> Result<String, String> {
+    let link = link
+        .map(|l| {
+            sim_core::scenario::KvLink::named(l).ok_or_else(|| {
+                format!("--link must be nvlink, infiniband, roce or ethernet, got {l:?}")
+            })
+        })
+        .transpose()?;
+    let budget = if full {
+        u64::MAX
+    } else {
+        sim_core::plan::budget::PLAN_EVENTS
+    };
+    let started = std::time::Instant::now();
+    let p = sim_core::plan::split::plan_split(s, slo, link, budget)?;
+    if json {
+        return serde_json::to_string_pretty(&p)
+            .map(|j| j + "\n")
+            .map_err(|e| e.to_string());
+    }
+    Ok(split_text(s, &p, started.elapsed().as_secs_f64()))
+}
+
+/// `tlab plan --split`: the colocated answer, the cheapest split, and every
+/// count tried.
+pub(crate) fn split_text(
+    s: &sim_core::Scenario,
+    p: &sim_core::plan::split::SplitPlan,
+    secs: f64,
+) -> String {
+    let setup = s.serving.hardware_text();
+    let mut o = format!(
+        "prefill and decode of {setup}, split over {}: {} simulated events in {secs:.1} s\n",
+        p.link.name(),
+        sim_core::format::thousands(p.events)
+    );
+    let line = |t: &sim_core::plan::split::Tried| {
+        format!(
+            "{}, {}/month, TTFT p99 {}, TPOT p99 {}: {}",
+            if t.prefill == 0 {
+                format!("{} replicas", t.decode)
+            } else {
+                format!("{}P{}D", t.prefill, t.decode)
+            },
+            usd(t.usd_per_month),
+            ms(t.ttft_p99_ms),
+            ms(t.tpot_p99_ms),
+            match &t.verdict {
+                Ok(m) => format!("meets the targets ({:.0} % to spare)", m * 100.0),
+                Err(why) => why.clone(),
+            }
+        )
+    };
+    match &p.colocated {
+        Some(t) => o += &format!("colocated: {}\n", line(t)),
+        None => o += "colocated: no count up to the limit meets the targets\n",
+    }
+    match &p.split {
+        Some(t) => {
+            o += &format!("split:     {}\n", line(t));
+            o += &format!(
+                "  as a scenario: --set decode_pool=decode --set kv_link={} --set replicas={} --set replicas@decode={}\n",
+                p.link.name(),
+                t.prefill,
+                t.decode
+            );
+        }
+        None => o += "split: no prefill:decode ratio up to the limit meets the targets\n",
+    }
+    if let (Some(c), Some(t)) = (&p.colocated, &p.split) {
+        o += &format!(
+            "the split costs {} what colocated does\n",
+            if t.usd_per_month < c.usd_per_month * 0.995 {
+                format!(
+                    "{:.0} % less than",
+                    (1.0 - t.usd_per_month / c.usd_per_month) * 100.0
+                )
+            } else if t.usd_per_month > c.usd_per_month * 1.005 {
+                format!(
+                    "{:.0} % more than",
+                    (t.usd_per_month / c.usd_per_month - 1.0) * 100.0
+                )
+            } else {
+                "the same as".into()
+            }
+        );
+    }
+    if let Some(u) = &p.unsettled {
+        o += &format!("not settled: {u}\n");
+    }
+    o += "tried:\n";
+    for t in &p.tried {
+        o += &format!("  {}\n", line(t));
+    }
+    o
+}

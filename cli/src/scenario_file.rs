@@ -57,3 +57,15 @@ fn read_scenario(path: &PathBuf) -> Result<String, String> {
     }
     Ok(text)
 }
+
+/// `tlab preset ID`: the preset's scenario as a JSON file.
+pub(crate) fn preset_json(id: &str) -> Result<String, String> {
+    let all = sim_core::presets::all();
+    let p = all.iter().find(|p| p.id == id).ok_or_else(|| {
+        let ids: Vec<&str> = all.iter().map(|p| p.id).collect();
+        format!("no preset {id:?}; known: {}", ids.join(", "))
+    })?;
+    serde_json::to_string_pretty(&p.scenario)
+        .map(|j| j + "\n")
+        .map_err(|e| e.to_string())
+}

@@ -134,6 +134,21 @@ pub fn summary(s: &Scenario, r: &Report) -> String {
         }
     }
     for p in &r.pools {
+        if let Some(d) = &p.prefills_for {
+            o += &format!(
+                "  pool {} ({}): prefills for {}, GPU busy {:.0} %, mean batch {:.1}, {:.0} prompt tok/s; {:.2} replica-hours; {} ({} a month)\n",
+                printable(&p.name),
+                p.hardware,
+                printable(d),
+                p.gpu_busy_fraction * 100.0,
+                p.mean_batch_size,
+                p.input_tokens_per_s,
+                p.replica_hours,
+                usd(p.usd),
+                usd(p.usd_per_month)
+            );
+            continue;
+        }
         o += &format!(
             "  pool {} ({}): {} completed, TTFT mean {} p99 {}, TPOT mean {}, {:.0} output tok/s, GPU busy {:.0} %, mean batch {:.1}; replicas {:.1} on average, {} at most, {:.2} replica-hours; {} ({} a month)\n",
             printable(&p.name),
@@ -150,6 +165,17 @@ pub fn summary(s: &Scenario, r: &Report) -> String {
             p.replica_hours,
             usd(p.usd),
             usd(p.usd_per_month)
+        );
+    }
+    if let Some(h) = &r.handoff {
+        o += &format!(
+            "KV hand-off: {} caches moved, {:.2} GB; transfer (link wait, wire, latency) mean {} p99 {}; in flight {:.3} GB on average, {:.3} GB at most\n",
+            h.transfers,
+            h.gb_moved,
+            ms(h.transfer.mean_ms),
+            ms(h.transfer.p99_ms),
+            h.in_flight_gb_mean,
+            h.in_flight_gb_peak
         );
     }
     if let Some(a) = &r.api {

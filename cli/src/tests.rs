@@ -285,6 +285,47 @@ mod runs {
     }
 
     #[test]
+    fn plan_split_answers_the_cheapest_ratio_beside_colocated_and_how_to_run_it() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = preset_file(&dir, "split-prefill-decode");
+        let plan = |link: Option<&str>, json: bool| {
+            execute(Command::Plan {
+                scenario: path.clone(),
+                slo: crate::SloArgs {
+                    ttft_p99_ms: None,
+                    tpot_p99_ms: None,
+                    max_errors: None,
+                    min_goodput: None,
+                },
+                max_replicas: 64,
+                gpus: Vec::new(),
+                self_hosted: false,
+                serial: false,
+                pools: false,
+                split: true,
+                link: link.map(str::to_owned),
+                full: false,
+                json,
+                set: Vec::new(),
+            })
+        };
+        let text = plan(Some("nvlink"), false).expect("plan --split");
+        assert!(text.contains("split over nvlink"), "{text}");
+        assert!(text.contains("colocated: 8 replicas"), "{text}");
+        assert!(text.contains("split:     2P1D"), "{text}");
+        assert!(
+            text.contains("--set decode_pool=decode --set kv_link=nvlink --set replicas=2 --set replicas@decode=1"),
+            "{text}"
+        );
+        assert!(text.contains("less than what colocated does"), "{text}");
+        let json: serde_json::Value =
+            serde_json::from_str(&plan(Some("nvlink"), true).expect("json")).expect("JSON");
+        assert_eq!(json["split"]["prefill"], 2);
+        let err = plan(Some("carrier-pigeon"), false).expect_err("unknown link");
+        assert!(err.contains("--link must be"), "{err}");
+    }
+
+    #[test]
     fn plan_pools_gives_each_class_its_answer_and_the_split_in_parallel_as_serially() {
         let dir = tempfile::tempdir().expect("temp dir");
         let path = preset_file(&dir, "chat-and-batch");
@@ -302,6 +343,8 @@ mod runs {
                 self_hosted: false,
                 serial,
                 pools: true,
+                split: false,
+                link: None,
                 full: false,
                 json,
                 set: vec![

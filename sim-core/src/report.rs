@@ -83,6 +83,10 @@ pub struct HandoffReport {
 pub struct PoolReport {
     /// The pool's name.
     pub name: String,
+    /// The decode pool it hands its prompts to, when it only prefills (its
+    /// requests complete there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefills_for: Option<String>,
     /// Its hardware and model in words (`Serving::hardware_text`).
     pub hardware: String,
     /// Its GPUs: the most replicas up at once (`replicas_peak`; all of a

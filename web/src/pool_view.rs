@@ -8,6 +8,7 @@ use sim_core::Report;
 /// One row per pool of the run on screen, from its report only.
 pub fn per_pool_view(report: RwSignal<Option<Report>>) -> impl IntoView {
     let rows = move || report.with(|r| r.as_ref().map(|r| r.pools.clone()).unwrap_or_default());
+    let handoff = move || report.with(|r| r.as_ref().and_then(|r| r.handoff.clone()));
     view! {
         <Show when=move || !rows().is_empty()>
             <table class="per-class" data-testid="per-pool">
@@ -39,7 +40,10 @@ pub fn per_pool_view(report: RwSignal<Option<Report>>) -> impl IntoView {
                                             {format!("{:.1}, {}", p.replicas_mean, p.replicas_peak)}
                                         </td>
                                         <td data-testid="completed" data-value=p.completed.to_string()>
-                                            {p.completed.to_string()}
+                                            {match &p.prefills_for {
+                                                Some(d) => format!("prefills for {d}"),
+                                                None => p.completed.to_string(),
+                                            }}
                                         </td>
                                         <td data-testid="ttft-p50" data-value=p.ttft.p50_ms.map(|v| v.to_string()).unwrap_or_default()>
                                             {fmt_ms(p.ttft.p50_ms)}
@@ -58,6 +62,25 @@ pub fn per_pool_view(report: RwSignal<Option<Report>>) -> impl IntoView {
                     }}
                 </tbody>
             </table>
+            {move || {
+                handoff()
+                    .map(|h| {
+                        view! {
+                            <p class="note" data-testid="handoff" data-transfers=h.transfers.to_string()
+                                data-transfer-mean-ms=h.transfer.mean_ms.map(|v| v.to_string()).unwrap_or_default()>
+                                {format!(
+                                    "KV-cache hand-off, prefill to decode: {} caches moved ({:.1} GB); each took {} on average, {} at p99 (waiting for the decode replica's link, on the wire, and the link's fixed latency); {:.2} GB on the way on average, {:.2} GB at most.",
+                                    h.transfers,
+                                    h.gb_moved,
+                                    fmt_ms(h.transfer.mean_ms),
+                                    fmt_ms(h.transfer.p99_ms),
+                                    h.in_flight_gb_mean,
+                                    h.in_flight_gb_peak,
+                                )}
+                            </p>
+                        }
+                    })
+            }}
         </Show>
     }
 }

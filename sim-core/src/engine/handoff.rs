@@ -77,6 +77,11 @@ impl Simulation {
     /// replica's queue.
     pub(super) fn hand_off(&mut self, r: usize, id: ReqId, to: u16) {
         let req = &mut self.st.requests[id];
+        // The prefill pool's throughput is the prompts it hands off.
+        let from = usize::from(req.pool);
+        if let Some(m) = self.rec.pools.get_mut(from) {
+            m.input_tokens += u64::from(req.input_tokens);
+        }
         req.phase = Phase::Waiting;
         req.remote = r as u32;
         req.pool = to;
@@ -137,7 +142,11 @@ impl Simulation {
         debug_assert!(h.is_some(), "a handed-off request came from a prefill pool");
         let (bytes, wire, latency) = h.map_or((0.0, 0, 0), |h| {
             let bytes = h.bytes(tokens);
-            (bytes, super::secs_to_ns(bytes / h.bytes_per_s), h.latency_ns)
+            (
+                bytes,
+                super::secs_to_ns(bytes / h.bytes_per_s),
+                h.latency_ns,
+            )
         });
         let now = self.st.now;
         let rep = &mut self.st.replicas[r];

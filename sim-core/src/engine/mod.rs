@@ -48,8 +48,6 @@ mod static_batch;
 mod timeout;
 mod waiting;
 
-use crate::trace::TraceLog;
-
 use provider::ApiState;
 use recorder::Recorder;
 use replica::Replica;
@@ -423,20 +421,6 @@ impl Simulation {
     /// True when no work is left or a limit stopped the run.
     pub fn is_finished(&self) -> bool {
         self.st.stopped.is_some() || self.st.events.is_empty()
-    }
-
-    /// Record the first `capacity` passes and arrivals (for the teaching timeline
-    /// and tests). Call before advancing.
-    pub fn record_trace(&mut self, capacity: usize) {
-        self.rec.trace = Some(TraceLog {
-            capacity,
-            ..TraceLog::default()
-        });
-    }
-
-    /// What was recorded by [`Self::record_trace`].
-    pub fn trace(&self) -> Option<&TraceLog> {
-        self.rec.trace.as_ref()
     }
 
     /// Simulated time now, ns.

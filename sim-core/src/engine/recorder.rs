@@ -445,3 +445,19 @@ impl Recorder {
         }
     }
 }
+
+impl super::Simulation {
+    /// Record the first `capacity` passes and arrivals (for the teaching timeline
+    /// and tests). Call before advancing.
+    pub fn record_trace(&mut self, capacity: usize) {
+        self.rec.trace = Some(TraceLog {
+            capacity,
+            ..TraceLog::default()
+        });
+    }
+
+    /// What was recorded by [`Self::record_trace`].
+    pub fn trace(&self) -> Option<&TraceLog> {
+        self.rec.trace.as_ref()
+    }
+}

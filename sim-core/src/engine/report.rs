@@ -366,6 +366,7 @@ impl Simulation {
                     let replica_ns = up[i].map_or(end as f64 * p.replicas as f64, |u| u as f64);
                     PoolReport {
                         name: p.name.clone(),
+                        prefills_for: p.handoff.map(|h| pools[usize::from(h.to)].name.clone()),
                         hardware: p.hardware.clone(),
                         // Autoscaled: the most up at once.
                         gpus: peak(i),

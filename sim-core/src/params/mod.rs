@@ -12,6 +12,7 @@
 use crate::scenario::Scenario;
 
 mod autoscale;
+mod disagg;
 mod edits;
 mod pools;
 mod provider;
@@ -153,6 +154,7 @@ pub fn all() -> impl Iterator<Item = &'static Param> {
         .chain(serving::PARAMS.iter())
         .chain(autoscale::PARAMS.iter())
         .chain(pools::PARAMS.iter())
+        .chain(disagg::PARAMS.iter())
         .chain(scheduling::PARAMS.iter())
         .chain(targets::PARAMS.iter())
         .chain(provider::PARAMS.iter())
@@ -228,6 +230,7 @@ impl Param {
         serving::PARAMS
             .iter()
             .chain(autoscale::PARAMS)
+            .chain(disagg::PARAMS)
             .any(|p| p.path == self.path)
             || matches!(self.path, "scheduling_policy" | "usd_per_gpu_hour")
     }

@@ -26,6 +26,7 @@ mod pool_scale;
 pub mod pool_split;
 pub mod pools;
 mod search;
+pub mod split;
 
 pub use assemble::{ApiAnswer, Plan, assemble, groups, outcomes, plan, reopen_groups, run_group};
 pub use search::{Finished, Search};

@@ -361,3 +361,61 @@ pub const LAUNCH_DAY_GPUS: &[Step] = &[
         ],
     },
 ];
+
+/// Prefill/decode disaggregation: when splitting pays, and when it does not.
+pub const SPLIT_PREFILL_DECODE: &[Step] = &[
+    Step {
+        title: "Start: both replicas prefill and decode",
+        say: "Two 70B replicas serve 3 questions/s over documents of about 3,000 tokens. A replica's passes carry prompt chunks of up to 2,048 tokens beside the answers being written, so each answer's tokens come about 15 ms apart (median), at the target: only about half the requests meet it. The eight GPUs cost about $17,500 a month.",
+        edits: &[],
+        claims: &[
+            between(Q::GoodputPct, 40.0, 62.0),
+            at_least(Q::TpotP50, 14.0),
+            between(Q::UsdPerMonth, 17_400.0, 17_600.0),
+        ],
+    },
+    Step {
+        title: "Split: one replica prefills, one decodes",
+        say: "Make the first replica prefill only and hand each prompt's KV cache over NVLink to a decode pool of one replica. Its passes carry only answers: a token every 11.5 ms or so, and about 96 % of requests meet both targets, on the same GPUs for the same money. The price is the first token: one replica prefills where two did, and the cache must move, so the median first token doubles to about 0.43 s.",
+        edits: &[
+            ("decode_pool", "decode"),
+            ("kv_link", "nvlink"),
+            ("replicas", "1"),
+            ("replicas@decode", "1"),
+        ],
+        claims: &[
+            at_least(Q::GoodputPct, 93.0),
+            at_most(Q::TpotP50, 12.5),
+            between(Q::TtftP50, 350.0, 520.0),
+            between(Q::UsdPerMonth, 17_400.0, 17_600.0),
+        ],
+    },
+    Step {
+        title: "Move the cache over Ethernet instead",
+        say: "Put the two replicas in different nodes joined by 100 Gb/s Ethernet: a 3,000-token prompt's cache (about 1 GB in 16 bits) takes a fifth of a second on the wire, and caches queue for the decode replica's link. The median first token passes a second and only about 73 % of requests meet the targets: a split needs a fast link.",
+        edits: &[("kv_link", "ethernet")],
+        claims: &[
+            at_least(Q::TtftP50, 900.0),
+            between(Q::GoodputPct, 60.0, 85.0),
+        ],
+    },
+    Step {
+        title: "Short questions instead of documents",
+        say: "Back on NVLink, make the prompts short — about 300 tokens. A prompt's pass is now brief and barely delays the answers beside it, so the split has little to fix: every request meets the targets, with a first token in about 42 ms (median).",
+        edits: &[("kv_link", "nvlink"), ("input_tokens", "300")],
+        claims: &[
+            at_least(Q::GoodputPct, 99.0),
+            between(Q::TtftP50, 36.0, 50.0),
+        ],
+    },
+    Step {
+        title: "Short questions on one pool again",
+        say: "Undo the split: two replicas that both prefill and decode meet every target too, and the first token comes sooner, in about 32 ms — no hand-off, no extra pass, and two replicas to prefill. With short prompts, splitting buys nothing.",
+        edits: &[("decode_pool", "none"), ("pools", ""), ("replicas", "2")],
+        claims: &[
+            at_least(Q::GoodputPct, 99.0),
+            at_most(Q::TtftP50, 36.0),
+            between(Q::UsdPerMonth, 17_400.0, 17_600.0),
+        ],
+    },
+];

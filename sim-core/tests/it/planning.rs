@@ -76,6 +76,7 @@ presets! {
     chat_and_batch_plans_within_its_budget: "chat-and-batch",
     two_models_plans_within_its_budget: "two-models",
     launch_day_gpus_plans_within_its_budget: "launch-day-gpus",
+    split_prefill_decode_plans_within_its_budget: "split-prefill-decode",
 }
 
 #[test]
@@ -83,7 +84,7 @@ fn every_preset_is_covered() {
     let ids: Vec<&str> = sim_core::presets::all().iter().map(|p| p.id).collect();
     assert_eq!(
         ids.len(),
-        10,
+        11,
         "a new preset needs its planning test: {ids:?}"
     );
 }
