@@ -23,6 +23,7 @@ pub mod planner;
 pub mod playback;
 pub mod pool_cards;
 pub mod pool_plan_view;
+pub mod split_plan_view;
 pub mod pool_view;
 pub mod runner;
 pub mod soon;

@@ -51,6 +51,8 @@ pub fn Planner(
     // The plan over pools (class by class, autoscaling), when asked for.
     let pool_plan = RwSignal::new(None::<sim_core::plan::pools::PoolPlan>);
     let by_class = RwSignal::new(false);
+    // The split planner's answer, when asked for.
+    let split_plan = RwSignal::new(None::<sim_core::plan::split::SplitPlan>);
     let headroom = RwSignal::new(None::<Headroom>);
     let curves = RwSignal::new(None::<Vec<Curve>>);
     let today = RwSignal::new(None::<f64>);
@@ -158,6 +160,23 @@ pub fn Planner(
             *cancel.borrow_mut() = Some(handle);
         }
     };
+    let start_split = {
+        let (cancel, stop) = (cancel.clone(), stop_previous.clone());
+        move |_| {
+            stop();
+            let s = scenario.get_untracked();
+            what.set("Trying colocated counts, then prefill:decode ratios…".into());
+            notes.set(Vec::new());
+            error.set(None);
+            split_plan.set(None);
+            applied.set(None);
+            asked_for.set(Some(s.clone()));
+            match crate::split_plan_view::start(&s, progress, split_plan) {
+                Ok(handle) => *cancel.borrow_mut() = Some(handle),
+                Err(e) => error.set(Some(format!("Split prefill and decode: {e}."))),
+            }
+        }
+    };
     let start_curve = {
         let (cancel, stop) = (cancel.clone(), stop_previous.clone());
         move |_| {
@@ -262,6 +281,10 @@ pub fn Planner(
                 <button class="secondary" data-testid="curve-run" on:click=start_curve>
                     "Latency–throughput curve"
                 </button>
+                <button class="secondary" data-testid="split-run" on:click=start_split
+                    title="The cheapest prefill:decode ratio of this setup (xPyD), beside the fewest colocated replicas">
+                    "Split prefill and decode?"
+                </button>
             </div>
             <Show when=move || progress.get().is_some()>
                 <p class="status">
@@ -311,6 +334,9 @@ pub fn Planner(
             </Show>
             <Show when=move || headroom.get().is_some()>
                 <p class="headroom" data-testid="headroom-verdict">{move || headroom.get().map(|h| h.verdict).unwrap_or_default()}</p>
+            </Show>
+            <Show when=move || split_plan.with(|p| p.is_some())>
+                {move || split_plan.get().map(|p| crate::split_plan_view::split_plan_view(p, scenario, applied))}
             </Show>
             <Show when=move || pool_plan.with(|p| p.is_some())>
                 {move || pool_plan.get().map(|p| crate::pool_plan_view::pool_plan_view(p, scenario, applied))}

@@ -8,10 +8,15 @@
 //! bisects. The split walks the frontier: for each prefill count P from 1
 //! the fewest decode replicas D(P) that meet the targets, bisected below
 //! D(P − 1) (more prefill replicas never need more decode ones), stopping
-//! once P alone costs as much as the cheapest split found. Every run is a
-//! planning run (it stops as soon as its verdict is settled) and counts
-//! against one work budget of simulated events; what the budget cuts off is
-//! said.
+//! once P alone costs as much as the cheapest split found; doubling D stops
+//! early once the time per token meets its target and more decode replicas
+//! no longer bring the first token closer (the prefill side is short).
+//!
+//! [`SplitSearch`] is a state machine (`next_run` scenario, `feed` its report),
+//! so the page runs it in slices and [`plan_split`] in a loop, with the
+//! same answer. Every run is a planning run (it stops as soon as its
+//! verdict is settled) within what one work budget of simulated events has
+//! left; what the budget cuts off is said.
 
 use super::{PlanSlo, planning_run};
 use crate::scenario::{KvLink, Scenario, bounds};
@@ -51,169 +56,105 @@ pub struct SplitPlan {
     pub unsettled: Option<String>,
 }
 
+impl SplitPlan {
+    /// The split answer as a scenario: `s` split `prefill`P`decode`D over
+    /// the plan's link (the page's Apply).
+    pub fn apply(&self, s: &Scenario) -> Option<Scenario> {
+        let t = self.split.as_ref()?;
+        let mut base = s.clone();
+        base.serving.disaggregation = None;
+        base.pools.clear();
+        base.routing.clear();
+        Some(base.split_prefill_decode(t.prefill, t.decode, self.link))
+    }
+}
+
 /// Most replicas on either side of a split, and colocated.
 pub const MAX_SIDE: u32 = 64;
 
 /// Plan `s` (its first pool's setup; other pools and rules go) against
 /// `slo` within `budget_events`, its caches crossing `link` (the
-/// scenario's own hand-off link when it has one).
+/// scenario's own hand-off link when it has one, else InfiniBand).
 pub fn plan_split(
     s: &Scenario,
     slo: PlanSlo,
     link: Option<KvLink>,
     budget_events: u64,
 ) -> Result<SplitPlan, String> {
-    let slo = slo.checked()?;
-    let mut base = s.clone();
-    let link = link
-        .or_else(|| base.serving.disaggregation.as_ref().map(|h| h.link))
-        .unwrap_or(KvLink::Infiniband);
-    base.serving.disaggregation = None;
-    base.serving.autoscale = None;
-    base.pools.clear();
-    base.routing.clear();
-    if base
-        .workload
-        .classes
-        .iter()
-        .any(|k| base.backend_of(&k.name).is_some())
-    {
-        return Err("a split is planned for self-hosted traffic; this scenario sends some to an API tier (plan it with the ordinary planner)".into());
+    let mut search = SplitSearch::new(s, slo, link, budget_events)?;
+    let mut run = planning_run(slo);
+    while let Some(next) = search.next_run() {
+        let report = run(next).map_err(|e| e.to_string())?;
+        search.feed(&report);
     }
-    let max = MAX_SIDE.min(bounds::REPLICAS / 2);
-    let mut p = Planner {
-        slo,
-        run: Box::new(planning_run(slo)),
-        budget: budget_events,
-        plan: SplitPlan {
-            link,
-            colocated: None,
-            split: None,
-            tried: Vec::new(),
-            events: 0,
-            unsettled: None,
-        },
-    };
-    // Colocated: double, then bisect.
-    let colocated = |n: u32| {
-        let mut c = base.clone();
-        c.serving.replicas = n;
-        c
-    };
-    p.plan.colocated = p.fewest(1, max, |n| (0, n), &colocated, false)?;
-    // Split: the frontier.
-    let mut d_cap = max;
-    let mut best: Option<u32> = None;
-    for prefill in 1..=max {
-        if best.is_some_and(|b| prefill + 1 >= b) || p.out_of_budget() {
-            break;
-        }
-        let split = |d: u32| base.split_prefill_decode(prefill, d, link);
-        let found = p.fewest(1, d_cap, |d| (prefill, d), &split, true)?;
-        if let Some(t) = found {
-            d_cap = t.decode;
-            let total = t.prefill + t.decode;
-            if best.is_none_or(|b| total < b) {
-                best = Some(total);
-                p.plan.split = Some(t);
-            }
-        }
-    }
-    if p.out_of_budget() && p.plan.unsettled.is_none() {
-        p.plan.unsettled = Some(format!(
-            "the work budget of {} simulated events ran out: larger prefill counts were not tried",
-            crate::format::thousands(budget_events)
-        ));
-    }
-    Ok(p.plan)
+    Ok(search.finish())
 }
 
-struct Planner {
-    slo: PlanSlo,
-    run: Box<dyn FnMut(Scenario) -> Result<crate::Report, crate::ScenarioError>>,
-    budget: u64,
-    plan: SplitPlan,
+/// Where the search is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Stage {
+    Colocated,
+    /// Finding D for this many prefill replicas.
+    Split(u32),
+    Done,
 }
 
-impl Planner {
-    fn out_of_budget(&self) -> bool {
-        self.plan.events >= self.budget
-    }
+/// The fewest replicas in `1..=hi` that meet the targets: doubling, then
+/// bisecting between the last miss and the first hit.
+#[derive(Clone, Debug)]
+struct Fewest {
+    hi: u32,
+    /// Largest count known to miss (0: none).
+    miss: u32,
+    /// The count to try next.
+    n: u32,
+    hit: Option<Tried>,
+    /// The last miss while doubling.
+    before: Option<Tried>,
+    /// Doubling stops early when the prefill side is short.
+    decode_side: bool,
+    done: bool,
+}
 
-    /// Run one candidate (within what the budget has left) and record it.
-    fn try_one(&mut self, counts: (u32, u32), mut s: Scenario) -> Result<Tried, String> {
-        let left = self.budget.saturating_sub(self.plan.events);
-        s.limits.max_events = s.limits.max_events.min(left.max(super::EARLY_CHECK_EVENTS));
-        let r = (self.run)(s).map_err(|e| e.to_string())?;
-        self.plan.events = self.plan.events.saturating_add(r.events);
-        if r.events >= left && !r.complete && self.plan.unsettled.is_none() {
-            self.plan.unsettled = Some(format!(
-                "the work budget of {} simulated events ran out during a run of {}P{}D (0P: colocated)",
-                crate::format::thousands(self.budget),
-                counts.0,
-                counts.1
-            ));
+impl Fewest {
+    fn new(hi: u32, decode_side: bool) -> Self {
+        Fewest {
+            hi,
+            miss: 0,
+            n: 1,
+            hit: None,
+            before: None,
+            decode_side,
+            done: hi == 0,
         }
-        let t = Tried {
-            prefill: counts.0,
-            decode: counts.1,
-            usd_per_month: r.cost.usd_per_month,
-            ttft_p99_ms: r.overall.first_visible.p99_ms,
-            tpot_p99_ms: r.overall.tpot.p99_ms,
-            verdict: self.slo.check(&r),
-        };
-        self.plan.tried.push(t.clone());
-        Ok(t)
     }
 
-    /// The fewest `n` in `lo..=hi` whose scenario meets the targets (the
-    /// verdict is taken to hold from there up): doubling from `lo`, then
-    /// bisecting. None when `hi` misses too, or the budget ran out first.
-    /// With `decode_side`, doubling stops early when it cannot help: the
-    /// time per token already meets its target and doubling the decode
-    /// replicas did not bring the first token 5 % closer — the prefill side
-    /// is what is short.
-    fn fewest(
-        &mut self,
-        lo: u32,
-        hi: u32,
-        counts: impl Fn(u32) -> (u32, u32),
-        scenario: &dyn Fn(u32) -> Scenario,
-        decode_side: bool,
-    ) -> Result<Option<Tried>, String> {
-        let mut miss = lo - 1;
-        let mut n = lo;
-        let mut before: Option<Tried> = None;
-        let hit = loop {
-            if self.out_of_budget() {
-                return Ok(None);
-            }
-            let t = self.try_one(counts(n), scenario(n))?;
-            if t.verdict.is_ok() {
-                break t;
-            }
-            miss = n;
-            if n >= hi || (decode_side && prefill_short(before.as_ref(), &t, self.slo)) {
-                return Ok(None);
-            }
-            before = Some(t);
-            n = (n * 2).min(hi);
-        };
-        // The varied count is the decode side (colocated: the replicas).
-        let mut hit = hit;
-        while hit.decode > miss + 1 {
-            if self.out_of_budget() {
-                break;
-            }
-            let mid = miss + (hit.decode - miss) / 2;
-            let t = self.try_one(counts(mid), scenario(mid))?;
-            if t.verdict.is_ok() {
-                hit = t;
+    fn feed(&mut self, t: Tried, slo: PlanSlo) {
+        let ok = t.verdict.is_ok();
+        if self.hit.is_none() && !ok {
+            self.miss = self.n;
+            if self.n >= self.hi
+                || (self.decode_side && prefill_short(self.before.as_ref(), &t, slo))
+            {
+                self.done = true;
             } else {
-                miss = mid;
+                self.before = Some(t);
+                self.n = (self.n * 2).min(self.hi);
             }
+            return;
         }
-        Ok(Some(hit))
+        if ok {
+            self.hit = Some(t);
+        } else {
+            self.miss = self.n;
+        }
+        // The varied count is the decode side (colocated: the replicas).
+        let h = self.hit.as_ref().map_or(self.n, |t| t.decode);
+        if h > self.miss + 1 {
+            self.n = self.miss + (h - self.miss) / 2;
+        } else {
+            self.done = true;
+        }
     }
 }
 
@@ -225,4 +166,216 @@ fn prefill_short(before: Option<&Tried>, now: &Tried, slo: PlanSlo) -> bool {
         return false;
     };
     tpot <= slo.tpot_p99_ms && b.ttft_p99_ms.is_some_and(|was| ttft > 0.95 * was)
+}
+
+/// The search as a state machine.
+pub struct SplitSearch {
+    base: Scenario,
+    slo: PlanSlo,
+    budget: u64,
+    max: u32,
+    stage: Stage,
+    fewest: Fewest,
+    /// Decode replicas the next prefill count may need at most.
+    d_cap: u32,
+    best_total: Option<u32>,
+    plan: SplitPlan,
+    /// The counts of the scenario handed out and not yet fed.
+    pending: Option<(u32, u32)>,
+    /// What the budget had left when it was handed out.
+    left: u64,
+    /// The run's request bound for its early stop.
+    upper: Option<f64>,
+}
+
+impl SplitSearch {
+    /// A search over `s`'s first pool (see [`plan_split`]).
+    pub fn new(
+        s: &Scenario,
+        slo: PlanSlo,
+        link: Option<KvLink>,
+        budget_events: u64,
+    ) -> Result<SplitSearch, String> {
+        let slo = slo.checked()?;
+        let mut base = s.clone();
+        let link = link
+            .or_else(|| base.serving.disaggregation.as_ref().map(|h| h.link))
+            .unwrap_or(KvLink::Infiniband);
+        base.serving.disaggregation = None;
+        base.serving.autoscale = None;
+        base.pools.clear();
+        base.routing.clear();
+        if base
+            .workload
+            .classes
+            .iter()
+            .any(|k| base.backend_of(&k.name).is_some())
+        {
+            return Err("a split is planned for self-hosted traffic; this scenario sends some to an API tier (plan it with the ordinary planner)".into());
+        }
+        base.clone().validate().map_err(|e| e.to_string())?;
+        let max = MAX_SIDE.min(bounds::REPLICAS / 2);
+        Ok(SplitSearch {
+            upper: super::early_bound(&base),
+            base,
+            slo,
+            budget: budget_events,
+            max,
+            stage: Stage::Colocated,
+            fewest: Fewest::new(max, false),
+            d_cap: max,
+            best_total: None,
+            plan: SplitPlan {
+                link,
+                colocated: None,
+                split: None,
+                tried: Vec::new(),
+                events: 0,
+                unsettled: None,
+            },
+            pending: None,
+            left: budget_events,
+        })
+    }
+
+    fn out_of_budget(&self) -> bool {
+        self.plan.events >= self.budget
+    }
+
+    /// The next scenario to run (capped at what the budget has left), or
+    /// None when the answer is in.
+    pub fn next_run(&mut self) -> Option<Scenario> {
+        loop {
+            if self.stage == Stage::Done {
+                return None;
+            }
+            if self.out_of_budget() {
+                if self.plan.unsettled.is_none() {
+                    self.plan.unsettled = Some(format!(
+                        "the work budget of {} simulated events ran out before the search ended ({})",
+                        crate::format::thousands(self.budget),
+                        match self.stage {
+                            Stage::Colocated => "colocated counts".to_owned(),
+                            Stage::Split(p) => format!("{p} prefill replicas and more"),
+                            Stage::Done => String::new(),
+                        }
+                    ));
+                }
+                self.stage = Stage::Done;
+                return None;
+            }
+            if !self.fewest.done {
+                let n = self.fewest.n;
+                let (counts, mut s) = match self.stage {
+                    Stage::Split(p) => {
+                        ((p, n), self.base.split_prefill_decode(p, n, self.plan.link))
+                    }
+                    _ => ((0, n), {
+                        let mut c = self.base.clone();
+                        c.serving.replicas = n;
+                        c
+                    }),
+                };
+                self.left = self.budget.saturating_sub(self.plan.events);
+                s.limits.max_events = s
+                    .limits
+                    .max_events
+                    .min(self.left.max(super::EARLY_CHECK_EVENTS));
+                self.pending = Some(counts);
+                return Some(s);
+            }
+            self.conclude();
+        }
+    }
+
+    /// The report of the scenario [`Self::next_run`] returned.
+    pub fn feed(&mut self, r: &crate::Report) {
+        let Some((prefill, decode)) = self.pending.take() else {
+            return;
+        };
+        self.plan.events = self.plan.events.saturating_add(r.events);
+        if r.events >= self.left && !r.complete && self.plan.unsettled.is_none() {
+            self.plan.unsettled = Some(format!(
+                "the work budget of {} simulated events ran out during a run of {}",
+                crate::format::thousands(self.budget),
+                if prefill == 0 {
+                    format!("{decode} colocated replicas")
+                } else {
+                    format!("{prefill}P{decode}D")
+                }
+            ));
+        }
+        let t = Tried {
+            prefill,
+            decode,
+            usd_per_month: r.cost.usd_per_month,
+            ttft_p99_ms: r.overall.first_visible.p99_ms,
+            tpot_p99_ms: r.overall.tpot.p99_ms,
+            verdict: self.slo.check(r),
+        };
+        self.plan.tried.push(t.clone());
+        self.fewest.feed(t, self.slo);
+    }
+
+    /// The current count search ended: take its answer and move on.
+    fn conclude(&mut self) {
+        let hit = self.fewest.hit.take();
+        let next_p = match self.stage {
+            Stage::Colocated => {
+                self.plan.colocated = hit;
+                1
+            }
+            Stage::Split(p) => {
+                if let Some(t) = hit {
+                    self.d_cap = t.decode;
+                    let total = t.prefill + t.decode;
+                    if self.best_total.is_none_or(|b| total < b) {
+                        self.best_total = Some(total);
+                        self.plan.split = Some(t);
+                    }
+                }
+                p + 1
+            }
+            Stage::Done => return,
+        };
+        // P alone (with one decode replica) must be able to beat the best.
+        if next_p > self.max || self.best_total.is_some_and(|b| next_p + 1 >= b) {
+            self.stage = Stage::Done;
+        } else {
+            self.stage = Stage::Split(next_p);
+            self.fewest = Fewest::new(self.d_cap, true);
+        }
+    }
+
+    /// Share of the work done, 0..=1 (of the budget when it is finite).
+    pub fn progress(&self) -> f64 {
+        if self.stage == Stage::Done {
+            1.0
+        } else if self.budget == u64::MAX {
+            let n = self.plan.tried.len() as f64;
+            n / (n + 8.0)
+        } else {
+            (self.plan.events as f64 / self.budget as f64).min(1.0)
+        }
+    }
+
+    /// Count the run's settled misses against the plan's targets.
+    pub fn begin(&self, sim: &mut crate::Simulation) {
+        self.slo.watch(sim);
+    }
+
+    /// Whether the run in progress may stop: its verdict is settled.
+    pub fn settled(&self, sim: &crate::Simulation) -> Option<String> {
+        self.upper.and_then(|u| self.slo.settled_fail(sim, u))
+    }
+
+    /// The answer.
+    pub fn finish(self) -> SplitPlan {
+        self.plan
+    }
+
+    /// The answer so far (the page shows it when the search ends).
+    pub fn result(&self) -> SplitPlan {
+        self.plan.clone()
+    }
 }
