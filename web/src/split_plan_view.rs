@@ -39,7 +39,9 @@ pub fn start(
         None,
         sim_core::plan::budget::PLAN_EVENTS,
     )?;
-    Ok(jobs::run(search, progress, move |j| result.set(Some(j.finish()))))
+    Ok(jobs::run(search, progress, move |j| {
+        result.set(Some(j.finish()))
+    }))
 }
 
 fn counts(t: &Tried) -> String {
@@ -99,7 +101,9 @@ pub fn split_plan_view(
         (Some(_), Some(_)) => "Splitting costs the same as the cheapest colocated fleet.".into(),
         (None, Some(_)) => "Only a split meets the targets on this setup.".into(),
         (Some(_), None) => "No split meets the targets: keep prefill and decode together.".into(),
-        (None, None) => "Neither meets the targets on this setup: try the planner's other setups.".into(),
+        (None, None) => {
+            "Neither meets the targets on this setup: try the planner's other setups.".into()
+        }
     };
     let apply = {
         let p = p.clone();
