@@ -123,6 +123,14 @@ pub fn summary(s: &Scenario, r: &Report) -> String {
                 u.prefix_cache_hit_rate * 100.0
             );
         }
+        if let Some(sp) = &r.speculative {
+            o += &format!(
+                "speculative decoding: {} tokens a decode step per sequence (the acceptance rate promises {:.2})\n",
+                sp.tokens_per_step
+                    .map_or("–".to_owned(), |t| format!("{t:.2}")),
+                sp.expected_tokens_per_step
+            );
+        }
         if let Some(l) = &r.physical_limit {
             o += &format!(
                 "physical limit: {:.0} output tok/s (decode at datasheet peak, batch {}, contexts of {} tokens); this run reached {:.0} % of it\n",

@@ -34,6 +34,7 @@ fn decode_ms(eff: Efficiency) -> f64 {
         max_seqs: 256,
         profile: sim_core::physics::ServingSoftware::TensorrtLlm.profile(),
         expert_parallel: false,
+        draft: None,
     };
     let shape = BatchShape {
         decode_seqs: 1,

@@ -484,6 +484,7 @@ impl Anchor {
                 expert_parallel: false,
                 fitted_profile: None,
                 disaggregation: None,
+                speculative: None,
             },
             slo: Slo::default(),
             limits: Limits::default(),

@@ -222,6 +222,7 @@ impl Measurement {
                 expert_parallel: false,
                 fitted_profile: None,
                 disaggregation: None,
+                speculative: None,
             },
             slo: Slo::default(),
             limits: Limits::default(),

@@ -59,6 +59,20 @@ pub struct Report {
     /// hands off (prefill/decode disaggregation).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub handoff: Option<HandoffReport>,
+    /// Speculative decoding, when some pool speculates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speculative: Option<SpecReport>,
+}
+
+/// What speculative decoding's steps yielded.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SpecReport {
+    /// Tokens a decode step made per sequence, over the sequences that
+    /// finished (each step's accepted drafts and the target's own token).
+    pub tokens_per_step: Option<f64>,
+    /// What the acceptance rate promises: (1 − α^(k+1)) / (1 − α), for the
+    /// first speculating pool.
+    pub expected_tokens_per_step: f64,
 }
 
 /// The KV caches that moved from prefill replicas to decode replicas.

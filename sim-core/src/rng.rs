@@ -36,6 +36,8 @@ impl StreamId {
     pub const REASONING: StreamId = StreamId(9);
     /// Where each task lands in the routing rules' share splits.
     pub const ROUTING: StreamId = StreamId(10);
+    /// Draft tokens accepted at each speculative decoding step.
+    pub const SPECULATION: StreamId = StreamId(11);
 }
 
 /// One deterministic stream of uniform and derived random numbers.

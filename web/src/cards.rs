@@ -134,6 +134,25 @@ pub fn cards() -> Vec<Card> {
             note: no_note,
         },
         Card {
+            label: "Tokens per decode step",
+            id: "spec-tokens",
+            help: "Under speculative decoding: the tokens each decode step gave a sequence on average — its accepted drafts and one of its own (1 without speculation).",
+            value: |r| {
+                r.speculative
+                    .as_ref()
+                    .and_then(|s| s.tokens_per_step)
+                    .map(|t| (format!("{t:.2}"), t))
+            },
+            note: |r| {
+                r.speculative.as_ref().map(|s| {
+                    format!(
+                        "the acceptance rate promises {:.2}",
+                        s.expected_tokens_per_step
+                    )
+                })
+            },
+        },
+        Card {
             label: "Time per output token, p99",
             id: "tpot-p99",
             help: "The TPOT that 99 % of requests beat: the slowest streams your users see.",
@@ -279,7 +298,7 @@ impl Card {
     /// Which way is better for this number, if either.
     pub fn better(&self) -> Option<Better> {
         match self.id {
-            "user-speed" | "throughput" | "goodput" => Some(Better::Higher),
+            "user-speed" | "throughput" | "goodput" | "spec-tokens" => Some(Better::Higher),
             "failed" | "throttled" => Some(Better::Lower),
             id if id.starts_with("usd-") => Some(Better::Lower),
             _ if self.unit() == Unit::Ms => Some(Better::Lower),
@@ -302,7 +321,7 @@ impl Card {
         match self.id {
             "user-speed" | "throughput" => Unit::TokS,
             "goodput" | "failed" => Unit::Percent,
-            "throttled" => Unit::Count,
+            "throttled" | "spec-tokens" => Unit::Count,
             id if id.starts_with("usd-") => Unit::Usd,
             _ => Unit::Ms,
         }

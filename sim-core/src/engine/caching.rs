@@ -86,8 +86,10 @@ impl Simulation {
     /// cached (idle) for the next turn, within the free space.
     pub(super) fn free_blocks(&mut self, r: usize, id: ReqId, tokens: u64, finished: bool) {
         let shared = std::mem::take(&mut self.st.requests[id].shared);
-        self.st.replicas[r].kv_used -=
-            private_blocks(tokens, shared as usize) + pool!(self, r).seq_kv_blocks;
+        let spec_extra = std::mem::take(&mut self.st.requests[id].spec_extra);
+        self.st.replicas[r].kv_used -= private_blocks(tokens, shared as usize)
+            + pool!(self, r).seq_kv_blocks
+            + u64::from(spec_extra);
         let keep = if finished && pool!(self, r).prefix_caching {
             (tokens / BLOCK) as u32
         } else {

@@ -45,6 +45,8 @@ pub(super) struct DecodeSet {
     by_admission: BTreeMap<u64, ReqId>,
     finishing: BinaryHeap<Reverse<Finish>>,
     context_sum: u64,
+    /// Σ of the members' contexts when they joined.
+    joined_sum: u64,
     /// Members counted by (c0 − k0) mod BLOCK.
     phase: [u64; BLOCK as usize],
 }
@@ -62,6 +64,12 @@ impl DecodeSet {
     /// Σ of the members' contexts, tokens.
     pub(super) fn context_sum(&self) -> u64 {
         self.context_sum
+    }
+
+    /// Σ of the members' contexts when they joined (so `context_sum −
+    /// joined_sum` is the steps they have been here, summed).
+    pub(super) fn joined_sum(&self) -> u64 {
+        self.joined_sum
     }
 
     /// A member's context now.
@@ -99,6 +107,7 @@ impl DecodeSet {
         debug_assert!(before.is_none(), "admission order {admit_order} is taken");
         self.phase[j.phase()] += 1;
         self.context_sum += context;
+        self.joined_sum += context;
         self.finishing.push(Reverse(Finish {
             step: j.k0 + tokens_left - 1,
             admit_order,
@@ -115,6 +124,7 @@ impl DecodeSet {
         debug_assert_eq!(was, Some(id), "{id:?} was not decoding");
         self.phase[j.phase()] -= 1;
         self.context_sum -= ctx;
+        self.joined_sum -= j.c0;
         ctx
     }
 

@@ -147,8 +147,11 @@ impl Simulation {
             // Blocks for the first chunk only: later chunks allocate their own,
             // as vLLM's V1 scheduler does; cached blocks held now count if idle.
             // A sequence's sliding-window blocks are taken with its first.
-            let first =
-                blocks_for(cached + take) - u64::from(found.hits) + pool!(self, r).seq_kv_blocks;
+            // Under speculative decoding, the blocks its answer needs beyond
+            // one token a step are taken now too.
+            let first = blocks_for(cached + take) - u64::from(found.hits)
+                + pool!(self, r).seq_kv_blocks
+                + self.draw_speculation(r, id, target);
             let rep = &self.st.replicas[r];
             let idle = rep.decoding.is_empty() && rep.prefilling.is_empty();
             let reserve = if idle { 0 } else { pool!(self, r).kv_watermark };
@@ -164,6 +167,12 @@ impl Simulation {
             self.admit(id, r);
             self.hold_cached(r, id, found);
             self.take_blocks(r, first);
+            if pool!(self, r).spec.is_some() {
+                let spec_extra = first
+                    - (blocks_for(cached + take) - u64::from(found.hits)
+                        + pool!(self, r).seq_kv_blocks);
+                self.st.requests[id].spec_extra = spec_extra as u32;
+            }
             let req = &mut self.st.requests[id];
             req.prefilled = cached as u32;
             req.phase = Phase::Prefilling;
@@ -261,9 +270,16 @@ impl Simulation {
     /// recompute prompt + those tokens, then generate only what remains.
     fn preempt(&mut self, r: usize, id: ReqId) {
         let ctx = self.leave_decoding(r, id, false);
+        let c0 = self.st.requests[id].joined.c0;
+        let made = if pool!(self, r).spec.is_some() {
+            // Its steps so far made their share of its tokens.
+            c0 + self.spec_generated(id, ctx - c0)
+        } else {
+            ctx
+        };
         let req = &mut self.st.requests[id];
         // Its context holds the prompt and every generated token but the last.
-        req.generated = (ctx + 1 - u64::from(req.input_tokens)) as u32;
+        req.generated = (made + 1 - u64::from(req.input_tokens)) as u32;
         debug_assert!(req.generated < req.output_tokens);
         self.requeue(r, id);
     }
@@ -321,8 +337,16 @@ impl Simulation {
                     continue; // preempted or refused since: a stale entry
                 }
                 let ctx = self.leave_decoding(r, f.id, true);
+                let spec = pool!(self, r).spec.is_some();
                 let req = &mut self.st.requests[f.id];
-                req.generated = (ctx + 1 - u64::from(req.input_tokens)) as u32;
+                if spec {
+                    // Its steps made its tokens, several a step.
+                    self.rec.spec_tokens += u64::from(req.spec_left);
+                    self.rec.spec_steps += u64::from(req.spec_steps);
+                    req.generated = req.output_tokens;
+                } else {
+                    req.generated = (ctx + 1 - u64::from(req.input_tokens)) as u32;
+                }
                 debug_assert_eq!(req.generated, req.output_tokens, "finished early or late");
                 self.complete(f.id);
             }
@@ -360,11 +384,17 @@ impl Simulation {
                 continue;
             }
             self.publish_prompt(r, id, target);
+            let spec = pool!(self, r).spec.is_some();
             let req = &mut self.st.requests[id];
             let rep = &mut self.st.replicas[r];
             debug_assert_eq!(req.phase, Phase::Prefilling);
             req.phase = Phase::Decoding;
-            let left = u64::from(req.output_tokens - req.generated);
+            // Under speculative decoding the set counts its steps.
+            let left = if spec {
+                u64::from(req.spec_steps.max(1))
+            } else {
+                u64::from(req.output_tokens - req.generated)
+            };
             req.joined = rep
                 .decoding
                 .join(id, req.admit_order, req.epoch, target, left);

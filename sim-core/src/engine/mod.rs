@@ -44,6 +44,7 @@ mod report;
 mod request;
 mod router;
 mod slab;
+mod speculate;
 mod static_batch;
 mod timeout;
 mod waiting;
@@ -132,6 +133,7 @@ struct Rngs {
     turns: Stream,
     reasoning: Stream,
     routing: Stream,
+    speculation: Stream,
 }
 
 /// Closed-loop users: the target count, and per user whether it is active and
@@ -309,6 +311,7 @@ impl Simulation {
                 turns: Stream::new(seed, StreamId::TURNS),
                 reasoning: Stream::new(seed, StreamId::REASONING),
                 routing: Stream::new(seed, StreamId::ROUTING),
+                speculation: Stream::new(seed, StreamId::SPECULATION),
             },
             requests: Slab::default(),
             tasks: Slab::default(),

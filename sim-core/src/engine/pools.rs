@@ -58,6 +58,8 @@ pub(super) struct PoolCfg {
     pub(super) initial: usize,
     /// Prefill only, handing each prompt's cache to another pool.
     pub(super) handoff: Option<super::handoff::HandoffCfg>,
+    /// Speculative decoding.
+    pub(super) spec: Option<super::speculate::SpecCfg>,
 }
 
 impl PoolCfg {
@@ -112,6 +114,7 @@ impl PoolCfg {
             // up (a preempted sequence recomputes its prompt in full).
             prefix_caching: s.caches_prefixes() && !scenario.decodes_for_others(index),
             handoff: super::handoff::HandoffCfg::of(scenario, index),
+            spec: super::speculate::SpecCfg::of(scenario, index),
             async_scheduling: matches!(timing, Timing::Serving(_)) && s.async_scheduling_setting(),
             level_of,
             levels,

@@ -165,6 +165,10 @@ pub(super) struct Recorder {
     pub(super) reasoning: bool,
     /// KV caches moved between pools (prefill/decode disaggregation).
     pub(super) handoff: HandoffMetrics,
+    /// Speculative decoding: tokens decode steps made, and the steps, of
+    /// the sequences that finished.
+    pub(super) spec_tokens: u64,
+    pub(super) spec_steps: u64,
 }
 
 /// KV caches on the way from prefill replicas to decode replicas.
@@ -277,6 +281,8 @@ impl Recorder {
             pools: (0..pools).map(|_| PoolMetrics::default()).collect(),
             stages: Vec::new(),
             handoff: HandoffMetrics::default(),
+            spec_tokens: 0,
+            spec_steps: 0,
         }
     }
 

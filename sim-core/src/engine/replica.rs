@@ -200,7 +200,26 @@ impl Simulation {
         let Service::Physics(model) = &pool.service else {
             return 0;
         };
-        let mut cost = model.step(shape);
+        let mut cost = match &pool.spec {
+            // A decode step verifies k draft tokens a sequence, after the
+            // proposer's k passes.
+            Some(spec) if shape.decode_seqs > 0 => {
+                let decoding = &self.st.replicas[r].decoding;
+                let shape = BatchShape {
+                    spec_tokens: shape.decode_seqs * u64::from(spec.k),
+                    decode_context_tokens: spec
+                        .context(decoding.context_sum(), decoding.joined_sum()),
+                    ..*shape
+                };
+                let (verify, drafts) = (model.step(&shape), spec.drafts(&shape));
+                crate::physics::StepCost {
+                    time_ns: verify.time_ns.saturating_add(drafts.time_ns),
+                    flops: verify.flops + drafts.flops,
+                    bytes: verify.bytes + drafts.bytes,
+                }
+            }
+            _ => model.step(shape),
+        };
         cost.time_ns = cost.time_ns.clamp(1, super::MAX_SPAN_NS);
         let kv_used = self.st.replicas[r].kv_used;
         let kv_blocks = pool.kv_blocks;

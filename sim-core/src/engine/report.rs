@@ -391,6 +391,13 @@ impl Simulation {
                     }
                 })
                 .collect(),
+            speculative: pools.iter().find_map(|p| p.spec.as_ref()).map(|spec| {
+                crate::report::SpecReport {
+                    tokens_per_step: (rec.spec_steps > 0)
+                        .then(|| rec.spec_tokens as f64 / rec.spec_steps as f64),
+                    expected_tokens_per_step: spec.mean,
+                }
+            }),
             handoff: pools.iter().any(|p| p.handoff.is_some()).then(|| {
                 crate::report::HandoffReport {
                     transfers: rec.handoff.transfers,

@@ -97,6 +97,12 @@ pub(super) struct Request {
     pub(super) remote: u32,
     /// When its decode replica admitted it and started the pull.
     pub(super) pulled_ns: u64,
+    /// Speculative decoding: tokens its decode steps make after the
+    /// prompt's, the steps they take, and the KV blocks taken at admission
+    /// for what one token a step does not allocate (0 without).
+    pub(super) spec_left: u32,
+    pub(super) spec_steps: u32,
+    pub(super) spec_extra: u32,
 }
 
 /// A replayed trace's request: its lengths and its index in the trace.
@@ -265,6 +271,9 @@ impl Simulation {
             trace,
             remote: super::handoff::NO_REMOTE,
             pulled_ns: 0,
+            spec_left: 0,
+            spec_steps: 0,
+            spec_extra: 0,
         });
         self.rec.arrived += 1;
         self.rec.windows.arrival(now);

@@ -18,6 +18,7 @@ mod pools;
 mod provider;
 mod scheduling;
 mod serving;
+mod speculative;
 mod targets;
 mod traffic;
 
@@ -155,6 +156,7 @@ pub fn all() -> impl Iterator<Item = &'static Param> {
         .chain(autoscale::PARAMS.iter())
         .chain(pools::PARAMS.iter())
         .chain(disagg::PARAMS.iter())
+        .chain(speculative::PARAMS.iter())
         .chain(scheduling::PARAMS.iter())
         .chain(targets::PARAMS.iter())
         .chain(provider::PARAMS.iter())
@@ -231,6 +233,7 @@ impl Param {
             .iter()
             .chain(autoscale::PARAMS)
             .chain(disagg::PARAMS)
+            .chain(speculative::PARAMS)
             .any(|p| p.path == self.path)
             || matches!(self.path, "scheduling_policy" | "usd_per_gpu_hour")
     }

@@ -31,6 +31,18 @@ pub struct Deployment {
     /// Whether an MoE model's experts are spread whole across the replica's
     /// GPUs (expert parallelism) instead of each split across all of them.
     pub expert_parallel: bool,
+    /// A speculative-decoding proposer held beside the model: its weights
+    /// and its KV cache per token take from the KV cache's room.
+    pub draft: Option<DraftMemory>,
+}
+
+/// What a speculative-decoding proposer holds in memory.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DraftMemory {
+    /// Its weights across the replica, bytes.
+    pub weight_bytes: f64,
+    /// Its KV cache per token of context, bytes.
+    pub kv_bytes_per_token: f64,
 }
 
 /// Memory outside weights, activations and KV cache per GPU: CUDA context, CUDA
@@ -123,13 +135,18 @@ impl Deployment {
     /// KV-cache capacity in blocks of [`KV_BLOCK_TOKENS`] tokens, or the memory the
     /// configuration would need if the weights and workspace leave no room.
     pub fn kv_capacity_blocks(&self) -> Result<u64, String> {
-        let kv_per_token = self.model.dims().kv_bytes_per_token(self.kv);
-        let free = self.usable_bytes() - self.weight_bytes() - self.reserved_bytes();
+        let (draft_weights, draft_kv) = self
+            .draft
+            .map_or((0.0, 0.0), |d| (d.weight_bytes, d.kv_bytes_per_token));
+        let kv_per_token = self.model.dims().kv_bytes_per_token(self.kv) + draft_kv;
+        let free =
+            self.usable_bytes() - self.weight_bytes() - draft_weights - self.reserved_bytes();
         let blocks = libm::floor(free / (kv_per_token * f64::from(KV_BLOCK_TOKENS)));
         if blocks >= 1.0 {
             Ok(blocks as u64)
         } else {
             let need = self.weight_bytes()
+                + draft_weights
                 + self.reserved_bytes()
                 + kv_per_token * f64::from(KV_BLOCK_TOKENS);
             Err(format!(

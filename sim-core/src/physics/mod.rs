@@ -17,7 +17,7 @@ mod profile;
 pub use catalogue::{Model, ModelDims, Precision, SlidingWindow};
 pub use fitted::{FittedProfile, KNOBS, Knob, MEMORY_RANGES, MOE_KNOBS, Validated};
 pub use gpu::{CustomGpu, Gpu, GpuSpec, Topology};
-pub use memory::{Deployment, RUNTIME_OVERHEAD_BYTES_PER_GPU};
+pub use memory::{Deployment, DraftMemory, RUNTIME_OVERHEAD_BYTES_PER_GPU};
 pub use moe::{Attention, Moe};
 pub use profile::{MemoryModel, Profile, ServingCosts, ServingSoftware, Timing, VLLM_COSTS};
 
@@ -124,6 +124,10 @@ pub struct BatchShape {
     pub decode_seqs: u64,
     /// Σ of the decoding sequences' context lengths.
     pub decode_context_tokens: u64,
+    /// Draft tokens the pass verifies beside the decoding sequences' own
+    /// (speculative decoding: k per sequence); each runs through every
+    /// matrix multiply and attends to its sequence's context.
+    pub spec_tokens: u64,
 }
 
 /// Everything needed to time a forward pass on one replica, precomputed.
@@ -246,7 +250,7 @@ impl StepModel {
     /// tokens).
     fn serving_step(&self, c: &ServingCosts, s: &BatchShape) -> StepCost {
         let prefill = s.prefill_tokens > 0;
-        let tokens = (s.prefill_tokens + s.decode_seqs) as f64;
+        let tokens = (s.prefill_tokens + s.decode_seqs + s.spec_tokens) as f64;
         let (linear_flops, routed_flops, streamed, experts_read, moe_layers, rows) = match self.moe
         {
             None => {
@@ -349,7 +353,7 @@ impl StepModel {
 
     /// The first version's pass (TensorRT-LLM's constants), kept bit for bit.
     fn legacy_step(&self, s: &BatchShape) -> StepCost {
-        let tokens = (s.prefill_tokens + s.decode_seqs) as f64;
+        let tokens = (s.prefill_tokens + s.decode_seqs + s.spec_tokens) as f64;
         let (params, weight_bytes) = match self.moe {
             None => (self.params, self.weight_bytes),
             Some(m) => (
@@ -427,12 +431,18 @@ impl StepModel {
     }
 
     fn attn_flops(&self, s: &BatchShape) -> f64 {
+        // A verified draft token attends to its sequence's context too.
+        let decode_pairs = if s.spec_tokens > 0 && s.decode_seqs > 0 {
+            s.decode_context_tokens as f64 * (1.0 + s.spec_tokens as f64 / s.decode_seqs as f64)
+        } else {
+            s.decode_context_tokens as f64
+        };
         if self.attn_flops_per_pair_prefill == self.attn_flops_per_pair {
-            let pairs = s.prefill_attention_pairs as f64 + s.decode_context_tokens as f64;
+            let pairs = s.prefill_attention_pairs as f64 + decode_pairs;
             self.attn_flops_per_pair * pairs
         } else {
             self.attn_flops_per_pair_prefill * s.prefill_attention_pairs as f64
-                + self.attn_flops_per_pair * s.decode_context_tokens as f64
+                + self.attn_flops_per_pair * decode_pairs
         }
     }
 
@@ -448,6 +458,19 @@ impl StepModel {
             0 | 1 => distinct / e,
             g => self.busiest.get(tokens, || m.expected_busiest(tokens, g)) * f64::from(g) / e,
         }
+    }
+
+    /// A pass run inside another's engine step (a speculative proposer's
+    /// draft pass): its cost without the scheduler's per-step and
+    /// per-sequence time, which the step it belongs to pays once.
+    pub fn inner_pass(&self, s: &BatchShape) -> StepCost {
+        let mut cost = self.step(s);
+        let scheduler = match self.timing {
+            Timing::Serving(c) => c.step_ns + c.per_seq_ns * (s.decode_seqs + s.prefill_seqs),
+            Timing::Legacy(e) => e.step_overhead_ns,
+        };
+        cost.time_ns = cost.time_ns.saturating_sub(scheduler).max(1);
+        cost
     }
 
     /// Whether the engine's costs are the legacy soft roofline.

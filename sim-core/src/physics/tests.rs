@@ -36,6 +36,7 @@ fn h100_8b() -> Deployment {
         max_seqs: 256,
         profile: ServingSoftware::TensorrtLlm.profile(),
         expert_parallel: false,
+        draft: None,
     }
 }
 

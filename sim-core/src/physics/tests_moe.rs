@@ -95,6 +95,7 @@ fn deployment(model: Model, weights: Precision, tp: u32) -> Deployment {
         max_seqs: 256,
         profile: ServingSoftware::Vllm.profile(),
         expert_parallel: false,
+        draft: None,
     }
 }
 
@@ -154,6 +155,7 @@ fn expert_parallelism_waits_for_its_busiest_gpu() {
     let tp = deployment(Model::Mixtral8x7b, Precision::Bf16, 8);
     let ep = Deployment {
         expert_parallel: true,
+        draft: None,
         ..tp
     };
     // One token touches 2 of 8 experts: split across 8 GPUs each reads a

@@ -80,6 +80,7 @@ pub fn h100_llama_8b() -> Serving {
         expert_parallel: false,
         fitted_profile: None,
         disaggregation: None,
+        speculative: None,
     }
 }
 

@@ -191,6 +191,37 @@ impl Scenario {
             max_seqs: s.batching.max_seqs(),
             profile: s.profile(),
             expert_parallel: s.expert_parallel,
+            draft: s.speculative.map(|sp| {
+                let p = self.proposer_deployment(s, &sp);
+                let dims = sp.proposer(&s.model);
+                // A head shares the target's embeddings and output head.
+                let shared = match sp.method {
+                    super::SpecMethod::Draft { .. } => 0.0,
+                    _ => {
+                        f64::from(dims.vocab)
+                            * f64::from(dims.hidden)
+                            * if dims.tied_embeddings { 1.0 } else { 2.0 }
+                            * 2.0
+                    }
+                };
+                crate::physics::DraftMemory {
+                    weight_bytes: (p.weight_bytes() - shared).max(0.0),
+                    kv_bytes_per_token: dims.kv_bytes_per_token(s.kv_cache),
+                }
+            }),
+        }
+    }
+
+    /// The proposer of pool `s`'s speculative decoding as a deployment of
+    /// its own on the pool's GPUs (its step model times the draft passes).
+    pub fn proposer_deployment(&self, s: &super::Serving, sp: &super::Speculative) -> Deployment {
+        Deployment {
+            model: crate::physics::Model::Custom(sp.proposer(&s.model)),
+            draft: None,
+            ..self.deployment_for(&super::Serving {
+                speculative: None,
+                ..s.clone()
+            })
         }
     }
 

@@ -243,6 +243,11 @@ impl Scenario {
                         "{at}: {who} must batch by iteration (continuous or chunked prefill) on the GPU physics; the KV cache moves between running engines"
                     ));
                 }
+                if s.speculative.is_some() {
+                    problems.push(format!(
+                        "{at}: {who} decodes speculatively; speculative decoding on a disaggregated pool is not modelled yet"
+                    ));
+                }
                 if s.autoscale.is_some() {
                     problems.push(format!(
                         "{at}: {who} autoscales; autoscaling a disaggregated pool is not modelled yet (fix its replicas)"

@@ -15,11 +15,13 @@ use serde::{Deserialize, Serialize};
 pub mod bounds;
 mod derived;
 mod disagg;
+mod spec;
 pub use derived::ProfileStatement;
 pub use disagg::{
     DECODE_POOL, Handoff, KvLink, PREFILL_POOL, RDMA_EFFICIENCY, RDMA_LATENCY_S, TCP_EFFICIENCY,
     TCP_LATENCY_S,
 };
+pub use spec::{MAX_ACCEPTANCE, MAX_SPEC_TOKENS, SpecMethod, Speculative, expected_tokens};
 mod parse;
 mod pools;
 pub use pools::{
@@ -368,6 +370,10 @@ pub struct Serving {
     /// decodes (prefill/decode disaggregation); None serves both phases.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub disaggregation: Option<Handoff>,
+    /// Speculative decoding: a proposer drafts tokens that each decode step
+    /// verifies; None decodes one token a step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speculative: Option<Speculative>,
 }
 
 /// A replica's order of admission (vLLM's `--scheduling-policy`).

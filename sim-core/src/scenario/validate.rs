@@ -459,6 +459,9 @@ impl Scenario {
         }
         c.model(s);
         c.fitted_profile(s);
+        if let Some(sp) = &s.speculative {
+            sp.problems("serving.speculative", s, &mut c.problems);
+        }
         // FP8 weights on a GPU without FP8 tensor cores are valid: weight-only
         // FP8 (as on A100 via Marlin kernels) computes at the 16-bit peak.
         let max_input = self.max_input_tokens();

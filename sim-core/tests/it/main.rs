@@ -26,6 +26,7 @@ mod reasoning;
 mod repro;
 mod serving;
 mod sliding_window;
+mod speculative;
 mod stories;
 mod trace_prefix;
 mod traces;

@@ -1,0 +1,120 @@
+//! Speculative decoding in the engine: each decode step of a pool that
+//! speculates verifies k draft tokens per sequence and keeps, per sequence,
+//! its accepted drafts and one token of its own.
+//!
+//! The decoding set stays O(log n) a step: a sequence's steps are drawn when
+//! it is admitted, step by step from the speculation stream (each step's
+//! accepted drafts: successes of chance α before the first failure, at most
+//! k), so the set knows the step its last token comes in and nothing is
+//! touched per step. In the set a sequence's context grows one token a step;
+//! the pass's attention adds the mean tokens a step yields beyond one
+//! ([`SpecCfg::context`]), and the KV blocks its extra tokens and the k
+//! lookahead slots need beyond that are taken at admission
+//! (`Request::spec_extra`) and freed with the rest.
+
+use super::request::ReqId;
+use super::{Simulation, blocks_for};
+use crate::physics::{BatchShape, StepCost, StepModel};
+use crate::rng::Stream;
+use crate::scenario::{Speculative, ValidScenario};
+
+/// A pool's speculation, ready to run.
+pub(super) struct SpecCfg {
+    /// Draft tokens per sequence per step.
+    pub(super) k: u32,
+    /// Chance each draft token is accepted.
+    pub(super) alpha: f64,
+    /// Tokens a step yields on average.
+    pub(super) mean: f64,
+    /// The proposer's passes.
+    pub(super) draft: Box<StepModel>,
+}
+
+impl SpecCfg {
+    /// Pool `index`'s speculation, if it speculates.
+    pub(super) fn of(scenario: &ValidScenario, index: usize) -> Option<SpecCfg> {
+        let s = scenario.pool(index);
+        let sp: Speculative = s.speculative?;
+        let draft = scenario
+            .proposer_deployment(s, &sp)
+            .step_model_for(s.profile().timing);
+        Some(SpecCfg {
+            k: sp.tokens,
+            alpha: sp.acceptance,
+            mean: sp.mean_tokens_per_step(),
+            draft: Box::new(draft),
+        })
+    }
+
+    /// Steps to generate `tokens` tokens, drawn step by step.
+    pub(super) fn steps_for(&self, tokens: u64, rng: &mut Stream) -> u64 {
+        let mut steps = 0;
+        let mut made = 0;
+        while made < tokens {
+            let mut accepted = 0;
+            while accepted < self.k && rng.uniform() < self.alpha {
+                accepted += 1;
+            }
+            made += u64::from(accepted) + 1;
+            steps += 1;
+        }
+        steps
+    }
+
+    /// The decoding sequences' context as a pass reads it: the set's (one
+    /// token a step) plus the mean tokens a step yields beyond one, for
+    /// every step since each joined.
+    pub(super) fn context(&self, context_sum: u64, joined_sum: u64) -> u64 {
+        let grown = context_sum.saturating_sub(joined_sum) as f64;
+        context_sum + (grown * (self.mean - 1.0)) as u64
+    }
+
+    /// The k draft passes of a decode step over `shape`'s sequences.
+    pub(super) fn drafts(&self, shape: &BatchShape) -> StepCost {
+        let one = self.draft.inner_pass(&BatchShape {
+            decode_seqs: shape.decode_seqs,
+            decode_context_tokens: shape.decode_context_tokens,
+            ..BatchShape::default()
+        });
+        let k = u64::from(self.k);
+        StepCost {
+            time_ns: one.time_ns.saturating_mul(k),
+            flops: one.flops * k as f64,
+            bytes: one.bytes * k as f64,
+        }
+    }
+}
+
+impl Simulation {
+    /// At admission on replica `r` of a speculating pool: draw request
+    /// `id`'s decode steps (after its prompt's token), and return the KV
+    /// blocks its answer needs beyond what one token a step allocates.
+    pub(super) fn draw_speculation(&mut self, r: usize, id: ReqId, target: u64) -> u64 {
+        let Some(spec) = &pool!(self, r).spec else {
+            return 0;
+        };
+        let req = &self.st.requests[id];
+        // The prefill samples one token; decode steps make the rest.
+        let left = u64::from(
+            req.output_tokens
+                .saturating_sub(req.generated)
+                .saturating_sub(1),
+        );
+        let steps = spec.steps_for(left, &mut self.st.rng.speculation);
+        let extra = blocks_for(target + left + u64::from(spec.k))
+            .saturating_sub(blocks_for(target + steps));
+        let req = &mut self.st.requests[id];
+        req.spec_left = left as u32;
+        req.spec_steps = steps as u32;
+        extra
+    }
+
+    /// What a speculating sequence leaving replica `r`'s decoding set after
+    /// `done` of its steps has really generated in those steps (its tokens
+    /// spread evenly over its steps).
+    pub(super) fn spec_generated(&self, id: ReqId, done: u64) -> u64 {
+        let req = &self.st.requests[id];
+        let steps = u64::from(req.spec_steps.max(1));
+        done.min(steps) * u64::from(req.spec_left) / steps
+    }
+}
