@@ -99,6 +99,8 @@ enum Event {
 
 /// What a run is: fixed when it is created.
 struct Config {
+    /// The run's seed (requests' own streams derive from it).
+    seed: u64,
     duration_ns: u64,
     max_events: u64,
     max_sim_ns: u64,
@@ -133,7 +135,6 @@ struct Rngs {
     turns: Stream,
     reasoning: Stream,
     routing: Stream,
-    speculation: Stream,
 }
 
 /// Closed-loop users: the target count, and per user whether it is active and
@@ -274,6 +275,7 @@ impl Simulation {
         let arrival = arrivals::engine_copy(&scenario.workload.arrival);
         let prefix_hashes = prefix::PrefixHashes::of(&scenario.workload.arrival);
         let cfg = Config {
+            seed,
             duration_ns,
             max_events: scenario.limits.max_events,
             max_sim_ns: secs_to_ns(scenario.limits.max_sim_time_s),
@@ -311,7 +313,6 @@ impl Simulation {
                 turns: Stream::new(seed, StreamId::TURNS),
                 reasoning: Stream::new(seed, StreamId::REASONING),
                 routing: Stream::new(seed, StreamId::ROUTING),
-                speculation: Stream::new(seed, StreamId::SPECULATION),
             },
             requests: Slab::default(),
             tasks: Slab::default(),

@@ -103,6 +103,9 @@ pub(super) struct Request {
     pub(super) spec_left: u32,
     pub(super) spec_steps: u32,
     pub(super) spec_extra: u32,
+    /// Its place among the run's requests (0 first): it seeds the request's
+    /// own random streams.
+    pub(super) serial: u64,
 }
 
 /// A replayed trace's request: its lengths and its index in the trace.
@@ -274,6 +277,7 @@ impl Simulation {
             spec_left: 0,
             spec_steps: 0,
             spec_extra: 0,
+            serial: self.rec.arrived,
         });
         self.rec.arrived += 1;
         self.rec.windows.arrival(now);

@@ -3,7 +3,7 @@
 //! its accepted drafts and one token of its own.
 //!
 //! The decoding set stays O(log n) a step: a sequence's steps are drawn when
-//! it is admitted, step by step from the speculation stream (each step's
+//! it is admitted, step by step from the request's own stream (each step's
 //! accepted drafts: successes of chance α before the first failure, at most
 //! k), so the set knows the step its last token comes in and nothing is
 //! touched per step. In the set a sequence's context grows one token a step;
@@ -15,7 +15,7 @@
 use super::request::ReqId;
 use super::{Simulation, blocks_for};
 use crate::physics::{BatchShape, StepCost, StepModel};
-use crate::rng::Stream;
+use crate::rng::{Stream, StreamId};
 use crate::scenario::{Speculative, ValidScenario};
 
 /// A pool's speculation, ready to run.
@@ -100,7 +100,13 @@ impl Simulation {
                 .saturating_sub(req.generated)
                 .saturating_sub(1),
         );
-        let steps = spec.steps_for(left, &mut self.st.rng.speculation);
+        // Its own stream: the same draws whenever (and however often) it
+        // is admitted, whatever other requests do.
+        let mut rng = Stream::new(
+            self.cfg.seed ^ req.serial.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            StreamId::SPECULATION,
+        );
+        let steps = spec.steps_for(left, &mut rng);
         let extra = blocks_for(target + left + u64::from(spec.k))
             .saturating_sub(blocks_for(target + steps));
         let req = &mut self.st.requests[id];
