@@ -74,13 +74,21 @@ impl Search {
                 } else {
                     let model = s.deployment().step_model(Efficiency::PEAK);
                     let (out, ctx) = s.mean_tokens();
+                    // Speculative decoding yields at most k + 1 tokens a step:
+                    // the bounds stay bounds.
+                    let per_step = s
+                        .serving
+                        .speculative
+                        .map_or(1.0, |sp| f64::from(sp.tokens) + 1.0);
                     let one = model.step_time_ns(&BatchShape {
                         decode_seqs: 1,
                         decode_context_tokens: ctx as u64,
                         ..BatchShape::default()
                     }) as f64
-                        / 1e6;
-                    let bound = model.decode_roofline_tokens_per_s(*max_seqs, ctx as u32);
+                        / 1e6
+                        / per_step;
+                    let bound =
+                        model.decode_roofline_tokens_per_s(*max_seqs, ctx as u32) * per_step;
                     let need = s.peak_tasks_per_s() * out;
                     let min_replicas = (need / bound).ceil().max(1.0);
                     if one > slo.tpot_p99_ms {

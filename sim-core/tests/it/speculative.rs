@@ -223,3 +223,35 @@ fn a_speculating_scenario_round_trips_a_link_and_reruns_identically() {
         serde_json::to_string(&run(&s).unwrap()).unwrap()
     );
 }
+
+#[test]
+fn the_planner_plans_with_speculation_and_its_bounds_allow_for_it() {
+    // A 3 ms p99 TPOT target for Llama-3.1-8B on H100s: plain, only eight
+    // GPUs tensor-parallel keep each token that fast; an EAGLE head's
+    // k + 1 tokens a step let far fewer do it (the pruning bounds allow for
+    // them: one sequence at the datasheet peak, divided by k + 1).
+    let mut s = presets::chatbot_h100();
+    s.duration_s = 120.0;
+    let slo = sim_core::plan::PlanSlo {
+        tpot_p99_ms: 3.0,
+        ..sim_core::plan::PlanSlo::for_scenario(&s)
+    };
+    let space = sim_core::plan::Space {
+        gpus: vec![sim_core::physics::Gpu::H100],
+        ..sim_core::plan::Space::default()
+    };
+    let cheapest = |s: &Scenario| {
+        sim_core::plan::plan(s, slo, &space)
+            .feasible
+            .first()
+            .map(|e| e.usd_per_month)
+            .expect("a setup meets the targets")
+    };
+    let plain = cheapest(&s);
+    s.serving.speculative = eagle(3, 0.7);
+    let spec = cheapest(&s);
+    assert!(
+        spec < 0.5 * plain,
+        "with EAGLE {spec} against {plain} plain"
+    );
+}
