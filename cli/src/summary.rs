@@ -176,15 +176,7 @@ pub fn summary(s: &Scenario, r: &Report) -> String {
         );
     }
     if let Some(h) = &r.handoff {
-        o += &format!(
-            "KV hand-off: {} caches moved, {:.2} GB; transfer (link wait, wire, latency) mean {} p99 {}; in flight {:.3} GB on average, {:.3} GB at most\n",
-            h.transfers,
-            h.gb_moved,
-            ms(h.transfer.mean_ms),
-            ms(h.transfer.p99_ms),
-            h.in_flight_gb_mean,
-            h.in_flight_gb_peak
-        );
+        o += &format!("KV hand-off: {}\n", h.describe());
     }
     if let Some(a) = &r.api {
         o += &format!(

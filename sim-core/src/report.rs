@@ -92,6 +92,21 @@ pub struct HandoffReport {
     pub in_flight_gb_peak: f64,
 }
 
+impl HandoffReport {
+    /// The hand-off in one sentence, as the page and the CLI print it.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} caches moved ({:.2} GB); each took {} on average, {} at p99 (waiting for the decode replica's link, on the wire, and the link's fixed latency); {:.3} GB on the way on average, {:.3} GB at most",
+            self.transfers,
+            self.gb_moved,
+            crate::format::duration_ms(self.transfer.mean_ms),
+            crate::format::duration_ms(self.transfer.p99_ms),
+            self.in_flight_gb_mean,
+            self.in_flight_gb_peak,
+        )
+    }
+}
+
 /// One self-hosted pool's share of the run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PoolReport {

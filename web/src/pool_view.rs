@@ -68,15 +68,7 @@ pub fn per_pool_view(report: RwSignal<Option<Report>>) -> impl IntoView {
                         view! {
                             <p class="note" data-testid="handoff" data-transfers=h.transfers.to_string()
                                 data-transfer-mean-ms=h.transfer.mean_ms.map(|v| v.to_string()).unwrap_or_default()>
-                                {format!(
-                                    "KV-cache hand-off, prefill to decode: {} caches moved ({:.1} GB); each took {} on average, {} at p99 (waiting for the decode replica's link, on the wire, and the link's fixed latency); {:.2} GB on the way on average, {:.2} GB at most.",
-                                    h.transfers,
-                                    h.gb_moved,
-                                    fmt_ms(h.transfer.mean_ms),
-                                    fmt_ms(h.transfer.p99_ms),
-                                    h.in_flight_gb_mean,
-                                    h.in_flight_gb_peak,
-                                )}
+                                {format!("KV-cache hand-off, prefill to decode: {}.", h.describe())}
                             </p>
                         }
                     })

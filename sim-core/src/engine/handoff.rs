@@ -135,10 +135,7 @@ impl Simulation {
         self.take_blocks(r, need);
         self.st.requests[id].phase = Phase::Transferring;
         self.st.requests[id].pulled_ns = self.st.now;
-        // The prefill pool that handed it here times the pull (a request
-        // in a decode queue with a remote cache always comes from one).
-        let from = self.st.requests[id].remote as usize;
-        let h = self.cfg.pools[usize::from(self.st.replicas[from].pool)].handoff;
+        let h = self.pull_of(id);
         debug_assert!(h.is_some(), "a handed-off request came from a prefill pool");
         let (bytes, wire, latency) = h.map_or((0.0, 0, 0), |h| {
             let bytes = h.bytes(tokens);
@@ -168,36 +165,32 @@ impl Simulation {
             debug_assert!(false, "a pulling request has its decode replica");
             return;
         };
-        let (bytes, since) = (self.handoff_bytes(id), req.pulled_ns);
-        self.rec
-            .handoff
-            .arrived(self.st.now, bytes, self.st.now - since);
+        let bytes = self
+            .pull_of(id)
+            .map_or(0.0, |h| h.bytes(moved_tokens(req.input_tokens)));
+        let took = self.st.now - req.pulled_ns;
+        self.rec.handoff.arrived(self.st.now, bytes, took);
         self.release_remote(id);
         if self.st.requests[id].abandoned {
+            // Its blocks are free: a request waiting for memory may fit.
             self.st.replicas[r].transferring -= 1;
             self.drop_pulled(r, id);
-            // Its blocks are free: a request waiting for memory may fit.
-            if !self.st.replicas[r].busy {
-                self.try_start(r);
-            }
-            return;
+        } else {
+            self.st.replicas[r].arrived.push(id);
         }
-        self.st.replicas[r].arrived.push(id);
         if !self.st.replicas[r].busy {
             self.try_start(r);
         }
     }
 
-    /// The bytes request `id`'s pull moves.
-    fn handoff_bytes(&self, id: ReqId) -> f64 {
-        let req = &self.st.requests[id];
-        let from = req.remote;
+    /// The hand-off that times request `id`'s pull: that of the prefill
+    /// pool still holding its prompt (None once nothing does).
+    fn pull_of(&self, id: ReqId) -> Option<HandoffCfg> {
+        let from = self.st.requests[id].remote;
         if from == NO_REMOTE {
-            return 0.0;
+            return None;
         }
-        let pool = &self.cfg.pools[usize::from(self.st.replicas[from as usize].pool)];
-        pool.handoff
-            .map_or(0.0, |h| h.bytes(moved_tokens(req.input_tokens)))
+        self.cfg.pools[usize::from(self.st.replicas[from as usize].pool)].handoff
     }
 
     /// At pass formation on decode replica `r`: requests whose cache has

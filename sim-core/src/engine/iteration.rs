@@ -148,10 +148,11 @@ impl Simulation {
             // as vLLM's V1 scheduler does; cached blocks held now count if idle.
             // A sequence's sliding-window blocks are taken with its first.
             // Under speculative decoding, the blocks its answer needs beyond
-            // one token a step are taken now too.
+            // one token a step are taken now too (0 otherwise).
+            let spec_extra = self.draw_speculation(r, id, target);
             let first = blocks_for(cached + take) - u64::from(found.hits)
                 + pool!(self, r).seq_kv_blocks
-                + self.draw_speculation(r, id, target);
+                + spec_extra;
             let rep = &self.st.replicas[r];
             let idle = rep.decoding.is_empty() && rep.prefilling.is_empty();
             let reserve = if idle { 0 } else { pool!(self, r).kv_watermark };
@@ -167,13 +168,8 @@ impl Simulation {
             self.admit(id, r);
             self.hold_cached(r, id, found);
             self.take_blocks(r, first);
-            if pool!(self, r).spec.is_some() {
-                let spec_extra = first
-                    - (blocks_for(cached + take) - u64::from(found.hits)
-                        + pool!(self, r).seq_kv_blocks);
-                self.st.requests[id].spec_extra = spec_extra as u32;
-            }
             let req = &mut self.st.requests[id];
+            req.spec_extra = spec_extra as u32;
             req.prefilled = cached as u32;
             req.phase = Phase::Prefilling;
             self.st.replicas[r].prefilling.push_back(id);

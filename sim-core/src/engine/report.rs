@@ -22,10 +22,7 @@ pub(super) fn physical_limit(scenario: &Scenario, pool: &Serving, kv_blocks: u64
     let fits = (kv_blocks * BLOCK / u64::from(context)).clamp(1, u64::from(u32::MAX)) as u32;
     let batch = pool.batching.max_seqs().min(fits).max(1);
     let model = scenario.deployment_for(pool).step_model(Efficiency::PEAK);
-    // Speculative decoding yields at most k + 1 tokens a step.
-    let per_step = pool
-        .speculative
-        .map_or(1.0, |sp| f64::from(sp.tokens) + 1.0);
+    let per_step = pool.max_tokens_per_step();
     PhysicalLimit {
         batch,
         context_tokens: context,

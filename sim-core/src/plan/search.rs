@@ -76,10 +76,7 @@ impl Search {
                     let (out, ctx) = s.mean_tokens();
                     // Speculative decoding yields at most k + 1 tokens a step:
                     // the bounds stay bounds.
-                    let per_step = s
-                        .serving
-                        .speculative
-                        .map_or(1.0, |sp| f64::from(sp.tokens) + 1.0);
+                    let per_step = s.serving.max_tokens_per_step();
                     let one = model.step_time_ns(&BatchShape {
                         decode_seqs: 1,
                         decode_context_tokens: ctx as u64,

@@ -61,12 +61,19 @@ impl SplitPlan {
     /// the plan's link (the page's Apply).
     pub fn apply(&self, s: &Scenario) -> Option<Scenario> {
         let t = self.split.as_ref()?;
-        let mut base = s.clone();
-        base.serving.disaggregation = None;
-        base.pools.clear();
-        base.routing.clear();
-        Some(base.split_prefill_decode(t.prefill, t.decode, self.link))
+        Some(base_of(s).split_prefill_decode(t.prefill, t.decode, self.link))
     }
+}
+
+/// What both searches vary: `s`'s first pool alone, serving every request,
+/// a fixed fleet that hands nothing off.
+fn base_of(s: &Scenario) -> Scenario {
+    let mut base = s.clone();
+    base.serving.disaggregation = None;
+    base.serving.autoscale = None;
+    base.pools.clear();
+    base.routing.clear();
+    base
 }
 
 /// Most replicas on either side of a split, and colocated.
@@ -197,14 +204,10 @@ impl SplitSearch {
         budget_events: u64,
     ) -> Result<SplitSearch, String> {
         let slo = slo.checked()?;
-        let mut base = s.clone();
         let link = link
-            .or_else(|| base.serving.disaggregation.as_ref().map(|h| h.link))
+            .or_else(|| s.serving.disaggregation.as_ref().map(|h| h.link))
             .unwrap_or(KvLink::Infiniband);
-        base.serving.disaggregation = None;
-        base.serving.autoscale = None;
-        base.pools.clear();
-        base.routing.clear();
+        let base = base_of(s);
         if base
             .workload
             .classes
@@ -372,10 +375,5 @@ impl SplitSearch {
     /// The answer.
     pub fn finish(self) -> SplitPlan {
         self.plan
-    }
-
-    /// The answer so far (the page shows it when the search ends).
-    pub fn result(&self) -> SplitPlan {
-        self.plan.clone()
     }
 }

@@ -244,6 +244,14 @@ impl Serving {
             .map_or(self.replicas, |a| a.max_replicas)
     }
 
+    /// Most tokens a decode step yields a sequence: k + 1 under
+    /// speculative decoding, else 1 (the bound the planner's pruning and
+    /// the report's physical limit take).
+    pub fn max_tokens_per_step(&self) -> f64 {
+        self.speculative
+            .map_or(1.0, |sp| f64::from(sp.tokens) + 1.0)
+    }
+
     /// Price of one GPU-hour in this pool: the override, else the
     /// catalogue's indicative price.
     pub fn usd_per_gpu_hour(&self) -> f64 {
