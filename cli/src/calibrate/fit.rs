@@ -106,7 +106,7 @@ pub const FIT_START: ServingCosts = ServingCosts {
     link_efficiency: 0.7,
     overlap_exponent: 4.0,
     bandwidth_experts: 0.92,
-    compute_experts: 0.6,
+    compute_experts: 0.85,
     expert_tile_rows: 64.0,
     // About eight dependent small kernels (routing, sorting by expert,
     // activation, combining) of 5–10 µs each under CUDA graphs.

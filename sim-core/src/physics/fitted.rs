@@ -65,16 +65,16 @@ pub const KNOBS: [Knob; 14] = [
 /// What only mixture-of-experts runs inform: streaming experts' weights,
 /// their grouped GEMMs' share of the tensor peak and their tile of rows, and
 /// the MoE block's floor per layer.
-pub const MOE_KNOBS: [Knob; 4] = [
+pub const MOE_KNOBS: [Knob; 3] = [
     knob!(bandwidth_experts, 0.1, 0.92),
-    knob!(compute_experts, 0.02, 0.85),
     knob!(expert_tile_rows, 8.0, 1024.0),
     knob!(moe_layer_ns, ns, 0.0, 80e3),
 ];
 
 /// Constants no fit moves, with the ranges a profile file may give them.
-const FIXED_KNOBS: [Knob; 2] = [
+const FIXED_KNOBS: [Knob; 3] = [
     knob!(compute_fp8, 0.05, 0.85),
+    knob!(compute_experts, 0.02, 0.85),
     knob!(overlap_exponent, 1.0, 8.0),
 ];
 

@@ -289,13 +289,18 @@ pub const VLLM_COSTS: ServingCosts = ServingCosts {
     // and two square roots (no `pow`), which keeps a step as cheap as the
     // engine's benchmarks require.
     overlap_exponent: 4.0,
-    // Routed experts stream at 0.92 of HBM bandwidth, once per tile of
-    // ≈ 142 rows; the grouped GEMMs compute those tiles at the bound; an
-    // MoE block takes at least ≈ 168 µs per layer, the latency of its chain
-    // of small dependent kernels (routing, sorting tokens by expert, two
-    // grouped GEMMs, combining), which streaming the experts overlaps.
-    bandwidth_experts: 0.92,
-    compute_experts: 0.791,
-    expert_tile_rows: 142.47,
-    moe_layer_ns: 69_767,
+    // Routed experts stream at 0.90 of HBM bandwidth, once per tile of
+    // ≈ 153 rows; an MoE block takes at least 80 µs per layer (the bound),
+    // the latency of its chain of small dependent kernels (routing, sorting
+    // tokens by expert, two grouped GEMMs, combining), which streaming the
+    // experts overlaps.
+    bandwidth_experts: 0.903,
+    // Not fitted: a whole tile of a grouped GEMM computes at the dense
+    // GEMMs' share of the peak (only a part-filled tile's padding costs
+    // more). Fitted freely, it and the tile trade along a ridge light load
+    // cannot resolve, and the search from the priors at ≤ 10 req/s stopped
+    // where Mixtral at TP 2 saturates at 20 req/s (docs/calibration.md).
+    compute_experts: 0.85,
+    expert_tile_rows: 153.155,
+    moe_layer_ns: 80_000,
 };
