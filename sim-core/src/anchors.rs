@@ -219,25 +219,25 @@ const WHY_DSV3_PREFILL: &str = "DeepSeek on vLLM at TP 8 without expert parallel
     holds a 256-column slice of every one of the 256 routed experts (2,048 wide, split 8 ways) and \
     runs them as block-scaled FP8 GEMMs. The simulator has no GEMM-shape term: its expert-GEMM \
     efficiency was fitted on Mixtral and Scout, whose experts are 3,584–7,168 columns wide per GPU (TP 2 and 4), \
-    and a simulated 8,192-token pass (four 2,048-token prompts) takes 178 ms where the measured rate implies about 490 ms. \
+    and a simulated 8,192-token pass (four 2,048-token prompts) takes 155 ms where the measured rate implies about 490 ms. \
     The same source shows how much the layout matters at this scale: SGLang with data-parallel \
     attention serves the same node 21–30 % faster than vLLM. Treat DeepSeek-class throughput as an upper bound.";
 
 /// DeepSeek-R1's decode at low concurrency.
 const WHY_DSV3_DECODE: &str = "At four sequences a DeepSeek pass is fixed costs, not bytes: the \
-    simulated 9.2 ms is 61 layers at the per-layer and MoE-layer costs fitted on Mixtral and Scout \
+    simulated 9.6 ms is 61 layers at the per-layer and MoE-layer costs fitted on Mixtral and Scout \
     layers plus two all-reduces per layer. A DeepSeek layer launches more kernels (MLA's low-rank \
     projections and split rotary part, grouped top-8 routing over 256 experts, the shared expert) \
     and all-reduces across 8 GPUs where the fit saw at most 4; the measured 19.4 ms is about \
-    167 µs more per layer. Treat DeepSeek-class time per token at low load as a lower bound.";
+    161 µs more per layer. Treat DeepSeek-class time per token at low load as a lower bound.";
 
 /// gpt-oss-120b's bursts on two H100s.
 const WHY_OSS_TP2: &str = "Prefill of gpt-oss on Hopper: its MXFP4 experts have no FP4 tensor \
     cores to run on, and vLLM 0.10 dequantises them inside a weight-only MoE kernel whose speed at \
     prefill batch sizes is a fraction of a BF16 GEMM's. The simulator times weight-only formats at \
     the 16-bit peak with the expert efficiency fitted on BF16 Mixtral and Scout (a simulated \
-    8,192-token pass of 74 ms, where the measured rate implies about 250 ms). Decode, which reads \
-    the 4-bit weights, is right (the concurrency-4 rows: +4 and +7 %).";
+    8,192-token pass of four 2,048-token prompts in 61 ms, where the measured rate implies about 250 ms). Decode, which reads \
+    the 4-bit weights, is right (the concurrency-4 rows: +5 and +11 %).";
 
 const fn burst(requests: u32) -> Load {
     Load::Burst { requests }
