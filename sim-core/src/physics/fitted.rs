@@ -63,8 +63,10 @@ pub const KNOBS: [Knob; 14] = [
 ];
 
 /// What only mixture-of-experts runs inform: streaming experts' weights,
-/// their grouped GEMMs' share of the tensor peak and their tile of rows, and
-/// the MoE block's floor per layer.
+/// their tile of rows, and the MoE block's floor per layer. (Their grouped
+/// GEMMs' share of the tensor peak is not fitted: a whole tile computes at
+/// the dense GEMMs' share; fitted, it trades with the tile along a ridge
+/// light load cannot resolve — docs/calibration.md.)
 pub const MOE_KNOBS: [Knob; 3] = [
     knob!(bandwidth_experts, 0.1, 0.92),
     knob!(expert_tile_rows, 8.0, 1024.0),

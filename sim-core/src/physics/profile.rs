@@ -151,8 +151,9 @@ pub struct ServingCosts {
     /// weight streaming).
     pub bandwidth_experts: f64,
     /// Fraction of the 16-bit tensor peak the routed experts' grouped GEMMs
-    /// reach, whatever the experts' format (a few dozen tokens per expert:
-    /// far below dense GEMMs).
+    /// reach on whole tiles of rows, whatever the experts' format (a
+    /// part-filled tile's padding is charged on top). The vLLM profile ties
+    /// it to the dense GEMMs' share instead of fitting it.
     pub compute_experts: f64,
     /// Rows (tokens) per tile of the grouped expert GEMMs: an expert's rows
     /// are computed in whole tiles, and its weights are read once per tile.
