@@ -188,17 +188,28 @@ pub(super) fn key<T: serde::Serialize>(v: &T) -> String {
     }
 }
 
+/// Ok when `k` is one of the choices `known`; else what `path` accepts.
+pub(super) fn known_key(path: &str, k: &str, known: &[String]) -> Result<(), String> {
+    if known.iter().any(|o| o == k) {
+        Ok(())
+    } else {
+        Err(unknown_key(path, k, known))
+    }
+}
+
+fn unknown_key(path: &str, k: &str, known: &[String]) -> String {
+    format!("{path}: unknown value {k:?}; one of {}", known.join(", "))
+}
+
 /// The value a serde name denotes, if it is one of the choices `known`.
 pub(super) fn from_key<T: serde::de::DeserializeOwned>(
     path: &str,
     k: &str,
     known: &[String],
 ) -> Result<T, String> {
-    let unknown = || format!("{path}: unknown value {k:?}; one of {}", known.join(", "));
-    if !known.iter().any(|o| o == k) {
-        return Err(unknown());
-    }
-    serde_json::from_value(serde_json::Value::String(k.to_owned())).map_err(|_| unknown())
+    known_key(path, k, known)?;
+    serde_json::from_value(serde_json::Value::String(k.to_owned()))
+        .map_err(|_| unknown_key(path, k, known))
 }
 
 /// Serve `model`: in the format it ships in (FP8 for DeepSeek-V3, MXFP4

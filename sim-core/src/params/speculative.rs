@@ -3,7 +3,8 @@
 //! its draft tokens per step and their acceptance rate. All three are a
 //! pool's own settings (`speculative@POOL`).
 
-use super::edits::key;
+use super::edits::{key, known_key};
+use super::serving::keys;
 use super::{Choice, Group, Kind, Number, Param};
 use crate::physics::Model;
 use crate::scenario::{MAX_ACCEPTANCE, MAX_SPEC_TOKENS, Scenario, SpecMethod, Speculative};
@@ -35,6 +36,14 @@ fn method_options(s: &Scenario, _: usize) -> Vec<(String, String)> {
     out
 }
 
+/// The pool's speculative settings, or why `path` cannot be set.
+fn active<'a>(s: &'a mut Scenario, path: &str) -> Result<&'a mut Speculative, String> {
+    s.serving
+        .speculative
+        .as_mut()
+        .ok_or_else(|| format!("{path}: speculative decoding is off"))
+}
+
 fn method_key(sp: &Speculative) -> String {
     match sp.method {
         SpecMethod::Draft { model } => format!("draft:{}", key(&model)),
@@ -45,17 +54,7 @@ fn method_key(sp: &Speculative) -> String {
 /// Switch to method `k` with its default tokens and acceptance (keeping
 /// yours when only the draft model changes), or off.
 fn set_method(s: &mut Scenario, k: &str) -> Result<(), String> {
-    let known = method_options(s, 0);
-    if !known.iter().any(|(o, _)| o == k) {
-        return Err(format!(
-            "speculative must be one of {}, got {k:?}",
-            known
-                .iter()
-                .map(|(o, _)| o.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
-    }
+    known_key("speculative", k, &keys(method_options(s, 0)))?;
     let method = match k {
         "off" => {
             s.serving.speculative = None;
@@ -123,12 +122,7 @@ pub(super) const PARAMS: &[Param] = &[
             decimals: 0,
             get: |s, _| s.serving.speculative.map(|sp| f64::from(sp.tokens)),
             set: |s, _, v| {
-                let sp = s
-                    .serving
-                    .speculative
-                    .as_mut()
-                    .ok_or("speculative.tokens: speculative decoding is off")?;
-                sp.tokens = v as u32;
+                active(s, "speculative.tokens")?.tokens = v as u32;
                 Ok(())
             },
         }),
@@ -148,12 +142,7 @@ pub(super) const PARAMS: &[Param] = &[
             decimals: 2,
             get: |s, _| s.serving.speculative.map(|sp| sp.acceptance),
             set: |s, _, v| {
-                let sp = s
-                    .serving
-                    .speculative
-                    .as_mut()
-                    .ok_or("speculative.acceptance: speculative decoding is off")?;
-                sp.acceptance = v;
+                active(s, "speculative.acceptance")?.acceptance = v;
                 Ok(())
             },
         }),
