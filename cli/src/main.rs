@@ -593,4 +593,6 @@ fn execute(command: Command) -> Result<String, String> {
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_hostile;
+#[cfg(test)]
 mod tests_profile;

@@ -13,6 +13,7 @@ const MAX_PROFILE_BYTES: u64 = 64 * 1024;
 /// `text` unchanged when it names none (or is not JSON: the parser reports
 /// that, by line and column). Errors name the profile file.
 pub fn inline(text: &str, scenario_dir: &Path) -> Result<String, String> {
+    let text = sim_core::text::without_bom(text);
     let Ok(mut doc) = serde_json::from_str::<serde_json::Value>(text) else {
         return Ok(text.to_owned());
     };
@@ -35,7 +36,7 @@ pub fn inline(text: &str, scenario_dir: &Path) -> Result<String, String> {
     }
     let body =
         std::fs::read_to_string(&path).map_err(|e| format!("serving.profile: {shown}: {e}"))?;
-    let profile: FittedProfile = serde_json::from_str(&body).map_err(|e| {
+    let profile: FittedProfile = serde_json::from_str(sim_core::text::without_bom(&body)).map_err(|e| {
         format!("serving.profile: {shown}: {e} (a profile as `tlab calibrate --measured DIR --fit --profile-out FILE` writes it)")
     })?;
     let problems = profile.problems(&format!("{shown}"));

@@ -29,8 +29,16 @@ pub(crate) fn load_with(path: &PathBuf, set: &[String]) -> Result<ValidScenario,
         let (name, value) = kv
             .split_once('=')
             .ok_or_else(|| format!("--set {kv:?}: expected NAME=VALUE"))?;
+        let before = edited.clone();
         sim_core::params::apply(&mut edited, name, value)
             .map_err(|e| format!("--set {kv}: {e}"))?;
+        // What else the edit changed, said: a run never differs silently
+        // from what was asked.
+        if let Ok(p) = sim_core::params::check_name(name) {
+            for change in sim_core::params::side_effects(&before, &edited, p) {
+                eprintln!("tlab: --set {kv} also changed {change}");
+            }
+        }
     }
     edited.validate().map_err(|e| e.to_string())
 }

@@ -134,7 +134,9 @@ pub fn distil_text(
 ) -> Result<String, String> {
     use sim_core::format::{duration_ms, rounded, thousands};
     let name = file_name(path);
-    let mut d = t.distil(base, &name);
+    let mut d = t
+        .distil(base, &name)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
     d.scenario.distilled_from = Some(reference);
     let mut exact = base.clone();
     t.apply_to(&mut exact);

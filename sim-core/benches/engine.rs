@@ -176,3 +176,22 @@ fn pools_1m(bencher: divan::Bencher, pools: usize) {
         r.requests.completed
     });
 }
+
+/// Answers of 100,000 tokens at 0.5 req/s on one H100, whose KV cache holds
+/// a few of them: each waiting request is tried for admission pass after
+/// pass. Without speculation, and with EAGLE drafting 8 tokens at 99 %
+/// acceptance (the hostile file `spec-k8-a0.99-out100k-81cpu-s.json`: its
+/// draft outcomes are drawn once a request, not at every try). Target:
+/// speculation within 3× of none.
+#[divan::bench(args = ["off", "eagle"], sample_count = 3)]
+fn long_answers_under_kv_pressure(bencher: divan::Bencher, method: &str) {
+    let text = include_str!("../tests/repro/hostile-files/spec-k8-a0.99-out100k-81cpu-s.json");
+    let mut s = sim_core::Scenario::from_json(text)
+        .expect("valid")
+        .into_inner();
+    if method == "off" {
+        s.serving.speculative = None;
+    }
+    let s = s.validate().expect("valid");
+    bencher.bench(|| sim_core::run(divan::black_box(&s)).requests.completed);
+}

@@ -25,6 +25,7 @@ pub mod report;
 pub mod rng;
 pub mod scenario;
 pub mod sweep;
+pub mod text;
 pub mod trace;
 pub mod traces;
 

@@ -156,12 +156,23 @@ pub fn decode_detail(payload: &str) -> Result<Decoded, LinkError> {
             }
         })?;
     let text = std::str::from_utf8(&json).map_err(|_| LinkError::Damaged)?;
-    let s = Scenario::from_json(text).map_err(LinkError::Invalid)?;
+    let doc = serde_json::from_str::<serde_json::Value>(text).ok();
+    // A link made while a day's time limit could sit inside a longer
+    // arrival window ran cut short without saying so; it now runs its whole
+    // window (validation refuses such a limit in a file).
+    let lifted = doc.as_ref().and_then(|v| {
+        let duration = v.get("duration_s")?.as_f64()?;
+        let limit = v.pointer("/limits/max_sim_time_s")?.as_f64()?;
+        (limit < duration).then(|| {
+            let mut v = v.clone();
+            v["limits"]["max_sim_time_s"] = duration.into();
+            v.to_string()
+        })
+    });
+    let s = Scenario::from_json(lifted.as_deref().unwrap_or(text)).map_err(LinkError::Invalid)?;
     shareable(&s)?;
     // Valid JSON here: whether its serving section names the software.
-    let before_profiles = serde_json::from_str::<serde_json::Value>(text)
-        .ok()
-        .is_some_and(|v| v["serving"].get("software").is_none());
+    let before_profiles = doc.is_some_and(|v| v["serving"].get("software").is_none());
     Ok(Decoded {
         scenario: s,
         before_profiles,

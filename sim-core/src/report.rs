@@ -17,6 +17,11 @@ pub struct Report {
     pub warnings: Vec<String>,
     /// False when a limit stopped the run before all work drained.
     pub complete: bool,
+    /// When a limit stopped the run before its arrival window ended: the
+    /// share of the window's requests that never arrived (0–1; absent when
+    /// every arrival was simulated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrivals_left_out: Option<f64>,
     /// The measured window, seconds: from 0 to the end of the arrival window or
     /// to when the last work in flight ended, whichever is later (idle timers,
     /// such as closed-loop users thinking after the window, never extend it);

@@ -151,15 +151,18 @@ pub fn open_files(
             files.len()
         ));
     };
-    let json = text
+    // What the file is, read past a byte-order mark (the trace readers and
+    // the scenario parser skip it too; the file's SHA-256 is of its bytes).
+    let body = sim_core::text::without_bom(text);
+    let json = body
         .trim_start()
         .starts_with('{')
-        .then(|| serde_json::from_str::<serde_json::Value>(text).ok())
+        .then(|| serde_json::from_str::<serde_json::Value>(body).ok())
         .flatten();
     match json {
         Some(v) if v.get("costs").is_some() && v.get("validated").is_some() => {
             let p: FittedProfile =
-                serde_json::from_str(text).map_err(|e| format!("{name}: {e}"))?;
+                serde_json::from_str(body).map_err(|e| format!("{name}: {e}"))?;
             let mut s = current.clone();
             s.serving.software = sim_core::physics::ServingSoftware::Vllm;
             s.serving.fitted_profile = Some(Box::new(p));
@@ -183,7 +186,9 @@ pub fn open_files(
             let exact = sim_core::link::shareable(&exact).is_ok().then_some(exact);
             let reference = sim_core::scenario::TraceRef::of(name, text, &t, options);
             let words = reference.summary.clone();
-            let mut distilled = t.distil(current, name);
+            let mut distilled = t
+                .distil(current, name)
+                .map_err(|e| format!("{name}: {e}"))?;
             distilled.scenario.distilled_from = Some(reference);
             distilled
                 .scenario

@@ -24,6 +24,8 @@ commands:
   build           release web build into dist/
   e2e             browser tests only, against the existing dist/
   bench-web       browser benchmark (headless Chromium) against the existing dist/
+  fuzz [CASES]    the input fuzzers at CASES cases a surface (default 100000;
+                  the test gate runs a few hundred to a few thousand)
 ";
 
 /// A failure that ends the command, with the message to print.
@@ -47,6 +49,7 @@ fn main() -> ExitCode {
         Some("build") => tools::ensure_build_tools(&root).and_then(|env| trunk_build(&root, &env)),
         Some("e2e") => tools::ensure_browser_tools(&root)
             .and_then(|env| merge(&mut Tally::default(), run_e2e(&root, &env))),
+        Some("fuzz") => fuzz(&root, args.get(1).map(String::as_str)),
         Some("bench-web") => tools::ensure_browser_tools(&root).and_then(|env| {
             run(Command::new("node")
                 .arg("tests/bench/web-bench.mjs")
@@ -65,6 +68,33 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `cargo xtask fuzz [CASES]`: the property-based fuzzers of every input
+/// surface (`sim-core/tests/it/fuzz_traces.rs`, `fuzz_text.rs`), optimised, at CASES cases
+/// each.
+fn fuzz(root: &Path, cases: Option<&str>) -> Result<()> {
+    let cases = cases.unwrap_or("100000");
+    if cases.parse::<u32>().is_err() {
+        return Err(Failure(format!(
+            "fuzz: CASES must be a whole number, got {cases:?}"
+        )));
+    }
+    println!("xtask: fuzzing every input surface, {cases} cases each");
+    run(Command::new("cargo")
+        .args([
+            "test",
+            "-p",
+            "sim-core",
+            "--release",
+            "--test",
+            "it",
+            "fuzz_t",
+            "--",
+            "--nocapture",
+        ])
+        .env("TLAB_FUZZ_CASES", cases)
+        .current_dir(root))
 }
 
 fn repo_root() -> PathBuf {

@@ -18,7 +18,7 @@ use crate::event::EventQueue;
 use crate::physics::{KV_BLOCK_TOKENS, Timing};
 use crate::report::Report;
 use crate::rng::{Stream, StreamId};
-use crate::scenario::{Arrival, Slo, ValidScenario, bounds};
+use crate::scenario::{Arrival, Slo, ValidScenario};
 
 /// The configuration of the pool replica `$r` belongs to (a place
 /// expression, so it borrows only `cfg` and the replica's pool index).
@@ -34,6 +34,7 @@ mod caching;
 mod decode;
 mod handoff;
 mod iteration;
+mod limits;
 mod pools;
 mod prefix;
 mod prefix_cache;
@@ -176,6 +177,9 @@ struct State {
     conversations: u64,
     users: Users,
     stopped: Option<String>,
+    /// The share of the arrival window's requests a limit left out (None
+    /// when none was).
+    left_out: Option<f64>,
     /// The replica whose finished pass is being applied: it takes no joins and
     /// starts nothing until the pass is fully accounted for.
     finishing: Option<usize>,
@@ -328,6 +332,7 @@ impl Simulation {
             conversations: 0,
             users: Users::default(),
             stopped: None,
+            left_out: None,
             finishing: None,
             watch: None,
             deadlines: (0..scenario.workload.classes.len())
@@ -474,27 +479,7 @@ impl Simulation {
         if !accept(next) {
             return false;
         }
-        if self.rec.arrived >= bounds::REQUESTS {
-            self.st.stopped = Some(format!(
-                "stopped after {} requests at {:.1} s of simulated time (the simulator's bound); the numbers cover the partial run",
-                bounds::REQUESTS,
-                self.st.now as f64 / NS_PER_S
-            ));
-            return false;
-        }
-        if self.st.processed >= self.cfg.max_events {
-            self.st.stopped = Some(format!(
-                "stopped after limits.max_events = {} events at {:.1} s of simulated time; the numbers cover the partial run",
-                self.cfg.max_events,
-                self.st.now as f64 / NS_PER_S
-            ));
-            return false;
-        }
-        if next > self.cfg.max_sim_ns {
-            self.st.stopped = Some(format!(
-                "stopped at limits.max_sim_time_s = {} s with work still in flight; the numbers cover the partial run",
-                self.cfg.max_sim_ns as f64 / NS_PER_S
-            ));
+        if self.limit_reached(next) {
             return false;
         }
         let Some((t, event)) = self.st.events.pop() else {

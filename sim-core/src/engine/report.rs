@@ -255,6 +255,7 @@ impl Simulation {
             version: REPORT_VERSION,
             warnings,
             complete: self.st.stopped.is_none() && self.st.events.is_empty(),
+            arrivals_left_out: self.st.left_out,
             sim_time_s: secs,
             events: self.st.processed,
             requests: counts,

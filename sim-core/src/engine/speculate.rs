@@ -101,12 +101,20 @@ impl Simulation {
                 .saturating_sub(1),
         );
         // Its own stream: the same draws whenever (and however often) it
-        // is admitted, whatever other requests do.
-        let mut rng = Stream::new(
-            self.cfg.seed ^ req.serial.wrapping_mul(0x9E37_79B9_7F4A_7C15),
-            StreamId::SPECULATION,
-        );
-        let steps = spec.steps_for(left, &mut rng);
+        // is admitted, whatever other requests do. The draw is a function of
+        // the request and the tokens left alone, so an admission that waits
+        // for memory pass after pass reuses the last one instead of drawing
+        // every step of a long answer again.
+        // (A drawn answer with tokens left has at least one step.)
+        let steps = if req.spec_steps > 0 && u64::from(req.spec_left) == left {
+            u64::from(req.spec_steps)
+        } else {
+            let mut rng = Stream::new(
+                self.cfg.seed ^ req.serial.wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                StreamId::SPECULATION,
+            );
+            spec.steps_for(left, &mut rng)
+        };
         let extra = blocks_for(target + left + u64::from(spec.k))
             .saturating_sub(blocks_for(target + steps));
         let req = &mut self.st.requests[id];

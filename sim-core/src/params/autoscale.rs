@@ -15,17 +15,24 @@ fn signal_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
     ])
 }
 
-/// Edit the first pool's autoscaler, keeping its bounds ordered and its
-/// starting replicas within them.
+/// Edit the first pool's autoscaler, its starting replicas kept within its
+/// bounds. Bounds that cross are refused, never moved: the value asked for
+/// is the value run.
 fn with(s: &mut Scenario, edit: impl FnOnce(&mut Autoscale)) -> Result<(), String> {
     let serving = &mut s.serving;
-    let a = serving
+    let mut a = serving
         .autoscale
-        .as_mut()
+        .clone()
         .ok_or("the pool does not autoscale: choose an autoscaling signal first")?;
-    edit(a);
-    a.min_replicas = a.min_replicas.min(a.max_replicas);
+    edit(&mut a);
+    if a.min_replicas > a.max_replicas {
+        return Err(format!(
+            "the fewest replicas (autoscale.min, {}) must be at most the most (autoscale.max, {}): change the other bound first",
+            a.min_replicas, a.max_replicas
+        ));
+    }
     serving.replicas = serving.replicas.clamp(a.min_replicas, a.max_replicas);
+    serving.autoscale = Some(a);
     Ok(())
 }
 

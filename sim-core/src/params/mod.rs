@@ -16,6 +16,7 @@ mod disagg;
 mod edits;
 mod pools;
 mod provider;
+mod routing_text;
 mod scheduling;
 mod serving;
 mod speculative;
@@ -23,7 +24,7 @@ mod targets;
 mod traffic;
 
 pub use edits::{batching_for_policy, differences, inert, set_share, side_effects, spike_schedule};
-pub use pools::{parse_routing, routing_text};
+pub use routing_text::{parse_routing, routing_text};
 
 /// Where a parameter sits on the page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -197,7 +198,28 @@ impl Param {
                 show(v)
             ));
         }
-        (n.set)(s, class, v)
+        (n.set)(s, class, v)?;
+        // The value asked for is the value run: a setter that would keep
+        // another value (a count's whole part, a bound's) refuses instead.
+        match (n.get)(s, class) {
+            Some(got) if (got - v).abs() > 1e-9 * v.abs().max(1.0) => {
+                if n.decimals == 0 && v.fract() != 0.0 {
+                    Err(format!(
+                        "{} must be a whole number, got {}",
+                        self.path,
+                        show(v)
+                    ))
+                } else {
+                    Err(format!(
+                        "{} cannot be {} here: it would run as {}",
+                        self.path,
+                        show(v),
+                        show(got)
+                    ))
+                }
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Set a value written as text: a number for numeric parameters, an option

@@ -428,7 +428,10 @@ pub(super) const PARAMS: &[Param] = &[
                         max_num_seqs,
                         chunk_tokens,
                     } => {
-                        *max_num_batched_tokens = (v as u32).max(*max_num_seqs);
+                        // The budget asked for holds; fewer sequences than
+                        // it (vLLM's rule) and chunks within it follow.
+                        *max_num_batched_tokens = v as u32;
+                        *max_num_seqs = (*max_num_seqs).min(*max_num_batched_tokens);
                         *chunk_tokens = (*chunk_tokens).min(*max_num_batched_tokens);
                     }
                     _ => {

@@ -93,7 +93,7 @@ pub(super) const PARAMS: &[Param] = &[
                 let stages = parse_stages(text)?;
                 let total: f64 = stages.iter().map(|st| st.duration_s).sum();
                 if total.is_finite() && total > 0.0 {
-                    s.duration_s = total;
+                    s.set_duration(total);
                 }
                 s.workload.arrival = Arrival::Stages { stages };
                 Ok(())
@@ -237,7 +237,7 @@ pub(super) const PARAMS: &[Param] = &[
             decimals: 0,
             get: |s, _| Some(s.duration_s),
             set: |s, _, v| {
-                s.duration_s = v;
+                s.set_duration(v);
                 Ok(())
             },
         }),

@@ -6,6 +6,16 @@ use crate::dist::Dist;
 use crate::physics::Deployment;
 
 impl Scenario {
+    /// Make the arrival window `seconds` long, raising the run's time limit
+    /// to cover it (a limit inside the window would leave arrivals out):
+    /// the one way code changes a scenario's duration.
+    pub fn set_duration(&mut self, seconds: f64) {
+        self.duration_s = seconds;
+        if self.limits.max_sim_time_s < seconds {
+            self.limits.max_sim_time_s = seconds;
+        }
+    }
+
     /// The targets class `i`'s requests are judged by: its own, else the
     /// scenario's (the scenario's for a class that does not exist).
     pub fn class_slo(&self, i: usize) -> &Slo {
@@ -61,48 +71,11 @@ impl Scenario {
             Arrival::Poisson { rate_per_s } | Arrival::Gamma { rate_per_s, .. } => {
                 Some((*rate_per_s, *rate_per_s))
             }
-            Arrival::Stages { stages } => {
-                let (mut t, mut area, mut peak) = (0.0, 0.0, 0.0_f64);
-                for st in stages {
-                    let len = st.duration_s.min(d - t).max(0.0);
-                    area += st.rate_per_s * len;
-                    t += len;
-                    peak = peak.max(st.rate_per_s);
-                }
-                let last = stages.last().map_or(0.0, |st| st.rate_per_s);
-                area += last * (d - t).max(0.0);
-                Some((area / d, peak))
-            }
-            Arrival::Schedule { points, .. } => {
-                // Piecewise linear, holding its last value: trapezoids up to d.
-                let mut area = 0.0;
-                let mut peak = 0.0_f64;
-                for pair in points.windows(2) {
-                    let (a, b) = (&pair[0], &pair[1]);
-                    let (t0, t1) = (a.at_s.min(d), b.at_s.min(d));
-                    if t1 > t0 {
-                        let r1 = a.rate_per_s
-                            + (b.rate_per_s - a.rate_per_s) * (t1 - a.at_s)
-                                / (b.at_s - a.at_s).max(1e-12);
-                        area += (a.rate_per_s + r1) / 2.0 * (t1 - t0);
-                    }
-                    if a.at_s < d {
-                        peak = peak.max(a.rate_per_s);
-                    }
-                }
-                if let Some(last) = points.last() {
-                    area += last.rate_per_s * (d - last.at_s.min(d));
-                    if last.at_s < d {
-                        peak = peak.max(last.rate_per_s);
-                    }
-                }
-                Some((area / d, peak))
-            }
             Arrival::Trace { requests, .. } => {
                 let n = requests.len() as f64;
                 Some((n / d, n / d))
             }
-            Arrival::ClosedLoop { .. } => None,
+            a => a.tasks_by(d).map(|(area, peak)| (area / d, peak)),
         }
     }
 
@@ -374,6 +347,95 @@ impl super::RequestClass {
             reasoning_tokens: None,
             priority: None,
             slo: None,
+        }
+    }
+}
+
+impl Arrival {
+    /// The tasks expected to arrive by `t` seconds (the schedule's or the
+    /// stages' area up to `t`, or the trace's requests by then), and the
+    /// peak rate before `t`; None for closed-loop users.
+    fn tasks_by(&self, d: f64) -> Option<(f64, f64)> {
+        // (`d` is the time the area runs to: the window's end or earlier.)
+        match self {
+            Arrival::Poisson { rate_per_s } | Arrival::Gamma { rate_per_s, .. } => {
+                Some((rate_per_s * d, *rate_per_s))
+            }
+            Arrival::Stages { stages } => {
+                let (mut t, mut area, mut peak) = (0.0, 0.0, 0.0_f64);
+                for st in stages {
+                    let len = st.duration_s.min(d - t).max(0.0);
+                    area += st.rate_per_s * len;
+                    t += len;
+                    peak = peak.max(st.rate_per_s);
+                }
+                let last = stages.last().map_or(0.0, |st| st.rate_per_s);
+                area += last * (d - t).max(0.0);
+                Some((area, peak))
+            }
+            Arrival::Schedule { points, .. } => {
+                // Piecewise linear, holding its last value: trapezoids up to d.
+                let mut area = 0.0;
+                let mut peak = 0.0_f64;
+                for pair in points.windows(2) {
+                    let (a, b) = (&pair[0], &pair[1]);
+                    let (t0, t1) = (a.at_s.min(d), b.at_s.min(d));
+                    if t1 > t0 {
+                        let r1 = a.rate_per_s
+                            + (b.rate_per_s - a.rate_per_s) * (t1 - a.at_s)
+                                / (b.at_s - a.at_s).max(1e-12);
+                        area += (a.rate_per_s + r1) / 2.0 * (t1 - t0);
+                    }
+                    if a.at_s < d {
+                        peak = peak.max(a.rate_per_s);
+                    }
+                }
+                if let Some(last) = points.last() {
+                    area += last.rate_per_s * (d - last.at_s.min(d));
+                    if last.at_s < d {
+                        peak = peak.max(last.rate_per_s);
+                    }
+                }
+                Some((area, peak))
+            }
+            Arrival::Trace { requests, .. } => {
+                let by = requests.iter().take_while(|r| r.at_s <= d).count();
+                Some((by as f64, 0.0))
+            }
+            Arrival::ClosedLoop { .. } => None,
+        }
+    }
+
+    /// The share of a `duration_s` arrival window's tasks a run stopped at
+    /// `t` seconds left out: those expected after `t` (user-seconds for closed-loop
+    /// users), 0 once the window is over.
+    pub fn left_out(&self, t: f64, duration_s: f64) -> f64 {
+        let d = duration_s;
+        if t >= d {
+            return 0.0;
+        }
+        let (by, all) = match self {
+            Arrival::ClosedLoop { users, .. } => {
+                // User-seconds over [0, x]: each step's users until the next.
+                let seconds = |x: f64| {
+                    let mut area = 0.0;
+                    for (i, u) in users.iter().enumerate() {
+                        let end = users.get(i + 1).map_or(x, |n| n.at_s.min(x));
+                        area += f64::from(u.users) * (end - u.at_s.min(x)).max(0.0);
+                    }
+                    area
+                };
+                (seconds(t), seconds(d))
+            }
+            _ => (
+                self.tasks_by(t).map_or(0.0, |a| a.0),
+                self.tasks_by(d).map_or(0.0, |a| a.0),
+            ),
+        };
+        if all > 0.0 {
+            (1.0 - by / all).clamp(0.0, 1.0)
+        } else {
+            0.0
         }
     }
 }

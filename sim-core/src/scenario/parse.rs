@@ -10,7 +10,7 @@ use serde_json::Value;
 /// Parse a scenario from JSON and validate it. A UTF-8 byte-order mark is
 /// ignored; trailing text after the document is an error.
 pub fn from_json(text: &str) -> Result<ValidScenario, ScenarioError> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let text = crate::text::without_bom(text);
     let mut de = serde_json::Deserializer::from_str(text);
     let parsed: Result<Scenario, _> = serde_path_to_error::deserialize(&mut de);
     let s = match parsed {

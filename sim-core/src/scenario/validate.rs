@@ -107,6 +107,22 @@ impl Scenario {
             10.0 * bounds::DURATION_S,
             " s",
         );
+        // A run never stops before its arrivals end unless it says so: a
+        // time limit inside the arrival window would silently leave out
+        // the rest of it.
+        if self.limits.max_sim_time_s < self.duration_s {
+            c.problems.push(format!(
+                "limits.max_sim_time_s ({} s) must be at least duration_s ({} s): the run would stop before the arrival window ends and leave out {:.1} % of its requests; raise limits.max_sim_time_s to {} or more",
+                crate::format::show(self.limits.max_sim_time_s),
+                crate::format::show(self.duration_s),
+                100.0
+                    * self
+                        .workload
+                        .arrival
+                        .left_out(self.limits.max_sim_time_s, self.duration_s),
+                crate::format::show(self.duration_s)
+            ));
+        }
         if c.problems.is_empty() {
             Ok(())
         } else {

@@ -7,7 +7,7 @@
 use super::Imported;
 use crate::dist::{Bin, Dist};
 use crate::scenario::{
-    Arrival, RatePoint, RequestClass, Scenario, SharedPrefix, TraceRef, TraceRequests,
+    Arrival, RatePoint, RequestClass, Scenario, SharedPrefix, TraceRef, TraceRequests, bounds,
 };
 use sha2::{Digest, Sha256};
 
@@ -82,13 +82,36 @@ impl Imported {
     /// that reuse an earlier prompt's start as a class of their own with
     /// shared prefixes (as many as distinct reused starts, as long as the
     /// median reused start).
-    pub fn distil(&self, base: &Scenario, name: &str) -> Distilled {
+    ///
+    /// The scenario always validates: what it cannot carry is said in
+    /// [`Distilled::loses`] (a burst faster than a scenario's rate bound is
+    /// spread out; a routing rule naming a class the trace does not have is
+    /// dropped), and anything else it cannot express is an error naming it.
+    pub fn distil(&self, base: &Scenario, name: &str) -> Result<Distilled, String> {
         let n = self.requests.len().max(1);
         let span = self.requests.last().map_or(0.0, |r| r.at_s);
+        if !(span.is_finite() && span <= crate::scenario::bounds::DURATION_S) {
+            return Err(format!(
+                "the trace spans {} s; a distilled scenario covers at most {} s (a week): take a window of it",
+                crate::format::show(span),
+                crate::format::show(crate::scenario::bounds::DURATION_S)
+            ));
+        }
         let mut s = base.clone();
         s.name = format!("{name}, distilled");
-        s.duration_s = span.ceil().max(1.0);
-        s.workload.arrival = schedule(&self.requests, span);
+        let mut loses = Vec::new();
+        let (arrival, seconds) = schedule(&self.requests, span);
+        s.set_duration(seconds);
+        if seconds > span.ceil().max(1.0) {
+            loses.push(format!(
+                "how fast the trace's {} requests came: they arrive within {} s, faster than a scenario's highest rate ({} requests/s), so the distilled arrivals spread them over {} s",
+                crate::format::thousands(n as u64),
+                crate::format::show(span),
+                crate::format::thousands(crate::scenario::bounds::RATE_PER_S as u64),
+                crate::format::show(seconds)
+            ));
+        }
+        s.workload.arrival = arrival;
         let template = base.workload.classes.first().cloned().unwrap_or_else(|| {
             RequestClass::new(
                 "trace",
@@ -167,14 +190,38 @@ impl Imported {
             }
         }
         s.workload.classes = classes;
-        let mut loses = vec![
-            "the order of requests: arrivals are a gamma process at each window's rate with the trace's burstiness over one second (one CV for the whole trace), so bursts that last longer are smoothed and the tail of TTFT comes out lower".to_owned(),
-            "the tie between a request's prompt and output lengths (each is drawn from its own quantile table)".to_owned(),
-        ];
+        loses.push("the order of requests: arrivals are a gamma process at each window's rate with the trace's burstiness over one second (one CV for the whole trace), so bursts that last longer are smoothed and the tail of TTFT comes out lower".to_owned());
+        loses.push("the tie between a request's prompt and output lengths (each is drawn from its own quantile table)".to_owned());
         if self.prefix_block_tokens.is_some() {
             loses.push("which requests share which prefix: reuse becomes shared prefixes of one length, chosen at random, so a cache sees the same number of distinct starts but not their order".to_owned());
         }
-        Distilled { scenario: s, loses }
+        // Rules that route by a class the distilled traffic does not have.
+        let known = |c: &str| s.workload.classes.iter().any(|k| k.name == c);
+        let (kept, dropped): (Vec<_>, Vec<_>) = std::mem::take(&mut s.routing)
+            .into_iter()
+            .partition(|r| r.class.as_deref().is_none_or(known));
+        s.routing = kept;
+        if !dropped.is_empty() {
+            loses.push(format!(
+                "the routing rule{} {}: the trace's requests are classed {}, not by {}",
+                if dropped.len() == 1 { "" } else { "s" },
+                crate::params::routing_text(&dropped),
+                s.workload
+                    .classes
+                    .iter()
+                    .map(|k| format!("{:?}", k.name))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if dropped.len() == 1 {
+                    "the class it names"
+                } else {
+                    "the classes they name"
+                }
+            ));
+        }
+        s.check()
+            .map_err(|e| format!("the distilled scenario cannot carry this trace: {e}"))?;
+        Ok(Distilled { scenario: s, loses })
     }
 }
 
@@ -200,18 +247,37 @@ fn gap_cv(t: &[f64]) -> f64 {
 /// once that rate is taken out (the dispersion of arrivals per second); a
 /// gamma process at the mean rate, with its gaps' CV, for a trace shorter
 /// than two windows.
-fn schedule(requests: &TraceRequests, span: f64) -> Arrival {
+///
+/// Returns it with the seconds it lasts: the trace's span, or longer where
+/// a burst is faster than a scenario's rate bound (a window's rate is then
+/// the bound, over as long as the requests need).
+fn schedule(requests: &TraceRequests, span: f64) -> (Arrival, f64) {
     let n = requests.len() as f64;
+    let lasts = span.ceil().max(1.0);
     let at: Vec<f64> = requests.iter().map(|r| r.at_s).collect();
     if span < 2.0 * MIN_WINDOW_S {
         let rate_per_s = n / span.max(1.0);
-        return match gap_cv(&at) {
+        let (rate_per_s, lasts) = if rate_per_s > bounds::RATE_PER_S {
+            (
+                bounds::RATE_PER_S,
+                (n / bounds::RATE_PER_S).ceil().max(lasts),
+            )
+        } else {
+            (rate_per_s, lasts)
+        };
+        let arrival = match gap_cv(&at) {
             cv if (cv - 1.0).abs() < 1e-9 => Arrival::Poisson { rate_per_s },
             cv => Arrival::Gamma { rate_per_s, cv },
         };
+        return (arrival, lasts);
     }
     let window = (span / MAX_WINDOWS).max(MIN_WINDOW_S);
-    let windows = (span / window).ceil() as usize;
+    // As many windows as start before the span ends (the division may land
+    // a hair above a whole number).
+    let mut windows = (span / window).ceil().max(1.0) as usize;
+    while windows > 1 && (windows - 1) as f64 * window >= span {
+        windows -= 1;
+    }
     let mut counts = vec![0u32; windows];
     for r in requests.iter() {
         let k = ((r.at_s / window) as usize).min(windows - 1);
@@ -225,8 +291,9 @@ fn schedule(requests: &TraceRequests, span: f64) -> Arrival {
             at_s: start,
             rate_per_s: rate,
         });
+        // Within the longest window a scenario has (a week).
         points.push(RatePoint {
-            at_s: start + window * 0.999,
+            at_s: (start + window * 0.999).min(bounds::DURATION_S),
             rate_per_s: rate,
         });
     }
@@ -246,11 +313,15 @@ fn schedule(requests: &TraceRequests, span: f64) -> Arrival {
         expected += e;
     }
     let cv = (squares / expected.max(1e-9)).sqrt().clamp(0.05, 20.0);
-    Arrival::Schedule {
+    // A window holds at most a trace's requests, and a trace at most
+    // bounds::TRACE_REQUESTS: a minute's window stays under the rate bound.
+    const _: () = assert!((bounds::TRACE_REQUESTS as f64) < bounds::RATE_PER_S * MIN_WINDOW_S);
+    let arrival = Arrival::Schedule {
         points,
         // Kept even near 1: the burstiness control then works on it.
         cv: Some(cv),
-    }
+    };
+    (arrival, lasts)
 }
 
 /// SHA-256 of `bytes`, lowercase hex: how a link names a trace's file.
@@ -321,7 +392,7 @@ impl TraceRef {
 pub fn link_form(current: &Scenario, distilled: &Scenario) -> Scenario {
     let mut s = current.clone();
     s.workload = distilled.workload.clone();
-    s.duration_s = distilled.duration_s;
+    s.set_duration(distilled.duration_s);
     s.distilled_from = distilled
         .distilled_from
         .clone()

@@ -23,8 +23,9 @@ fn tokens(format: Format, line: usize, field: &str, v: Option<f64>) -> Result<u3
             format,
             line,
             format!(
-                "field {field:?} must be 1..={} tokens, got {x}",
-                bounds::TOKENS
+                "field {field:?} must be 1..={} tokens, got {}",
+                bounds::TOKENS,
+                crate::format::show(x)
             ),
         )),
         None => Err(at(
@@ -41,7 +42,10 @@ fn time(format: Format, line: usize, field: &str, v: Option<f64>) -> Result<f64,
         Some(x) => Err(at(
             format,
             line,
-            format!("field {field:?} must be a time ≥ 0, got {x}"),
+            format!(
+                "field {field:?} must be a time ≥ 0, got {}",
+                crate::format::show(x)
+            ),
         )),
         None => Err(at(
             format,
@@ -63,6 +67,10 @@ pub(super) struct Sink {
     pub(super) class_names: Vec<String>,
     /// Whether any line named its hashes (even none).
     pub(super) hashed: bool,
+    /// The earliest and the latest arrival read, each with its line: what
+    /// a refusal of the trace's span names.
+    pub(super) earliest: (f64, usize),
+    pub(super) latest: (f64, usize),
 }
 
 impl Sink {
@@ -73,6 +81,8 @@ impl Sink {
             requests: TraceRequests::with_capacity(lines.min(bounds::TRACE_REQUESTS)),
             class_names: Vec::new(),
             hashed: false,
+            earliest: (f64::INFINITY, 0),
+            latest: (f64::NEG_INFINITY, 0),
         }
     }
 
@@ -104,6 +114,12 @@ impl Sink {
                 }
             },
         };
+        if row.at_s < self.earliest.0 {
+            self.earliest = (row.at_s, line);
+        }
+        if row.at_s > self.latest.0 {
+            self.latest = (row.at_s, line);
+        }
         let entry = TraceEntry {
             at_s: row.at_s,
             input_tokens: row.input,
@@ -135,8 +151,16 @@ fn json_lines(
             sink.push(format, line, r)?;
             continue;
         }
-        let v: Value =
-            serde_json::from_str(l).map_err(|e| at(format, line, format!("not JSON: {e}")))?;
+        let v: Value = serde_json::from_str(l).map_err(|e| {
+            // serde counts the line as line 1: say the column only.
+            let what = e.to_string();
+            let what = what.split(" at line ").next().unwrap_or_default();
+            at(
+                format,
+                line,
+                format!("column {}: not JSON: {what}", e.column()),
+            )
+        })?;
         let Value::Object(o) = v else {
             return Err(at(format, line, "not a JSON object"));
         };
@@ -160,14 +184,24 @@ fn whole(n: u32) -> Option<u32> {
     (1..=bounds::TOKENS).contains(&n).then_some(n)
 }
 
+/// Tokens each of a Mooncake line's `hash_ids` covers.
+pub(super) const MOONCAKE_BLOCK_TOKENS: u32 = 512;
+
+/// Whether `hashes` prefix blocks fit in an `input`-token prompt.
+fn blocks_fit(hashes: usize, input: u32) -> bool {
+    hashes as u64 <= u64::from(input.div_ceil(MOONCAKE_BLOCK_TOKENS))
+}
+
 pub(super) fn mooncake(text: &str, sink: &mut Sink) -> Result<(), String> {
     let f = Format::Mooncake;
     let fast = |l: &str| {
         let m: MooncakeLine = serde_json::from_str(l).ok()?;
         (m.timestamp.is_finite() && m.timestamp >= 0.0).then_some(())?;
+        let input = whole(m.input_length)?;
+        blocks_fit(m.hash_ids.as_ref().map_or(0, Vec::len), input).then_some(())?;
         Some(Row {
             at_s: m.timestamp / 1e3,
-            input: whole(m.input_length)?,
+            input,
             output: whole(m.output_length)?,
             blocks: m.hash_ids,
             class: None,
@@ -192,9 +226,21 @@ pub(super) fn mooncake(text: &str, sink: &mut Sink) -> Result<(), String> {
                 ),
                 Some(_) => return Err(at(f, line, "field \"hash_ids\" must be a list")),
             };
+            let input = tokens(f, line, "input_length", num("input_length"))?;
+            let hashes = blocks.as_ref().map_or(0, Vec::len);
+            if !blocks_fit(hashes, input) {
+                return Err(at(
+                    f,
+                    line,
+                    format!(
+                        "field \"hash_ids\" has {hashes} hashes, more than its {input}-token prompt fills at {MOONCAKE_BLOCK_TOKENS} tokens a hash ({} at most)",
+                        input.div_ceil(MOONCAKE_BLOCK_TOKENS)
+                    ),
+                ));
+            }
             Ok(Row {
                 at_s: time(f, line, "timestamp", num("timestamp"))? / 1e3,
-                input: tokens(f, line, "input_length", num("input_length"))?,
+                input,
                 output: tokens(f, line, "output_length", num("output_length"))?,
                 blocks,
                 class: None,
@@ -280,51 +326,95 @@ fn csv<'a>(
     Ok((cols, rows))
 }
 
-fn field<'a>(
+/// One CSV line's fields, read with errors naming the line, the column
+/// (counted from 1, as a spreadsheet counts) and the column's name.
+struct Cells<'a> {
     format: Format,
     line: usize,
-    row: &[&'a str],
-    col: usize,
-    name: &str,
-) -> Result<&'a str, String> {
-    row.get(col).copied().ok_or_else(|| {
-        at(
-            format,
-            line,
-            format!("no value for {name:?}: the line has {} fields", row.len()),
-        )
-    })
+    fields: Vec<&'a str>,
 }
 
-fn number(format: Format, line: usize, name: &str, s: &str) -> Result<f64, String> {
-    s.parse::<f64>().map_err(|_| {
-        at(
-            format,
-            line,
-            format!("field {name:?} must be a number, got {s:?}"),
+impl<'a> Cells<'a> {
+    fn err(&self, col: usize, what: impl std::fmt::Display) -> String {
+        format!(
+            "{} line {}, column {}: {what}",
+            self.format.name(),
+            self.line,
+            col + 1
         )
-    })
+    }
+
+    fn text(&self, col: usize, name: &str) -> Result<&'a str, String> {
+        self.fields.get(col).copied().ok_or_else(|| {
+            self.err(
+                col,
+                format!(
+                    "no value for {name:?}: the line has {} fields",
+                    self.fields.len()
+                ),
+            )
+        })
+    }
+
+    fn number(&self, col: usize, name: &str) -> Result<f64, String> {
+        let s = self.text(col, name)?;
+        s.parse::<f64>()
+            .map_err(|_| self.err(col, format!("field {name:?} must be a number, got {s:?}")))
+    }
+
+    fn tokens(&self, col: usize, name: &str) -> Result<u32, String> {
+        let x = self.number(col, name)?;
+        if x.is_finite() && x >= 1.0 && x <= f64::from(bounds::TOKENS) {
+            Ok(x.round() as u32)
+        } else {
+            Err(self.err(
+                col,
+                format!(
+                    "field {name:?} must be 1..={} tokens, got {}",
+                    bounds::TOKENS,
+                    crate::format::show(x)
+                ),
+            ))
+        }
+    }
+
+    fn time(&self, col: usize, name: &str) -> Result<f64, String> {
+        let x = self.number(col, name)?;
+        if x.is_finite() && x >= 0.0 {
+            Ok(x)
+        } else {
+            Err(self.err(
+                col,
+                format!(
+                    "field {name:?} must be a time ≥ 0, got {}",
+                    crate::format::show(x)
+                ),
+            ))
+        }
+    }
 }
 
 pub(super) fn azure(text: &str, sink: &mut Sink) -> Result<(), String> {
     let f = Format::Azure;
     let names = ["TIMESTAMP", "ContextTokens", "GeneratedTokens"];
     let (cols, lines) = csv(text, f, &names)?;
-    for (line, r) in lines {
-        let ts = field(f, line, &r, cols[0], names[0])?;
+    for (line, fields) in lines {
+        let c = Cells {
+            format: f,
+            line,
+            fields,
+        };
+        let ts = c.text(cols[0], names[0])?;
         let at_s = wall_clock_s(ts).ok_or_else(|| {
-            at(
-                f,
-                line,
+            c.err(
+                cols[0],
                 format!("field \"TIMESTAMP\" must read YYYY-MM-DD HH:MM:SS[.fraction], got {ts:?}"),
             )
         })?;
-        let input = number(f, line, names[1], field(f, line, &r, cols[1], names[1])?)?;
-        let output = number(f, line, names[2], field(f, line, &r, cols[2], names[2])?)?;
         let row = Row {
             at_s,
-            input: tokens(f, line, names[1], Some(input))?,
-            output: tokens(f, line, names[2], Some(output))?,
+            input: c.tokens(cols[1], names[1])?,
+            output: c.tokens(cols[2], names[2])?,
             blocks: None,
             class: None,
         };
@@ -343,17 +433,19 @@ pub(super) fn burst_gpt(
     let mut need = names.to_vec();
     need.extend(class_column);
     let (cols, lines) = csv(text, f, &need)?;
-    for (line, r) in lines {
-        let t = number(f, line, names[0], field(f, line, &r, cols[0], names[0])?)?;
-        let input = number(f, line, names[1], field(f, line, &r, cols[1], names[1])?)?;
-        let output = number(f, line, names[2], field(f, line, &r, cols[2], names[2])?)?;
+    for (line, fields) in lines {
+        let c = Cells {
+            format: f,
+            line,
+            fields,
+        };
         let row = Row {
-            at_s: time(f, line, names[0], Some(t))?,
-            input: tokens(f, line, names[1], Some(input))?,
-            output: tokens(f, line, names[2], Some(output))?,
+            at_s: c.time(cols[0], names[0])?,
+            input: c.tokens(cols[1], names[1])?,
+            output: c.tokens(cols[2], names[2])?,
             blocks: None,
             class: match class_column {
-                Some(name) => Some(field(f, line, &r, cols[3], name)?.to_owned()),
+                Some(name) => Some(c.text(cols[3], name)?.to_owned()),
                 None => None,
             },
         };

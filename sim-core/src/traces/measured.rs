@@ -25,11 +25,11 @@ use crate::dist::Dist;
 use crate::physics::{Gpu, Model, Precision, ServingSoftware};
 use crate::report::Report;
 use crate::scenario::{Arrival, Batching, RequestClass, Scenario, TraceRequest};
-use serde::Deserialize;
-use serde_json::Value;
+
+pub use super::measured_files::parse;
 
 /// Most requests a measured run may hold (the trace bound).
-const MAX_REQUESTS: usize = 5_000_000;
+pub(super) const MAX_REQUESTS: usize = 5_000_000;
 
 /// One measured request, times from the run's first arrival.
 #[derive(Clone, Debug, PartialEq)]
@@ -100,157 +100,6 @@ pub struct Measured {
     pub settings: Settings,
     /// The engine's time series, when given.
     pub series: Vec<Tick>,
-}
-
-#[derive(Deserialize)]
-struct Line {
-    input_toks: u32,
-    output_toks: u32,
-    queued_ts: f64,
-    first_token_ts: f64,
-    last_token_ts: f64,
-}
-
-/// Read a measured run: its request log, and its settings and time series
-/// when given. Every request line is read or refused by line and field.
-pub fn parse(requests: &str, meta: Option<&str>, series: Option<&str>) -> Result<Measured, String> {
-    let mut rows = Vec::new();
-    for (i, l) in requests.lines().enumerate() {
-        if l.trim().is_empty() {
-            continue;
-        }
-        if rows.len() >= MAX_REQUESTS {
-            return Err(format!("more than {MAX_REQUESTS} requests"));
-        }
-        let line = i + 1;
-        let m: Line = serde_json::from_str(l).map_err(|e| {
-            format!("request log line {line}: {e} (a measured run needs input_toks, output_toks, queued_ts, first_token_ts and last_token_ts)")
-        })?;
-        let ok = |v: f64| v.is_finite() && v >= 0.0;
-        if !(ok(m.queued_ts) && ok(m.first_token_ts) && ok(m.last_token_ts)) {
-            return Err(format!(
-                "request log line {line}: a timestamp is negative or not a number"
-            ));
-        }
-        if m.first_token_ts < m.queued_ts || m.last_token_ts < m.first_token_ts {
-            return Err(format!(
-                "request log line {line}: timestamps out of order (queued {}, first token {}, last token {})",
-                m.queued_ts, m.first_token_ts, m.last_token_ts
-            ));
-        }
-        if m.input_toks == 0 || m.output_toks == 0 {
-            return Err(format!(
-                "request log line {line}: a request needs at least one prompt and one output token"
-            ));
-        }
-        rows.push(m);
-    }
-    if rows.is_empty() {
-        return Err("the request log holds no requests".into());
-    }
-    rows.sort_by(|a, b| a.queued_ts.total_cmp(&b.queued_ts));
-    let t0 = rows[0].queued_ts;
-    let requests = rows
-        .iter()
-        .map(|m| MeasuredRequest {
-            at_s: m.queued_ts - t0,
-            input: m.input_toks,
-            output: m.output_toks,
-            ttft_ms: (m.first_token_ts - m.queued_ts) * 1e3,
-            e2e_ms: (m.last_token_ts - m.queued_ts) * 1e3,
-        })
-        .collect();
-    let settings = match meta {
-        Some(text) => settings(text)?,
-        None => Settings::default(),
-    };
-    let series = match series {
-        Some(text) => ticks(text)?,
-        None => Vec::new(),
-    };
-    Ok(Measured {
-        requests,
-        settings,
-        series,
-    })
-}
-
-fn settings(text: &str) -> Result<Settings, String> {
-    let v: Value = serde_json::from_str(text).map_err(|e| format!("meta.json: {e}"))?;
-    let kw = &v["engine_kwargs"];
-    let kv = &v["kv_cache"];
-    let u32_of = |x: &Value| x.as_u64().and_then(|n| u32::try_from(n).ok());
-    let kv_tokens = kv["num_kv_tokens"]
-        .as_u64()
-        .or_else(|| Some(kv["num_gpu_blocks"].as_u64()? * kv["block_size"].as_u64()?));
-    Ok(Settings {
-        model: v["model"]
-            .as_str()
-            .or(kw["model"].as_str())
-            .map(str::to_owned),
-        gpu: v["hardware"]["device_name"].as_str().map(str::to_owned),
-        tp: u32_of(&kw["tensor_parallel_size"]),
-        max_num_seqs: u32_of(&kw["max_num_seqs"]),
-        max_num_batched_tokens: u32_of(&kw["max_num_batched_tokens"]),
-        gpu_memory_utilization: kv["gpu_memory_utilization"]
-            .as_f64()
-            .or(kw["gpu_memory_utilization"].as_f64()),
-        prefix_caching: kv["enable_prefix_caching"]
-            .as_bool()
-            .or(kw["enable_prefix_caching"].as_bool()),
-        async_scheduling: v["resolved_config"]["scheduler_config"]["async_scheduling"]
-            .as_bool()
-            .or(kw["async_scheduling"].as_bool()),
-        kv_tokens,
-        dtype: kw["dtype"].as_str().map(str::to_owned),
-    })
-}
-
-fn ticks(text: &str) -> Result<Vec<Tick>, String> {
-    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
-    let header: Vec<&str> = lines
-        .next()
-        .ok_or("timeseries.csv is empty")?
-        .split(',')
-        .map(str::trim)
-        .collect();
-    let col = |n: &str| {
-        header
-            .iter()
-            .position(|h| *h == n)
-            .ok_or_else(|| format!("timeseries.csv: no column {n:?}"))
-    };
-    let cols = [
-        col("t")?,
-        col("running")?,
-        col("waiting")?,
-        col("kv_cache_pct")?,
-    ];
-    lines
-        .enumerate()
-        .map(|(i, l)| {
-            let f: Vec<&str> = l.split(',').map(str::trim).collect();
-            let num = |c: usize| {
-                f.get(c)
-                    .and_then(|x| x.parse::<f64>().ok())
-                    .filter(|x| x.is_finite())
-                    .ok_or_else(|| {
-                        format!(
-                            "timeseries.csv line {}: column {} is not a number",
-                            i + 2,
-                            header[c]
-                        )
-                    })
-            };
-            Ok(Tick {
-                t_s: num(cols[0])?,
-                running: num(cols[1])?,
-                waiting: num(cols[2])?,
-                kv_pct: num(cols[3])?,
-            })
-        })
-        .take(MAX_REQUESTS)
-        .collect()
 }
 
 /// The catalogue model a name means (`meta-llama/Llama-3.1-8B` is
@@ -373,7 +222,7 @@ impl Measured {
             None => vec![class("measured")],
             Some(_) => vec![class("fitted"), class("scored")],
         };
-        s.duration_s = self.requests.last().map_or(0.0, |r| r.at_s).ceil().max(1.0);
+        s.set_duration(self.requests.last().map_or(0.0, |r| r.at_s).ceil().max(1.0));
         s.workload.arrival = Arrival::Trace {
             prefix_block_tokens: None,
             requests: self

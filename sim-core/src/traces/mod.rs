@@ -25,6 +25,7 @@ use serde_json::Value;
 mod distil;
 mod formats;
 pub mod measured;
+mod measured_files;
 mod stats;
 mod summary;
 
@@ -117,6 +118,7 @@ pub(super) fn at(format: Format, line: usize, what: impl std::fmt::Display) -> S
 
 /// Which format `text` is in, from its first line (or its keys).
 pub fn detect(text: &str) -> Result<Format, String> {
+    let text = crate::text::without_bom(text);
     let first = text
         .lines()
         .map(str::trim)
@@ -140,16 +142,25 @@ pub fn detect(text: &str) -> Result<Format, String> {
         {
             return Ok(Format::VllmBench);
         }
+        // A first line that is not JSON but names a format's keys: that
+        // format, whose reader then says what is wrong with the line.
+        if first.contains("\"hash_ids\"") || first.contains("\"input_length\"") {
+            return Ok(Format::Mooncake);
+        }
+        if first.contains("\"input_toks\"") {
+            return Ok(Format::RequestLog);
+        }
         return Err(format!(
             "JSON, but not a trace format this reads: its first line has none of the keys hash_ids/input_length (Mooncake), input_toks (a request log) or input_lens (vllm bench serve); it starts {:?}",
             first.chars().take(80).collect::<String>()
         ));
     }
     let header: Vec<&str> = first.split(',').map(str::trim).collect();
-    if header.contains(&"ContextTokens") && header.contains(&"GeneratedTokens") {
+    // Either column names the format; its reader then names a missing one.
+    if header.contains(&"ContextTokens") || header.contains(&"GeneratedTokens") {
         return Ok(Format::Azure);
     }
-    if header.contains(&"Request tokens") && header.contains(&"Response tokens") {
+    if header.contains(&"Request tokens") || header.contains(&"Response tokens") {
         return Ok(Format::BurstGpt);
     }
     Err(format!(
@@ -160,6 +171,7 @@ pub fn detect(text: &str) -> Result<Format, String> {
 
 /// Read `text` in `format`, then apply `options`.
 pub fn parse(text: &str, format: Format, options: &Options) -> Result<Imported, String> {
+    let text = crate::text::without_bom(text);
     if !(options.speed.is_finite() && options.speed > 0.0 && options.speed <= 1e6) {
         return Err(format!(
             "the trace's speed must be > 0 and ≤ 1000000, got {}",
@@ -235,6 +247,33 @@ pub fn parse(text: &str, format: Format, options: &Options) -> Result<Imported, 
             options.rate_per_s.unwrap_or_default()
         ));
     }
+    let replayed = span / speed;
+    if replayed > crate::scenario::bounds::DURATION_S {
+        let s = |v: f64| {
+            if v < 1e15 {
+                format!("{} s", crate::format::rounded(v))
+            } else {
+                format!("{v:e} s")
+            }
+        };
+        let (from, to) = (sink.earliest, sink.latest);
+        let whole = if options.window.is_none() {
+            format!(" (from line {} to line {})", from.1, to.1)
+        } else {
+            " in the window".to_owned()
+        };
+        let faster = if speed == 1.0 {
+            String::new()
+        } else {
+            format!(", {} at speed {}", s(replayed), crate::format::show(speed))
+        };
+        return Err(format!(
+            "the {} trace spans {}{whole}{faster}; a run covers at most {} (a week): replay part of it with a window, or faster",
+            format.name(),
+            s(span),
+            s(crate::scenario::bounds::DURATION_S)
+        ));
+    }
     requests.map_times(|t| (t - origin) / speed);
     // The class column's values the window keeps, in order of first
     // appearance.
@@ -263,7 +302,7 @@ pub fn parse(text: &str, format: Format, options: &Options) -> Result<Imported, 
         format,
         speed,
         requests,
-        prefix_block_tokens: with_blocks.then_some(512),
+        prefix_block_tokens: with_blocks.then_some(formats::MOONCAKE_BLOCK_TOKENS),
         classes,
     })
 }
@@ -293,7 +332,7 @@ impl Imported {
     /// the classes' timeouts) stays.
     pub fn apply_to(&self, s: &mut crate::Scenario) {
         let last = self.requests.last().map_or(0.0, |r| r.at_s);
-        s.duration_s = last.ceil().max(1.0);
+        s.set_duration(last.ceil().max(1.0));
         // Named classes: each a copy of the scenario's first class (its
         // backend, targets, timeout) under its own name, with its share of
         // the trace.

@@ -185,21 +185,54 @@ fn limits_stop_a_run_with_a_partial_report_and_a_warning() {
     let r = run(&s).expect("valid");
     assert!(!r.complete);
     assert_eq!(r.events, 5_000);
-    assert!(r.warnings[0].contains("max_events"), "{:?}", r.warnings);
+    let w = &r.warnings[0];
+    assert!(w.contains("max_events"), "{:?}", r.warnings);
     assert_eq!(
         r.requests.arrived,
         r.requests.completed + r.requests.rejected + r.requests.in_flight
     );
+    // Stopped inside the arrival window, it says what share it left out:
+    // at a constant rate, the share of the window not reached.
+    let left = r.arrivals_left_out.expect("the window was cut");
+    let expected = 1.0 - r.sim_time_s / s.duration_s;
+    assert!((left - expected).abs() < 1e-9, "{left} against {expected}");
+    assert!(
+        w.contains(&format!(
+            "{:.1} % of its requests never arrived",
+            100.0 * left
+        )),
+        "{w}"
+    );
+    assert!(w.contains("still waiting or running"), "{w}");
 
+    // A time limit past the window, on a saturated run, stops it draining.
     let mut s = saturated(Batching::None);
+    s.duration_s = 20.0;
     s.limits = Limits {
         max_events: 50_000_000,
         max_sim_time_s: 30.0,
     };
     let r = run(&s).expect("valid");
     assert!(!r.complete && r.sim_time_s <= 30.0);
-    assert!(r.warnings[0].contains("max_sim_time_s"), "{:?}", r.warnings);
+    assert!(r.arrivals_left_out.is_none(), "every arrival was simulated");
+    let w = &r.warnings[0];
+    assert!(w.contains("max_sim_time_s"), "{:?}", r.warnings);
+    assert!(
+        w.contains(&format!(
+            "{} still waiting or running",
+            r.requests.in_flight
+        )),
+        "{w}"
+    );
     assert!(r.requests.in_flight > 0);
+
+    // A time limit inside the window is refused before anything runs.
+    s.limits.max_sim_time_s = 10.0;
+    let e = s.validate().expect_err("a limit inside the window");
+    assert!(
+        e.to_string().contains("leave out 50.0 % of its requests"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -34,7 +34,7 @@ fn a_quantile_table_draws_the_values_it_was_made_from() {
 #[test]
 fn a_distilled_trace_keeps_its_count_and_lengths_and_fits_a_link() {
     let t = traces::read(AZURE, &Options::default()).expect("azure");
-    let d = t.distil(&fleet(1), "azure");
+    let d = t.distil(&fleet(1), "azure").expect("distils");
     let s = d.scenario.clone().validate().expect("valid").into_inner();
     assert!(link::shareable(&s).is_ok());
     // Expected arrivals over the run: the trace's count.
@@ -69,7 +69,7 @@ fn on_a_fleet_that_keeps_up_the_distilled_run_is_close_to_the_exact_replay() {
     let base = fleet(1);
     let mut exact = base.clone();
     t.apply_to(&mut exact);
-    let d = t.distil(&base, "azure");
+    let d = t.distil(&base, "azure").expect("distils");
     let a = sim_core::run_scenario(exact).expect("exact");
     let b = sim_core::run_scenario(d.scenario).expect("distilled");
     let near = |what: &str, x: f64, y: f64, tol: f64| {
@@ -114,7 +114,7 @@ fn on_a_fleet_that_keeps_up_the_distilled_run_is_close_to_the_exact_replay() {
     );
     // Without its burstiness (Poisson at each window's rate) the distilled
     // TTFT is far lower: the CV is what keeps it near.
-    let mut poisson = t.distil(&base, "azure").scenario;
+    let mut poisson = t.distil(&base, "azure").expect("distils").scenario;
     if let Arrival::Schedule { cv, .. } = &mut poisson.workload.arrival {
         assert!(cv.is_some_and(|c| c > 2.0), "{cv:?}");
         *cv = None;
@@ -126,7 +126,7 @@ fn on_a_fleet_that_keeps_up_the_distilled_run_is_close_to_the_exact_replay() {
 #[test]
 fn prefix_reuse_is_distilled_into_shared_prefixes() {
     let t = traces::read(MOONCAKE, &Options::default()).expect("mooncake");
-    let d = t.distil(&fleet(4), "mooncake");
+    let d = t.distil(&fleet(4), "mooncake").expect("distils");
     let sharing = d
         .scenario
         .workload
@@ -199,7 +199,7 @@ fn an_exact_replay_too_large_for_a_link_is_linked_by_name_and_hash() {
     use sim_core::scenario::TraceRef;
     let t = traces::read(MOONCAKE, &Options::default()).expect("mooncake");
     let base = fleet(2);
-    let mut distilled = t.distil(&base, "mooncake").scenario;
+    let mut distilled = t.distil(&base, "mooncake").expect("distils").scenario;
     distilled.distilled_from = Some(TraceRef::of("m.jsonl", MOONCAKE, &t, &Options::default()));
     let r = distilled.distilled_from.clone().expect("reference");
     assert_eq!(r.sha256, traces::sha256_hex(MOONCAKE.as_bytes()));
@@ -235,4 +235,21 @@ fn an_exact_replay_too_large_for_a_link_is_linked_by_name_and_hash() {
         "{e}"
     );
     assert!(e.contains("distilled_from.speed must be > 0"), "{e}");
+}
+
+#[test]
+fn a_trace_of_nearly_a_week_distils_within_a_week() {
+    // 599,855.5 s: its 120 windows' last point once landed past the week
+    // (found by the fuzzer).
+    let text = "{\"timestamp\": 0, \"input_length\": 1600, \"output_length\": 1}\n{\"timestamp\": 599855538, \"input_length\": 1600, \"output_length\": 1}";
+    let t = sim_core::traces::read(text, &Default::default()).expect("trace");
+    let d = t
+        .distil(&sim_core::presets::chatbot_h100(), "week")
+        .expect("distils");
+    let Arrival::Schedule { points, .. } = &d.scenario.workload.arrival else {
+        panic!("a schedule");
+    };
+    assert_eq!(points.len(), 240, "120 windows, two points each");
+    assert!(points.iter().all(|p| p.at_s <= 604_800.0));
+    assert!(d.scenario.validate().is_ok());
 }

@@ -4,6 +4,7 @@
 //! value. A refused input names its field; an accepted one runs (shortened)
 //! and its report keeps every invariant.
 
+use proptest::test_runner::{Config, TestRunner};
 use serde_json::Value;
 use sim_core::Scenario;
 use sim_core::dist::Dist;
@@ -121,7 +122,7 @@ fn monotone(what: &str, l: &LatencyStats) {
 }
 
 /// Every invariant a report keeps.
-fn invariants(what: &str, r: &Report) {
+pub fn invariants(what: &str, r: &Report) {
     let c = r.requests;
     assert_eq!(
         c.arrived,
@@ -157,10 +158,12 @@ fn invariants(what: &str, r: &Report) {
         assert_eq!(sum, c.completed, "{what}: stage completions");
     }
     let k = &r.cost;
+    // One pool: billed at most its GPUs for the whole run (exactly, when
+    // it does not autoscale); several: each its own price, added up below.
     let fleet = f64::from(k.gpus) * k.usd_per_gpu_hour * r.sim_time_s / 3600.0;
-    if k.fleet_usd > 0.0 {
+    if k.fleet_usd > 0.0 && r.pools.is_empty() {
         assert!(
-            (k.fleet_usd - fleet).abs() <= 1e-9 * fleet.max(1.0),
+            k.fleet_usd <= fleet + 1e-9 * fleet.max(1.0),
             "{what}: fleet cost {} vs rate × time {fleet}",
             k.fleet_usd
         );
@@ -169,6 +172,40 @@ fn invariants(what: &str, r: &Report) {
         (k.total_usd - k.fleet_usd - k.api_usd).abs() <= 1e-9 * k.total_usd.max(1.0),
         "{what}: total cost"
     );
+    for (part, usd) in [
+        ("fleet", k.fleet_usd),
+        ("api", k.api_usd),
+        ("total", k.total_usd),
+    ] {
+        assert!(usd.is_finite() && usd >= 0.0, "{what}: {part} cost {usd}");
+    }
+    // Pools add up: their costs to the fleet's, their completions to no
+    // more than the run's.
+    if !r.pools.is_empty() {
+        let usd: f64 = r.pools.iter().map(|p| p.usd).sum();
+        assert!(
+            (usd - k.fleet_usd).abs() <= 1e-6 * k.fleet_usd.max(1.0),
+            "{what}: pools cost {usd} against the fleet's {}",
+            k.fleet_usd
+        );
+        let done: u64 = r.pools.iter().map(|p| p.completed).sum();
+        assert!(
+            done <= c.completed,
+            "{what}: pools completed {done} of {}",
+            c.completed
+        );
+        for p in &r.pools {
+            for l in [&p.ttft, &p.tpot, &p.e2e] {
+                monotone(&format!("{what} pool {}", p.name), l);
+            }
+        }
+    }
+    if let Some(share) = r.arrivals_left_out {
+        assert!(
+            !r.complete && share > 0.0 && share <= 1.0,
+            "{what}: left out {share}"
+        );
+    }
 }
 
 #[test]
@@ -218,4 +255,51 @@ fn every_hostile_value_is_named_or_runs_with_every_invariant() {
     assert!(refused > 1500, "{refused} refused");
     assert!(ran > 50, "{ran} accepted inputs ran");
     assert!(unnamed.is_empty(), "unnamed:\n{}", unnamed.join("\n"));
+}
+
+// The input fuzzers' shared parts (`fuzz_traces`, `fuzz_text`).
+
+/// Cases for one surface: `TLAB_FUZZ_CASES`, else `default`.
+pub fn cases(default: u32) -> u32 {
+    std::env::var("TLAB_FUZZ_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// How the cases of one surface ended: a fuzzer whose inputs are all
+/// refused (or all accepted) tests only half of what it claims.
+#[derive(Default)]
+pub struct Tally {
+    pub refused: std::cell::Cell<u32>,
+    pub ran: std::cell::Cell<u32>,
+}
+
+impl Tally {
+    pub fn refused(&self) {
+        self.refused.set(self.refused.get() + 1);
+    }
+
+    pub fn ran(&self) {
+        self.ran.set(self.ran.get() + 1);
+    }
+
+    /// Both ends reached, each at least `share` of the cases.
+    pub fn check(&self, what: &str, share: f64) {
+        let (no, yes) = (self.refused.get(), self.ran.get());
+        let n = f64::from(no + yes).max(1.0);
+        eprintln!("{what}: {no} refused, {yes} ran");
+        assert!(
+            f64::from(no) >= share * n && f64::from(yes) >= share * n,
+            "{what}: {no} refused and {yes} ran: the generator misses one end"
+        );
+    }
+}
+
+pub fn runner(default: u32) -> TestRunner {
+    TestRunner::new(Config {
+        cases: cases(default),
+        failure_persistence: None,
+        ..Config::default()
+    })
 }

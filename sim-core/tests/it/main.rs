@@ -12,6 +12,8 @@ mod disagg;
 mod distil;
 mod fitted_profile;
 mod fuzz;
+mod fuzz_text;
+mod fuzz_traces;
 mod golden;
 mod gpus;
 mod load;
