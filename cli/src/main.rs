@@ -298,10 +298,7 @@ fn execute(command: Command) -> Result<String, String> {
             out,
         } => {
             let Some(base) = distil else {
-                return Ok(trace::summary_text(
-                    &file,
-                    &trace::read(&file, &trace_args)?,
-                ));
+                return trace::summary_text(&file, &trace_args);
             };
             let (t, reference) = trace::read_with_ref(&file, &trace_args)?;
             let base = load(&base)?.into_inner();
@@ -321,7 +318,7 @@ fn execute(command: Command) -> Result<String, String> {
                 None => s,
                 Some(file) => {
                     let t = trace::read(&file, &trace_args)?;
-                    eprint!("{}", trace::summary_text(&file, &t));
+                    eprint!("{}", t.describe(&trace::file_name(&file)));
                     let mut edited = s.into_inner();
                     t.apply_to(&mut edited);
                     edited.validate().map_err(|e| e.to_string())?

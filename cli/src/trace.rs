@@ -3,11 +3,13 @@
 //! what it holds, and a scenario that replays it.
 
 use sim_core::traces::{self, Imported, Options};
-use std::io::Read;
+use std::io::Read as _;
 use std::path::Path;
 
-/// Largest trace file read (the engine replays at most 5 M requests).
-const MAX_TRACE_BYTES: u64 = 2 * 1024 * 1024 * 1024;
+/// Largest trace file read, bytes: it is read a line at a time, so this
+/// bounds the time a read takes, not its memory (the requests kept are
+/// bounded by `bounds::TRACE_REQUESTS`).
+const MAX_TRACE_BYTES: u64 = 64 << 30;
 
 /// How a trace is taken, as the command line says it.
 #[derive(Clone, Debug, clap::Args)]
@@ -82,27 +84,72 @@ pub fn file_name(path: &Path) -> String {
     )
 }
 
-/// The text of the trace file at `path`, bounded in size.
-fn read_text(path: &Path) -> Result<String, String> {
-    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut text = String::new();
-    file.take(MAX_TRACE_BYTES + 1)
-        .read_to_string(&mut text)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    if text.len() as u64 > MAX_TRACE_BYTES {
-        return Err(format!(
-            "{}: larger than {} GB; cut it first",
-            path.display(),
-            MAX_TRACE_BYTES >> 30
-        ));
+/// Each line of the file at `path` (without its line break), read a
+/// buffer at a time: the file's text is never held whole. Its bytes go to
+/// `digest` too when given.
+fn each_line(
+    path: &Path,
+    mut digest: Option<&mut traces::FileDigest>,
+    mut line: impl FnMut(&str) -> Result<(), String>,
+) -> Result<(), String> {
+    use std::io::BufRead;
+    let shown = path.display();
+    let file = std::fs::File::open(path).map_err(|e| format!("{shown}: {e}"))?;
+    let mut reader = std::io::BufReader::with_capacity(1 << 20, file.take(MAX_TRACE_BYTES + 1));
+    let (mut buf, mut read, mut n) = (Vec::new(), 0u64, 0usize);
+    loop {
+        buf.clear();
+        let got = reader
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| format!("{shown}: {e}"))?;
+        if got == 0 {
+            return Ok(());
+        }
+        read += got as u64;
+        n += 1;
+        if read > MAX_TRACE_BYTES {
+            return Err(format!(
+                "{shown}: larger than {} GB; cut it first",
+                MAX_TRACE_BYTES >> 30
+            ));
+        }
+        if let Some(d) = digest.as_deref_mut() {
+            d.update(&buf);
+        }
+        // As `str::lines` cuts them: "\n" or "\r\n".
+        let mut bytes = &buf[..];
+        if let Some(b) = bytes.strip_suffix(b"\n") {
+            bytes = b.strip_suffix(b"\r").unwrap_or(b);
+        }
+        let text = std::str::from_utf8(bytes).map_err(|e| {
+            format!(
+                "{shown}: line {n} is not UTF-8 text (byte {})",
+                e.valid_up_to() + 1
+            )
+        })?;
+        line(text).map_err(|e| format!("{shown}: {e}"))?;
     }
-    Ok(text)
+}
+
+/// Read the trace at `path`, a line at a time (with its SHA-256 when
+/// `digest`).
+fn read_streamed(
+    path: &Path,
+    options: &Options,
+    digest: Option<&mut traces::FileDigest>,
+) -> Result<Imported, String> {
+    // Room for about a request per 100 bytes; it grows past that.
+    let size = std::fs::metadata(path).map_or(0, |m| m.len());
+    let lines = usize::try_from(size / 100).unwrap_or(usize::MAX);
+    let mut r =
+        traces::TraceReader::new(options, lines).map_err(|e| format!("{}: {e}", path.display()))?;
+    each_line(path, digest, |l| r.line(l))?;
+    r.finish().map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Read the trace at `path`.
 pub fn read(path: &Path, args: &TraceArgs) -> Result<Imported, String> {
-    let text = read_text(path)?;
-    traces::read(&text, &args.options()?).map_err(|e| format!("{}: {e}", path.display()))
+    read_streamed(path, &args.options()?, None)
 }
 
 /// [`read`], and the reference a link names the file by (its SHA-256 and
@@ -111,16 +158,34 @@ pub fn read_with_ref(
     path: &Path,
     args: &TraceArgs,
 ) -> Result<(Imported, sim_core::scenario::TraceRef), String> {
-    let text = read_text(path)?;
     let options = args.options()?;
-    let t = traces::read(&text, &options).map_err(|e| format!("{}: {e}", path.display()))?;
-    let r = sim_core::scenario::TraceRef::of(&file_name(path), &text, &t, &options);
+    let mut digest = traces::FileDigest::default();
+    let t = read_streamed(path, &options, Some(&mut digest))?;
+    let r = sim_core::scenario::TraceRef::with_digest(&file_name(path), digest.hex(), &t, &options);
     Ok((t, r))
 }
 
-/// What the trace holds, in words.
-pub fn summary_text(path: &Path, t: &Imported) -> String {
-    t.describe(&file_name(path))
+/// What the trace at `path` holds, in words: summarised in one pass that
+/// keeps no request (memory bounded by the span's minutes, the distinct
+/// lengths and hashes, not the file's length); a file out of arrival
+/// order, or one taken at a target rate, is read whole instead.
+pub fn summary_text(path: &Path, args: &TraceArgs) -> Result<String, String> {
+    let options = args.options()?;
+    let name = file_name(path);
+    if let Some(mut s) =
+        traces::TraceSummariser::new(&options).map_err(|e| format!("{}: {e}", path.display()))?
+    {
+        match each_line(path, None, |l| s.line(l)) {
+            Ok(()) => {
+                if let Some(t) = s.finish().map_err(|e| format!("{}: {e}", path.display()))? {
+                    return Ok(t.describe(&name));
+                }
+            }
+            Err(e) if s.unsorted().is_none() => return Err(e),
+            Err(_) => {}
+        }
+    }
+    Ok(read_streamed(path, &options, None)?.describe(&name))
 }
 
 /// `tlab trace FILE --distil SCENARIO`: the distilled scenario and the exact

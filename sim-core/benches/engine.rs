@@ -195,3 +195,48 @@ fn long_answers_under_kv_pressure(bencher: divan::Bencher, method: &str) {
     let s = s.validate().expect("valid");
     bencher.bench(|| sim_core::run(divan::black_box(&s)).requests.completed);
 }
+
+/// A generated Mooncake trace of 10⁶ lines (≈ 200 bytes each: a second
+/// apart over 11.6 days of the file's own time at speed 2, 24 hashes a
+/// line, the prefix of one of 170 conversations, each hash always at one
+/// place) read a line at a time: into its requests by column
+/// (what a replay holds), and summarised keeping no request (`tlab trace`).
+/// Target: ≤ 1 µs a line, ≤ 1 s in all.
+#[divan::bench(args = ["columns", "summary"], sample_count = 3)]
+fn trace_read_1m(bencher: divan::Bencher, how: &str) {
+    use std::fmt::Write;
+    let mut text = String::new();
+    for i in 0..1_000_000u64 {
+        let hashes: Vec<String> = (0..24).map(|k| ((i % 170) * 24 + k).to_string()).collect();
+        let _ = writeln!(
+            text,
+            "{{\"timestamp\": {}, \"input_length\": {}, \"output_length\": {}, \"hash_ids\": [{}]}}",
+            i * 1000,
+            12_000 + (i % 97),
+            300 + (i % 13),
+            hashes.join(", ")
+        );
+    }
+    let options = sim_core::traces::Options {
+        speed: 2.0,
+        ..Default::default()
+    };
+    bencher.bench(|| {
+        let text = divan::black_box(&text);
+        if how == "columns" {
+            let mut r = sim_core::traces::TraceReader::new(&options, 0).expect("options");
+            text.lines().for_each(|l| r.line(l).expect("a line"));
+            r.finish().expect("a trace").requests.len()
+        } else {
+            let mut s = sim_core::traces::TraceSummariser::new(&options)
+                .expect("options")
+                .expect("no rate");
+            text.lines().for_each(|l| s.line(l).expect("a line"));
+            s.finish()
+                .expect("a summary")
+                .expect("sorted")
+                .summary
+                .requests
+        }
+    });
+}

@@ -326,19 +326,50 @@ fn schedule(requests: &TraceRequests, span: f64) -> (Arrival, f64) {
 
 /// SHA-256 of `bytes`, lowercase hex: how a link names a trace's file.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    let mut d = FileDigest::default();
+    d.update(bytes);
+    d.hex()
+}
+
+/// A file's SHA-256 taken as its bytes are read, part by part: the same
+/// digest as [`sha256_hex`] of the whole.
+#[derive(Clone, Default)]
+pub struct FileDigest(Sha256);
+
+impl FileDigest {
+    /// Add the next bytes of the file.
+    pub fn update(&mut self, bytes: &[u8]) {
+        self.0.update(bytes);
+    }
+
+    /// The digest, lowercase hex.
+    pub fn hex(self) -> String {
+        self.0
+            .finalize()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
 }
 
 impl TraceRef {
     /// The reference to trace file `name` of content `text`, read as `t`
     /// with `options`.
     pub fn of(name: &str, text: &str, t: &Imported, options: &super::Options) -> TraceRef {
+        Self::with_digest(name, sha256_hex(text.as_bytes()), t, options)
+    }
+
+    /// [`Self::of`], the file's SHA-256 taken as it was read
+    /// ([`FileDigest`]).
+    pub fn with_digest(
+        name: &str,
+        sha256: String,
+        t: &Imported,
+        options: &super::Options,
+    ) -> TraceRef {
         TraceRef {
             name: name.to_owned(),
-            sha256: sha256_hex(text.as_bytes()),
+            sha256,
             requests: t.requests.len() as u64,
             summary: t.describe(name),
             speed: t.speed,

@@ -1,5 +1,7 @@
-//! The readers, one per format: each line read or refused, naming the line
-//! and the field.
+//! The readers, one per format, a line at a time: each line read or
+//! refused, naming the line and the field (and the column, for CSV). What
+//! a line holds goes to [`Rows`]: the requests by column (`Sink`), or a
+//! summary that keeps no request (`super::summary_stream`).
 
 use super::{Format, at};
 use crate::scenario::{TraceEntry, TraceRequests, bounds};
@@ -12,6 +14,12 @@ pub(super) struct Row {
     pub(super) blocks: Option<Vec<u64>>,
     /// The value of the class column, when one is asked for.
     pub(super) class: Option<String>,
+}
+
+/// Where a reader puts each line's request.
+pub(super) trait Rows {
+    /// Take line `line`'s request; Err (naming the line) ends the read.
+    fn row(&mut self, format: Format, line: usize, row: Row) -> Result<(), String>;
 }
 
 fn tokens(format: Format, line: usize, field: &str, v: Option<f64>) -> Result<u32, String> {
@@ -74,9 +82,8 @@ pub(super) struct Sink {
 }
 
 impl Sink {
-    /// Room for about as many requests as `text` has lines.
-    pub(super) fn for_text(text: &str) -> Sink {
-        let lines = memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1;
+    /// Room for about `lines` requests (it grows past them).
+    pub(super) fn with_room(lines: usize) -> Sink {
         Sink {
             requests: TraceRequests::with_capacity(lines.min(bounds::TRACE_REQUESTS)),
             class_names: Vec::new(),
@@ -85,8 +92,10 @@ impl Sink {
             latest: (f64::NEG_INFINITY, 0),
         }
     }
+}
 
-    fn push(&mut self, format: Format, line: usize, row: Row) -> Result<(), String> {
+impl Rows for Sink {
+    fn row(&mut self, format: Format, line: usize, row: Row) -> Result<(), String> {
         if self.requests.len() >= bounds::TRACE_REQUESTS {
             return Err(at(
                 format,
@@ -132,42 +141,33 @@ impl Sink {
     }
 }
 
-/// JSON lines, each read by `fast` (typed, no allocation per field) or,
-/// when that fails, by `row` from the generic JSON value, which names the
-/// field that is wrong.
-fn json_lines(
-    text: &str,
+/// A JSON line, read by `fast` (typed, no allocation per field) or, when
+/// that fails, by `row` from the generic JSON value, which names the field
+/// that is wrong.
+fn json_line(
+    l: &str,
+    line: usize,
     format: Format,
     fast: impl Fn(&str) -> Option<Row>,
-    mut row: impl FnMut(usize, &serde_json::Map<String, Value>) -> Result<Row, String>,
-    sink: &mut Sink,
-) -> Result<(), String> {
-    for (i, l) in text.lines().enumerate() {
-        let (line, l) = (i + 1, l.trim());
-        if l.is_empty() {
-            continue;
-        }
-        if let Some(r) = fast(l) {
-            sink.push(format, line, r)?;
-            continue;
-        }
-        let v: Value = serde_json::from_str(l).map_err(|e| {
-            // serde counts the line as line 1: say the column only.
-            let what = e.to_string();
-            let what = what.split(" at line ").next().unwrap_or_default();
-            at(
-                format,
-                line,
-                format!("column {}: not JSON: {what}", e.column()),
-            )
-        })?;
-        let Value::Object(o) = v else {
-            return Err(at(format, line, "not a JSON object"));
-        };
-        let r = row(line, &o)?;
-        sink.push(format, line, r)?;
+    row: impl FnOnce(usize, &serde_json::Map<String, Value>) -> Result<Row, String>,
+) -> Result<Row, String> {
+    if let Some(r) = fast(l) {
+        return Ok(r);
     }
-    Ok(())
+    let v: Value = serde_json::from_str(l).map_err(|e| {
+        // serde counts the line as line 1: say the column only.
+        let what = e.to_string();
+        let what = what.split(" at line ").next().unwrap_or_default();
+        at(
+            format,
+            line,
+            format!("column {}: not JSON: {what}", e.column()),
+        )
+    })?;
+    let Value::Object(o) = v else {
+        return Err(at(format, line, "not a JSON object"));
+    };
+    row(line, &o)
 }
 
 /// A Mooncake line as it nearly always is.
@@ -192,7 +192,8 @@ fn blocks_fit(hashes: usize, input: u32) -> bool {
     hashes as u64 <= u64::from(input.div_ceil(MOONCAKE_BLOCK_TOKENS))
 }
 
-pub(super) fn mooncake(text: &str, sink: &mut Sink) -> Result<(), String> {
+/// One Mooncake line (`l`, trimmed, not empty) of line number `line`.
+pub(super) fn mooncake(l: &str, line: usize) -> Result<Row, String> {
     let f = Format::Mooncake;
     let fast = |l: &str| {
         let m: MooncakeLine = serde_json::from_str(l).ok()?;
@@ -207,47 +208,41 @@ pub(super) fn mooncake(text: &str, sink: &mut Sink) -> Result<(), String> {
             class: None,
         })
     };
-    json_lines(
-        text,
-        f,
-        fast,
-        |line, o| {
-            let num = |k: &str| o.get(k).and_then(Value::as_f64);
-            let blocks = match o.get("hash_ids") {
-                None => None,
-                Some(Value::Array(a)) => Some(
-                    a.iter()
-                        .map(|h| {
-                            h.as_u64().ok_or_else(|| {
-                                at(f, line, "field \"hash_ids\" must hold whole numbers ≥ 0")
-                            })
+    json_line(l, line, f, fast, |line, o| {
+        let num = |k: &str| o.get(k).and_then(Value::as_f64);
+        let blocks = match o.get("hash_ids") {
+            None => None,
+            Some(Value::Array(a)) => Some(
+                a.iter()
+                    .map(|h| {
+                        h.as_u64().ok_or_else(|| {
+                            at(f, line, "field \"hash_ids\" must hold whole numbers ≥ 0")
                         })
-                        .collect::<Result<Vec<u64>, String>>()?,
+                    })
+                    .collect::<Result<Vec<u64>, String>>()?,
+            ),
+            Some(_) => return Err(at(f, line, "field \"hash_ids\" must be a list")),
+        };
+        let input = tokens(f, line, "input_length", num("input_length"))?;
+        let hashes = blocks.as_ref().map_or(0, Vec::len);
+        if !blocks_fit(hashes, input) {
+            return Err(at(
+                f,
+                line,
+                format!(
+                    "field \"hash_ids\" has {hashes} hashes, more than its {input}-token prompt fills at {MOONCAKE_BLOCK_TOKENS} tokens a hash ({} at most)",
+                    input.div_ceil(MOONCAKE_BLOCK_TOKENS)
                 ),
-                Some(_) => return Err(at(f, line, "field \"hash_ids\" must be a list")),
-            };
-            let input = tokens(f, line, "input_length", num("input_length"))?;
-            let hashes = blocks.as_ref().map_or(0, Vec::len);
-            if !blocks_fit(hashes, input) {
-                return Err(at(
-                    f,
-                    line,
-                    format!(
-                        "field \"hash_ids\" has {hashes} hashes, more than its {input}-token prompt fills at {MOONCAKE_BLOCK_TOKENS} tokens a hash ({} at most)",
-                        input.div_ceil(MOONCAKE_BLOCK_TOKENS)
-                    ),
-                ));
-            }
-            Ok(Row {
-                at_s: time(f, line, "timestamp", num("timestamp"))? / 1e3,
-                input,
-                output: tokens(f, line, "output_length", num("output_length"))?,
-                blocks,
-                class: None,
-            })
-        },
-        sink,
-    )
+            ));
+        }
+        Ok(Row {
+            at_s: time(f, line, "timestamp", num("timestamp"))? / 1e3,
+            input,
+            output: tokens(f, line, "output_length", num("output_length"))?,
+            blocks,
+            class: None,
+        })
+    })
 }
 
 /// A measured run's line as it nearly always is.
@@ -259,7 +254,8 @@ struct LogLine {
     arrival_time: Option<f64>,
 }
 
-pub(super) fn request_log(text: &str, sink: &mut Sink) -> Result<(), String> {
+/// One line of a measured run's request log, read as a trace.
+pub(super) fn request_log(l: &str, line: usize) -> Result<Row, String> {
     let f = Format::RequestLog;
     let fast = |l: &str| {
         let m: LogLine = serde_json::from_str(l).ok()?;
@@ -273,58 +269,45 @@ pub(super) fn request_log(text: &str, sink: &mut Sink) -> Result<(), String> {
             class: None,
         })
     };
-    json_lines(
-        text,
-        f,
-        fast,
-        |line, o| {
-            let num = |k: &str| o.get(k).and_then(Value::as_f64);
-            // The engine's own clock when it has one (vLLM's queued_ts), else
-            // the front end's arrival time: never a mix of the two.
-            let at_s = match num("queued_ts") {
-                Some(t) => time(f, line, "queued_ts", Some(t))?,
-                None => time(f, line, "arrival_time", num("arrival_time"))?,
-            };
-            Ok(Row {
-                at_s,
-                input: tokens(f, line, "input_toks", num("input_toks"))?,
-                output: tokens(f, line, "output_toks", num("output_toks"))?,
-                blocks: None,
-                class: None,
-            })
-        },
-        sink,
-    )
+    json_line(l, line, f, fast, |line, o| {
+        let num = |k: &str| o.get(k).and_then(Value::as_f64);
+        // The engine's own clock when it has one (vLLM's queued_ts), else
+        // the front end's arrival time: never a mix of the two.
+        let at_s = match num("queued_ts") {
+            Some(t) => time(f, line, "queued_ts", Some(t))?,
+            None => time(f, line, "arrival_time", num("arrival_time"))?,
+        };
+        Ok(Row {
+            at_s,
+            input: tokens(f, line, "input_toks", num("input_toks"))?,
+            output: tokens(f, line, "output_toks", num("output_toks"))?,
+            blocks: None,
+            class: None,
+        })
+    })
 }
 
-/// A CSV line: its number and its fields.
-type CsvRow<'a> = (usize, Vec<&'a str>);
-
-/// A CSV's rows as fields, one line at a time, with the column index of each
-/// named header.
-fn csv<'a>(
-    text: &'a str,
+/// The column of each name in `need`, from a CSV header line.
+pub(super) fn csv_header(
     format: Format,
+    header: &str,
     need: &[&str],
-) -> Result<(Vec<usize>, impl Iterator<Item = CsvRow<'a>>), String> {
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty());
-    let (_, header) = lines.next().ok_or("the trace is empty")?;
+) -> Result<Vec<usize>, String> {
     let names: Vec<&str> = header.split(',').map(str::trim).collect();
-    let cols = need
-        .iter()
+    need.iter()
         .map(|n| {
             names
                 .iter()
                 .position(|h| h == n)
                 .ok_or_else(|| at(format, 1, format!("no column {n:?} in the header")))
         })
-        .collect::<Result<Vec<usize>, String>>()?;
-    let rows = lines.map(|(i, l)| (i + 1, l.split(',').map(str::trim).collect::<Vec<&str>>()));
-    Ok((cols, rows))
+        .collect()
 }
+
+/// Azure's columns, as [`azure`] reads them.
+pub(super) const AZURE: [&str; 3] = ["TIMESTAMP", "ContextTokens", "GeneratedTokens"];
+/// BurstGPT's columns, as [`burst_gpt`] reads them (a class column after).
+pub(super) const BURST_GPT: [&str; 3] = ["Timestamp", "Request tokens", "Response tokens"];
 
 /// One CSV line's fields, read with errors naming the line, the column
 /// (counted from 1, as a spreadsheet counts) and the column's name.
@@ -394,67 +377,56 @@ impl<'a> Cells<'a> {
     }
 }
 
-pub(super) fn azure(text: &str, sink: &mut Sink) -> Result<(), String> {
-    let f = Format::Azure;
-    let names = ["TIMESTAMP", "ContextTokens", "GeneratedTokens"];
-    let (cols, lines) = csv(text, f, &names)?;
-    for (line, fields) in lines {
-        let c = Cells {
-            format: f,
-            line,
-            fields,
-        };
-        let ts = c.text(cols[0], names[0])?;
-        let at_s = wall_clock_s(ts).ok_or_else(|| {
-            c.err(
-                cols[0],
-                format!("field \"TIMESTAMP\" must read YYYY-MM-DD HH:MM:SS[.fraction], got {ts:?}"),
-            )
-        })?;
-        let row = Row {
-            at_s,
-            input: c.tokens(cols[1], names[1])?,
-            output: c.tokens(cols[2], names[2])?,
-            blocks: None,
-            class: None,
-        };
-        sink.push(f, line, row)?;
-    }
-    Ok(())
+/// One Azure row of line `line`, its columns at `cols` (of [`AZURE`]).
+pub(super) fn azure(l: &str, line: usize, cols: &[usize]) -> Result<Row, String> {
+    let c = Cells {
+        format: Format::Azure,
+        line,
+        fields: l.split(',').map(str::trim).collect(),
+    };
+    let ts = c.text(cols[0], AZURE[0])?;
+    let at_s = wall_clock_s(ts).ok_or_else(|| {
+        c.err(
+            cols[0],
+            format!("field \"TIMESTAMP\" must read YYYY-MM-DD HH:MM:SS[.fraction], got {ts:?}"),
+        )
+    })?;
+    Ok(Row {
+        at_s,
+        input: c.tokens(cols[1], AZURE[1])?,
+        output: c.tokens(cols[2], AZURE[2])?,
+        blocks: None,
+        class: None,
+    })
 }
 
+/// One BurstGPT row of line `line`, its columns at `cols` (of
+/// [`BURST_GPT`], then the class column's when one is named).
 pub(super) fn burst_gpt(
-    text: &str,
+    l: &str,
+    line: usize,
+    cols: &[usize],
     class_column: Option<&str>,
-    sink: &mut Sink,
-) -> Result<(), String> {
-    let f = Format::BurstGpt;
-    let names = ["Timestamp", "Request tokens", "Response tokens"];
-    let mut need = names.to_vec();
-    need.extend(class_column);
-    let (cols, lines) = csv(text, f, &need)?;
-    for (line, fields) in lines {
-        let c = Cells {
-            format: f,
-            line,
-            fields,
-        };
-        let row = Row {
-            at_s: c.time(cols[0], names[0])?,
-            input: c.tokens(cols[1], names[1])?,
-            output: c.tokens(cols[2], names[2])?,
-            blocks: None,
-            class: match class_column {
-                Some(name) => Some(c.text(cols[3], name)?.to_owned()),
-                None => None,
-            },
-        };
-        sink.push(f, line, row)?;
-    }
-    Ok(())
+) -> Result<Row, String> {
+    let c = Cells {
+        format: Format::BurstGpt,
+        line,
+        fields: l.split(',').map(str::trim).collect(),
+    };
+    Ok(Row {
+        at_s: c.time(cols[0], BURST_GPT[0])?,
+        input: c.tokens(cols[1], BURST_GPT[1])?,
+        output: c.tokens(cols[2], BURST_GPT[2])?,
+        blocks: None,
+        class: match class_column {
+            Some(name) => Some(c.text(cols[3], name)?.to_owned()),
+            None => None,
+        },
+    })
 }
 
-pub(super) fn vllm_bench(text: &str, sink: &mut Sink) -> Result<(), String> {
+/// A whole `vllm bench serve` document (one JSON value, not lines).
+pub(super) fn vllm_bench(text: &str, sink: &mut impl Rows) -> Result<(), String> {
     let f = Format::VllmBench;
     let v: Value =
         serde_json::from_str(text).map_err(|e| at(f, e.line(), format!("not JSON: {e}")))?;
@@ -506,7 +478,7 @@ pub(super) fn vllm_bench(text: &str, sink: &mut Sink) -> Result<(), String> {
             blocks: None,
             class: None,
         };
-        sink.push(f, entry, row)?;
+        sink.row(f, entry, row)?;
     }
     Ok(())
 }

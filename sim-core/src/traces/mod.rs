@@ -20,18 +20,20 @@
 //! taken for a whole one.
 
 use crate::scenario::TraceRequests;
-use serde_json::Value;
 
 mod distil;
 mod formats;
 pub mod measured;
 mod measured_files;
+mod reader;
 mod stats;
 mod summary;
+mod summary_stream;
 
-pub use distil::{Distilled, exact_replay, link_form, quantile_table, sha256_hex};
-use formats::{Sink, azure, burst_gpt, mooncake, request_log, vllm_bench};
+pub use distil::{Distilled, FileDigest, exact_replay, link_form, quantile_table, sha256_hex};
+use formats::Sink;
 pub use summary::{RATE_WINDOWS, Summary};
+pub use summary_stream::TraceSummary;
 
 /// A trace format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,7 +118,8 @@ pub(super) fn at(format: Format, line: usize, what: impl std::fmt::Display) -> S
     format!("{} line {line}: {what}", format.name())
 }
 
-/// Which format `text` is in, from its first line (or its keys).
+/// Which format `text` is in, from its first line with text (or, for a
+/// JSON document over several lines, from the whole of it).
 pub fn detect(text: &str) -> Result<Format, String> {
     let text = crate::text::without_bom(text);
     let first = text
@@ -124,54 +127,62 @@ pub fn detect(text: &str) -> Result<Format, String> {
         .map(str::trim)
         .find(|l| !l.is_empty())
         .ok_or("the trace is empty")?;
-    if first.starts_with('{') {
-        // One JSON document (vllm bench) or JSON lines.
-        if let Ok(Value::Object(o)) = serde_json::from_str::<Value>(first) {
-            if o.contains_key("hash_ids") || o.contains_key("input_length") {
-                return Ok(Format::Mooncake);
+    match reader::detect_first(first)? {
+        Some(f) => Ok(f),
+        None => match serde_json::from_str::<serde_json::Value>(text) {
+            Ok(serde_json::Value::Object(o)) if o.contains_key("input_lens") => {
+                Ok(Format::VllmBench)
             }
-            if o.contains_key("input_toks") {
-                return Ok(Format::RequestLog);
-            }
-            if o.contains_key("input_lens") {
-                return Ok(Format::VllmBench);
-            }
-        }
-        if let Ok(Value::Object(o)) = serde_json::from_str::<Value>(text)
-            && o.contains_key("input_lens")
-        {
-            return Ok(Format::VllmBench);
-        }
-        // A first line that is not JSON but names a format's keys: that
-        // format, whose reader then says what is wrong with the line.
-        if first.contains("\"hash_ids\"") || first.contains("\"input_length\"") {
-            return Ok(Format::Mooncake);
-        }
-        if first.contains("\"input_toks\"") {
-            return Ok(Format::RequestLog);
-        }
-        return Err(format!(
-            "JSON, but not a trace format this reads: its first line has none of the keys hash_ids/input_length (Mooncake), input_toks (a request log) or input_lens (vllm bench serve); it starts {:?}",
-            first.chars().take(80).collect::<String>()
-        ));
+            _ => Err(reader::not_json_trace(first)),
+        },
     }
-    let header: Vec<&str> = first.split(',').map(str::trim).collect();
-    // Either column names the format; its reader then names a missing one.
-    if header.contains(&"ContextTokens") || header.contains(&"GeneratedTokens") {
-        return Ok(Format::Azure);
-    }
-    if header.contains(&"Request tokens") || header.contains(&"Response tokens") {
-        return Ok(Format::BurstGpt);
-    }
-    Err(format!(
-        "not a trace format this reads: expected JSON lines (Mooncake, a request log), vllm bench serve JSON, or a CSV header with ContextTokens,GeneratedTokens (Azure) or Request tokens,Response tokens (BurstGPT); the first line is {:?}",
-        first.chars().take(80).collect::<String>()
-    ))
 }
 
-/// Read `text` in `format`, then apply `options`.
-pub fn parse(text: &str, format: Format, options: &Options) -> Result<Imported, String> {
-    let text = crate::text::without_bom(text);
+/// A trace read a line at a time into its requests: [`Self::line`] for
+/// each line of the file as it is read (never the whole text held), then
+/// [`Self::finish`] with the options applied. [`read`] is this over a text.
+pub struct TraceReader {
+    reader: reader::Reader<Sink>,
+    options: Options,
+}
+
+impl TraceReader {
+    /// A reader taking the trace with `options`, with room for about
+    /// `lines` requests (a guess: it grows past them).
+    pub fn new(options: &Options, lines: usize) -> Result<TraceReader, String> {
+        Self::of_format(options, lines, None)
+    }
+
+    fn of_format(
+        options: &Options,
+        lines: usize,
+        format: Option<Format>,
+    ) -> Result<TraceReader, String> {
+        check(options)?;
+        Ok(TraceReader {
+            reader: reader::Reader::new(
+                Sink::with_room(lines),
+                options.class_column.clone(),
+                format,
+            ),
+            options: options.clone(),
+        })
+    }
+
+    /// Read the file's next line (without its line break).
+    pub fn line(&mut self, line: &str) -> Result<(), String> {
+        self.reader.line(line)
+    }
+
+    /// The trace, once every line is read.
+    pub fn finish(self) -> Result<Imported, String> {
+        let (format, sink) = self.reader.end();
+        finish(format?, sink, &self.options)
+    }
+}
+
+/// The options' own bounds, before any line is read.
+fn check(options: &Options) -> Result<(), String> {
     if !(options.speed.is_finite() && options.speed > 0.0 && options.speed <= 1e6) {
         return Err(format!(
             "the trace's speed must be > 0 and ≤ 1000000, got {}",
@@ -191,29 +202,134 @@ pub fn parse(text: &str, format: Format, options: &Options) -> Result<Imported, 
             ));
         }
     }
-    if options.class_column.is_some() && format != Format::BurstGpt {
-        return Err(format!(
-            "the {} has no column to take classes from (BurstGPT CSV has Model and Log Type)",
-            format.name()
-        ));
-    }
-    let mut sink = Sink::for_text(text);
-    match format {
-        Format::Mooncake => mooncake(text, &mut sink)?,
-        Format::Azure => azure(text, &mut sink)?,
-        Format::BurstGpt => burst_gpt(text, options.class_column.as_deref(), &mut sink)?,
-        Format::RequestLog => request_log(text, &mut sink)?,
-        Format::VllmBench => vllm_bench(text, &mut sink)?,
-    };
-    // Arrival order, ties kept in file order (a stable sort).
-    let all = sink.requests.sorted_by_time();
-    let start = all.first().map_or(0.0, |r| r.at_s);
-    let (from, to) = options.window.unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
-    if from >= to {
+    if let Some((from, to)) = options.window
+        && from >= to
+    {
         return Err(format!(
             "the trace's window must end after it starts, got {from}..{to}"
         ));
     }
+    Ok(())
+}
+
+/// Lines in `text`: the room a reader of it starts with.
+fn lines_in(text: &str) -> usize {
+    memchr::memchr_iter(b'\n', text.as_bytes()).count() + 1
+}
+
+/// Read `text` in `format`, then apply `options`.
+pub fn parse(text: &str, format: Format, options: &Options) -> Result<Imported, String> {
+    let mut r = TraceReader::of_format(options, lines_in(text), Some(format))?;
+    for l in text.lines() {
+        r.line(l)?;
+    }
+    r.finish()
+}
+
+/// Detect the format, then read.
+pub fn read(text: &str, options: &Options) -> Result<Imported, String> {
+    let mut r = TraceReader::new(options, lines_in(text))?;
+    for l in text.lines() {
+        r.line(l)?;
+    }
+    r.finish()
+}
+
+/// A trace summarised as it is read, keeping none of its requests:
+/// [`Self::line`] for each line, then [`Self::finish`]. A file not in
+/// arrival order is refused at its first line out of order
+/// ([`Self::unsorted`] says which): summarise it from [`read`] instead.
+/// Options with a target rate are summarised from [`read`] too (the
+/// speed they imply needs the whole trace).
+pub struct TraceSummariser {
+    reader: reader::Reader<summary_stream::Streamed>,
+}
+
+impl TraceSummariser {
+    /// A summariser taking the trace with `options`; None when they ask for
+    /// a rate (see the type's documentation).
+    pub fn new(options: &Options) -> Result<Option<TraceSummariser>, String> {
+        check(options)?;
+        if options.rate_per_s.is_some() {
+            return Ok(None);
+        }
+        Ok(Some(TraceSummariser {
+            reader: reader::Reader::new(
+                summary_stream::Streamed::new(options),
+                options.class_column.clone(),
+                None,
+            ),
+        }))
+    }
+
+    /// Read the file's next line (without its line break).
+    pub fn line(&mut self, line: &str) -> Result<(), String> {
+        self.reader.line(line)
+    }
+
+    /// The line that came before the line above it, if one did (the read
+    /// then stopped there).
+    pub fn unsorted(&self) -> Option<usize> {
+        self.reader.rows.unsorted
+    }
+
+    /// The summary, once every line is read; None when the trace is not
+    /// in arrival order (a `vllm bench serve` document's times are read
+    /// only here): summarise it from [`read`] instead.
+    pub fn finish(self) -> Result<Option<TraceSummary>, String> {
+        match self.reader.end() {
+            (Ok(format), rows) => rows.finish(format).map(Some),
+            (Err(_), rows) if rows.unsorted.is_some() => Ok(None),
+            (Err(e), _) => Err(e),
+        }
+    }
+}
+
+/// The refusal of a trace whose kept part spans `span` seconds of its own
+/// time (more than a week at `speed`), naming its first and last lines.
+fn span_refusal(
+    format: Format,
+    span: f64,
+    speed: f64,
+    windowed: bool,
+    (first, last): (usize, usize),
+) -> String {
+    let s = |v: f64| {
+        if v < 1e15 {
+            format!("{} s", crate::format::rounded(v))
+        } else {
+            format!("{v:e} s")
+        }
+    };
+    let whole = if windowed {
+        " in the window".to_owned()
+    } else {
+        format!(" (from line {first} to line {last})")
+    };
+    let faster = if speed == 1.0 {
+        String::new()
+    } else {
+        format!(
+            ", {} at speed {}",
+            s(span / speed),
+            crate::format::show(speed)
+        )
+    };
+    format!(
+        "the {} trace spans {}{whole}{faster}; a run covers at most {} (a week): replay part of it with a window, or faster",
+        format.name(),
+        s(span),
+        s(crate::scenario::bounds::DURATION_S)
+    )
+}
+
+/// What the readers read, as a trace: in arrival order from 0, the window
+/// kept, at the speed asked, its classes numbered by first appearance.
+fn finish(format: Format, sink: Sink, options: &Options) -> Result<Imported, String> {
+    // Arrival order, ties kept in file order (a stable sort).
+    let all = sink.requests.sorted_by_time();
+    let start = all.first().map_or(0.0, |r| r.at_s);
+    let (from, to) = options.window.unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
     let inside = |t: f64| t - start >= from && t - start < to;
     let mut requests = if all.iter().all(|r| inside(r.at_s)) {
         all
@@ -247,31 +363,13 @@ pub fn parse(text: &str, format: Format, options: &Options) -> Result<Imported, 
             options.rate_per_s.unwrap_or_default()
         ));
     }
-    let replayed = span / speed;
-    if replayed > crate::scenario::bounds::DURATION_S {
-        let s = |v: f64| {
-            if v < 1e15 {
-                format!("{} s", crate::format::rounded(v))
-            } else {
-                format!("{v:e} s")
-            }
-        };
-        let (from, to) = (sink.earliest, sink.latest);
-        let whole = if options.window.is_none() {
-            format!(" (from line {} to line {})", from.1, to.1)
-        } else {
-            " in the window".to_owned()
-        };
-        let faster = if speed == 1.0 {
-            String::new()
-        } else {
-            format!(", {} at speed {}", s(replayed), crate::format::show(speed))
-        };
-        return Err(format!(
-            "the {} trace spans {}{whole}{faster}; a run covers at most {} (a week): replay part of it with a window, or faster",
-            format.name(),
-            s(span),
-            s(crate::scenario::bounds::DURATION_S)
+    if span / speed > crate::scenario::bounds::DURATION_S {
+        return Err(span_refusal(
+            format,
+            span,
+            speed,
+            options.window.is_some(),
+            (sink.earliest.1, sink.latest.1),
         ));
     }
     requests.map_times(|t| (t - origin) / speed);
@@ -305,11 +403,6 @@ pub fn parse(text: &str, format: Format, options: &Options) -> Result<Imported, 
         prefix_block_tokens: with_blocks.then_some(formats::MOONCAKE_BLOCK_TOKENS),
         classes,
     })
-}
-
-/// Detect the format, then read.
-pub fn read(text: &str, options: &Options) -> Result<Imported, String> {
-    parse(text, detect(text)?, options)
 }
 
 impl Imported {

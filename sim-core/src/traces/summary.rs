@@ -1,6 +1,7 @@
 //! A trace in numbers: its rate, its lengths, its prefix reuse.
 
 use super::Imported;
+use super::summary_stream::TraceSummary;
 
 /// What a trace holds, as the page and `tlab trace` show it.
 #[derive(Clone, Debug, PartialEq)]
@@ -46,95 +47,50 @@ pub(super) fn mean_rate_per_s(n: usize, span_s: f64) -> f64 {
 pub const RATE_WINDOWS: usize = 24;
 
 impl Imported {
-    /// The trace in numbers.
+    /// The trace in numbers (as [`super::summarise`] takes them while
+    /// reading a file, over the same running tally).
     pub fn summary(&self) -> Summary {
-        let n = self.requests.len();
-        let span_s = self.requests.last().map_or(0.0, |r| r.at_s);
-        let mut per_minute = std::collections::BTreeMap::<u64, u32>::new();
-        for r in self.requests.iter() {
-            *per_minute.entry((r.at_s / 60.0) as u64).or_default() += 1;
+        let mut tally = super::summary_stream::Tally::default();
+        for (i, r) in self.requests.iter().enumerate() {
+            tally.add(
+                r.at_s,
+                r.input_tokens,
+                r.output_tokens,
+                self.requests.hashes(i),
+            );
         }
-        let busiest = per_minute.values().copied().max().unwrap_or(0);
-        let mean_rate = mean_rate_per_s(n, span_s);
-        // A trace holds at least one request, so these are numbers.
-        let stats = super::measured::mean_and_quantiles;
-        let prefix_reuse = self.prefix_block_tokens.map(|_| {
-            // A block is reusable if the same hash was seen before at the same
-            // position (the hashes chain the prefix, so the id says it all):
-            // every occurrence but the first of each (position, hash).
-            let requests = &self.requests;
-            let mut seen: Vec<(u64, u32)> = (0..requests.len())
-                .flat_map(|i| requests.hashes(i).zip(0u32..))
-                .collect();
-            let total = seen.len() as u64;
-            seen.sort_unstable();
-            seen.dedup();
-            let reused = total - seen.len() as u64;
-            reused as f64 / total.max(1) as f64
-        });
-        let rate_window_s = ((span_s / RATE_WINDOWS as f64 / 60.0).ceil() * 60.0).max(60.0);
-        // Whole windows; a last part shorter than half a window joins the
-        // one before it (a few seconds' rate says little).
-        let full = (span_s / rate_window_s).floor() as usize;
-        let rest = span_s - full as f64 * rate_window_s;
-        let windows = if full == 0 {
-            1
-        } else if rest < rate_window_s / 2.0 {
-            full
-        } else {
-            full + 1
-        }
-        .min(RATE_WINDOWS + 1);
-        let mut counts = vec![0u32; windows];
-        for r in self.requests.iter() {
-            counts[((r.at_s / rate_window_s) as usize).min(windows - 1)] += 1;
-        }
-        let rate_over_time = counts
-            .iter()
-            .enumerate()
-            .map(|(k, &c)| {
-                let start = k as f64 * rate_window_s;
-                let length = if k + 1 == windows {
-                    (span_s - start).max(1.0)
-                } else {
-                    rate_window_s
-                };
-                f64::from(c) / length
-            })
-            .collect();
-        Summary {
-            requests: n,
-            rate_over_time,
-            rate_window_s,
-            span_s,
-            mean_rate_per_s: mean_rate,
-            peak_minute_rate_per_s: if span_s < 120.0 {
-                mean_rate
-            } else {
-                f64::from(busiest) / 60.0
-            },
-            input: stats(
-                self.requests
-                    .iter()
-                    .map(|r| f64::from(r.input_tokens))
-                    .collect(),
-            ),
-            output: stats(
-                self.requests
-                    .iter()
-                    .map(|r| f64::from(r.output_tokens))
-                    .collect(),
-            ),
-            prefix_reuse,
+        tally.summary(self.prefix_block_tokens.is_some())
+    }
+
+    /// What the trace holds: its summary, classes and prefix blocks.
+    pub fn trace_summary(&self) -> TraceSummary {
+        TraceSummary {
+            format: self.format,
+            summary: self.summary(),
+            classes: self
+                .classes
+                .iter()
+                .cloned()
+                .zip(self.class_counts())
+                .collect(),
+            prefix_block_tokens: self.prefix_block_tokens,
         }
     }
 
+    /// The trace in words, as `tlab trace` and the page's import show it
+    /// ([`TraceSummary::describe`]).
+    pub fn describe(&self, name: &str) -> String {
+        self.trace_summary().describe(name)
+    }
+}
+
+impl TraceSummary {
     /// The trace in words, as `tlab trace` and the page's import show it:
     /// format, requests, span and rate, length quantiles, classes, and the
     /// prefix reuse its hashes imply.
     pub fn describe(&self, name: &str) -> String {
         use crate::format::{duration_ms, rounded, thousands};
-        let s = self.summary();
+        let s = &self.summary;
         let lengths = |what: &str, q: [f64; 4]| {
             format!(
                 "{what}: mean {}, p50 {}, p90 {}, p99 {}\n",
@@ -166,8 +122,7 @@ impl Imported {
             let list: Vec<String> = self
                 .classes
                 .iter()
-                .zip(self.class_counts())
-                .map(|(c, n)| format!("{c} {}", thousands(n)))
+                .map(|(c, n)| format!("{c} {}", thousands(*n)))
                 .collect();
             out += &format!("classes: {}\n", list.join(", "));
         }

@@ -251,6 +251,22 @@ fn trace_case(text: &str, o: &Options, tally: &Tally) -> Result<(), TestCaseErro
         }
         Ok(t) => {
             tally.ran();
+            // Summarised in one pass, keeping no request, it says what the
+            // requests read whole say (a file in arrival order, no rate).
+            if let Some(mut s) = traces::TraceSummariser::new(o)
+                .map_err(|e| TestCaseError::fail(format!("options: {e}")))?
+            {
+                let read = text.lines().try_for_each(|l| s.line(l));
+                if s.unsorted().is_none() {
+                    read.map_err(|e| TestCaseError::fail(format!("summariser: {e}")))?;
+                    let streamed = s
+                        .finish()
+                        .map_err(|e| TestCaseError::fail(format!("summary: {e}")))?;
+                    if let Some(streamed) = streamed {
+                        prop_assert_eq!(streamed, t.trace_summary());
+                    }
+                }
+            }
             // An accepted trace always makes a valid replay (no later
             // refusal naming an internal path) and a valid distillation.
             let mut s = fleet();
