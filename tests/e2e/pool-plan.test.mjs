@@ -27,6 +27,7 @@ test('each class on a pool of its own: planned, run together, applied', async ()
     null,
     { timeout: 10_000 },
   );
+  const duration = await p.value('duration-number');
   await p.byTestId('plan-pools').check();
   await p.byTestId('plan-run').click();
   await p.byTestId('pool-plan').waitFor({ timeout: 240_000 });
@@ -49,6 +50,8 @@ test('each class on a pool of its own: planned, run together, applied', async ()
   await p.byTestId('per-pool').waitFor({ timeout: 30_000 });
   const pools = await p.page.$$eval('[data-testid="per-pool"] tbody tr', (rs) => rs.map((r) => r.dataset.testid));
   assert.deepEqual(pools, ['per-pool-chat', 'per-pool-batch job']);
+  // Applied over the scenario's own window, whatever window the plan ran.
+  assert.equal(await p.value('duration-number'), duration, 'the run keeps its length');
   const month = await p.value('card-usd-per-month');
   assert.ok(Math.abs(month - splitUsd) <= 1e-6 * splitUsd, `${month} against ${splitUsd}`);
   assert.deepEqual(lab.errors, []);

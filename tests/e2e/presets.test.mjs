@@ -120,6 +120,26 @@ test('demand past capacity shows the overload banner with both numbers', async (
   assert.ok((await page.value('card-replicas-needed')) > 1);
 });
 
+test('near the knee the cards say what the targets need, not only the throughput', async () => {
+  // At 32 req/s one H100 keeps up on throughput but misses the 500 ms p99
+  // first-token target: the cards must not say the fleet suffices (issue 48).
+  await choose('chatbot-h100');
+  const before = await page.text('run-time');
+  await page.byTestId('arrival-rate-number').fill('32');
+  await page.byTestId('arrival-rate-number').press('Enter');
+  await page.waitForTextChange('run-time', before, 30_000);
+  await page.waitForRun();
+  await page.page.waitForFunction(
+    () => document.querySelector('[data-testid="card-replicas-for-targets"]')?.dataset.value,
+    null,
+    { timeout: 60_000 },
+  );
+  assert.ok((await page.value('card-ttft-p99')) > 500, 'the run misses its TTFT target');
+  assert.equal(await page.value('card-replicas-needed'), 1, 'its throughput fits one');
+  assert.equal(await page.value('card-replicas-for-targets'), 2, 'its targets need two');
+  assert.match(await page.text('card-replicas-for-targets-note'), /p99 first token ≤ 500 ms/);
+});
+
 test('a reasoning model shows its thinking and its first visible token', async () => {
   await choose('thinking-agent');
   const visible = await page.value('card-visible-p50');

@@ -46,3 +46,27 @@ test('an EAGLE head makes each decode step yield its accepted drafts', async () 
   assert.equal(await q.value('speculative-acceptance-number'), 0);
   assert.deepEqual(lab.errors, []);
 });
+
+test('EAGLE at 30 req/s keeps up, and the capacity cards say so', async () => {
+  // The capacity is measured on the replica as configured: speculation's
+  // several tokens a step counted, so no false overload (issue 48).
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  await p.waitForRun();
+  let before = await p.text('run-time');
+  await p.byTestId('speculative').selectOption('eagle');
+  await p.waitForTextChange('run-time', before, 30_000);
+  await p.waitForRun();
+  before = await p.text('run-time');
+  await p.byTestId('arrival-rate-number').fill('30');
+  await p.byTestId('arrival-rate-number').press('Enter');
+  await p.waitForTextChange('run-time', before, 30_000);
+  await p.waitForRun();
+  await p.byTestId('card-capacity').waitFor({ timeout: 30_000 });
+  // The run drains: served about what is asked.
+  assert.ok((await p.value('card-goodput')) > 0.95, 'the run keeps up');
+  assert.equal(await p.value('card-replicas-needed'), 1);
+  assert.equal(await p.byTestId('overload').count(), 0, 'no overload banner');
+  assert.ok((await p.value('card-capacity')) > 30, 'more than the 30 tasks/s asked');
+  assert.deepEqual(lab.errors, []);
+});

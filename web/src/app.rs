@@ -12,6 +12,7 @@ use crate::runner::Runner;
 use crate::url_state::{current_fragment, scenario_from_fragment, write_fragment};
 use leptos::prelude::*;
 use sim_core::compare::{CostCurves, LoadCheck, cost_curves, load_check};
+use sim_core::plan::fleet_size::{FleetSize, FleetSizeSearch};
 use sim_core::presets;
 use sim_core::trace::TraceLog;
 use sim_core::{Report, Scenario};
@@ -53,6 +54,10 @@ pub fn App() -> impl IntoView {
     }
     let costs = RwSignal::new(None::<CostCurves>);
     let load = RwSignal::new(None::<LoadCheck>);
+    // The fewest replicas meeting the targets, searched once `load` is in,
+    // with the scenario it was searched for (shown only while that is the
+    // run on screen).
+    let fleet = RwSignal::new(None::<(Scenario, FleetSize)>);
     // The scenario `load` was measured for.
     let load_for = RwSignal::new(None::<Scenario>);
     let trace = RwSignal::new(None::<(TraceLog, f64)>);
@@ -116,6 +121,7 @@ pub fn App() -> impl IntoView {
                 if ran.with_untracked(|r| load_for.with_untracked(|l| r != l)) {
                     stop_costs();
                     load.set(None);
+                    fleet.set(None);
                 }
             }
         });
@@ -139,6 +145,7 @@ pub fn App() -> impl IntoView {
                     // now, so a plan starts at once when asked for.
                     crate::plan_pool::warm();
                     load.set(None);
+                    fleet.set(None);
                     // The GPU timeline's simulation in a task of its own.
                     let t = s.clone();
                     crate::soon::soon(move || {
@@ -146,11 +153,29 @@ pub fn App() -> impl IntoView {
                             trace.set(first_seconds(&t));
                         }
                     });
+                    let next = job.clone();
                     let handle =
                         crate::jobs::run(crate::jobs::CostJobs::new(&s), cost_progress, move |j| {
                             costs.set(j.capacity().map(|c| cost_curves(j.scenario(), c)));
                             load.set(j.capacity().and_then(|c| load_check(j.scenario(), c)));
                             load_for.set(Some(j.scenario().clone()));
+                            // Then the replicas that meet the targets, from
+                            // the run on screen (still this scenario's).
+                            let on_screen = report.get_untracked().filter(|_| {
+                                ran.with_untracked(|r| r.as_ref() == Some(j.scenario()))
+                            });
+                            let search = j
+                                .capacity()
+                                .zip(on_screen)
+                                .and_then(|(c, r)| FleetSizeSearch::new(j.scenario(), &r, c));
+                            if let Some(search) = search {
+                                let progress = RwSignal::new(None::<f64>);
+                                let of = j.scenario().clone();
+                                let handle = crate::jobs::run(search, progress, move |f| {
+                                    fleet.set(f.result().map(|n| (of, n)));
+                                });
+                                *next.borrow_mut() = Some(handle);
+                            }
                         });
                     *job.borrow_mut() = Some(handle);
                 },
@@ -217,7 +242,13 @@ pub fn App() -> impl IntoView {
                     {toolbar_view(scenario, report, pinned)}
                     <div class="cards">
                         {cards_view(report, pinned)}
-                        {capacity_cards(scenario, load)}
+                        {capacity_cards(scenario, load, Signal::derive(move || {
+                            fleet.with(|f| {
+                                f.as_ref()
+                                    .filter(|(s, _)| ran.with(|r| r.as_ref() == Some(s)))
+                                    .map(|(_, n)| *n)
+                            })
+                        }))}
                     </div>
                 </div>
                 {crate::cards::per_class_view(report)}

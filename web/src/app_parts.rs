@@ -10,6 +10,7 @@ use lab_charts as charts;
 use leptos::prelude::*;
 use sim_core::compare::{CostCurves, LoadCheck};
 use sim_core::physics::ServingSoftware;
+use sim_core::plan::fleet_size::FleetSize;
 use sim_core::presets::{self, Preset};
 use sim_core::trace::TraceLog;
 use sim_core::{Report, Scenario};
@@ -349,7 +350,18 @@ pub fn toolbar_view(
 pub fn capacity_cards(
     scenario: RwSignal<Scenario>,
     load: RwSignal<Option<LoadCheck>>,
+    fleet: Signal<Option<FleetSize>>,
 ) -> impl IntoView {
+    let targets = move || {
+        scenario.with_untracked(|s| {
+            format!(
+                "p99 first token ≤ {}, per token ≤ {}, goodput ≥ {:.0} %",
+                sim_core::format::duration_ms(Some(s.slo.ttft_ms)),
+                sim_core::format::duration_ms(Some(s.slo.tpot_ms)),
+                100.0 * sim_core::plan::PlanSlo::MIN_GOODPUT
+            )
+        })
+    };
     view! {
                     <Show when=move || load.with(|l| l.is_some())>
                         <div class="card" title="One replica run saturated (users with no think time) for 60 simulated seconds: what it sustains, in tasks and output tokens per second.">
@@ -364,11 +376,23 @@ pub fn capacity_cards(
                                 }).unwrap_or_default()}
                             </span>
                         </div>
-                        <div class="card" title="Replicas this traffic needs at its peak with every replica saturated (no headroom for bursts): its peak tasks/s ÷ one replica's capacity, rounded up.">
-                            <span class="card-label">"Replicas this traffic needs"</span>
+                        <div class="card" title="Replicas whose capacity covers this traffic at its peak with every replica saturated (no headroom for bursts, no target on latency): its peak tasks/s ÷ one replica's capacity, rounded up.">
+                            <span class="card-label">"Replicas its throughput needs"</span>
                             <span class="card-value" data-testid="card-replicas-needed" data-value=move || load.get().map(|l| l.replicas_needed.to_string()).unwrap_or_default()>
                                 {move || load.get().map(|l| l.replicas_needed.to_string()).unwrap_or_default()}
                             </span>
+                            <span class="card-note neutral">"saturated, no latency target"</span>
+                        </div>
+                        <div class="card" title="The fewest replicas of this fleet whose run of this traffic meets the targets, as the planner judges a setup: each count a run of the whole scenario (the run on screen decides its own count).">
+                            <span class="card-label">"Replicas to meet the targets"</span>
+                            <span class="card-value" data-testid="card-replicas-for-targets" data-value=move || fleet.get().filter(|f| f.met).map(|f| f.replicas.to_string()).unwrap_or_default()>
+                                {move || match fleet.get() {
+                                    None => "measuring…".to_owned(),
+                                    Some(f) if f.met => f.replicas.to_string(),
+                                    Some(f) => format!("more than {}", f.replicas),
+                                }}
+                            </span>
+                            <span class="card-note neutral" data-testid="card-replicas-for-targets-note">{targets}</span>
                         </div>
                     </Show>
     }

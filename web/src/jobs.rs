@@ -3,6 +3,7 @@
 //! so the page stays responsive; each simulation itself is sliced too.
 
 use leptos::prelude::*;
+use sim_core::plan::fleet_size::FleetSizeSearch;
 use sim_core::plan::{self, HeadroomSearch, PlanSlo, Search, Space};
 use sim_core::sweep::{self, Curve};
 use sim_core::{Report, Scenario, Simulation};
@@ -243,6 +244,24 @@ impl Jobs for CostJobs {
     }
     fn progress(&self) -> f64 {
         if self.capacity.is_some() { 1.0 } else { 0.0 }
+    }
+}
+
+impl Jobs for FleetSizeSearch {
+    fn next(&mut self) -> Option<Scenario> {
+        FleetSizeSearch::next(self)
+    }
+    fn feed(&mut self, report: &Report) {
+        FleetSizeSearch::feed(self, report);
+    }
+    fn progress(&self) -> f64 {
+        if self.result().is_some() { 1.0 } else { 0.5 }
+    }
+    fn settled(&self, sim: &Simulation) -> Option<String> {
+        FleetSizeSearch::settled(self, sim)
+    }
+    fn begin(&self, sim: &mut Simulation) {
+        FleetSizeSearch::begin(self, sim);
     }
 }
 

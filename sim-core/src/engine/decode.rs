@@ -49,7 +49,17 @@ pub(super) struct DecodeSet {
     joined_sum: u64,
     /// Members counted by (c0 − k0) mod BLOCK.
     phase: [u64; BLOCK as usize],
+    /// Σ of the members' tokens a step, in [`ONE_TOKEN`]ths: one each,
+    /// or under speculative decoding each one's drawn tokens over its
+    /// steps.
+    tokens_per_step: u64,
+    /// What [`Self::step_tokens`] has not yet counted, in [`ONE_TOKEN`]ths.
+    carry: u64,
 }
+
+/// One token a step, the unit of a member's rate (2¹⁶: a rate is exact to
+/// 1.5·10⁻⁵ token a step).
+pub(super) const ONE_TOKEN: u64 = 1 << 16;
 
 impl DecodeSet {
     /// Members.
@@ -89,7 +99,8 @@ impl DecodeSet {
     }
 
     /// A sequence starts decoding with `context` tokens and `tokens_left` to
-    /// generate (≥ 1).
+    /// generate (≥ 1; under speculation, the steps left), making `rate`
+    /// [`ONE_TOKEN`]ths of a token a step.
     pub(super) fn join(
         &mut self,
         id: ReqId,
@@ -97,6 +108,7 @@ impl DecodeSet {
         epoch: u32,
         context: u64,
         tokens_left: u64,
+        rate: u64,
     ) -> Joined {
         debug_assert!(tokens_left >= 1);
         let j = Joined {
@@ -108,6 +120,7 @@ impl DecodeSet {
         self.phase[j.phase()] += 1;
         self.context_sum += context;
         self.joined_sum += context;
+        self.tokens_per_step += rate;
         self.finishing.push(Reverse(Finish {
             step: j.k0 + tokens_left - 1,
             admit_order,
@@ -117,15 +130,30 @@ impl DecodeSet {
         j
     }
 
-    /// A member leaves (finished, preempted or refused); returns its context.
-    pub(super) fn leave(&mut self, id: ReqId, admit_order: u64, j: Joined) -> u64 {
+    /// A member leaves (finished, preempted or refused), with the rate it
+    /// joined with; returns its context.
+    pub(super) fn leave(&mut self, id: ReqId, admit_order: u64, j: Joined, rate: u64) -> u64 {
         let ctx = self.context(j);
         let was = self.by_admission.remove(&admit_order);
         debug_assert_eq!(was, Some(id), "{id:?} was not decoding");
         self.phase[j.phase()] -= 1;
         self.context_sum -= ctx;
         self.joined_sum -= j.c0;
+        debug_assert!(self.tokens_per_step >= rate, "a member's rate left twice");
+        self.tokens_per_step -= rate;
+        if self.by_admission.is_empty() {
+            debug_assert_eq!(self.tokens_per_step, 0, "an empty set makes no tokens");
+        }
         ctx
+    }
+
+    /// Tokens the step that just ran made, whole: the members' rates summed,
+    /// what a step leaves over carried to the next, so the counts over a
+    /// sequence's steps add up to its tokens (to the unit's rounding).
+    pub(super) fn step_tokens(&mut self) -> u64 {
+        let t = self.tokens_per_step + self.carry;
+        self.carry = t % ONE_TOKEN;
+        t / ONE_TOKEN
     }
 
     /// One decode step completed: every member's context grows by one. Returns

@@ -11,6 +11,7 @@
 //! is the one place its blocks there are freed (on arrival, or when the
 //! request is dropped, refused or given up on first).
 
+use super::decode::ONE_TOKEN;
 use super::request::{Phase, ReqId};
 use super::{Event, Simulation, blocks_for, later};
 use crate::scenario::ValidScenario;
@@ -213,9 +214,9 @@ impl Simulation {
             let context = moved_tokens(req.input_tokens);
             let left = u64::from(req.output_tokens.max(1));
             let rep = &mut self.st.replicas[r];
-            req.joined = rep
-                .decoding
-                .join(id, req.admit_order, req.epoch, context, left);
+            req.joined =
+                rep.decoding
+                    .join(id, req.admit_order, req.epoch, context, left, ONE_TOKEN);
             rep.first_pending.push((id, req.epoch));
         }
         let mut arrived = arrived;

@@ -257,7 +257,8 @@ impl Simulation {
     pub(super) fn leave_decoding(&mut self, r: usize, id: ReqId, finished: bool) -> u64 {
         let req = &self.st.requests[id];
         let (order, joined) = (req.admit_order, req.joined);
-        let ctx = self.st.replicas[r].decoding.leave(id, order, joined);
+        let rate = self.step_rate(r, id);
+        let ctx = self.st.replicas[r].decoding.leave(id, order, joined, rate);
         self.free_blocks(r, id, ctx, finished);
         ctx
     }
@@ -320,7 +321,13 @@ impl Simulation {
         let pass = std::mem::take(&mut self.st.replicas[r].pass);
         if pass.decodes > 0 {
             let step = self.st.replicas[r].decoding.advance();
-            self.rec.windows.tokens(now, pass.decodes);
+            // Under speculation a step makes several tokens a sequence.
+            let made = if pool!(self, r).spec.is_some() {
+                self.st.replicas[r].decoding.step_tokens()
+            } else {
+                pass.decodes
+            };
+            self.rec.windows.tokens(now, made);
             self.first_tokens_of_joined(r);
             while let Some(f) = self.st.replicas[r].decoding.pop_due(step) {
                 let live = self.st.requests.contains(f.id) && {
@@ -391,9 +398,10 @@ impl Simulation {
             } else {
                 u64::from(req.output_tokens - req.generated)
             };
+            let rate = super::speculate::step_rate(spec, req);
             req.joined = rep
                 .decoding
-                .join(id, req.admit_order, req.epoch, target, left);
+                .join(id, req.admit_order, req.epoch, target, left, rate);
         }
         if first_tokens > 0 || handed_off {
             // Prompts that finished (now decoding, or completed and gone) leave

@@ -12,6 +12,7 @@
 //! lookahead slots need beyond that are taken at admission
 //! (`Request::spec_extra`) and freed with the rest.
 
+use super::decode::ONE_TOKEN;
 use super::request::ReqId;
 use super::{Simulation, blocks_for};
 use crate::physics::{BatchShape, StepCost, StepModel};
@@ -85,7 +86,23 @@ impl SpecCfg {
     }
 }
 
+/// The tokens a step request `req` makes as it decodes, in
+/// [`ONE_TOKEN`]ths: one without speculation (`spec` false), else its drawn
+/// tokens over its drawn steps.
+pub(super) fn step_rate(spec: bool, req: &super::request::Request) -> u64 {
+    if spec {
+        (u64::from(req.spec_left) * ONE_TOKEN) / u64::from(req.spec_steps.max(1))
+    } else {
+        ONE_TOKEN
+    }
+}
+
 impl Simulation {
+    /// The rate request `id` decodes at on replica `r` ([`step_rate`]).
+    pub(super) fn step_rate(&self, r: usize, id: ReqId) -> u64 {
+        step_rate(pool!(self, r).spec.is_some(), &self.st.requests[id])
+    }
+
     /// At admission on replica `r` of a speculating pool: draw request
     /// `id`'s decode steps (after its prompt's token), and return the KV
     /// blocks its answer needs beyond what one token a step allocates.

@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 
 mod assemble;
 pub mod budget;
+pub mod fleet_size;
 mod headroom;
 mod pool_plan;
 mod pool_scale;

@@ -225,7 +225,9 @@ impl Answer {
 /// The classes' answers run together.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Split {
-    /// The deployment: a pool per self-hosted class, a rule per class.
+    /// The deployment: a pool per self-hosted class, a rule per class, over
+    /// the asked scenario's whole arrival window (its run may have been
+    /// over a shorter one, within the work budget).
     pub scenario: Scenario,
     /// Its run's cost per month (every pool's replica-hours and API spend).
     pub usd_per_month: f64,

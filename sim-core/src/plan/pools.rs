@@ -199,6 +199,9 @@ pub struct PoolPlanner {
     no_split: Option<String>,
     /// The split's groups (each its classes' names), once composed.
     cover: Vec<Vec<String>>,
+    /// The user's arrival window, seconds: the questions may run a shorter
+    /// one within the work budget; the split applies with this one.
+    duration_s: f64,
 }
 
 impl PoolPlanner {
@@ -213,6 +216,7 @@ impl PoolPlanner {
             split: None,
             no_split: None,
             cover: Vec::new(),
+            duration_s: base.duration_s,
         })
     }
 
@@ -407,12 +411,16 @@ impl PoolPlanner {
             }
             Stage::Split(s) => {
                 let groups = std::mem::take(&mut self.cover);
+                // Judged on the window it ran; applied over the user's own.
+                let mut deployment = *s;
+                let verdicts = self.class_verdicts(&deployment, report);
+                deployment.set_duration(self.duration_s);
                 self.split = Some(Split {
-                    verdicts: self.class_verdicts(&s, report),
+                    verdicts,
                     groups,
                     usd_per_month: report.cost.usd_per_month,
                     summary: Summary::of(report),
-                    scenario: *s,
+                    scenario: deployment,
                 });
             }
             other => self.stage = other,

@@ -411,3 +411,21 @@ fn classes_on_one_api_tier_share_its_limits_and_no_fleet_is_billed() {
         split.usd_per_month
     );
 }
+
+#[test]
+fn the_split_applies_over_the_scenarios_own_window() {
+    // Two models' question is planned on a shorter window within the work
+    // budget; Apply keeps the user's 300 s (it once made it 100 s).
+    let s = sim_core::presets::two_models();
+    let slo = PlanSlo::for_scenario(&s);
+    let space = Space::for_scenario(&s);
+    let p = pools::plan_pools(&s, slo, &space).expect("plan");
+    let planned = PoolPlanner::new(&s, slo, &space).expect("planner");
+    assert!(
+        planned.questions()[0].scenario.duration_s < s.duration_s,
+        "the question is asked over a shorter window"
+    );
+    let split = p.split.as_ref().expect("a split");
+    assert_eq!(split.scenario.duration_s, s.duration_s);
+    assert!(split.scenario.clone().validate().is_ok());
+}
