@@ -6,6 +6,7 @@
 //! download anything from outside the package registries: Trunk runs offline with
 //! the tool versions pinned in `Trunk.toml`, `Cargo.lock` and `package-lock.json`.
 
+mod bench;
 mod tools;
 
 use std::io::{BufRead, BufReader};
@@ -24,6 +25,8 @@ commands:
   build           release web build into dist/
   e2e             browser tests only, against the existing dist/
   bench-web       browser benchmark (headless Chromium) against the existing dist/
+  bench           the native benchmarks (engine, planner); their medians
+                  written into docs/benchmarks.md with the machine
   fuzz [CASES]    the input fuzzers at CASES cases a surface (default 100000;
                   the test gate runs a few hundred to a few thousand)
 ";
@@ -49,6 +52,7 @@ fn main() -> ExitCode {
         Some("build") => tools::ensure_build_tools(&root).and_then(|env| trunk_build(&root, &env)),
         Some("e2e") => tools::ensure_browser_tools(&root)
             .and_then(|env| merge(&mut Tally::default(), run_e2e(&root, &env))),
+        Some("bench") => bench::bench(&root),
         Some("fuzz") => fuzz(&root, args.get(1).map(String::as_str)),
         Some("bench-web") => tools::ensure_browser_tools(&root).and_then(|env| {
             run(Command::new("node")
