@@ -172,3 +172,44 @@ fn durations_and_money_are_formatted_in_one_place() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+#[test]
+fn every_source_file_is_on_the_architecture_map() {
+    // A file is named where a line of ARCHITECTURE.md holds its path, or the
+    // path of a folder above it and, in backquotes, its path from there
+    // (`sim-core/src/physics/tests.rs`, `tests_moe.rs`).
+    let map = std::fs::read_to_string(root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let mut missing = Vec::new();
+    for dir in [
+        "sim-core/src",
+        "charts/src",
+        "web/src",
+        "cli/src",
+        "xtask/src",
+    ] {
+        let mut files = Vec::new();
+        rust_files(&root().join(dir), &mut files);
+        for f in files {
+            let rel = f
+                .strip_prefix(root())
+                .expect("in the workspace")
+                .to_string_lossy()
+                .replace('\\', "/");
+            let named = map.lines().any(|line| {
+                line.contains(&rel)
+                    || rel.match_indices('/').any(|(i, _)| {
+                        let (folder, rest) = rel.split_at(i + 1);
+                        line.contains(folder) && line.contains(&format!("`{rest}`"))
+                    })
+            });
+            if !named {
+                missing.push(rel);
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md's codemap does not name:\n{}",
+        missing.join("\n")
+    );
+}
