@@ -129,14 +129,15 @@ test('near the knee the cards say what the targets need, not only the throughput
   await page.byTestId('arrival-rate-number').press('Enter');
   await page.waitForTextChange('run-time', before, 30_000);
   await page.waitForRun();
+  // The search runs after the capacity measurement: wait for its answer for
+  // this run (a card shown for an earlier run would be hidden, not kept).
   await page.page.waitForFunction(
-    () => document.querySelector('[data-testid="card-replicas-for-targets"]')?.dataset.value,
+    () => document.querySelector('[data-testid="card-replicas-for-targets"]')?.dataset.value === '2',
     null,
     { timeout: 60_000 },
   );
   assert.ok((await page.value('card-ttft-p99')) > 500, 'the run misses its TTFT target');
   assert.equal(await page.value('card-replicas-needed'), 1, 'its throughput fits one');
-  assert.equal(await page.value('card-replicas-for-targets'), 2, 'its targets need two');
   assert.match(await page.text('card-replicas-for-targets-note'), /p99 first token ≤ 500 ms/);
 });
 

@@ -3,8 +3,7 @@
 //! so the page stays responsive; each simulation itself is sliced too.
 
 use leptos::prelude::*;
-use sim_core::plan::fleet_size::FleetSizeSearch;
-use sim_core::plan::{self, HeadroomSearch, PlanSlo, Search, Space};
+use sim_core::plan::{self, PlanSlo, Runs, Search, Space};
 use sim_core::sweep::{self, Curve};
 use sim_core::{Report, Scenario, Simulation};
 use std::cell::RefCell;
@@ -49,23 +48,6 @@ pub fn now_ms() -> f64 {
     web_sys::window()
         .and_then(|w| w.performance())
         .map_or_else(js_sys::Date::now, |p| p.now())
-}
-
-/// A sequence of simulations whose next one may depend on the last report.
-pub trait Jobs {
-    /// The next scenario to simulate, or None when finished.
-    fn next(&mut self) -> Option<Scenario>;
-    /// The report of the scenario `next` returned.
-    fn feed(&mut self, report: &Report);
-    /// Share of the work done, 0..=1.
-    fn progress(&self) -> f64;
-    /// Whether the simulation in progress may stop here (its outcome is
-    /// settled), and why.
-    fn settled(&self, _sim: &Simulation) -> Option<String> {
-        None
-    }
-    /// Prepare the simulation of the scenario `next` returned, before it runs.
-    fn begin(&self, _sim: &mut Simulation) {}
 }
 
 thread_local! {
@@ -128,7 +110,7 @@ impl PlanJobs {
     }
 }
 
-impl Jobs for PlanJobs {
+impl Runs for PlanJobs {
     fn next(&mut self) -> Option<Scenario> {
         loop {
             let Some(current) = self.searches.last_mut() else {
@@ -189,7 +171,7 @@ impl CurveJobs {
     }
 }
 
-impl Jobs for CurveJobs {
+impl Runs for CurveJobs {
     fn next(&mut self) -> Option<Scenario> {
         self.points
             .get(self.reports.len())
@@ -231,7 +213,7 @@ impl CostJobs {
     }
 }
 
-impl Jobs for CostJobs {
+impl Runs for CostJobs {
     fn next(&mut self) -> Option<Scenario> {
         if self.sent {
             return None;
@@ -244,42 +226,6 @@ impl Jobs for CostJobs {
     }
     fn progress(&self) -> f64 {
         if self.capacity.is_some() { 1.0 } else { 0.0 }
-    }
-}
-
-impl Jobs for FleetSizeSearch {
-    fn next(&mut self) -> Option<Scenario> {
-        FleetSizeSearch::next(self)
-    }
-    fn feed(&mut self, report: &Report) {
-        FleetSizeSearch::feed(self, report);
-    }
-    fn progress(&self) -> f64 {
-        if self.result().is_some() { 1.0 } else { 0.5 }
-    }
-    fn settled(&self, sim: &Simulation) -> Option<String> {
-        FleetSizeSearch::settled(self, sim)
-    }
-    fn begin(&self, sim: &mut Simulation) {
-        FleetSizeSearch::begin(self, sim);
-    }
-}
-
-impl Jobs for HeadroomSearch {
-    fn next(&mut self) -> Option<Scenario> {
-        HeadroomSearch::next(self)
-    }
-    fn feed(&mut self, report: &Report) {
-        HeadroomSearch::feed(self, report);
-    }
-    fn progress(&self) -> f64 {
-        if self.result().is_some() { 1.0 } else { 0.5 }
-    }
-    fn settled(&self, sim: &Simulation) -> Option<String> {
-        HeadroomSearch::settled(self, sim)
-    }
-    fn begin(&self, sim: &mut Simulation) {
-        HeadroomSearch::begin(self, sim);
     }
 }
 
@@ -304,7 +250,7 @@ impl OneRun {
     }
 }
 
-impl Jobs for OneRun {
+impl Runs for OneRun {
     fn next(&mut self) -> Option<Scenario> {
         if self.result.is_some() {
             return None;
@@ -323,7 +269,7 @@ impl Jobs for OneRun {
 
 /// Run `jobs` in slices; `progress` follows along, `done` is called at the end.
 /// Returns a handle: setting it to false cancels the work.
-pub fn run<J: Jobs + 'static>(
+pub fn run<J: Runs + 'static>(
     jobs: J,
     progress: RwSignal<Option<f64>>,
     done: impl FnOnce(J) + 'static,
@@ -337,7 +283,7 @@ pub fn run<J: Jobs + 'static>(
 
 type Done<J> = Box<dyn FnOnce(J)>;
 
-fn step<J: Jobs + 'static>(
+fn step<J: Runs + 'static>(
     state: Rc<RefCell<(J, Option<Simulation>)>>,
     progress: RwSignal<Option<f64>>,
     done: Done<J>,

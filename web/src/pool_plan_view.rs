@@ -3,31 +3,13 @@
 //! another, then the autoscaling searches and the split's run in slices;
 //! and the answer, with Apply for one setup or the split.
 
-use crate::jobs::{self, Jobs, PlanJobs};
+use crate::jobs::{self, PlanJobs};
 use leptos::prelude::*;
+use sim_core::Scenario;
 use sim_core::plan::pools::{Answer, PoolPlan, PoolPlanner};
 use sim_core::plan::{Plan, PlanSlo, Space};
-use sim_core::{Report, Scenario, Simulation};
 use std::cell::RefCell;
 use std::rc::Rc;
-
-impl Jobs for PoolPlanner {
-    fn next(&mut self) -> Option<Scenario> {
-        PoolPlanner::next(self)
-    }
-    fn feed(&mut self, report: &Report) {
-        PoolPlanner::feed(self, report);
-    }
-    fn progress(&self) -> f64 {
-        PoolPlanner::progress(self)
-    }
-    fn settled(&self, sim: &Simulation) -> Option<String> {
-        PoolPlanner::settled(self, sim)
-    }
-    fn begin(&self, sim: &mut Simulation) {
-        PoolPlanner::begin(self, sim);
-    }
-}
 
 /// Where a plan over pools reports to.
 #[derive(Clone, Copy)]

@@ -3,28 +3,10 @@
 //! replicas, run in slices, with Apply for the split.
 
 use crate::format::fmt_ms;
-use crate::jobs::{self, Jobs};
+use crate::jobs;
 use leptos::prelude::*;
+use sim_core::Scenario;
 use sim_core::plan::split::{SplitPlan, SplitSearch, Tried};
-use sim_core::{Report, Scenario, Simulation};
-
-impl Jobs for SplitSearch {
-    fn next(&mut self) -> Option<Scenario> {
-        SplitSearch::next_run(self)
-    }
-    fn feed(&mut self, report: &Report) {
-        SplitSearch::feed(self, report);
-    }
-    fn progress(&self) -> f64 {
-        SplitSearch::progress(self)
-    }
-    fn settled(&self, sim: &Simulation) -> Option<String> {
-        SplitSearch::settled(self, sim)
-    }
-    fn begin(&self, sim: &mut Simulation) {
-        SplitSearch::begin(self, sim);
-    }
-}
 
 /// Start the search for `s` in slices; the handle stops it. Err says why
 /// it cannot be asked.

@@ -12,7 +12,7 @@
 //! Below the count whose capacity covers the mean demand nothing is run (the
 //! queue would grow); above it the counts are bisected.
 
-use super::PlanSlo;
+use super::{PlanSlo, Runs};
 use crate::report::Report;
 use crate::scenario::{Scenario, bounds};
 
@@ -83,37 +83,13 @@ impl FleetSizeSearch {
         }
     }
 
-    /// The scenario to run next, or None when done.
-    pub fn next(&self) -> Option<Scenario> {
+    /// The scenario [`Runs::next`] gives, without taking it.
+    pub fn upcoming(&self) -> Option<Scenario> {
         self.next.map(|n| {
             let mut s = self.base.clone();
             s.serving.replicas = n;
             s
         })
-    }
-
-    /// Count [`Self::next`]'s misses against the targets as it runs.
-    pub fn begin(&self, sim: &mut crate::Simulation) {
-        self.slo.watch(sim);
-    }
-
-    /// Whether the run of [`Self::next`]'s scenario already misses the
-    /// targets whatever follows, and why.
-    pub fn settled(&self, sim: &crate::Simulation) -> Option<String> {
-        let s = self.next()?;
-        super::early_bound(&s).and_then(|u| self.slo.settled_fail(sim, u))
-    }
-
-    /// The report of [`Self::next`]'s scenario.
-    pub fn feed(&mut self, report: &Report) {
-        let Some(n) = self.next else { return };
-        self.runs += 1;
-        if self.slo.check(report).is_ok() {
-            self.meets = Some(self.meets.map_or(n, |m| m.min(n)));
-        } else {
-            self.fails = self.fails.max(n);
-        }
-        self.next = self.choose();
     }
 
     /// The answer, once the search is done.
@@ -144,6 +120,38 @@ impl FleetSizeSearch {
     }
 }
 
+impl Runs for FleetSizeSearch {
+    fn next(&mut self) -> Option<Scenario> {
+        self.upcoming()
+    }
+
+    /// Count the run's misses against the targets as it goes.
+    fn begin(&self, sim: &mut crate::Simulation) {
+        self.slo.watch(sim);
+    }
+
+    /// Whether the run already misses the targets whatever follows, and why.
+    fn settled(&self, sim: &crate::Simulation) -> Option<String> {
+        let s = self.upcoming()?;
+        super::early_bound(&s).and_then(|u| self.slo.settled_fail(sim, u))
+    }
+
+    fn feed(&mut self, report: &Report) {
+        let Some(n) = self.next else { return };
+        self.runs += 1;
+        if self.slo.check(report).is_ok() {
+            self.meets = Some(self.meets.map_or(n, |m| m.min(n)));
+        } else {
+            self.fails = self.fails.max(n);
+        }
+        self.next = self.choose();
+    }
+
+    fn progress(&self) -> f64 {
+        if self.next.is_none() { 1.0 } else { 0.5 }
+    }
+}
+
 /// The search run to its end here (for the CLI and tests): each count a
 /// planning run that stops once its verdict is settled.
 pub fn fleet_size(
@@ -154,10 +162,6 @@ pub fn fleet_size(
     let Some(mut search) = FleetSizeSearch::new(s, on_screen, capacity_per_replica) else {
         return Ok(None);
     };
-    let mut run = super::planning_run(search.targets());
-    while let Some(next) = search.next() {
-        let r = run(next)?;
-        search.feed(&r);
-    }
+    super::drive(&mut search)?;
     Ok(search.result())
 }

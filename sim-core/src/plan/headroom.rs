@@ -1,7 +1,7 @@
 //! Headroom: how far the load of one configuration can grow before its SLO
 //! breaks — doubling, then bisecting the load multiplier.
 
-use super::PlanSlo;
+use super::{PlanSlo, Runs};
 use crate::Report;
 use crate::scenario::{Arrival, Scenario, ScenarioError};
 use serde::{Deserialize, Serialize};
@@ -101,7 +101,7 @@ impl HeadroomSearch {
     /// Said before starting: a first run clearly beyond the budget (twice
     /// over, by [`super::budget::run_events`]) is not started at all.
     fn refuse_if_too_large(&mut self) {
-        let Some(first) = self.next() else { return };
+        let Some(first) = self.upcoming() else { return };
         let needs = super::budget::run_events(&first);
         if self.budget != u64::MAX && needs > 2.0 * self.budget as f64 {
             self.next = None;
@@ -119,21 +119,8 @@ impl HeadroomSearch {
         }
     }
 
-    /// Prepare a simulation of [`Self::next`]'s scenario that a caller runs
-    /// itself: its settled misses count against the targets.
-    pub fn begin(&self, sim: &mut crate::Simulation) {
-        self.slo.watch(sim);
-    }
-
-    /// Whether the simulation of [`Self::next`]'s scenario already misses the
-    /// targets whatever follows, and why (see [`PlanSlo::settled_fail`]).
-    pub fn settled(&self, sim: &crate::Simulation) -> Option<String> {
-        let s = self.next()?;
-        super::early_bound(&s).and_then(|u| self.slo.settled_fail(sim, u))
-    }
-
-    /// The scenario to run next, or None when done.
-    pub fn next(&self) -> Option<Scenario> {
+    /// The scenario [`Runs::next`] gives, without taking it.
+    pub fn upcoming(&self) -> Option<Scenario> {
         self.next.map(|k| {
             let mut s = scale_load(&self.base, k);
             s.limits.max_events = s.limits.max_events.min(self.budget.max(1));
@@ -152,8 +139,8 @@ impl HeadroomSearch {
         self.next
     }
 
-    /// Record the report of the last `next` scenario.
-    pub fn feed(&mut self, report: &Report) {
+    /// Record the report of the last run.
+    fn record(&mut self, report: &Report) {
         let Some(k) = self.next else { return };
         let cap = self.base.limits.max_events.min(self.budget.max(1));
         self.budget = self.budget.saturating_sub(report.events);
@@ -292,14 +279,35 @@ fn growth_cap(base: &Scenario) -> (f64, Option<String>) {
 /// (relative) of each other.
 pub fn headroom(s: &Scenario, slo: PlanSlo, tolerance: f64) -> Result<Headroom, ScenarioError> {
     let mut h = HeadroomSearch::new(s, slo, tolerance);
-    let mut run = super::planning_run(slo);
     // Bounded: 6 doublings and at most ~40 halvings, within the work budget.
-    for _ in 0..64 {
-        let Some(next) = h.next() else { break };
-        let r = run(next)?;
-        h.feed(&r);
-    }
+    super::drive(&mut h)?;
     h.result().cloned().ok_or_else(|| ScenarioError {
         problems: vec!["the headroom search did not converge".into()],
     })
+}
+
+impl Runs for HeadroomSearch {
+    fn next(&mut self) -> Option<Scenario> {
+        self.upcoming()
+    }
+
+    fn feed(&mut self, report: &Report) {
+        self.record(report);
+    }
+
+    fn progress(&self) -> f64 {
+        if self.result().is_some() { 1.0 } else { 0.5 }
+    }
+
+    /// Its settled misses count against the targets.
+    fn begin(&self, sim: &mut crate::Simulation) {
+        self.slo.watch(sim);
+    }
+
+    /// Whether the run already misses the targets whatever follows, and why
+    /// (see [`PlanSlo::settled_fail`]).
+    fn settled(&self, sim: &crate::Simulation) -> Option<String> {
+        let s = self.upcoming()?;
+        super::early_bound(&s).and_then(|u| self.slo.settled_fail(sim, u))
+    }
 }

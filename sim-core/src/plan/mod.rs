@@ -26,7 +26,9 @@ mod pool_plan;
 mod pool_scale;
 pub mod pool_split;
 pub mod pools;
+mod runs;
 mod search;
+pub use runs::{Runs, drive};
 pub mod split;
 
 pub use assemble::{ApiAnswer, Plan, assemble, groups, outcomes, plan, reopen_groups, run_group};

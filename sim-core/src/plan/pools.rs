@@ -19,7 +19,7 @@
 //! threads, page slices, Web Workers); the rest is a state machine
 //! ([`PoolPlanner::next`], [`PoolPlanner::feed`]) like the headroom search.
 
-use super::{Plan, PlanSlo, Space, budget, pool_scale, pool_split};
+use super::{Plan, PlanSlo, Runs, Space, budget, pool_scale, pool_split};
 use crate::Report;
 use crate::scenario::{Arrival, Scenario};
 use crate::sweep::Summary;
@@ -324,9 +324,9 @@ impl PoolPlanner {
         }
     }
 
-    /// The next scenario to run, or None when the plan is done (or still
-    /// waits for the questions' plans).
-    pub fn next(&self) -> Option<Scenario> {
+    /// The scenario [`Runs::next`] gives, without taking it: None when the
+    /// plan is done (or still waits for the questions' plans).
+    pub fn upcoming(&self) -> Option<Scenario> {
         match &self.stage {
             Stage::Plans | Stage::Done => None,
             Stage::Scaling(k) => {
@@ -338,7 +338,7 @@ impl PoolPlanner {
         }
     }
 
-    /// The targets the run of [`Self::next`] may stop early on (a planning
+    /// The targets the run of [`Runs::next`] may stop early on (a planning
     /// run's): a scaling search's question's; None for the split's run, which
     /// runs to the end (its classes have targets of their own).
     pub fn targets(&self) -> Option<PlanSlo> {
@@ -348,22 +348,7 @@ impl PoolPlanner {
         }
     }
 
-    /// For a caller running [`Self::next`]'s scenario itself (in slices):
-    /// whether its verdict is already settled, as [`pool_run`] decides it.
-    pub fn settled(&self, sim: &crate::Simulation) -> Option<String> {
-        let slo = self.targets()?;
-        super::early_bound(&self.next()?).and_then(|u| slo.settled_fail(sim, u))
-    }
-
-    /// Prepare a simulation of [`Self::next`]'s scenario that a caller runs
-    /// itself: its settled misses count against the targets it may stop on.
-    pub fn begin(&self, sim: &mut crate::Simulation) {
-        if let Some(slo) = self.targets() {
-            slo.watch(sim);
-        }
-    }
-
-    /// The run of [`Self::next`]'s scenario could not be made (`why`): a
+    /// The run of [`Runs::next`]'s scenario could not be made (`why`): a
     /// scaling search takes it as a miss, the split as no split.
     pub fn fail(&mut self, why: String) {
         match &self.stage {
@@ -387,7 +372,7 @@ impl PoolPlanner {
         &mut self,
         mut run: impl FnMut(Scenario, Option<PlanSlo>) -> Result<Report, crate::scenario::ScenarioError>,
     ) {
-        while let Some(s) = self.next() {
+        while let Some(s) = self.upcoming() {
             match run(s, self.targets()) {
                 Ok(r) => self.feed(&r),
                 Err(e) => self.fail(e.to_string()),
@@ -395,8 +380,69 @@ impl PoolPlanner {
         }
     }
 
-    /// Record the report of [`Self::next`]'s scenario.
-    pub fn feed(&mut self, report: &Report) {
+    /// The classes' questions, each class alone.
+    fn alone(&self) -> impl Iterator<Item = &PoolQuestion> {
+        self.questions[1..]
+            .iter()
+            .filter(|q| q.mask.count_ones() == 1)
+    }
+
+    /// Each class of the split's run against its own targets.
+    fn class_verdicts(&self, s: &Scenario, r: &Report) -> Vec<(String, Result<f64, String>)> {
+        self.alone()
+            .map(|q| {
+                let name = q.class.clone().unwrap_or_default();
+                let verdict = match r.per_class.iter().find(|c| c.name == name) {
+                    Some(c) => q.slo.check_class(c, r.complete),
+                    // One class only: the run's totals are the class's.
+                    None if s.workload.classes.len() == 1 => q.slo.check(r),
+                    None => Err("no requests of this class in the run".into()),
+                };
+                (name, verdict)
+            })
+            .collect()
+    }
+
+    /// The plan, once done.
+    pub fn result(&self) -> Option<PoolPlan> {
+        if !matches!(self.stage, Stage::Done) {
+            return None;
+        }
+        let mut answers = self.answers.iter().flatten().cloned();
+        let whole = answers.next()?;
+        let (classes, groups) = answers.partition(|a| a.classes.len() == 1);
+        Some(PoolPlan {
+            whole,
+            classes,
+            groups,
+            split: self.split.clone(),
+            no_split: self.no_split.clone(),
+        })
+    }
+}
+
+impl Runs for PoolPlanner {
+    fn next(&mut self) -> Option<Scenario> {
+        self.upcoming()
+    }
+
+    /// For a caller running [`Runs::next`]'s scenario itself (in slices):
+    /// whether its verdict is already settled, as [`pool_run`] decides it.
+    fn settled(&self, sim: &crate::Simulation) -> Option<String> {
+        let slo = self.targets()?;
+        super::early_bound(&self.upcoming()?).and_then(|u| slo.settled_fail(sim, u))
+    }
+
+    /// Prepare a simulation of [`Runs::next`]'s scenario that a caller runs
+    /// itself: its settled misses count against the targets it may stop on.
+    fn begin(&self, sim: &mut crate::Simulation) {
+        if let Some(slo) = self.targets() {
+            slo.watch(sim);
+        }
+    }
+
+    /// Record the report of [`Runs::next`]'s scenario.
+    fn feed(&mut self, report: &Report) {
         match std::mem::replace(&mut self.stage, Stage::Done) {
             Stage::Scaling(k) => {
                 let search = &mut self.scaling[k];
@@ -427,54 +473,14 @@ impl PoolPlanner {
         }
     }
 
-    /// The classes' questions, each class alone.
-    fn alone(&self) -> impl Iterator<Item = &PoolQuestion> {
-        self.questions[1..]
-            .iter()
-            .filter(|q| q.mask.count_ones() == 1)
-    }
-
-    /// Each class of the split's run against its own targets.
-    fn class_verdicts(&self, s: &Scenario, r: &Report) -> Vec<(String, Result<f64, String>)> {
-        self.alone()
-            .map(|q| {
-                let name = q.class.clone().unwrap_or_default();
-                let verdict = match r.per_class.iter().find(|c| c.name == name) {
-                    Some(c) => q.slo.check_class(c, r.complete),
-                    // One class only: the run's totals are the class's.
-                    None if s.workload.classes.len() == 1 => q.slo.check(r),
-                    None => Err("no requests of this class in the run".into()),
-                };
-                (name, verdict)
-            })
-            .collect()
-    }
-
     /// Progress after the plans, 0..=1 (the searches left, roughly).
-    pub fn progress(&self) -> f64 {
+    fn progress(&self) -> f64 {
         match self.stage {
             Stage::Plans => 0.0,
             Stage::Scaling(k) => k as f64 / (self.scaling.len() + 1) as f64,
             Stage::Split(_) => self.scaling.len() as f64 / (self.scaling.len() + 1) as f64,
             Stage::Done => 1.0,
         }
-    }
-
-    /// The plan, once done.
-    pub fn result(&self) -> Option<PoolPlan> {
-        if !matches!(self.stage, Stage::Done) {
-            return None;
-        }
-        let mut answers = self.answers.iter().flatten().cloned();
-        let whole = answers.next()?;
-        let (classes, groups) = answers.partition(|a| a.classes.len() == 1);
-        Some(PoolPlan {
-            whole,
-            classes,
-            groups,
-            split: self.split.clone(),
-            no_split: self.no_split.clone(),
-        })
     }
 }
 

@@ -18,7 +18,7 @@
 //! verdict is settled) within what one work budget of simulated events has
 //! left; what the budget cuts off is said.
 
-use super::{PlanSlo, planning_run};
+use super::{PlanSlo, Runs};
 use crate::scenario::{KvLink, Scenario, bounds};
 use serde::{Deserialize, Serialize};
 
@@ -89,11 +89,7 @@ pub fn plan_split(
     budget_events: u64,
 ) -> Result<SplitPlan, String> {
     let mut search = SplitSearch::new(s, slo, link, budget_events)?;
-    let mut run = planning_run(slo);
-    while let Some(next) = search.next_run() {
-        let report = run(next).map_err(|e| e.to_string())?;
-        search.feed(&report);
-    }
+    super::drive(&mut search).map_err(|e| e.to_string())?;
     Ok(search.finish())
 }
 
@@ -245,9 +241,46 @@ impl SplitSearch {
         self.plan.events >= self.budget
     }
 
+    /// The current count search ended: take its answer and move on.
+    fn conclude(&mut self) {
+        let hit = self.fewest.hit.take();
+        let next_p = match self.stage {
+            Stage::Colocated => {
+                self.plan.colocated = hit;
+                1
+            }
+            Stage::Split(p) => {
+                if let Some(t) = hit {
+                    self.d_cap = t.decode;
+                    let total = t.prefill + t.decode;
+                    if self.best_total.is_none_or(|b| total < b) {
+                        self.best_total = Some(total);
+                        self.plan.split = Some(t);
+                    }
+                }
+                p + 1
+            }
+            Stage::Done => return,
+        };
+        // P alone (with one decode replica) must be able to beat the best.
+        if next_p > self.max || self.best_total.is_some_and(|b| next_p + 1 >= b) {
+            self.stage = Stage::Done;
+        } else {
+            self.stage = Stage::Split(next_p);
+            self.fewest = Fewest::new(self.d_cap, true);
+        }
+    }
+
+    /// The answer.
+    pub fn finish(self) -> SplitPlan {
+        self.plan
+    }
+}
+
+impl Runs for SplitSearch {
     /// The next scenario to run (capped at what the budget has left), or
     /// None when the answer is in.
-    pub fn next_run(&mut self) -> Option<Scenario> {
+    fn next(&mut self) -> Option<Scenario> {
         loop {
             if self.stage == Stage::Done {
                 return None;
@@ -291,8 +324,8 @@ impl SplitSearch {
         }
     }
 
-    /// The report of the scenario [`Self::next_run`] returned.
-    pub fn feed(&mut self, r: &crate::Report) {
+    /// The report of the scenario [`Runs::next`] returned.
+    fn feed(&mut self, r: &crate::Report) {
         let Some((prefill, decode)) = self.pending.take() else {
             return;
         };
@@ -320,38 +353,8 @@ impl SplitSearch {
         self.fewest.feed(t, self.slo);
     }
 
-    /// The current count search ended: take its answer and move on.
-    fn conclude(&mut self) {
-        let hit = self.fewest.hit.take();
-        let next_p = match self.stage {
-            Stage::Colocated => {
-                self.plan.colocated = hit;
-                1
-            }
-            Stage::Split(p) => {
-                if let Some(t) = hit {
-                    self.d_cap = t.decode;
-                    let total = t.prefill + t.decode;
-                    if self.best_total.is_none_or(|b| total < b) {
-                        self.best_total = Some(total);
-                        self.plan.split = Some(t);
-                    }
-                }
-                p + 1
-            }
-            Stage::Done => return,
-        };
-        // P alone (with one decode replica) must be able to beat the best.
-        if next_p > self.max || self.best_total.is_some_and(|b| next_p + 1 >= b) {
-            self.stage = Stage::Done;
-        } else {
-            self.stage = Stage::Split(next_p);
-            self.fewest = Fewest::new(self.d_cap, true);
-        }
-    }
-
     /// Share of the work done, 0..=1 (of the budget when it is finite).
-    pub fn progress(&self) -> f64 {
+    fn progress(&self) -> f64 {
         if self.stage == Stage::Done {
             1.0
         } else if self.budget == u64::MAX {
@@ -363,17 +366,12 @@ impl SplitSearch {
     }
 
     /// Count the run's settled misses against the plan's targets.
-    pub fn begin(&self, sim: &mut crate::Simulation) {
+    fn begin(&self, sim: &mut crate::Simulation) {
         self.slo.watch(sim);
     }
 
     /// Whether the run in progress may stop: its verdict is settled.
-    pub fn settled(&self, sim: &crate::Simulation) -> Option<String> {
+    fn settled(&self, sim: &crate::Simulation) -> Option<String> {
         self.upper.and_then(|u| self.slo.settled_fail(sim, u))
-    }
-
-    /// The answer.
-    pub fn finish(self) -> SplitPlan {
-        self.plan
     }
 }

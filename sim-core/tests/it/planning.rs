@@ -4,7 +4,7 @@
 //! self-hosting, and say before starting what they changed to fit.
 
 use sim_core::Scenario;
-use sim_core::plan::{self, PlanSlo, Space, budget};
+use sim_core::plan::{self, PlanSlo, Runs, Space, budget};
 
 fn plan_within_budget(id: &str, self_hosted: bool) {
     let preset = sim_core::presets::all()

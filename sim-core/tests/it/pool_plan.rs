@@ -4,7 +4,7 @@
 
 use sim_core::physics::{Gpu, Precision};
 use sim_core::plan::pools::{self, PoolPlanner};
-use sim_core::plan::{Config, PlanSlo, Space};
+use sim_core::plan::{Config, PlanSlo, Runs, Space};
 use sim_core::scenario::{Arrival, RatePoint, Scenario, Slo};
 
 /// Chat and a batch job (the preset), the batch job with targets of its
