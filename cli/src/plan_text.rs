@@ -211,23 +211,15 @@ pub(crate) fn split_text(
         }
         None => o += "split: no prefill:decode ratio up to the limit meets the targets\n",
     }
-    if let (Some(c), Some(t)) = (&p.colocated, &p.split) {
-        o += &format!(
-            "the split costs {} what colocated does\n",
-            if t.usd_per_month < c.usd_per_month * 0.995 {
-                format!(
-                    "{:.0} % less than",
-                    (1.0 - t.usd_per_month / c.usd_per_month) * 100.0
-                )
-            } else if t.usd_per_month > c.usd_per_month * 1.005 {
-                format!(
-                    "{:.0} % more than",
-                    (t.usd_per_month / c.usd_per_month - 1.0) * 100.0
-                )
-            } else {
-                "the same as".into()
-            }
-        );
+    use sim_core::plan::split::SplitVerdict;
+    let compared = match p.verdict() {
+        SplitVerdict::Cheaper(share) => Some(format!("{:.0} % less than", share * 100.0)),
+        SplitVerdict::Dearer(share) => Some(format!("{:.0} % more than", share * 100.0)),
+        SplitVerdict::Same => Some("the same as".to_owned()),
+        _ => None,
+    };
+    if let Some(c) = compared {
+        o += &format!("the split costs {c} what colocated does\n");
     }
     if let Some(u) = &p.unsettled {
         o += &format!("not settled: {u}\n");

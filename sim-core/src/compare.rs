@@ -98,6 +98,8 @@ pub struct LoadCheck {
     pub capacity_tokens_per_s: f64,
     /// One saturated replica's tasks/s.
     pub tasks_per_s_per_replica: f64,
+    /// One saturated replica's output tokens/s.
+    pub tokens_per_s_per_replica: f64,
     /// Replicas the peak of the traffic needs at full load (no headroom).
     pub replicas_needed: u32,
     /// Demand above capacity: the queue grows for as long as it lasts.
@@ -128,6 +130,7 @@ pub fn load_check(s: &Scenario, capacity_per_replica: f64) -> Option<LoadCheck> 
         demand_tokens_per_s: mean * out_per_task,
         capacity_tokens_per_s: capacity * out_per_task,
         tasks_per_s_per_replica: capacity_per_replica,
+        tokens_per_s_per_replica: capacity_per_replica * out_per_task,
         replicas_needed: libm::ceil(peak / capacity_per_replica).clamp(1.0, 1e6) as u32,
         overloaded: mean > capacity,
     })

@@ -84,9 +84,7 @@ pub fn App() -> impl IntoView {
     let origin = Memo::new(move |_| {
         scenario.with(|s| {
             known.with_value(|all| {
-                all.iter()
-                    .find(|p| p.scenario.name == s.name)
-                    .map(|p| (p.id, p.title, p.explanation, p.scenario == *s))
+                presets::of(all, s).map(|p| (p.id, p.title, p.explanation, p.scenario == *s))
             })
         })
     });

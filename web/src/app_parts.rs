@@ -9,7 +9,6 @@ use crate::runner::{RunState, Runner};
 use lab_charts as charts;
 use leptos::prelude::*;
 use sim_core::compare::{CostCurves, LoadCheck};
-use sim_core::physics::ServingSoftware;
 use sim_core::plan::fleet_size::FleetSize;
 use sim_core::presets::{self, Preset};
 use sim_core::trace::TraceLog;
@@ -71,9 +70,8 @@ pub fn header_view(
                         .iter()
                         .map(|p: &Preset| {
                             let id = p.id;
-                            let name = p.scenario.name.clone();
                             view! {
-                                <option value=id selected=move || scenario.with(|s| s.name == name) && !edited()>
+                                <option value=id selected=move || origin.with(|o| o.is_some_and(|(of, ..)| of == id)) && !edited()>
                                     {p.title}
                                 </option>
                             }
@@ -139,7 +137,10 @@ pub fn banners_view(
                     data-testid="rerun-vllm"
                     on:click=move |_| {
                         legacy_link.set(false);
-                        scenario.update(|s| s.serving.software = ServingSoftware::Vllm);
+                        // Through the catalogue, as every edit goes.
+                        scenario.update(|s| {
+                            let _ = sim_core::params::apply(s, "software", "vllm");
+                        });
                     }
                 >
                     "Re-run on vLLM's calibration"
@@ -260,10 +261,8 @@ pub fn status_view(
 /// rate 40 req/s; Replicas 2 servers").
 pub fn pinned_label(s: &Scenario) -> String {
     const SHOWN: usize = 4;
-    let Some(p) = presets::all()
-        .into_iter()
-        .find(|p| p.scenario.name == s.name)
-    else {
+    let all = presets::all();
+    let Some(p) = presets::of(&all, s) else {
         return s.name.clone();
     };
     let diff = sim_core::params::differences(&p.scenario, s);
@@ -371,8 +370,7 @@ pub fn capacity_cards(
                             </span>
                             <span class="card-note neutral" data-testid="card-capacity-note">
                                 {move || load.get().map(|l| {
-                                    let replicas = f64::from(scenario.with_untracked(|s| s.serving.replicas).max(1));
-                                    format!("{} output tok/s", sim_core::format::rounded(l.capacity_tokens_per_s / replicas))
+                                    format!("{} output tok/s", sim_core::format::rounded(l.tokens_per_s_per_replica))
                                 }).unwrap_or_default()}
                             </span>
                         </div>

@@ -27,20 +27,20 @@ fn no_note(_: &Report) -> Option<String> {
 /// Which targets a goodput below 100 % missed, and how often.
 pub fn goodput_note(r: &Report) -> Option<String> {
     let o = &r.overall;
-    let n = o.completed.max(1) as f64;
+    let (ttft, tpot) = o.missed_shares();
     let mut missed = Vec::new();
     if o.ttft_target_missed > 0 {
         missed.push(format!(
             "first token > {} ({:.0} %)",
             fmt_ms(Some(r.slo.ttft_ms)),
-            o.ttft_target_missed as f64 / n * 100.0
+            ttft * 100.0
         ));
     }
     if o.tpot_target_missed > 0 {
         missed.push(format!(
             "time per token > {} ({:.0} %)",
             fmt_ms(Some(r.slo.tpot_ms)),
-            o.tpot_target_missed as f64 / n * 100.0
+            tpot * 100.0
         ));
     }
     let errors = r.requests.unanswered();

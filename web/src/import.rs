@@ -164,7 +164,9 @@ pub fn open_files(
             let p: FittedProfile =
                 serde_json::from_str(body).map_err(|e| format!("{name}: {e}"))?;
             let mut s = current.clone();
-            s.serving.software = sim_core::physics::ServingSoftware::Vllm;
+            // A fitted profile is vLLM's: chosen through the catalogue.
+            sim_core::params::apply(&mut s, "software", "vllm")
+                .map_err(|e| format!("{name}: {e}"))?;
             s.serving.fitted_profile = Some(Box::new(p));
             let s = s
                 .validate()

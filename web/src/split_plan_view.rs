@@ -71,19 +71,22 @@ pub fn split_plan_view(
     scenario: RwSignal<Scenario>,
     applied: RwSignal<Option<(usize, String)>>,
 ) -> impl IntoView {
-    let verdict = match (&p.colocated, &p.split) {
-        (Some(c), Some(t)) if t.usd_per_month < c.usd_per_month * 0.995 => format!(
+    use sim_core::plan::split::SplitVerdict;
+    let verdict = match p.verdict() {
+        SplitVerdict::Cheaper(share) => format!(
             "Splitting costs {:.0} % less than the cheapest colocated fleet of this setup.",
-            (1.0 - t.usd_per_month / c.usd_per_month) * 100.0
+            share * 100.0
         ),
-        (Some(c), Some(t)) if t.usd_per_month > c.usd_per_month * 1.005 => format!(
+        SplitVerdict::Dearer(share) => format!(
             "Splitting costs {:.0} % more than the cheapest colocated fleet: keep prefill and decode together.",
-            (t.usd_per_month / c.usd_per_month - 1.0) * 100.0
+            share * 100.0
         ),
-        (Some(_), Some(_)) => "Splitting costs the same as the cheapest colocated fleet.".into(),
-        (None, Some(_)) => "Only a split meets the targets on this setup.".into(),
-        (Some(_), None) => "No split meets the targets: keep prefill and decode together.".into(),
-        (None, None) => {
+        SplitVerdict::Same => "Splitting costs the same as the cheapest colocated fleet.".into(),
+        SplitVerdict::OnlySplit => "Only a split meets the targets on this setup.".into(),
+        SplitVerdict::OnlyColocated => {
+            "No split meets the targets: keep prefill and decode together.".into()
+        }
+        SplitVerdict::Neither => {
             "Neither meets the targets on this setup: try the planner's other setups.".into()
         }
     };

@@ -32,7 +32,7 @@ impl PartialEq for StoryAt {
 /// The story position of `s`: the preset of `all` it came from (by name)
 /// and its step.
 pub fn story_at(all: &[Preset], s: &Scenario) -> Option<StoryAt> {
-    let p = all.iter().find(|p| p.scenario.name == s.name)?;
+    let p = sim_core::presets::of(all, s)?;
     Some(StoryAt {
         step: step_of(&p.scenario, p.steps, s),
         base: p.scenario.clone(),

@@ -56,7 +56,46 @@ pub struct SplitPlan {
     pub unsettled: Option<String>,
 }
 
+/// How the cheapest split compares with the fewest colocated replicas.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SplitVerdict {
+    /// The split costs this share less (more than [`SAME_COST`] below).
+    Cheaper(f64),
+    /// The split costs this share more.
+    Dearer(f64),
+    /// Within [`SAME_COST`] of each other.
+    Same,
+    /// Only a split meets the targets.
+    OnlySplit,
+    /// Only colocated replicas do.
+    OnlyColocated,
+    /// Neither does.
+    Neither,
+}
+
+/// Costs this close (a share of the colocated fleet's) count as the same.
+pub const SAME_COST: f64 = 0.005;
+
 impl SplitPlan {
+    /// The split against colocation, in cost.
+    pub fn verdict(&self) -> SplitVerdict {
+        match (&self.colocated, &self.split) {
+            (Some(c), Some(t)) => {
+                let ratio = t.usd_per_month / c.usd_per_month;
+                if ratio < 1.0 - SAME_COST {
+                    SplitVerdict::Cheaper(1.0 - ratio)
+                } else if ratio > 1.0 + SAME_COST {
+                    SplitVerdict::Dearer(ratio - 1.0)
+                } else {
+                    SplitVerdict::Same
+                }
+            }
+            (None, Some(_)) => SplitVerdict::OnlySplit,
+            (Some(_), None) => SplitVerdict::OnlyColocated,
+            (None, None) => SplitVerdict::Neither,
+        }
+    }
+
     /// The split answer as a scenario: `s` split `prefill`P`decode`D over
     /// the plan's link (the page's Apply).
     pub fn apply(&self, s: &Scenario) -> Option<Scenario> {

@@ -495,6 +495,13 @@ pub fn pay_for_speed_fast() -> Scenario {
     s
 }
 
+/// The preset of `all` that `s` is, or was edited from: the one with its
+/// scenario's name. The one definition of a scenario's preset, which the
+/// page's menu, its story panel and a pinned scenario's label read.
+pub fn of<'a>(all: &'a [Preset], s: &Scenario) -> Option<&'a Preset> {
+    all.iter().find(|p| p.scenario.name == s.name)
+}
+
 /// Every preset the page offers, default first.
 pub fn all() -> Vec<Preset> {
     vec![

@@ -1,0 +1,158 @@
+//! The report's per-feature parts: speculative decoding, the prefill/decode
+//! hand-off, each pool's own row, and the hosted API tiers. Each is present
+//! only when its feature is in the scenario.
+
+use super::LatencyStats;
+use serde::{Deserialize, Serialize};
+
+/// What speculative decoding's steps yielded.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SpecReport {
+    /// Tokens a decode step made per sequence, over the sequences that
+    /// finished (each step's accepted drafts and the target's own token).
+    pub tokens_per_step: Option<f64>,
+    /// What the acceptance rate promises: (1 − α^(k+1)) / (1 − α), for the
+    /// first speculating pool.
+    pub expected_tokens_per_step: f64,
+}
+
+/// The KV caches that moved from prefill replicas to decode replicas.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HandoffReport {
+    /// Caches that arrived.
+    pub transfers: u64,
+    /// From the decode replica's admission to the cache's arrival: waiting
+    /// for the replica's link, the bytes on the wire and the link's fixed
+    /// latency.
+    pub transfer: LatencyStats,
+    /// Bytes moved, GB.
+    pub gb_moved: f64,
+    /// KV cache on the way, averaged over the measured window, GB.
+    pub in_flight_gb_mean: f64,
+    /// Most KV cache on the way at once, GB.
+    pub in_flight_gb_peak: f64,
+}
+
+impl HandoffReport {
+    /// The hand-off in one sentence, as the page and the CLI print it.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} caches moved ({:.2} GB); each took {} on average, {} at p99 (waiting for the decode replica's link, on the wire, and the link's fixed latency); {:.3} GB on the way on average, {:.3} GB at most",
+            self.transfers,
+            self.gb_moved,
+            crate::format::duration_ms(self.transfer.mean_ms),
+            crate::format::duration_ms(self.transfer.p99_ms),
+            self.in_flight_gb_mean,
+            self.in_flight_gb_peak,
+        )
+    }
+}
+
+/// One self-hosted pool's share of the run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PoolReport {
+    /// The pool's name.
+    pub name: String,
+    /// The decode pool it hands its prompts to, when it only prefills (its
+    /// requests complete there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefills_for: Option<String>,
+    /// Its hardware and model in words (`Serving::hardware_text`).
+    pub hardware: String,
+    /// Its GPUs: the most replicas up at once (`replicas_peak`; all of a
+    /// fixed pool's) × GPUs per replica.
+    pub gpus: u32,
+    /// Requests it completed.
+    pub completed: u64,
+    /// How busy its replicas were while up (the whole run for a fixed
+    /// pool), 0..=1.
+    pub gpu_busy_fraction: f64,
+    /// Replica-hours it was up: replicas × the run for a fixed pool, the
+    /// hours each replica was up (cold starts included) when autoscaled.
+    pub replica_hours: f64,
+    /// Replicas up on average over the run.
+    pub replicas_mean: f64,
+    /// Most replicas up at once (a fixed pool's replicas).
+    pub replicas_peak: u32,
+    /// Sequences per pass, weighted by time busy.
+    pub mean_batch_size: f64,
+    /// KV-cache use, weighted by time busy, 0..=1.
+    pub kv_use_mean: f64,
+    /// Forward passes it ran.
+    pub forward_passes: u64,
+    /// Time to first token of the requests it completed.
+    pub ttft: LatencyStats,
+    /// Time per output token of the requests it completed.
+    pub tpot: LatencyStats,
+    /// End-to-end latency of the requests it completed.
+    pub e2e: LatencyStats,
+    /// Prompt tokens of its completed requests per second of the run.
+    pub input_tokens_per_s: f64,
+    /// Tokens it generated per second of the run.
+    pub output_tokens_per_s: f64,
+    /// One replica's KV-cache capacity, tokens (0 for the abstract server).
+    pub kv_capacity_tokens: u64,
+    /// What its GPUs cost over the run (0 when no route reaches it).
+    pub usd: f64,
+    /// What its GPUs cost per month, up all month.
+    pub usd_per_month: f64,
+    /// Its cost per million tokens it generated.
+    pub usd_per_mtok_output: Option<f64>,
+}
+
+/// What happened at the hosted APIs.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ApiReport {
+    /// Requests sent to API tiers.
+    pub requests: u64,
+    /// Attempts at the provider (first tries and retries).
+    pub attempts: u64,
+    /// Attempts refused with HTTP 429.
+    pub throttled_429: u64,
+    /// Retries scheduled by the client.
+    pub retries: u64,
+    /// Attempts per request: the retry amplification (1 = no retries).
+    pub attempts_per_request: f64,
+    /// Requests that reached the user as a 429 error (fail-fast, or retries exhausted).
+    pub failed_429: u64,
+    /// Requests larger than the limits could ever admit.
+    pub failed_too_large: u64,
+    /// Requests the client's own queue turned away (full, or waited too long).
+    pub rejected_by_client: u64,
+    /// API spend over the run.
+    pub usd: f64,
+    /// API spend per month (730 h) at this load.
+    pub usd_per_month: f64,
+    /// Per tier.
+    pub tiers: Vec<TierReport>,
+}
+
+/// One API tier's traffic and spend.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TierReport {
+    /// Tier name.
+    pub name: String,
+    /// Requests routed to the tier.
+    pub requests: u64,
+    /// Requests it completed.
+    pub completed: u64,
+    /// Requests whose client gave up while the tier was answering (billed for
+    /// the prompt and the output streamed until then; not counted as completed).
+    #[serde(default)]
+    pub timed_out: u64,
+    /// 429s it returned.
+    pub throttled_429: u64,
+    /// Input tokens of completed requests.
+    pub input_tokens: u64,
+    /// Output tokens of completed requests.
+    pub output_tokens: u64,
+    /// Spend over the run (completed and timed-out requests).
+    pub usd: f64,
+    /// Of `usd`, the spend on requests whose client gave up.
+    #[serde(default)]
+    pub usd_timed_out: f64,
+    /// Spend per month at this load.
+    pub usd_per_month: f64,
+    /// The token limit per minute after the rate-limit tier multiplier.
+    pub tokens_per_minute_limit: u64,
+}
