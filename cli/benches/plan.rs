@@ -66,11 +66,14 @@ fn plan_every_preset(bencher: divan::Bencher, question: &str) {
         "--pools" => tlab::analysis::pool_plan_parallel(&s, slo, &space, true)
             .map(|p| p.classes.len() as u64)
             .expect("a pool plan"),
-        "--split" => {
-            sim_core::plan::split::plan_split(&s, slo, None, sim_core::plan::budget::PLAN_EVENTS)
-                .map(|p| p.events)
-                .expect("a split plan")
-        }
+        "--split" => sim_core::plan::disaggregation::plan_disaggregation(
+            &s,
+            slo,
+            None,
+            sim_core::plan::budget::PLAN_EVENTS,
+        )
+        .map(|p| p.events)
+        .expect("a split plan"),
         _ => {
             let q = sim_core::plan::budget::question(&s, slo, &space);
             tlab::analysis::plan_parallel(&q.scenario, slo, &space, true).simulations as u64

@@ -496,7 +496,7 @@ fn execute(command: Command) -> Result<String, String> {
                 ..sim_core::plan::Space::default()
             };
             if split {
-                return plan_text::split_command(&s, slo, link.as_deref(), full, json);
+                return plan_text::disaggregation_command(&s, slo, link.as_deref(), full, json);
             }
             if pools {
                 let started = std::time::Instant::now();

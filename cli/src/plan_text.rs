@@ -136,7 +136,7 @@ pub(crate) fn plan_gpus(keys: &[String]) -> Result<Vec<sim_core::physics::Gpu>, 
 }
 
 /// `tlab plan --split [--link L] [--full] [--json]`.
-pub(crate) fn split_command(
+pub(crate) fn disaggregation_command(
     s: &Scenario,
     slo: PlanSlo,
     link: Option<&str>,
@@ -156,20 +156,20 @@ pub(crate) fn split_command(
         sim_core::plan::budget::PLAN_EVENTS
     };
     let started = std::time::Instant::now();
-    let p = sim_core::plan::split::plan_split(s, slo, link, budget)?;
+    let p = sim_core::plan::disaggregation::plan_disaggregation(s, slo, link, budget)?;
     if json {
         return serde_json::to_string_pretty(&p)
             .map(|j| j + "\n")
             .map_err(|e| e.to_string());
     }
-    Ok(split_text(s, &p, started.elapsed().as_secs_f64()))
+    Ok(disaggregation_text(s, &p, started.elapsed().as_secs_f64()))
 }
 
 /// `tlab plan --split`: the colocated answer, the cheapest split, and every
 /// count tried.
-pub(crate) fn split_text(
+pub(crate) fn disaggregation_text(
     s: &sim_core::Scenario,
-    p: &sim_core::plan::split::SplitPlan,
+    p: &sim_core::plan::disaggregation::DisaggregationPlan,
     secs: f64,
 ) -> String {
     let setup = s.serving.hardware_text();
@@ -178,7 +178,7 @@ pub(crate) fn split_text(
         p.link.name(),
         sim_core::format::thousands(p.events)
     );
-    let line = |t: &sim_core::plan::split::Tried| {
+    let line = |t: &sim_core::plan::disaggregation::Tried| {
         format!(
             "{}, {}/month, TTFT p99 {}, TPOT p99 {}: {}",
             if t.prefill == 0 {
@@ -211,11 +211,11 @@ pub(crate) fn split_text(
         }
         None => o += "split: no prefill:decode ratio up to the limit meets the targets\n",
     }
-    use sim_core::plan::split::SplitVerdict;
+    use sim_core::plan::disaggregation::DisaggregationVerdict;
     let compared = match p.verdict() {
-        SplitVerdict::Cheaper(share) => Some(format!("{:.0} % less than", share * 100.0)),
-        SplitVerdict::Dearer(share) => Some(format!("{:.0} % more than", share * 100.0)),
-        SplitVerdict::Same => Some("the same as".to_owned()),
+        DisaggregationVerdict::Cheaper(share) => Some(format!("{:.0} % less than", share * 100.0)),
+        DisaggregationVerdict::Dearer(share) => Some(format!("{:.0} % more than", share * 100.0)),
+        DisaggregationVerdict::Same => Some("the same as".to_owned()),
         _ => None,
     };
     if let Some(c) = compared {

@@ -175,7 +175,7 @@ pub fn summary(s: &Scenario, r: &Report) -> String {
             usd(p.usd_per_month)
         );
     }
-    if let Some(h) = &r.handoff {
+    if let Some(h) = &r.disaggregation {
         o += &format!("KV hand-off: {}\n", h.describe());
     }
     if let Some(a) = &r.api {

@@ -234,7 +234,7 @@ impl Measurement {
     pub fn predict(&self, eff: Efficiency) -> Result<f64, String> {
         let scenario = self.scenario().validate().map_err(|e| e.to_string())?;
         let mut sim =
-            crate::Simulation::with_timing(&scenario, crate::physics::Timing::Legacy(eff));
+            crate::Simulation::with_timing(&scenario, crate::physics::Timing::TensorrtLlm(eff));
         sim.advance_until(u64::MAX);
         let r = sim.report();
         if r.requests.completed != r.requests.arrived {

@@ -101,7 +101,7 @@ pub fn App() -> impl IntoView {
     let cost_progress = RwSignal::new(None::<f64>);
     // Every report on screen restarts playback from the whole run, and ends
     // a capacity measurement made for another scenario.
-    let (state, ran) = (runner.state, runner.ran);
+    let (state, ran, preview) = (runner.state, runner.ran, runner.preview);
     let stop_costs = {
         let cost_job = cost_job.clone();
         move || {
@@ -158,9 +158,13 @@ pub fn App() -> impl IntoView {
                             load.set(j.capacity().and_then(|c| load_check(j.scenario(), c)));
                             load_for.set(Some(j.scenario().clone()));
                             // Then the replicas that meet the targets, from
-                            // the run on screen (still this scenario's).
+                            // the run on screen: still this scenario's, and
+                            // its full run (a preview's verdict is of its
+                            // first seconds; the full run's end starts this
+                            // again).
                             let on_screen = report.get_untracked().filter(|_| {
                                 ran.with_untracked(|r| r.as_ref() == Some(j.scenario()))
+                                    && preview.with_untracked(|p| p.is_none())
                             });
                             let search = j
                                 .capacity()

@@ -52,7 +52,7 @@ pub fn Planner(
     let pool_plan = RwSignal::new(None::<sim_core::plan::pools::PoolPlan>);
     let by_class = RwSignal::new(false);
     // The split planner's answer, when asked for.
-    let split_plan = RwSignal::new(None::<sim_core::plan::split::SplitPlan>);
+    let split_plan = RwSignal::new(None::<sim_core::plan::disaggregation::DisaggregationPlan>);
     let headroom = RwSignal::new(None::<Headroom>);
     let curves = RwSignal::new(None::<Vec<Curve>>);
     let today = RwSignal::new(None::<f64>);
@@ -171,7 +171,7 @@ pub fn Planner(
             split_plan.set(None);
             applied.set(None);
             asked_for.set(Some(s.clone()));
-            match crate::split_plan_view::start(&s, progress, split_plan) {
+            match crate::disaggregation_plan_view::start(&s, progress, split_plan) {
                 Ok(handle) => *cancel.borrow_mut() = Some(handle),
                 Err(e) => error.set(Some(format!("Split prefill and decode: {e}."))),
             }
@@ -336,7 +336,7 @@ pub fn Planner(
                 <p class="headroom" data-testid="headroom-verdict">{move || headroom.get().map(|h| h.verdict).unwrap_or_default()}</p>
             </Show>
             <Show when=move || split_plan.with(|p| p.is_some())>
-                {move || split_plan.get().map(|p| crate::split_plan_view::split_plan_view(p, scenario, applied))}
+                {move || split_plan.get().map(|p| crate::disaggregation_plan_view::disaggregation_plan_view(p, scenario, applied))}
             </Show>
             <Show when=move || pool_plan.with(|p| p.is_some())>
                 {move || pool_plan.get().map(|p| crate::pool_plan_view::pool_plan_view(p, scenario, applied))}

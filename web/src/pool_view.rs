@@ -8,7 +8,7 @@ use sim_core::Report;
 /// One row per pool of the run on screen, from its report only.
 pub fn per_pool_view(report: RwSignal<Option<Report>>) -> impl IntoView {
     let rows = move || report.with(|r| r.as_ref().map(|r| r.pools.clone()).unwrap_or_default());
-    let handoff = move || report.with(|r| r.as_ref().and_then(|r| r.handoff.clone()));
+    let handoff = move || report.with(|r| r.as_ref().and_then(|r| r.disaggregation.clone()));
     view! {
         <Show when=move || !rows().is_empty()>
             <table class="per-class" data-testid="per-pool">

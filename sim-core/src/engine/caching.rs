@@ -86,10 +86,10 @@ impl Simulation {
     /// cached (idle) for the next turn, within the free space.
     pub(super) fn free_blocks(&mut self, r: usize, id: ReqId, tokens: u64, finished: bool) {
         let shared = std::mem::take(&mut self.st.requests[id].shared);
-        let spec_extra = std::mem::take(&mut self.st.requests[id].spec_extra);
+        let speculative_blocks = std::mem::take(&mut self.st.requests[id].speculative_blocks);
         self.st.replicas[r].kv_used -= private_blocks(tokens, shared as usize)
             + pool!(self, r).seq_kv_blocks
-            + u64::from(spec_extra);
+            + u64::from(speculative_blocks);
         let keep = if finished && pool!(self, r).prefix_caching {
             (tokens / BLOCK) as u32
         } else {

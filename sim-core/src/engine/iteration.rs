@@ -106,7 +106,7 @@ impl Simulation {
             let Some(&id) = self.st.queues[q].front() else {
                 break;
             };
-            if self.st.requests[id].remote != super::handoff::NO_REMOTE {
+            if self.st.requests[id].remote != super::disaggregation::NO_REMOTE {
                 // Handed off by a prefill pool: admit it to pull its cache.
                 if self.admit_handoff(r, id, q) {
                     continue;
@@ -149,10 +149,10 @@ impl Simulation {
             // A sequence's sliding-window blocks are taken with its first.
             // Under speculative decoding, the blocks its answer needs beyond
             // one token a step are taken now too (0 otherwise).
-            let spec_extra = self.draw_speculation(r, id, target);
+            let speculative_blocks = self.draw_speculation(r, id, target);
             let first = blocks_for(cached + take) - u64::from(found.hits)
                 + pool!(self, r).seq_kv_blocks
-                + spec_extra;
+                + speculative_blocks;
             let rep = &self.st.replicas[r];
             let idle = rep.decoding.is_empty() && rep.prefilling.is_empty();
             let reserve = if idle { 0 } else { pool!(self, r).kv_watermark };
@@ -169,7 +169,7 @@ impl Simulation {
             self.hold_cached(r, id, found);
             self.take_blocks(r, first);
             let req = &mut self.st.requests[id];
-            req.spec_extra = spec_extra as u32;
+            req.speculative_blocks = speculative_blocks as u32;
             req.prefilled = cached as u32;
             req.phase = Phase::Prefilling;
             self.st.replicas[r].prefilling.push_back(id);
@@ -268,9 +268,9 @@ impl Simulation {
     fn preempt(&mut self, r: usize, id: ReqId) {
         let ctx = self.leave_decoding(r, id, false);
         let c0 = self.st.requests[id].joined.c0;
-        let made = if pool!(self, r).spec.is_some() {
+        let made = if pool!(self, r).speculative.is_some() {
             // Its steps so far made their share of its tokens.
-            c0 + self.spec_generated(id, ctx - c0)
+            c0 + self.speculative_generated(id, ctx - c0)
         } else {
             ctx
         };
@@ -322,7 +322,7 @@ impl Simulation {
         if pass.decodes > 0 {
             let step = self.st.replicas[r].decoding.advance();
             // Under speculation a step makes several tokens a sequence.
-            let made = if pool!(self, r).spec.is_some() {
+            let made = if pool!(self, r).speculative.is_some() {
                 self.st.replicas[r].decoding.step_tokens()
             } else {
                 pass.decodes
@@ -340,12 +340,12 @@ impl Simulation {
                     continue; // preempted or refused since: a stale entry
                 }
                 let ctx = self.leave_decoding(r, f.id, true);
-                let spec = pool!(self, r).spec.is_some();
+                let spec = pool!(self, r).speculative.is_some();
                 let req = &mut self.st.requests[f.id];
                 if spec {
                     // Its steps made its tokens, several a step.
-                    self.rec.spec_tokens += u64::from(req.spec_left);
-                    self.rec.spec_steps += u64::from(req.spec_steps);
+                    self.rec.speculative_tokens += u64::from(req.speculative_left);
+                    self.rec.speculative_steps += u64::from(req.speculative_steps);
                     req.generated = req.output_tokens;
                 } else {
                     req.generated = (ctx + 1 - u64::from(req.input_tokens)) as u32;
@@ -363,7 +363,7 @@ impl Simulation {
                 continue;
             }
             let target = u64::from(req.prefill_target);
-            if let Some(h) = pool!(self, r).handoff
+            if let Some(h) = pool!(self, r).disaggregation
                 && !self.st.requests[id].abandoned
             {
                 // A prefill pool: the prompt's cache goes to a decode pool,
@@ -387,18 +387,18 @@ impl Simulation {
                 continue;
             }
             self.publish_prompt(r, id, target);
-            let spec = pool!(self, r).spec.is_some();
+            let spec = pool!(self, r).speculative.is_some();
             let req = &mut self.st.requests[id];
             let rep = &mut self.st.replicas[r];
             debug_assert_eq!(req.phase, Phase::Prefilling);
             req.phase = Phase::Decoding;
             // Under speculative decoding the set counts its steps.
             let left = if spec {
-                u64::from(req.spec_steps.max(1))
+                u64::from(req.speculative_steps.max(1))
             } else {
                 u64::from(req.output_tokens - req.generated)
             };
-            let rate = super::speculate::step_rate(spec, req);
+            let rate = super::speculative::step_rate(spec, req);
             req.joined = rep
                 .decoding
                 .join(id, req.admit_order, req.epoch, target, left, rate);

@@ -57,9 +57,9 @@ pub(super) struct PoolCfg {
     pub(super) scale: Option<super::autoscale::ScaleCfg>,
     pub(super) initial: usize,
     /// Prefill only, handing each prompt's cache to another pool.
-    pub(super) handoff: Option<super::handoff::HandoffCfg>,
+    pub(super) disaggregation: Option<super::disaggregation::DisaggregationCfg>,
     /// Speculative decoding.
-    pub(super) spec: Option<super::speculate::SpecCfg>,
+    pub(super) speculative: Option<super::speculative::SpeculativeCfg>,
 }
 
 impl PoolCfg {
@@ -75,7 +75,7 @@ impl PoolCfg {
         let (service, kv_blocks) = Service::new(scenario, s, timing);
         let (frontend_in_ns, frontend_out_ns) = match timing {
             Timing::Serving(c) => (c.frontend_in_ns, c.frontend_out_ns),
-            Timing::Legacy(_) => (0, 0),
+            Timing::TensorrtLlm(_) => (0, 0),
         };
         let central = s.router == Router::CentralQueue;
         let level_of = waiting::priority_levels(scenario, s);
@@ -113,8 +113,8 @@ impl PoolCfg {
             // A decode pool receives whole prompts' caches: nothing to look
             // up (a preempted sequence recomputes its prompt in full).
             prefix_caching: s.caches_prefixes() && !scenario.decodes_for_others(index),
-            handoff: super::handoff::HandoffCfg::of(scenario, index),
-            spec: super::speculate::SpecCfg::of(scenario, index),
+            disaggregation: super::disaggregation::DisaggregationCfg::of(scenario, index),
+            speculative: super::speculative::SpeculativeCfg::of(scenario, index),
             async_scheduling: matches!(timing, Timing::Serving(_)) && s.async_scheduling_setting(),
             level_of,
             levels,

@@ -164,16 +164,16 @@ pub(super) struct Recorder {
     /// first visible token is recorded apart from TTFT).
     pub(super) reasoning: bool,
     /// KV caches moved between pools (prefill/decode disaggregation).
-    pub(super) handoff: HandoffMetrics,
+    pub(super) disaggregation: DisaggregationMetrics,
     /// Speculative decoding: tokens decode steps made, and the steps, of
     /// the sequences that finished.
-    pub(super) spec_tokens: u64,
-    pub(super) spec_steps: u64,
+    pub(super) speculative_tokens: u64,
+    pub(super) speculative_steps: u64,
 }
 
 /// KV caches on the way from prefill replicas to decode replicas.
 #[derive(Default)]
-pub(super) struct HandoffMetrics {
+pub(super) struct DisaggregationMetrics {
     pub(super) transfers: u64,
     /// From the decode replica's admission to the arrival.
     pub(super) time: LatencyRecorder,
@@ -185,7 +185,7 @@ pub(super) struct HandoffMetrics {
     pub(super) peak: f64,
 }
 
-impl HandoffMetrics {
+impl DisaggregationMetrics {
     fn integrate(&mut self, now: u64) {
         self.area += self.in_flight * (now - self.since) as f64;
         self.since = now;
@@ -280,9 +280,9 @@ impl Recorder {
             too_large_example: None,
             pools: (0..pools).map(|_| PoolMetrics::default()).collect(),
             stages: Vec::new(),
-            handoff: HandoffMetrics::default(),
-            spec_tokens: 0,
-            spec_steps: 0,
+            disaggregation: DisaggregationMetrics::default(),
+            speculative_tokens: 0,
+            speculative_steps: 0,
         }
     }
 

@@ -200,13 +200,13 @@ impl Simulation {
         let Service::Physics(model) = &pool.service else {
             return 0;
         };
-        let mut cost = match &pool.spec {
+        let mut cost = match &pool.speculative {
             // A decode step verifies k draft tokens a sequence, after the
             // proposer's k passes.
             Some(spec) if shape.decode_seqs > 0 => {
                 let decoding = &self.st.replicas[r].decoding;
                 let shape = BatchShape {
-                    spec_tokens: shape.decode_seqs * u64::from(spec.k),
+                    speculative_tokens: shape.decode_seqs * u64::from(spec.k),
                     decode_context_tokens: spec
                         .context(decoding.context_sum(), decoding.joined_sum()),
                     ..*shape

@@ -303,7 +303,7 @@ impl Simulation {
                     .iter()
                     .zip(&self.st.scaling)
                     // A prefill pool generates no output tokens.
-                    .filter(|(p, _)| p.used && p.handoff.is_none())
+                    .filter(|(p, _)| p.used && p.disaggregation.is_none())
                     .filter_map(|(p, s)| p.limit.map(|l| (l, s.peak_up as usize)));
                 limited.next().map(|(l, n)| {
                     let bound = limited.fold(l.output_tokens_per_s * n as f64, |b, (l, n)| {
@@ -368,7 +368,9 @@ impl Simulation {
                     let replica_ns = up[i].map_or(end as f64 * p.replicas as f64, |u| u as f64);
                     PoolReport {
                         name: p.name.clone(),
-                        prefills_for: p.handoff.map(|h| pools[usize::from(h.to)].name.clone()),
+                        prefills_for: p
+                            .disaggregation
+                            .map(|h| pools[usize::from(h.to)].name.clone()),
                         hardware: p.hardware.clone(),
                         // Autoscaled: the most up at once.
                         gpus: peak(i),
@@ -393,20 +395,21 @@ impl Simulation {
                     }
                 })
                 .collect(),
-            speculative: pools.iter().find_map(|p| p.spec.as_ref()).map(|spec| {
-                crate::report::SpecReport {
-                    tokens_per_step: (rec.spec_steps > 0)
-                        .then(|| rec.spec_tokens as f64 / rec.spec_steps as f64),
+            speculative: pools
+                .iter()
+                .find_map(|p| p.speculative.as_ref())
+                .map(|spec| crate::report::SpeculativeReport {
+                    tokens_per_step: (rec.speculative_steps > 0)
+                        .then(|| rec.speculative_tokens as f64 / rec.speculative_steps as f64),
                     expected_tokens_per_step: spec.mean,
-                }
-            }),
-            handoff: pools.iter().any(|p| p.handoff.is_some()).then(|| {
-                crate::report::HandoffReport {
-                    transfers: rec.handoff.transfers,
-                    transfer: rec.handoff.time.stats(),
-                    gb_moved: rec.handoff.bytes_moved / 1e9,
-                    in_flight_gb_mean: rec.handoff.mean_in_flight(end) / 1e9,
-                    in_flight_gb_peak: rec.handoff.peak / 1e9,
+                }),
+            disaggregation: pools.iter().any(|p| p.disaggregation.is_some()).then(|| {
+                crate::report::DisaggregationReport {
+                    transfers: rec.disaggregation.transfers,
+                    transfer: rec.disaggregation.time.stats(),
+                    gb_moved: rec.disaggregation.bytes_moved / 1e9,
+                    in_flight_gb_mean: rec.disaggregation.mean_in_flight(end) / 1e9,
+                    in_flight_gb_peak: rec.disaggregation.peak / 1e9,
                 }
             }),
         }

@@ -93,16 +93,16 @@ pub(super) struct Request {
     pub(super) trace: Option<u32>,
     /// The prefill replica still holding its prompt's KV cache, after a
     /// hand-off and until the decode replica has pulled it
-    /// ([`super::handoff::NO_REMOTE`] otherwise).
+    /// ([`super::disaggregation::NO_REMOTE`] otherwise).
     pub(super) remote: u32,
     /// When its decode replica admitted it and started the pull.
     pub(super) pulled_ns: u64,
     /// Speculative decoding: tokens its decode steps make after the
     /// prompt's, the steps they take, and the KV blocks taken at admission
     /// for what one token a step does not allocate (0 without).
-    pub(super) spec_left: u32,
-    pub(super) spec_steps: u32,
-    pub(super) spec_extra: u32,
+    pub(super) speculative_left: u32,
+    pub(super) speculative_steps: u32,
+    pub(super) speculative_blocks: u32,
     /// Its place among the run's requests (0 first): it seeds the request's
     /// own random streams.
     pub(super) serial: u64,
@@ -272,11 +272,11 @@ impl Simulation {
             abandoned: false,
             api_done_ns: u64::MAX,
             trace,
-            remote: super::handoff::NO_REMOTE,
+            remote: super::disaggregation::NO_REMOTE,
             pulled_ns: 0,
-            spec_left: 0,
-            spec_steps: 0,
-            spec_extra: 0,
+            speculative_left: 0,
+            speculative_steps: 0,
+            speculative_blocks: 0,
             serial: self.rec.arrived,
         });
         self.rec.arrived += 1;

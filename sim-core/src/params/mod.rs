@@ -12,7 +12,7 @@
 use crate::scenario::Scenario;
 
 mod autoscale;
-mod disagg;
+mod disaggregation;
 mod edits;
 mod pools;
 mod provider;
@@ -156,7 +156,7 @@ pub fn all() -> impl Iterator<Item = &'static Param> {
         .chain(serving::PARAMS.iter())
         .chain(autoscale::PARAMS.iter())
         .chain(pools::PARAMS.iter())
-        .chain(disagg::PARAMS.iter())
+        .chain(disaggregation::PARAMS.iter())
         .chain(speculative::PARAMS.iter())
         .chain(scheduling::PARAMS.iter())
         .chain(targets::PARAMS.iter())
@@ -254,7 +254,7 @@ impl Param {
         serving::PARAMS
             .iter()
             .chain(autoscale::PARAMS)
-            .chain(disagg::PARAMS)
+            .chain(disaggregation::PARAMS)
             .chain(speculative::PARAMS)
             .any(|p| p.path == self.path)
             || matches!(self.path, "scheduling_policy" | "usd_per_gpu_hour")

@@ -7,7 +7,9 @@ use super::edits::{key, known_key};
 use super::serving::keys;
 use super::{Choice, Group, Kind, Number, Param};
 use crate::physics::Model;
-use crate::scenario::{MAX_ACCEPTANCE, MAX_SPEC_TOKENS, Scenario, SpecMethod, Speculative};
+use crate::scenario::{
+    MAX_ACCEPTANCE, MAX_SPECULATIVE_TOKENS, Scenario, Speculative, SpeculativeMethod,
+};
 
 /// "off", "eagle", "mtp", and "draft:MODEL" for each catalogue model smaller
 /// than the pool's with its vocabulary.
@@ -46,7 +48,7 @@ fn active<'a>(s: &'a mut Scenario, path: &str) -> Result<&'a mut Speculative, St
 
 fn method_key(sp: &Speculative) -> String {
     match sp.method {
-        SpecMethod::Draft { model } => format!("draft:{}", key(&model)),
+        SpeculativeMethod::Draft { model } => format!("draft:{}", key(&model)),
         m => m.name().to_owned(),
     }
 }
@@ -60,21 +62,24 @@ fn set_method(s: &mut Scenario, k: &str) -> Result<(), String> {
             s.serving.speculative = None;
             return Ok(());
         }
-        "eagle" => SpecMethod::Eagle,
-        "mtp" => SpecMethod::Mtp,
+        "eagle" => SpeculativeMethod::Eagle,
+        "mtp" => SpeculativeMethod::Mtp,
         _ => {
             let name = k.trim_start_matches("draft:");
             let model = Model::NAMED
                 .into_iter()
                 .find(|m| key(m) == name)
                 .ok_or_else(|| format!("speculative: unknown draft model {name:?}"))?;
-            SpecMethod::Draft { model }
+            SpeculativeMethod::Draft { model }
         }
     };
     let keep = s.serving.speculative.filter(|old| {
         matches!(
             (old.method, method),
-            (SpecMethod::Draft { .. }, SpecMethod::Draft { .. })
+            (
+                SpeculativeMethod::Draft { .. },
+                SpeculativeMethod::Draft { .. }
+            )
         )
     });
     let (tokens, acceptance) = keep.map_or(method.defaults(), |o| (o.tokens, o.acceptance));
@@ -116,8 +121,8 @@ pub(super) const PARAMS: &[Param] = &[
         help: "Tokens the proposer drafts for each sequence before a step checks them (vLLM's num_speculative_tokens), k: more can be accepted at once, but each draft pass and the wider check cost time even when they are rejected.",
         kind: Kind::Number(Number {
             min: 1.0,
-            max: MAX_SPEC_TOKENS as f64,
-            slider: (1.0, MAX_SPEC_TOKENS as f64),
+            max: MAX_SPECULATIVE_TOKENS as f64,
+            slider: (1.0, MAX_SPECULATIVE_TOKENS as f64),
             log: false,
             decimals: 0,
             get: |s, _| s.serving.speculative.map(|sp| f64::from(sp.tokens)),

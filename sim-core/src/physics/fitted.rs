@@ -133,7 +133,7 @@ impl FittedProfile {
                 non_torch_bytes,
                 sampler_logit_copies,
             } => (non_torch_bytes, sampler_logit_copies),
-            MemoryModel::Legacy => (0.0, 0.0),
+            MemoryModel::TensorrtLlm => (0.0, 0.0),
         };
         FittedProfile {
             name: name.to_owned(),

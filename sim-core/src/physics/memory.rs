@@ -94,7 +94,7 @@ impl Deployment {
     /// Memory available to the server across the replica, bytes.
     pub fn usable_bytes(&self) -> f64 {
         match self.profile().memory {
-            MemoryModel::Legacy => {
+            MemoryModel::TensorrtLlm => {
                 self.gpu.spec().memory_gb * 1e9 * f64::from(self.tp) * self.memory_utilisation
             }
             MemoryModel::Vllm { .. } => {
@@ -112,7 +112,7 @@ impl Deployment {
     /// the activation workspace (and runtime overhead) the memory model sets aside.
     pub fn reserved_bytes(&self) -> f64 {
         match self.profile().memory {
-            MemoryModel::Legacy => self.activation_bytes(),
+            MemoryModel::TensorrtLlm => self.activation_bytes(),
             MemoryModel::Vllm {
                 non_torch_bytes,
                 sampler_logit_copies,
@@ -202,13 +202,13 @@ impl Deployment {
     /// The legacy timing model with these efficiencies (the datasheet roofline
     /// with [`Efficiency::PEAK`], TensorRT-LLM's constants, calibration trials).
     pub fn step_model(&self, eff: Efficiency) -> StepModel {
-        self.step_model_for(Timing::Legacy(eff))
+        self.step_model_for(Timing::TensorrtLlm(eff))
     }
 
     /// The timing model of this deployment with the given costs.
     pub fn step_model_for(&self, timing: Timing) -> StepModel {
         let eff = match timing {
-            Timing::Legacy(e) => e,
+            Timing::TensorrtLlm(e) => e,
             Timing::Serving(_) => Efficiency::PEAK,
         };
         let dims = self.model.dims();

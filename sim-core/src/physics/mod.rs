@@ -127,7 +127,7 @@ pub struct BatchShape {
     /// Draft tokens the pass verifies beside the decoding sequences' own
     /// (speculative decoding: k per sequence); each runs through every
     /// matrix multiply and attends to its sequence's context.
-    pub spec_tokens: u64,
+    pub speculative_tokens: u64,
 }
 
 /// Everything needed to time a forward pass on one replica, precomputed.
@@ -171,7 +171,7 @@ pub struct StepModel {
     /// Extra fixed time of a pass with prompt tokens.
     prefill_fixed_ns: u64,
     eff: Efficiency,
-    /// How passes are timed (the legacy fields above serve `Timing::Legacy`).
+    /// How passes are timed (the fields above serve `Timing::TensorrtLlm`).
     timing: Timing,
     /// Dense 16-bit peak of one GPU, FLOP/s.
     peak_16: f64,
@@ -232,7 +232,7 @@ impl StepModel {
     /// The cost of one forward pass of the given shape.
     pub fn step(&self, s: &BatchShape) -> StepCost {
         match self.timing {
-            Timing::Legacy(_) => self.legacy_step(s),
+            Timing::TensorrtLlm(_) => self.tensorrt_llm_step(s),
             Timing::Serving(c) => self.serving_step(&c, s),
         }
     }
@@ -250,7 +250,7 @@ impl StepModel {
     /// tokens).
     fn serving_step(&self, c: &ServingCosts, s: &BatchShape) -> StepCost {
         let prefill = s.prefill_tokens > 0;
-        let tokens = (s.prefill_tokens + s.decode_seqs + s.spec_tokens) as f64;
+        let tokens = (s.prefill_tokens + s.decode_seqs + s.speculative_tokens) as f64;
         let (linear_flops, routed_flops, streamed, experts_read, moe_layers, rows) = match self.moe
         {
             None => {
@@ -352,8 +352,8 @@ impl StepModel {
     }
 
     /// The first version's pass (TensorRT-LLM's constants), kept bit for bit.
-    fn legacy_step(&self, s: &BatchShape) -> StepCost {
-        let tokens = (s.prefill_tokens + s.decode_seqs + s.spec_tokens) as f64;
+    fn tensorrt_llm_step(&self, s: &BatchShape) -> StepCost {
+        let tokens = (s.prefill_tokens + s.decode_seqs + s.speculative_tokens) as f64;
         let (params, weight_bytes) = match self.moe {
             None => (self.params, self.weight_bytes),
             Some(m) => (
@@ -432,8 +432,9 @@ impl StepModel {
 
     fn attn_flops(&self, s: &BatchShape) -> f64 {
         // A verified draft token attends to its sequence's context too.
-        let decode_pairs = if s.spec_tokens > 0 && s.decode_seqs > 0 {
-            s.decode_context_tokens as f64 * (1.0 + s.spec_tokens as f64 / s.decode_seqs as f64)
+        let decode_pairs = if s.speculative_tokens > 0 && s.decode_seqs > 0 {
+            s.decode_context_tokens as f64
+                * (1.0 + s.speculative_tokens as f64 / s.decode_seqs as f64)
         } else {
             s.decode_context_tokens as f64
         };
@@ -467,7 +468,7 @@ impl StepModel {
         let mut cost = self.step(s);
         let scheduler = match self.timing {
             Timing::Serving(c) => c.step_ns + c.per_seq_ns * (s.decode_seqs + s.prefill_seqs),
-            Timing::Legacy(e) => e.step_overhead_ns,
+            Timing::TensorrtLlm(e) => e.step_overhead_ns,
         };
         cost.time_ns = cost.time_ns.saturating_sub(scheduler).max(1);
         cost

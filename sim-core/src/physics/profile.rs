@@ -168,9 +168,10 @@ pub struct ServingCosts {
 /// How an engine sizes its KV cache.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub enum MemoryModel {
-    /// The rule every scenario used before profiles: memory × utilisation −
-    /// weights − an activation workspace − 1 GB per GPU.
-    Legacy,
+    /// TensorRT-LLM's rule, which every scenario used before profiles:
+    /// memory × utilisation − weights − an activation workspace − 1 GB per GPU.
+    #[serde(alias = "Legacy")]
+    TensorrtLlm,
     /// vLLM's profiling: memory CUDA reports × utilisation − weights − the
     /// peak of a profiling pass (the larger of the activations of a
     /// `max_num_batched_tokens` pass and the sampler's logits for
@@ -186,8 +187,9 @@ pub enum MemoryModel {
 /// How a step is timed.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Timing {
-    /// The soft roofline with fixed costs of the first version (TensorRT-LLM).
-    Legacy(Efficiency),
+    /// TensorRT-LLM's: the soft roofline with fixed costs of the first
+    /// version, its constants fitted to NVIDIA's published tables.
+    TensorrtLlm(Efficiency),
     /// A serving engine's parts.
     Serving(ServingCosts),
 }
@@ -212,8 +214,8 @@ pub struct Profile {
 impl Profile {
     /// TensorRT-LLM: today's constants, unchanged (see [`Efficiency::CALIBRATED`]).
     pub const TENSORRT_LLM: Profile = Profile {
-        timing: Timing::Legacy(Efficiency::CALIBRATED),
-        memory: MemoryModel::Legacy,
+        timing: Timing::TensorrtLlm(Efficiency::CALIBRATED),
+        memory: MemoryModel::TensorrtLlm,
         prefix_caching: false,
         async_scheduling: false,
     };

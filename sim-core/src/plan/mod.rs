@@ -29,7 +29,7 @@ pub mod pools;
 mod runs;
 mod search;
 pub use runs::{Runs, drive};
-pub mod split;
+pub mod disaggregation;
 
 pub use assemble::{ApiAnswer, Plan, assemble, groups, outcomes, plan, reopen_groups, run_group};
 pub use search::{Finished, Search};

@@ -16,7 +16,7 @@ mod priorities;
 mod stories;
 pub mod story;
 pub use models::thinking_agent;
-pub use pools::{bench_pools, launch_day_gpus, split_prefill_decode, two_models};
+pub use pools::{bench_pools, disaggregated, launch_day_gpus, two_models};
 pub use priorities::chat_and_batch;
 pub use story::{Claim, Quantity, Step};
 
@@ -579,7 +579,7 @@ pub fn all() -> Vec<Preset> {
             id: "split-prefill-decode",
             title: "Split prefill and decode",
             explanation: "Questions over long documents on two replicas of Llama-3.1-70B (FP8, 4 × H100 each), answers streamed against a strict 15 ms per token. Colocated, each replica's long prompts share passes with the answers being written, and every token waits for them: only about half the requests keep the pace. Split the same eight GPUs — one replica prefills, the other only decodes, the KV cache crossing NVLink — and nearly all of them do, for the same money, with a slower first token. Then see what the link and short prompts change.",
-            scenario: split_prefill_decode(),
+            scenario: disaggregated(),
             steps: stories::SPLIT_PREFILL_DECODE,
         },
     ]

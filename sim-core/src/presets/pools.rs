@@ -128,7 +128,7 @@ pub fn bench_pools(requests: u64, pools: usize) -> Scenario {
 /// prompts of about 3,000 tokens (a tenth over 8,000), answers of about 250,
 /// streamed against a strict 15 ms per token (and 2 s to the first). The
 /// story splits prefill from decode on the same eight GPUs.
-pub fn split_prefill_decode() -> Scenario {
+pub fn disaggregated() -> Scenario {
     let base = self_hosted_tuned();
     let document = RequestClass::new(
         "document",

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// What speculative decoding's steps yielded.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SpecReport {
+pub struct SpeculativeReport {
     /// Tokens a decode step made per sequence, over the sequences that
     /// finished (each step's accepted drafts and the target's own token).
     pub tokens_per_step: Option<f64>,
@@ -18,7 +18,7 @@ pub struct SpecReport {
 
 /// The KV caches that moved from prefill replicas to decode replicas.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct HandoffReport {
+pub struct DisaggregationReport {
     /// Caches that arrived.
     pub transfers: u64,
     /// From the decode replica's admission to the cache's arrival: waiting
@@ -33,7 +33,7 @@ pub struct HandoffReport {
     pub in_flight_gb_peak: f64,
 }
 
-impl HandoffReport {
+impl DisaggregationReport {
     /// The hand-off in one sentence, as the page and the CLI print it.
     pub fn describe(&self) -> String {
         format!(

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 mod features;
-pub use features::{ApiReport, HandoffReport, PoolReport, SpecReport, TierReport};
+pub use features::{ApiReport, DisaggregationReport, PoolReport, SpeculativeReport, TierReport};
 
 /// The report format this build writes.
 pub const REPORT_VERSION: u32 = 1;
@@ -66,10 +66,11 @@ pub struct Report {
     /// KV caches moved from prefill pools to decode pools, when some pool
     /// hands off (prefill/decode disaggregation).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub handoff: Option<HandoffReport>,
+    #[serde(alias = "handoff")]
+    pub disaggregation: Option<DisaggregationReport>,
     /// Speculative decoding, when some pool speculates.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub speculative: Option<SpecReport>,
+    pub speculative: Option<SpeculativeReport>,
 }
 
 /// The requests that arrived during one load stage.

@@ -169,7 +169,7 @@ impl Scenario {
                 let dims = sp.proposer(&s.model);
                 // A head shares the target's embeddings and output head.
                 let shared = match sp.method {
-                    super::SpecMethod::Draft { .. } => 0.0,
+                    super::SpeculativeMethod::Draft { .. } => 0.0,
                     _ => {
                         f64::from(dims.vocab)
                             * f64::from(dims.hidden)

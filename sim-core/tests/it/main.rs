@@ -8,7 +8,7 @@ mod calibration;
 mod capacity;
 mod defects;
 mod determinism;
-mod disagg;
+mod disaggregation;
 mod distil;
 mod fitted_profile;
 mod fuzz;

@@ -3,7 +3,7 @@
 
 use crate::{assert_close, fixed_class, run};
 use sim_core::presets;
-use sim_core::scenario::{Arrival, Scenario, SpecMethod, Speculative, UserStep};
+use sim_core::scenario::{Arrival, Scenario, Speculative, SpeculativeMethod, UserStep};
 
 /// The default chatbot's server (Llama-3.1-8B on one H100, vLLM) with `users`
 /// clients sending back to back (a batch of about `users`), prompts of 512
@@ -22,7 +22,7 @@ fn batch(users: u32, spec: Option<Speculative>) -> Scenario {
 
 fn eagle(tokens: u32, acceptance: f64) -> Option<Speculative> {
     Some(Speculative {
-        method: SpecMethod::Eagle,
+        method: SpeculativeMethod::Eagle,
         tokens,
         acceptance,
     })
@@ -106,11 +106,11 @@ fn the_proposer_takes_memory_from_the_kv_cache() {
         });
         run(&s).unwrap().utilisation.kv_capacity_tokens
     };
-    let draft = with(SpecMethod::Draft {
+    let draft = with(SpeculativeMethod::Draft {
         model: sim_core::physics::Model::Llama31_8b,
     });
     assert!(
-        draft < with(SpecMethod::Eagle),
+        draft < with(SpeculativeMethod::Eagle),
         "an 8B draft holds more than a head"
     );
 }
@@ -164,7 +164,7 @@ fn deepseek_v3_mtp_speed_up_matches_the_published_figure() {
     let plain = ds(None);
     for alpha in [0.85, 0.9] {
         let mtp = ds(Some(Speculative {
-            method: SpecMethod::Mtp,
+            method: SpeculativeMethod::Mtp,
             tokens: 1,
             acceptance: alpha,
         }));
@@ -190,7 +190,7 @@ fn invalid_speculation_says_what_is_wrong() {
     assert!(problems(batch(1, eagle(3, 1.0))).contains("speculative.acceptance must be 0..=0.99"));
     let mut s = batch(1, None);
     s.serving.speculative = Some(Speculative {
-        method: SpecMethod::Draft {
+        method: SpeculativeMethod::Draft {
             model: sim_core::physics::Model::Qwen25_7b,
         },
         tokens: 3,
@@ -198,15 +198,14 @@ fn invalid_speculation_says_what_is_wrong() {
     });
     assert!(problems(s.clone()).contains("share the target's vocabulary"));
     s.serving.speculative = Some(Speculative {
-        method: SpecMethod::Draft {
+        method: SpeculativeMethod::Draft {
             model: sim_core::physics::Model::Llama31_70b,
         },
         tokens: 3,
         acceptance: 0.7,
     });
     assert!(problems(s).contains("is not smaller than"));
-    let split =
-        batch(1, eagle(3, 0.7)).split_prefill_decode(1, 1, sim_core::scenario::KvLink::Nvlink);
+    let split = batch(1, eagle(3, 0.7)).disaggregated(1, 1, sim_core::scenario::KvLink::Nvlink);
     assert!(
         problems(split)
             .contains("speculative decoding on a disaggregated pool is not modelled yet")

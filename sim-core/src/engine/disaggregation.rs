@@ -21,7 +21,7 @@ pub(super) const NO_REMOTE: u32 = u32::MAX;
 
 /// A prefill pool's hand-off, ready to run.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct HandoffCfg {
+pub(super) struct DisaggregationCfg {
     /// The decode pool.
     pub(super) to: u16,
     /// Bytes per second one pull moves.
@@ -34,9 +34,9 @@ pub(super) struct HandoffCfg {
     pub(super) sliding: Option<(f64, f64)>,
 }
 
-impl HandoffCfg {
+impl DisaggregationCfg {
     /// Pool `index`'s hand-off, if it prefills for another pool.
-    pub(super) fn of(scenario: &ValidScenario, index: usize) -> Option<HandoffCfg> {
+    pub(super) fn of(scenario: &ValidScenario, index: usize) -> Option<DisaggregationCfg> {
         let to = scenario.decode_pool_of(index)?;
         let (p, d) = (scenario.pool(index), scenario.pool(to));
         let h = p.disaggregation.as_ref()?;
@@ -50,7 +50,7 @@ impl HandoffCfg {
                 dims.sliding_kv_bytes_per_token(p.kv_cache),
             )
         });
-        Some(HandoffCfg {
+        Some(DisaggregationCfg {
             to: to as u16,
             bytes_per_s,
             latency_ns: super::secs_to_ns(latency_s),
@@ -153,7 +153,7 @@ impl Simulation {
         let start = rep.link_free_ns.max(now);
         rep.link_free_ns = later(start, wire);
         let done = later(later(start, wire), latency);
-        self.rec.handoff.started(now, bytes);
+        self.rec.disaggregation.started(now, bytes);
         self.st.events.push(done, Event::KvArrived { req: id });
         true
     }
@@ -170,7 +170,7 @@ impl Simulation {
             .pull_of(id)
             .map_or(0.0, |h| h.bytes(moved_tokens(req.input_tokens)));
         let took = self.st.now - req.pulled_ns;
-        self.rec.handoff.arrived(self.st.now, bytes, took);
+        self.rec.disaggregation.arrived(self.st.now, bytes, took);
         self.release_remote(id);
         if self.st.requests[id].abandoned {
             // Its blocks are free: a request waiting for memory may fit.
@@ -186,12 +186,12 @@ impl Simulation {
 
     /// The hand-off that times request `id`'s pull: that of the prefill
     /// pool still holding its prompt (None once nothing does).
-    fn pull_of(&self, id: ReqId) -> Option<HandoffCfg> {
+    fn pull_of(&self, id: ReqId) -> Option<DisaggregationCfg> {
         let from = self.st.requests[id].remote;
         if from == NO_REMOTE {
             return None;
         }
-        self.cfg.pools[usize::from(self.st.replicas[from as usize].pool)].handoff
+        self.cfg.pools[usize::from(self.st.replicas[from as usize].pool)].disaggregation
     }
 
     /// At pass formation on decode replica `r`: requests whose cache has

@@ -28,13 +28,13 @@ fn custom(gb_per_s: f64, latency_us: f64) -> KvLink {
 
 #[test]
 fn a_split_deployment_conserves_requests_and_moves_every_prompts_cache() {
-    let s = fleet(12.0, 1000, 100, 120.0).split_prefill_decode(1, 2, KvLink::Infiniband);
+    let s = fleet(12.0, 1000, 100, 120.0).disaggregated(1, 2, KvLink::Infiniband);
     let r = run(&s).expect("valid");
     assert!(r.complete, "drains: {:?}", r.warnings);
     let n = r.requests;
     assert_eq!(n.arrived, n.completed + n.rejected + n.failed + n.timed_out);
     assert_eq!(n.rejected + n.failed + n.timed_out, 0);
-    let h = r.handoff.as_ref().expect("a hand-off report");
+    let h = r.disaggregation.as_ref().expect("a hand-off report");
     assert_eq!(h.transfers, n.completed, "every prompt's cache moved once");
     // Every prompt token but the last, which the decode replica recomputes.
     let want = n.completed as f64 * 999.0 * LLAMA_8B_KV_BYTES / 1e9;
@@ -68,10 +68,10 @@ fn ttft_is_never_less_than_the_prefill_plus_the_transfer() {
     let base = fleet(1.0, 2000, 50, 1.0);
     let colocated = one(base.clone());
     let latency_s = 0.25;
-    let split = one(base.split_prefill_decode(1, 1, custom(10.0, latency_s * 1e6)));
+    let split = one(base.disaggregated(1, 1, custom(10.0, latency_s * 1e6)));
     let bytes = 1999.0 * LLAMA_8B_KV_BYTES;
     let transfer_ms = (latency_s + bytes / 10e9) * 1e3;
-    let h = split.handoff.as_ref().expect("hand-off report");
+    let h = split.disaggregation.as_ref().expect("hand-off report");
     assert_close(
         "each transfer alone on its link",
         h.transfer.mean_ms.unwrap(),
@@ -95,7 +95,7 @@ fn a_1p1d_split_on_an_instant_link_is_never_better_than_its_physics() {
     // decode steps, alone on their GPU either way, are the same.
     let mut base = fleet(0.05, 1500, 200, 800.0);
     base.workload.classes = vec![fixed_class(1500, 200)];
-    let split = base.split_prefill_decode(1, 1, custom(1e5, 0.0));
+    let split = base.disaggregated(1, 1, custom(1e5, 0.0));
     let (c, s) = (run(&base).expect("valid"), run(&split).expect("valid"));
     assert_eq!(c.requests.completed, s.requests.completed);
     let m = |r: &sim_core::Report, f: fn(&sim_core::report::ClassReport) -> Option<f64>| {
@@ -116,11 +116,11 @@ fn pulls_into_one_decode_replica_take_turns_on_its_link() {
     // A burst of 40 long prompts on 4 prefill replicas into 1 decode
     // replica over a slow link: the caches queue for it, so the mean
     // transfer is far longer than one alone (0.2 GB at 1 GB/s).
-    let mut s = fleet(1.0, 1600, 20, 1.0).split_prefill_decode(4, 1, custom(1.0, 0.0));
+    let mut s = fleet(1.0, 1600, 20, 1.0).disaggregated(4, 1, custom(1.0, 0.0));
     s.workload.arrival = Arrival::Poisson { rate_per_s: 400.0 };
     s.duration_s = 0.1;
     let r = run(&s).expect("valid");
-    let h = r.handoff.as_ref().unwrap();
+    let h = r.disaggregation.as_ref().unwrap();
     let alone_ms = 1599.0 * LLAMA_8B_KV_BYTES / 1e9 * 1e3;
     assert_eq!(h.transfers, r.requests.completed);
     assert!(h.transfers >= 20, "{}", h.transfers);
@@ -144,7 +144,7 @@ fn clients_that_give_up_mid_transfer_leave_nothing_behind() {
     // with their cache still on the prefill replica, while it moves, and
     // while decoding. Every block comes back (the report of a drained run
     // debug-asserts it) and every request is accounted for.
-    let mut s = fleet(16.0, 3000, 100, 60.0).split_prefill_decode(2, 1, KvLink::Ethernet);
+    let mut s = fleet(16.0, 3000, 100, 60.0).disaggregated(2, 1, KvLink::Ethernet);
     s.workload.classes[0].timeout_s = Some(3.0);
     let r = run(&s).expect("valid");
     assert!(r.complete, "{:?}", r.warnings);
@@ -164,7 +164,7 @@ fn splitting_keeps_decode_steps_clear_of_long_prompts() {
         s.serving.replicas = 2;
         s
     };
-    let split = base.split_prefill_decode(1, 1, KvLink::Nvlink);
+    let split = base.disaggregated(1, 1, KvLink::Nvlink);
     let (c, s) = (run(&base).expect("valid"), run(&split).expect("valid"));
     assert_eq!(c.cost.gpus, s.cost.gpus, "the same GPUs");
     let p99 = |r: &sim_core::Report| r.overall.tpot.p99_ms.unwrap();
@@ -181,7 +181,7 @@ fn splitting_keeps_decode_steps_clear_of_long_prompts() {
 
 #[test]
 fn a_split_scenario_round_trips_a_link_and_reruns_identically() {
-    let s = fleet(8.0, 800, 120, 60.0).split_prefill_decode(1, 2, KvLink::Roce);
+    let s = fleet(8.0, 800, 120, 60.0).disaggregated(1, 2, KvLink::Roce);
     let link = sim_core::link::encode(&s);
     let back = sim_core::link::decode(&link).expect("decodes");
     assert_eq!(&*back, &s);
@@ -199,7 +199,7 @@ fn invalid_splits_say_what_is_wrong() {
         Err(e) => e.to_string(),
     };
     let base = fleet(1.0, 100, 10, 10.0);
-    let ok = base.split_prefill_decode(1, 1, KvLink::Infiniband);
+    let ok = base.disaggregated(1, 1, KvLink::Infiniband);
     assert_eq!(problems(ok.clone()), "");
 
     let mut s = ok.clone();
@@ -329,17 +329,17 @@ fn distserves_goodput_gain_is_reproduced_in_shape() {
     });
     // A prefill worker alone: its TTFT with decode capacity to spare.
     let prefill = max_rate(40.0, |rate| {
-        let s = distserve(rate).split_prefill_decode(1, 8, KvLink::Nvlink);
+        let s = distserve(rate).disaggregated(1, 8, KvLink::Nvlink);
         p90(&run(&s).unwrap()).0 <= 400.0
     });
     // A decode worker alone: its TPOT with prefill capacity to spare.
     let decode = max_rate(60.0, |rate| {
-        let s = distserve(rate).split_prefill_decode(8, 1, KvLink::Nvlink);
+        let s = distserve(rate).disaggregated(8, 1, KvLink::Nvlink);
         p90(&run(&s).unwrap()).1 <= 40.0
     });
     let split_per_gpu = (2.0 * prefill).min(decode) / 3.0;
     // And 2P1D run as one deployment, at that rate per GPU, meets both.
-    let s = distserve(3.0 * split_per_gpu * 0.98).split_prefill_decode(2, 1, KvLink::Nvlink);
+    let s = distserve(3.0 * split_per_gpu * 0.98).disaggregated(2, 1, KvLink::Nvlink);
     let (ttft, tpot) = p90(&run(&s).unwrap());
     assert!(
         ttft <= 400.0 && tpot <= 40.0,
@@ -360,10 +360,15 @@ fn the_split_planner_finds_the_cheapest_ratio_and_it_meets_the_targets() {
     // The preset's documents at 3 req/s against 2 s / 15 ms p99 targets:
     // colocated replicas must be many to keep every token inside 15 ms;
     // a split needs a few prefill replicas and one decode replica.
-    let s = presets::split_prefill_decode();
+    let s = presets::disaggregated();
     let slo = sim_core::plan::PlanSlo::for_scenario(&s);
-    let p =
-        sim_core::plan::split::plan_split(&s, slo, Some(KvLink::Nvlink), u64::MAX).expect("plans");
+    let p = sim_core::plan::disaggregation::plan_disaggregation(
+        &s,
+        slo,
+        Some(KvLink::Nvlink),
+        u64::MAX,
+    )
+    .expect("plans");
     let (c, t) = (
         p.colocated.clone().expect("colocated answer"),
         p.split.clone().expect("a split"),
@@ -385,7 +390,7 @@ fn the_split_planner_finds_the_cheapest_ratio_and_it_meets_the_targets() {
     }
     // One fewer on either side misses (or was shown to by the frontier).
     let rerun = |prefill: u32, decode: u32| {
-        let r = run(&s.split_prefill_decode(prefill, decode, KvLink::Nvlink)).unwrap();
+        let r = run(&s.disaggregated(prefill, decode, KvLink::Nvlink)).unwrap();
         slo.check(&r)
     };
     assert!(
@@ -399,7 +404,9 @@ fn the_split_planner_finds_the_cheapest_ratio_and_it_meets_the_targets() {
         assert!(rerun(t.prefill - 1, t.decode).is_err());
     }
     // Within a budget, the same answer or a said shortfall.
-    let small = sim_core::plan::split::plan_split(&s, slo, Some(KvLink::Nvlink), 50_000).unwrap();
+    let small =
+        sim_core::plan::disaggregation::plan_disaggregation(&s, slo, Some(KvLink::Nvlink), 50_000)
+            .unwrap();
     assert!(small.events < 50_000 + 200_000, "stops near its budget");
     assert!(small.unsettled.is_some() || small.split == p.split);
 }

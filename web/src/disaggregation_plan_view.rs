@@ -6,16 +6,16 @@ use crate::format::fmt_ms;
 use crate::jobs;
 use leptos::prelude::*;
 use sim_core::Scenario;
-use sim_core::plan::split::{SplitPlan, SplitSearch, Tried};
+use sim_core::plan::disaggregation::{DisaggregationPlan, DisaggregationSearch, Tried};
 
 /// Start the search for `s` in slices; the handle stops it. Err says why
 /// it cannot be asked.
 pub fn start(
     s: &Scenario,
     progress: RwSignal<Option<f64>>,
-    result: RwSignal<Option<SplitPlan>>,
+    result: RwSignal<Option<DisaggregationPlan>>,
 ) -> Result<std::rc::Rc<std::cell::RefCell<bool>>, String> {
-    let search = SplitSearch::new(
+    let search = DisaggregationSearch::new(
         s,
         crate::planner::targets(s),
         None,
@@ -66,27 +66,29 @@ fn row(what: &'static str, t: Option<&Tried>) -> impl IntoView + use<> {
 }
 
 /// The answer, with Apply for the split.
-pub fn split_plan_view(
-    p: SplitPlan,
+pub fn disaggregation_plan_view(
+    p: DisaggregationPlan,
     scenario: RwSignal<Scenario>,
     applied: RwSignal<Option<(usize, String)>>,
 ) -> impl IntoView {
-    use sim_core::plan::split::SplitVerdict;
+    use sim_core::plan::disaggregation::DisaggregationVerdict;
     let verdict = match p.verdict() {
-        SplitVerdict::Cheaper(share) => format!(
+        DisaggregationVerdict::Cheaper(share) => format!(
             "Splitting costs {:.0} % less than the cheapest colocated fleet of this setup.",
             share * 100.0
         ),
-        SplitVerdict::Dearer(share) => format!(
+        DisaggregationVerdict::Dearer(share) => format!(
             "Splitting costs {:.0} % more than the cheapest colocated fleet: keep prefill and decode together.",
             share * 100.0
         ),
-        SplitVerdict::Same => "Splitting costs the same as the cheapest colocated fleet.".into(),
-        SplitVerdict::OnlySplit => "Only a split meets the targets on this setup.".into(),
-        SplitVerdict::OnlyColocated => {
+        DisaggregationVerdict::Same => {
+            "Splitting costs the same as the cheapest colocated fleet.".into()
+        }
+        DisaggregationVerdict::OnlySplit => "Only a split meets the targets on this setup.".into(),
+        DisaggregationVerdict::OnlyColocated => {
             "No split meets the targets: keep prefill and decode together.".into()
         }
-        SplitVerdict::Neither => {
+        DisaggregationVerdict::Neither => {
             "Neither meets the targets on this setup: try the planner's other setups.".into()
         }
     };

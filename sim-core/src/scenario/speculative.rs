@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields)]
 pub struct Speculative {
     /// What proposes the draft tokens.
-    pub method: SpecMethod,
+    pub method: SpeculativeMethod,
     /// Draft tokens proposed per sequence per step (vLLM's
     /// `num_speculative_tokens`), k.
     pub tokens: u32,
@@ -24,7 +24,7 @@ pub struct Speculative {
 /// What proposes the draft tokens.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum SpecMethod {
+pub enum SpeculativeMethod {
     /// An EAGLE head: one decoder layer of the target's shape on the target's
     /// last hidden states, sharing its embeddings and output head (EAGLE,
     /// EAGLE-3 in vLLM).
@@ -42,17 +42,17 @@ pub enum SpecMethod {
 }
 
 /// Most draft tokens per step.
-pub const MAX_SPEC_TOKENS: u32 = 8;
+pub const MAX_SPECULATIVE_TOKENS: u32 = 8;
 /// Highest acceptance rate (α = 1 would make every draft right).
 pub const MAX_ACCEPTANCE: f64 = 0.99;
 
-impl SpecMethod {
+impl SpeculativeMethod {
     /// The method's name in menus and the catalogue.
     pub fn name(self) -> &'static str {
         match self {
-            SpecMethod::Eagle => "eagle",
-            SpecMethod::Mtp => "mtp",
-            SpecMethod::Draft { .. } => "draft",
+            SpeculativeMethod::Eagle => "eagle",
+            SpeculativeMethod::Mtp => "mtp",
+            SpeculativeMethod::Draft { .. } => "draft",
         }
     }
 
@@ -64,9 +64,9 @@ impl SpecMethod {
     /// 0.7 (the same family's small model on chat).
     pub fn defaults(self) -> (u32, f64) {
         match self {
-            SpecMethod::Eagle => (3, 0.7),
-            SpecMethod::Mtp => (1, 0.85),
-            SpecMethod::Draft { .. } => (4, 0.7),
+            SpeculativeMethod::Eagle => (3, 0.7),
+            SpeculativeMethod::Mtp => (1, 0.85),
+            SpeculativeMethod::Draft { .. } => (4, 0.7),
         }
     }
 }
@@ -83,20 +83,20 @@ impl Speculative {
     /// model, that model.
     pub fn proposer(&self, target: &Model) -> ModelDims {
         match self.method {
-            SpecMethod::Eagle | SpecMethod::Mtp => ModelDims {
+            SpeculativeMethod::Eagle | SpeculativeMethod::Mtp => ModelDims {
                 layers: 1,
                 sliding_window: None,
                 ..target.dims()
             },
-            SpecMethod::Draft { model } => model.dims(),
+            SpeculativeMethod::Draft { model } => model.dims(),
         }
     }
 
     /// Problems with this pool's speculation, naming fields under `at`.
     pub(super) fn problems(&self, at: &str, s: &Serving, problems: &mut Vec<String>) {
-        if !(1..=MAX_SPEC_TOKENS).contains(&self.tokens) {
+        if !(1..=MAX_SPECULATIVE_TOKENS).contains(&self.tokens) {
             problems.push(format!(
-                "{at}.tokens must be 1..={MAX_SPEC_TOKENS}, got {}",
+                "{at}.tokens must be 1..={MAX_SPECULATIVE_TOKENS}, got {}",
                 self.tokens
             ));
         }
@@ -115,7 +115,7 @@ impl Speculative {
                 "{at}: speculative decoding runs under iteration-level batching on the GPU physics"
             ));
         }
-        if let SpecMethod::Draft { model } = self.method {
+        if let SpeculativeMethod::Draft { model } = self.method {
             let (d, t) = (model.dims(), s.model.dims());
             if d.vocab != t.vocab {
                 problems.push(format!(

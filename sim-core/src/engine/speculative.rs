@@ -8,9 +8,9 @@
 //! k), so the set knows the step its last token comes in and nothing is
 //! touched per step. In the set a sequence's context grows one token a step;
 //! the pass's attention adds the mean tokens a step yields beyond one
-//! ([`SpecCfg::context`]), and the KV blocks its extra tokens and the k
+//! ([`SpeculativeCfg::context`]), and the KV blocks its extra tokens and the k
 //! lookahead slots need beyond that are taken at admission
-//! (`Request::spec_extra`) and freed with the rest.
+//! (`Request::speculative_blocks`) and freed with the rest.
 
 use super::decode::ONE_TOKEN;
 use super::request::ReqId;
@@ -20,7 +20,7 @@ use crate::rng::{Stream, StreamId};
 use crate::scenario::{Speculative, ValidScenario};
 
 /// A pool's speculation, ready to run.
-pub(super) struct SpecCfg {
+pub(super) struct SpeculativeCfg {
     /// Draft tokens per sequence per step.
     pub(super) k: u32,
     /// Chance each draft token is accepted.
@@ -31,15 +31,15 @@ pub(super) struct SpecCfg {
     pub(super) draft: Box<StepModel>,
 }
 
-impl SpecCfg {
+impl SpeculativeCfg {
     /// Pool `index`'s speculation, if it speculates.
-    pub(super) fn of(scenario: &ValidScenario, index: usize) -> Option<SpecCfg> {
+    pub(super) fn of(scenario: &ValidScenario, index: usize) -> Option<SpeculativeCfg> {
         let s = scenario.pool(index);
         let sp: Speculative = s.speculative?;
         let draft = scenario
             .proposer_deployment(s, &sp)
             .step_model_for(s.profile().timing);
-        Some(SpecCfg {
+        Some(SpeculativeCfg {
             k: sp.tokens,
             alpha: sp.acceptance,
             mean: sp.mean_tokens_per_step(),
@@ -87,11 +87,11 @@ impl SpecCfg {
 }
 
 /// The tokens a step request `req` makes as it decodes, in
-/// [`ONE_TOKEN`]ths: one without speculation (`spec` false), else its drawn
+/// [`ONE_TOKEN`]ths: one without speculation (`speculates` false), else its drawn
 /// tokens over its drawn steps.
-pub(super) fn step_rate(spec: bool, req: &super::request::Request) -> u64 {
-    if spec {
-        (u64::from(req.spec_left) * ONE_TOKEN) / u64::from(req.spec_steps.max(1))
+pub(super) fn step_rate(speculates: bool, req: &super::request::Request) -> u64 {
+    if speculates {
+        (u64::from(req.speculative_left) * ONE_TOKEN) / u64::from(req.speculative_steps.max(1))
     } else {
         ONE_TOKEN
     }
@@ -100,14 +100,14 @@ pub(super) fn step_rate(spec: bool, req: &super::request::Request) -> u64 {
 impl Simulation {
     /// The rate request `id` decodes at on replica `r` ([`step_rate`]).
     pub(super) fn step_rate(&self, r: usize, id: ReqId) -> u64 {
-        step_rate(pool!(self, r).spec.is_some(), &self.st.requests[id])
+        step_rate(pool!(self, r).speculative.is_some(), &self.st.requests[id])
     }
 
     /// At admission on replica `r` of a speculating pool: draw request
     /// `id`'s decode steps (after its prompt's token), and return the KV
     /// blocks its answer needs beyond what one token a step allocates.
     pub(super) fn draw_speculation(&mut self, r: usize, id: ReqId, target: u64) -> u64 {
-        let Some(spec) = &pool!(self, r).spec else {
+        let Some(spec) = &pool!(self, r).speculative else {
             return 0;
         };
         let req = &self.st.requests[id];
@@ -123,8 +123,8 @@ impl Simulation {
         // for memory pass after pass reuses the last one instead of drawing
         // every step of a long answer again.
         // (A drawn answer with tokens left has at least one step.)
-        let steps = if req.spec_steps > 0 && u64::from(req.spec_left) == left {
-            u64::from(req.spec_steps)
+        let steps = if req.speculative_steps > 0 && u64::from(req.speculative_left) == left {
+            u64::from(req.speculative_steps)
         } else {
             let mut rng = Stream::new(
                 self.cfg.seed ^ req.serial.wrapping_mul(0x9E37_79B9_7F4A_7C15),
@@ -135,17 +135,17 @@ impl Simulation {
         let extra = blocks_for(target + left + u64::from(spec.k))
             .saturating_sub(blocks_for(target + steps));
         let req = &mut self.st.requests[id];
-        req.spec_left = left as u32;
-        req.spec_steps = steps as u32;
+        req.speculative_left = left as u32;
+        req.speculative_steps = steps as u32;
         extra
     }
 
     /// What a speculating sequence leaving replica `r`'s decoding set after
     /// `done` of its steps has really generated in those steps (its tokens
     /// spread evenly over its steps).
-    pub(super) fn spec_generated(&self, id: ReqId, done: u64) -> u64 {
+    pub(super) fn speculative_generated(&self, id: ReqId, done: u64) -> u64 {
         let req = &self.st.requests[id];
-        let steps = u64::from(req.spec_steps.max(1));
-        done.min(steps) * u64::from(req.spec_left) / steps
+        let steps = u64::from(req.speculative_steps.max(1));
+        done.min(steps) * u64::from(req.speculative_left) / steps
     }
 }

@@ -12,8 +12,8 @@
 //! early once the time per token meets its target and more decode replicas
 //! no longer bring the first token closer (the prefill side is short).
 //!
-//! [`SplitSearch`] is a state machine (`next_run` scenario, `feed` its report),
-//! so the page runs it in slices and [`plan_split`] in a loop, with the
+//! [`DisaggregationSearch`] is a state machine (`next_run` scenario, `feed` its report),
+//! so the page runs it in slices and [`plan_disaggregation`] in a loop, with the
 //! same answer. Every run is a planning run (it stops as soon as its
 //! verdict is settled) within what one work budget of simulated events has
 //! left; what the budget cuts off is said.
@@ -41,7 +41,7 @@ pub struct Tried {
 
 /// The answer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SplitPlan {
+pub struct DisaggregationPlan {
     /// The link the split's caches cross.
     pub link: KvLink,
     /// The fewest colocated replicas that meet the targets.
@@ -58,7 +58,7 @@ pub struct SplitPlan {
 
 /// How the cheapest split compares with the fewest colocated replicas.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum SplitVerdict {
+pub enum DisaggregationVerdict {
     /// The split costs this share less (more than [`SAME_COST`] below).
     Cheaper(f64),
     /// The split costs this share more.
@@ -76,23 +76,23 @@ pub enum SplitVerdict {
 /// Costs this close (a share of the colocated fleet's) count as the same.
 pub const SAME_COST: f64 = 0.005;
 
-impl SplitPlan {
+impl DisaggregationPlan {
     /// The split against colocation, in cost.
-    pub fn verdict(&self) -> SplitVerdict {
+    pub fn verdict(&self) -> DisaggregationVerdict {
         match (&self.colocated, &self.split) {
             (Some(c), Some(t)) => {
                 let ratio = t.usd_per_month / c.usd_per_month;
                 if ratio < 1.0 - SAME_COST {
-                    SplitVerdict::Cheaper(1.0 - ratio)
+                    DisaggregationVerdict::Cheaper(1.0 - ratio)
                 } else if ratio > 1.0 + SAME_COST {
-                    SplitVerdict::Dearer(ratio - 1.0)
+                    DisaggregationVerdict::Dearer(ratio - 1.0)
                 } else {
-                    SplitVerdict::Same
+                    DisaggregationVerdict::Same
                 }
             }
-            (None, Some(_)) => SplitVerdict::OnlySplit,
-            (Some(_), None) => SplitVerdict::OnlyColocated,
-            (None, None) => SplitVerdict::Neither,
+            (None, Some(_)) => DisaggregationVerdict::OnlySplit,
+            (Some(_), None) => DisaggregationVerdict::OnlyColocated,
+            (None, None) => DisaggregationVerdict::Neither,
         }
     }
 
@@ -100,7 +100,7 @@ impl SplitPlan {
     /// the plan's link (the page's Apply).
     pub fn apply(&self, s: &Scenario) -> Option<Scenario> {
         let t = self.split.as_ref()?;
-        Some(base_of(s).split_prefill_decode(t.prefill, t.decode, self.link))
+        Some(base_of(s).disaggregated(t.prefill, t.decode, self.link))
     }
 }
 
@@ -121,13 +121,13 @@ pub const MAX_SIDE: u32 = 64;
 /// Plan `s` (its first pool's setup; other pools and rules go) against
 /// `slo` within `budget_events`, its caches crossing `link` (the
 /// scenario's own hand-off link when it has one, else InfiniBand).
-pub fn plan_split(
+pub fn plan_disaggregation(
     s: &Scenario,
     slo: PlanSlo,
     link: Option<KvLink>,
     budget_events: u64,
-) -> Result<SplitPlan, String> {
-    let mut search = SplitSearch::new(s, slo, link, budget_events)?;
+) -> Result<DisaggregationPlan, String> {
+    let mut search = DisaggregationSearch::new(s, slo, link, budget_events)?;
     super::drive(&mut search).map_err(|e| e.to_string())?;
     Ok(search.finish())
 }
@@ -211,7 +211,7 @@ fn prefill_short(before: Option<&Tried>, now: &Tried, slo: PlanSlo) -> bool {
 }
 
 /// The search as a state machine.
-pub struct SplitSearch {
+pub struct DisaggregationSearch {
     base: Scenario,
     slo: PlanSlo,
     budget: u64,
@@ -221,7 +221,7 @@ pub struct SplitSearch {
     /// Decode replicas the next prefill count may need at most.
     d_cap: u32,
     best_total: Option<u32>,
-    plan: SplitPlan,
+    plan: DisaggregationPlan,
     /// The counts of the scenario handed out and not yet fed.
     pending: Option<(u32, u32)>,
     /// What the budget had left when it was handed out.
@@ -230,14 +230,14 @@ pub struct SplitSearch {
     upper: Option<f64>,
 }
 
-impl SplitSearch {
-    /// A search over `s`'s first pool (see [`plan_split`]).
+impl DisaggregationSearch {
+    /// A search over `s`'s first pool (see [`plan_disaggregation`]).
     pub fn new(
         s: &Scenario,
         slo: PlanSlo,
         link: Option<KvLink>,
         budget_events: u64,
-    ) -> Result<SplitSearch, String> {
+    ) -> Result<DisaggregationSearch, String> {
         let slo = slo.checked()?;
         let link = link
             .or_else(|| s.serving.disaggregation.as_ref().map(|h| h.link))
@@ -253,7 +253,7 @@ impl SplitSearch {
         }
         base.clone().validate().map_err(|e| e.to_string())?;
         let max = MAX_SIDE.min(bounds::REPLICAS / 2);
-        Ok(SplitSearch {
+        Ok(DisaggregationSearch {
             upper: super::early_bound(&base),
             base,
             slo,
@@ -263,7 +263,7 @@ impl SplitSearch {
             fewest: Fewest::new(max, false),
             d_cap: max,
             best_total: None,
-            plan: SplitPlan {
+            plan: DisaggregationPlan {
                 link,
                 colocated: None,
                 split: None,
@@ -311,12 +311,12 @@ impl SplitSearch {
     }
 
     /// The answer.
-    pub fn finish(self) -> SplitPlan {
+    pub fn finish(self) -> DisaggregationPlan {
         self.plan
     }
 }
 
-impl Runs for SplitSearch {
+impl Runs for DisaggregationSearch {
     /// The next scenario to run (capped at what the budget has left), or
     /// None when the answer is in.
     fn next(&mut self) -> Option<Scenario> {
@@ -342,9 +342,7 @@ impl Runs for SplitSearch {
             if !self.fewest.done {
                 let n = self.fewest.n;
                 let (counts, mut s) = match self.stage {
-                    Stage::Split(p) => {
-                        ((p, n), self.base.split_prefill_decode(p, n, self.plan.link))
-                    }
+                    Stage::Split(p) => ((p, n), self.base.disaggregated(p, n, self.plan.link)),
                     _ => ((0, n), {
                         let mut c = self.base.clone();
                         c.serving.replicas = n;

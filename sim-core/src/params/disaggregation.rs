@@ -3,7 +3,7 @@
 //! are a pool's own settings (`decode_pool@POOL`, `kv_link@POOL`).
 
 use super::{Choice, Group, Kind, Param};
-use crate::scenario::{DECODE_POOL, Handoff, KvLink, Scenario};
+use crate::scenario::{DECODE_POOL, Disaggregation, KvLink, Scenario};
 
 /// "none", the other pools by name, and — when no pool is called
 /// [`DECODE_POOL`] — a new one by that name.
@@ -55,7 +55,7 @@ fn set_decode_pool(s: &mut Scenario, key: &str) -> Result<(), String> {
         .disaggregation
         .as_ref()
         .map_or(KvLink::Infiniband, |h| h.link);
-    s.serving.disaggregation = Some(Handoff {
+    s.serving.disaggregation = Some(Disaggregation {
         decode_pool: key.to_owned(),
         link,
     });
@@ -76,7 +76,7 @@ fn link_options(s: &Scenario, _: usize) -> Vec<(String, String)> {
             (l.name().to_owned(), label.to_owned())
         })
         .collect();
-    if let Some(Handoff {
+    if let Some(Disaggregation {
         link: KvLink::Custom {
             gb_per_s,
             latency_us,

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 /// A pool's hand-off: it prefills, `decode_pool` decodes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Handoff {
+pub struct Disaggregation {
     /// The pool (by name) that decodes what this one prefills.
     pub decode_pool: String,
     /// What the KV cache crosses.
@@ -117,7 +117,7 @@ impl KvLink {
     }
 }
 
-/// The names [`Scenario::split_prefill_decode`] gives the two pools.
+/// The names [`Scenario::disaggregated`] gives the two pools.
 pub const PREFILL_POOL: &str = "prefill";
 /// See [`PREFILL_POOL`].
 pub const DECODE_POOL: &str = "decode";
@@ -127,7 +127,7 @@ impl Scenario {
     /// renamed [`PREFILL_POOL`] with `prefill` replicas, prefills and hands
     /// off over `link` to a copy of it, [`DECODE_POOL`], with `decode`
     /// replicas. Routes naming the first pool follow it.
-    pub fn split_prefill_decode(&self, prefill: u32, decode: u32, link: KvLink) -> Scenario {
+    pub fn disaggregated(&self, prefill: u32, decode: u32, link: KvLink) -> Scenario {
         let mut s = self.clone();
         let old = s.serving.pool_name().to_owned();
         let mut d = s.serving.clone();
@@ -136,7 +136,7 @@ impl Scenario {
         d.disaggregation = None;
         s.serving.name = Some(PREFILL_POOL.into());
         s.serving.replicas = prefill;
-        s.serving.disaggregation = Some(Handoff {
+        s.serving.disaggregation = Some(Disaggregation {
             decode_pool: DECODE_POOL.into(),
             link,
         });
