@@ -4,7 +4,7 @@ use sim_core::report::LatencyStats;
 use sim_core::{Report, Scenario};
 
 pub use sim_core::format::duration_ms as ms;
-use sim_core::format::usd;
+use sim_core::format::{thousands, usd};
 
 fn line(name: &str, l: &LatencyStats) -> String {
     format!(
@@ -41,7 +41,9 @@ pub fn summary(s: &Scenario, r: &Report) -> String {
     };
     o += &format!(
         "{name} — seed {}, {:.1} s simulated, {} events\n",
-        s.seed, r.sim_time_s, r.events
+        s.seed,
+        r.sim_time_s,
+        thousands(r.events)
     );
     for w in &r.warnings {
         o += &format!("warning: {w}\n");
@@ -55,13 +57,13 @@ pub fn summary(s: &Scenario, r: &Report) -> String {
     let c = &r.requests;
     o += &format!(
         "requests: {} arrived, {} completed, {} rejected, {} failed, {} timed out, {} in flight; {} ({:.1} %) failed, refused or timed out\n",
-        c.arrived,
-        c.completed,
-        c.rejected,
-        c.failed,
-        c.timed_out,
-        c.in_flight,
-        c.unanswered(),
+        thousands(c.arrived),
+        thousands(c.completed),
+        thousands(c.rejected),
+        thousands(c.failed),
+        thousands(c.timed_out),
+        thousands(c.in_flight),
+        thousands(c.unanswered()),
         100.0 * c.error_fraction()
     );
     o += "latency:\n";
@@ -181,20 +183,20 @@ pub fn summary(s: &Scenario, r: &Report) -> String {
     if let Some(a) = &r.api {
         o += &format!(
             "API: {} requests, {} attempts ({:.2} per request), {} × 429, {} failed, {} turned away by the client queue\n",
-            a.requests,
-            a.attempts,
+            thousands(a.requests),
+            thousands(a.attempts),
             a.attempts_per_request,
-            a.throttled_429,
-            a.failed_429 + a.failed_too_large,
-            a.rejected_by_client
+            thousands(a.throttled_429),
+            thousands(a.failed_429 + a.failed_too_large),
+            thousands(a.rejected_by_client)
         );
         for t in &a.tiers {
             o += &format!(
                 "  tier {}: {} requests, {} × 429, {} timed out, {} for the run, {}/month\n",
                 t.name,
-                t.requests,
-                t.throttled_429,
-                t.timed_out,
+                thousands(t.requests),
+                thousands(t.throttled_429),
+                thousands(t.timed_out),
                 usd(t.usd),
                 usd(t.usd_per_month)
             );

@@ -12,6 +12,28 @@ pub fn show(v: f64) -> String {
     }
 }
 
+/// A value as a person writes it: at most six decimals, trailing zeros
+/// dropped, so arithmetic's noise never shows ("435.6", not
+/// "435.59999999999974"); outside 10⁻⁴..10⁹ in scientific notation as
+/// [`show`]. For values shown in controls and labels, whose text may be read
+/// back; a refusal quotes the value exactly, with [`show`].
+pub fn plain(v: f64) -> String {
+    if v != 0.0 && v.is_finite() && !(1e-4..1e9).contains(&v.abs()) {
+        return format!("{v:e}");
+    }
+    let s = format!("{v:.6}");
+    let s = if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        &s
+    };
+    if s == "-0" {
+        "0".to_owned()
+    } else {
+        s.to_owned()
+    }
+}
+
 /// A duration given in ms, in the unit that fits it: "7.2 ms", "320 ms",
 /// "3.2 s", "4.5 min", "2.1 h"; "–" for none.
 pub fn duration_ms(v: Option<f64>) -> String {

@@ -60,6 +60,24 @@ async function choose(id) {
   );
 }
 
+/** Every text and control value on the page with more than 6 decimals. */
+async function floatNoise() {
+  return page.page.evaluate(() => {
+    const noise = /\d\.\d{7,}/;
+    const found = [];
+    const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    while (walk.nextNode()) {
+      const t = walk.currentNode.textContent;
+      if (noise.test(t)) found.push(t.trim().slice(0, 120));
+    }
+    // Boxes a person reads (a range slider's position is not shown as text).
+    for (const el of document.querySelectorAll('input:not([type="range"]), textarea, select')) {
+      if (noise.test(el.value)) found.push(`${el.dataset.testid ?? el.id}: ${el.value.slice(0, 120)}`);
+    }
+    return found;
+  });
+}
+
 const PRESETS = ['self-hosted-tuning', 'chatbot-h100', 'launch-spike', 'thinking-agent', 'pay-for-speed', 'overnight-batch', 'classification', 'chat-and-batch', 'two-models', 'launch-day-gpus'];
 
 for (const id of PRESETS) {
@@ -88,6 +106,8 @@ for (const id of PRESETS) {
       }
       // On the story's path the banner says so, never "you have changed them".
       assert.equal(await page.byTestId('preset-edited').count(), 0, `${id} step ${k}`);
+      // Numbers as people write them: no float noise in any text or box.
+      assert.deepEqual(await floatNoise(), [], `${id} step ${k}: numbers with more than 6 decimals`);
     }
     assert.equal(await page.byTestId('story-next').count(), 0, 'no step after the last');
     await page.byTestId('story-end').waitFor();

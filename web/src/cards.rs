@@ -259,9 +259,12 @@ pub fn cards() -> Vec<Card> {
             id: "throttled",
             help: "429: the provider refusing a request because the account is over its rate limit.",
             value: |r| {
-                r.api
-                    .as_ref()
-                    .map(|a| (format!("{}", a.throttled_429), a.throttled_429 as f64))
+                r.api.as_ref().map(|a| {
+                    (
+                        sim_core::format::thousands(a.throttled_429),
+                        a.throttled_429 as f64,
+                    )
+                })
             },
             note: no_note,
         },
@@ -489,7 +492,7 @@ pub fn per_class_view(report: RwSignal<Option<Report>>) -> impl IntoView {
                                 view! {
                                     <tr data-testid=format!("per-class-{name}")>
                                         <th scope="row">{k.name.clone()}</th>
-                                        <td>{k.completed.to_string()}</td>
+                                        <td>{sim_core::format::thousands(k.completed)}</td>
                                         <td data-testid="ttft-p50" data-value=k.ttft.p50_ms.map(|v| v.to_string()).unwrap_or_default()>
                                             {fmt_ms(k.ttft.p50_ms)}
                                         </td>

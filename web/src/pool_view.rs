@@ -42,7 +42,7 @@ pub fn per_pool_view(report: RwSignal<Option<Report>>) -> impl IntoView {
                                         <td data-testid="completed" data-value=p.completed.to_string()>
                                             {match &p.prefills_for {
                                                 Some(d) => format!("prefills for {d}"),
-                                                None => p.completed.to_string(),
+                                                None => sim_core::format::thousands(p.completed),
                                             }}
                                         </td>
                                         <td data-testid="ttft-p50" data-value=p.ttft.p50_ms.map(|v| v.to_string()).unwrap_or_default()>

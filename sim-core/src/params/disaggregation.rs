@@ -88,8 +88,8 @@ fn link_options(s: &Scenario, _: usize) -> Vec<(String, String)> {
             "custom".to_owned(),
             format!(
                 "Your own: {} GB/s, {} µs",
-                crate::format::show(*gb_per_s),
-                crate::format::show(*latency_us)
+                crate::format::plain(*gb_per_s),
+                crate::format::plain(*latency_us)
             ),
         ));
     }

@@ -2,8 +2,9 @@
 //! launch-spike schedules, class shares that keep summing to 100 %, fresh
 //! settings for a batching policy, the API's main tier.
 
-use super::{Kind, Param, show};
+use super::{Kind, Param};
 use crate::api::ProviderTier;
+use crate::format::plain;
 use crate::scenario::{Arrival, Batching, RatePoint, Scenario, UserStep, bounds};
 
 /// A launch spike: the base rate, then `k` × it through the middle third of the
@@ -283,9 +284,9 @@ fn changes(before: &Scenario, after: &Scenario) -> Vec<Change> {
         match p.kind {
             Kind::Number(n) => (n.get)(s, i).map(|v| {
                 if p.unit.is_empty() {
-                    show(v)
+                    plain(v)
                 } else {
-                    format!("{} {}", show(v), p.unit)
+                    format!("{} {}", plain(v), p.unit)
                 }
             }),
             Kind::Choice(c) => {
@@ -329,7 +330,7 @@ fn changes(before: &Scenario, after: &Scenario) -> Vec<Change> {
 pub(super) fn stages_text(stages: &[crate::scenario::Stage]) -> String {
     stages
         .iter()
-        .map(|st| format!("{} for {}", show(st.rate_per_s), show(st.duration_s)))
+        .map(|st| format!("{} for {}", plain(st.rate_per_s), plain(st.duration_s)))
         .collect::<Vec<_>>()
         .join(", ")
 }

@@ -12,7 +12,7 @@
 //! overflow  = "overflow" ">" N "->" name
 //! ```
 
-use crate::format::show;
+use crate::format::plain;
 use crate::scenario::{MAX_RULES, Overflow, RoutingRule};
 
 /// The rules as the `routing` parameter writes them, `; ` between rules.
@@ -43,7 +43,7 @@ fn rule_text(r: &RoutingRule) -> String {
         when.push(format!("prompt < {n}"));
     }
     if let Some(s) = r.share {
-        when.push(format!("{}%", show(s * 100.0)));
+        when.push(format!("{}%", plain(s * 100.0)));
     }
     let when = if when.is_empty() {
         "all".to_owned()

@@ -18,9 +18,9 @@ fn gpu_options(s: &Scenario, _: usize) -> Vec<(String, String)> {
             CUSTOM_GPU.to_owned(),
             format!(
                 "The scenario's own GPU ({} TFLOP/s BF16, {} GB at {} GB/s)",
-                crate::format::show(c.bf16_tflops),
-                crate::format::show(c.memory_gb),
-                crate::format::show(c.memory_gb_per_s)
+                crate::format::plain(c.bf16_tflops),
+                crate::format::plain(c.memory_gb),
+                crate::format::plain(c.memory_gb_per_s)
             ),
         ));
     }

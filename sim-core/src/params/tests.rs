@@ -439,3 +439,24 @@ fn autoscaling_is_switched_on_bounded_and_set_per_pool() {
         (true, 2)
     );
 }
+
+#[test]
+fn a_scaled_stage_reads_without_float_noise() {
+    // Dragging the rate scales every stage: 24 × 108.9 / 6 is
+    // 435.59999999999997 in binary; the box says 435.6.
+    let mut s = presets::chatbot_h100();
+    apply(&mut s, "arrival.stages", "6 for 600, 24 for 600").expect("stages");
+    let stages = find("arrival.stages").expect("the stages parameter");
+    for rate in [108.9, 0.7, 33.3, 1.1, 250.5, 7.77] {
+        apply(&mut s, "arrival.rate", &rate.to_string()).expect("rate");
+        let text = stages.get_text(&s, 0).expect("stages apply");
+        let noisy = text
+            .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .any(|n| n.split_once('.').is_some_and(|(_, d)| d.len() > 6));
+        assert!(!noisy, "at {rate} req/s the stages read {text:?}");
+    }
+    assert_eq!(crate::format::plain(435.59999999999997), "435.6");
+    assert_eq!(crate::format::plain(2.0), "2");
+    assert_eq!(crate::format::plain(-0.0000001), "-1e-7");
+    assert_eq!(crate::format::plain(1.5e12), "1.5e12");
+}
