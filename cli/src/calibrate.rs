@@ -581,6 +581,7 @@ pub fn markdown(rows: &[Comparison]) -> String {
 }
 
 mod fit;
+pub mod public;
 pub use fit::{FIT_START, Options, as_rust, command, fit, search};
 
 #[cfg(test)]

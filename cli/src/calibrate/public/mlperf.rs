@@ -1,0 +1,555 @@
+//! MLPerf Inference rows: Server and Interactive as Poisson traffic at
+//! `target_qps` for 600 s, checked against the benchmark's p99 limits, with
+//! the highest rate that keeps them; Offline as saturated tokens/s. The
+//! layout (tensor parallelism × replicas) is not stated in the results, so it
+//! is chosen as a submitter tunes it: the tensor-parallel size whose saturated
+//! replica makes the most tokens per GPU while keeping the time-per-token
+//! limit (`docs/calibration-public.md`).
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use sim_core::dist::Dist;
+use sim_core::physics::{Gpu, Model, Precision, ServingSoftware};
+use sim_core::report::Report;
+use sim_core::scenario::{Arrival, RequestClass};
+
+use super::{Compared, Setup, Source, run, tp_choices};
+
+/// Simulated seconds of a Server run: the benchmark's `min_duration_ms`.
+pub const SERVER_S: f64 = 600.0;
+
+/// Replicas a Server run simulates at most: a larger system (11 nodes of 8
+/// GPUs send 3,500 queries/s) runs as this many replicas at the same load
+/// per replica, and its tokens/s is scaled back by the replicas' ratio.
+/// Least-outstanding routing over 8 replicas already pools the queue;
+/// `docs/calibration-public.md` measures what the cut changes.
+pub const SIMULATED_REPLICAS: u32 = 8;
+
+/// One row of `mlperf-llm-given.csv` (the columns the harness reads).
+#[derive(Clone, Debug, Deserialize)]
+pub struct Row {
+    /// The row's line in its file.
+    #[serde(skip)]
+    pub line: usize,
+    /// Accelerator, normalised (`H100`, `B200`, `MI300X`, ...).
+    pub gpu_norm: String,
+    /// Accelerators in the system (per node × nodes).
+    pub gpu_count: u32,
+    /// Nodes.
+    pub nodes: u32,
+    /// Serving engine, as inferred from the software string.
+    pub engine: String,
+    /// Benchmark (`llama2-70b`, ...).
+    pub benchmark_norm: String,
+    /// `Server`, `Interactive`, `Offline` or `SingleStream`.
+    pub scenario_norm: String,
+    /// Weights' precision where stated (`fp4`, `fp8`, ...).
+    #[serde(default)]
+    pub precision: String,
+    /// Where the result came from.
+    pub source_path: String,
+    /// Output tokens/s.
+    pub tokens_per_s: Option<f64>,
+    /// The Poisson rate the run was scheduled at, queries/s.
+    pub target_qps: Option<f64>,
+    /// The benchmark's p99 TTFT limit, ms.
+    pub slo_ttft_ms: Option<f64>,
+    /// The benchmark's p99 TPOT limit, ms.
+    pub slo_tpot_ms: Option<f64>,
+    /// Measured TTFT, ms.
+    pub ttft_mean_ms: Option<f64>,
+    /// Measured TTFT p99, ms.
+    pub ttft_p99_ms: Option<f64>,
+    /// Measured TPOT, ms.
+    pub tpot_mean_ms: Option<f64>,
+    /// Measured TPOT p99, ms.
+    pub tpot_p99_ms: Option<f64>,
+    /// Mean output tokens per sample in the run's accuracy log.
+    pub mean_output_tokens_per_sample: Option<f64>,
+}
+
+/// Read the file's rows, refusing a malformed one by its line.
+pub fn read(text: &str) -> Result<Vec<Row>, String> {
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    reader
+        .deserialize::<Row>()
+        .enumerate()
+        .map(|(i, r)| {
+            let mut row = r.map_err(|e| csv_error(&e, i + 2))?;
+            row.line = i + 2;
+            Ok(row)
+        })
+        .collect()
+}
+
+/// A CSV error naming the line and the column, as every file reader here does.
+pub(super) fn csv_error(e: &csv::Error, line: usize) -> String {
+    match e.kind() {
+        csv::ErrorKind::Deserialize { err, .. } => match err.field() {
+            Some(col) => format!("line {line}, column {}: {}", col + 1, err.kind()),
+            None => format!("line {line}: {}", err.kind()),
+        },
+        _ => format!("line {line}: {e}"),
+    }
+}
+
+/// A benchmark's dataset: its prompts' lengths and how answers spread
+/// around the run's own mean (`data/calibration/public/datasets.csv`, each
+/// figure with its source or marked an estimate).
+#[derive(Clone, Debug, Deserialize)]
+pub struct Dataset {
+    /// The benchmark it belongs to.
+    pub benchmark: String,
+    /// Prompt tokens, median.
+    pub input_median: f64,
+    /// Prompt tokens, 90th percentile.
+    pub input_p90: f64,
+    /// Prompt tokens at most.
+    pub input_max: u32,
+    /// Log-normal spread of answers (σ of the log).
+    pub output_sigma: f64,
+    /// Answer tokens at most.
+    pub output_max: u32,
+    /// Where the figures come from.
+    pub source: String,
+}
+
+/// Every benchmark's dataset.
+pub fn datasets() -> Vec<Dataset> {
+    let text = include_str!("../../../../data/calibration/public/datasets.csv");
+    csv::Reader::from_reader(text.as_bytes())
+        .deserialize()
+        .collect::<Result<_, _>>()
+        .unwrap_or_default()
+}
+
+/// The request class a benchmark's dataset gives, with answers of the run's
+/// own mean length.
+pub fn class(d: &Dataset, mean_output: f64) -> RequestClass {
+    // A log-normal of σ s has mean = median · e^(s²/2) and
+    // p90 = median · e^(1.2816 s).
+    let s = d.output_sigma;
+    let median = mean_output / (s * s / 2.0).exp();
+    let output = Dist::LogNormal {
+        median: median.max(1.0),
+        p90: (median * (1.2816 * s).exp()).max(1.0),
+    };
+    RequestClass::new(
+        &d.benchmark,
+        truncated_log_normal(d.input_median, d.input_p90, f64::from(d.input_max)),
+        output,
+        d.output_max,
+    )
+}
+
+/// A log-normal of this median and 90th percentile with nothing above `max`
+/// (a dataset's cap on prompts), as a histogram of 64 log-spaced bins
+/// weighted by the log-normal's probability in each.
+pub fn truncated_log_normal(median: f64, p90: f64, max: f64) -> Dist {
+    const BINS: usize = 64;
+    let sigma = (p90 / median).ln().max(1e-6) / 1.2816;
+    let cdf =
+        |x: f64| 0.5 * (1.0 + libm::erf((x / median).ln() / (sigma * std::f64::consts::SQRT_2)));
+    let edge = |i: usize| max.powf(i as f64 / BINS as f64);
+    let bins = (0..BINS)
+        .map(|i| (edge(i), edge(i + 1)))
+        .map(|(lo, hi)| sim_core::dist::Bin {
+            lo,
+            hi,
+            weight: cdf(hi) - if lo <= 1.0 { 0.0 } else { cdf(lo) },
+        })
+        .filter(|b| b.weight > 1e-12)
+        .collect();
+    Dist::Empirical { bins }
+}
+
+/// The catalogue's GPU for a `gpu_norm`, exactly: a variant the catalogue
+/// lacks (GB200, H100-NVL, ...) is refused, never run as its neighbour.
+pub fn gpu(name: &str) -> Option<Gpu> {
+    Some(match name {
+        "H100" => Gpu::H100,
+        "H200" => Gpu::H200,
+        "B200" => Gpu::B200,
+        "B300" => Gpu::B300,
+        "L40S" => Gpu::L40s,
+        "MI300X" => Gpu::Mi300x,
+        "MI325X" => Gpu::Mi325x,
+        "MI355X" => Gpu::Mi355x,
+        "RTX PRO 6000" => Gpu::RtxPro6000,
+        "RTX 4090" => Gpu::Rtx4090,
+        _ => return None,
+    })
+}
+
+/// The catalogue's model for a benchmark. DeepSeek-R1 has DeepSeek-V3's
+/// architecture (its weights are V3's, post-trained).
+pub fn model(benchmark: &str) -> Option<Model> {
+    Some(match benchmark {
+        "llama2-70b" => Model::Llama2_70b,
+        "llama3.1-8b" => Model::Llama31_8b,
+        "llama3.1-70b" => Model::Llama31_70b,
+        "llama3.1-405b" => Model::Llama31_405b,
+        "mixtral-8x7b" => Model::Mixtral8x7b,
+        "deepseek-r1" => Model::DeepseekV3,
+        "gpt-oss-120b" => Model::GptOss120b,
+        _ => return None,
+    })
+}
+
+/// The profile for an engine string, where there is one.
+pub fn software(engine: &str) -> Option<ServingSoftware> {
+    if engine.starts_with("TensorRT-LLM") {
+        Some(ServingSoftware::TensorrtLlm)
+    } else if engine == "vLLM" {
+        Some(ServingSoftware::Vllm)
+    } else {
+        None
+    }
+}
+
+/// The weights' format as stated, or, where the row states none, the lowest
+/// the GPU computes natively (FP4 tensor cores, else FP8, else 16-bit), as a
+/// submitter chooses within the accuracy target; the second value says
+/// whether it was chosen.
+pub fn precision(stated: &str, gpu: Gpu) -> Result<(Precision, bool), String> {
+    match stated.to_ascii_lowercase().as_str() {
+        "fp4" | "nvfp4" => Ok((Precision::Nvfp4, false)),
+        "mxfp4" => Ok((Precision::Mxfp4, false)),
+        "fp8" => Ok((Precision::Fp8, false)),
+        "fp16" | "bf16" => Ok((Precision::Bf16, false)),
+        "int8" => Ok((Precision::Int8, false)),
+        "" | "unset" => {
+            let spec = gpu.spec();
+            let p = if spec.fp4_tflops.is_some() {
+                Precision::Nvfp4
+            } else if spec.fp8_tflops.is_some() {
+                Precision::Fp8
+            } else {
+                Precision::Bf16
+            };
+            Ok((p, true))
+        }
+        other => Err(format!(
+            "precision {other:?} has no counterpart in the catalogue"
+        )),
+    }
+}
+
+fn keys(row: &Row) -> BTreeMap<&'static str, serde_json::Value> {
+    BTreeMap::from([
+        ("source_path", row.source_path.clone().into()),
+        ("scenario_norm", row.scenario_norm.clone().into()),
+    ])
+}
+
+/// What a row needs before it can run: the system, or why it cannot be expressed.
+fn express(row: &Row) -> Result<(Setup, bool, Dataset, f64), String> {
+    if !matches!(
+        row.scenario_norm.as_str(),
+        "Server" | "Interactive" | "Offline"
+    ) {
+        return Err(format!(
+            "{} runs one query at a time: not a capacity measurement",
+            row.scenario_norm
+        ));
+    }
+    let gpu = gpu(&row.gpu_norm)
+        .ok_or_else(|| format!("GPU {:?} is not in the catalogue", row.gpu_norm))?;
+    let model = model(&row.benchmark_norm).ok_or_else(|| {
+        format!(
+            "benchmark {:?} has no model in the catalogue",
+            row.benchmark_norm
+        )
+    })?;
+    let software = software(&row.engine)
+        .ok_or_else(|| format!("no profile for the engine {:?} yet", row.engine))?;
+    let dataset = datasets()
+        .into_iter()
+        .find(|d| d.benchmark == row.benchmark_norm)
+        .ok_or_else(|| format!("no dataset lengths for {:?}", row.benchmark_norm))?;
+    let mean_output = row
+        .mean_output_tokens_per_sample
+        .filter(|v| *v >= 1.0)
+        .ok_or("no mean_output_tokens_per_sample")?;
+    if row.gpu_count == 0 || row.nodes == 0 {
+        return Err("no accelerators counted".into());
+    }
+    let (weights, chosen) = precision(&row.precision, gpu)?;
+    let setup = Setup {
+        gpu,
+        model,
+        software,
+        weights,
+        tp: 1,
+        replicas: row.gpu_count,
+        expert_parallel: false,
+        max_batch: None,
+    };
+    Ok((setup, chosen, dataset, mean_output))
+}
+
+/// A saturated replica of `setup`: its tasks/s and its time per token's p99.
+fn saturated(setup: &Setup, class: &RequestClass) -> Result<(f64, Option<f64>), String> {
+    let one = Setup {
+        replicas: 1,
+        ..setup.clone()
+    };
+    let s = one.scenario(
+        "capacity",
+        Arrival::Poisson { rate_per_s: 1.0 },
+        class.clone(),
+        60.0,
+    );
+    let s = sim_core::compare::capacity_scenario(&s);
+    let r = run(s.clone())?;
+    Ok((
+        sim_core::compare::capacity_from(&s, &r),
+        r.overall.tpot.p99_ms,
+    ))
+}
+
+/// The layout a submitter would choose, as they tune it: for each
+/// tensor-parallel size the model fits, the largest batch (a power of two,
+/// at most the engine's) whose saturated replica keeps the time-per-token
+/// limit (Offline has none); then the size whose replica makes the most
+/// tasks/s per GPU. Where no batch keeps the limit, the layout with the
+/// shortest time per token at a batch of 8.
+/// Returns the setup and what one replica of it serves saturated, tasks/s.
+fn choose_layout(row: &Row, setup: &Setup, class: &RequestClass) -> Result<(Setup, f64), String> {
+    let per_node = row.gpu_count / row.nodes;
+    let limit = row.slo_tpot_ms.filter(|_| row.scenario_norm != "Offline");
+    let mut best: Option<(bool, f64, Setup, f64)> = None;
+    for tp in tp_choices(row.gpu_count, per_node) {
+        let s = Setup {
+            tp,
+            replicas: row.gpu_count / tp,
+            expert_parallel: setup.model.dims().moe.is_some() && tp > 1,
+            ..setup.clone()
+        };
+        if !s.fits() {
+            continue;
+        }
+        let (keeps, score, s, tasks) = tune_batch(&s, class, limit)?;
+        if best
+            .as_ref()
+            .is_none_or(|(k, sc, _, _)| (keeps, score) > (*k, *sc))
+        {
+            best = Some((keeps, score, s, tasks));
+        }
+    }
+    best.map(|(_, _, s, tasks)| (s, tasks)).ok_or_else(|| {
+        format!(
+            "{} does not fit on {} {} at any tensor-parallel size",
+            setup.model.name(),
+            row.gpu_count.min(8),
+            row.gpu_norm
+        )
+    })
+}
+
+/// The largest batch (2^3 to the engine's) whose saturated replica keeps
+/// `limit` on the time per token's p99: whether one does, the score
+/// (tasks/s per GPU, or minus the time per token where none keeps it), the
+/// setup with that batch, and its replica's saturated tasks/s.
+fn tune_batch(
+    s: &Setup,
+    class: &RequestClass,
+    limit: Option<f64>,
+) -> Result<(bool, f64, Setup, f64), String> {
+    let per_gpu = |tasks: f64| tasks / f64::from(s.tp);
+    let (tasks, p99) = saturated(s, class)?;
+    let keeps = |p99: Option<f64>| limit.is_none_or(|l| p99.is_some_and(|v| v <= l));
+    if keeps(p99) {
+        return Ok((true, per_gpu(tasks), s.clone(), tasks));
+    }
+    let with = |b: u32| Setup {
+        max_batch: Some(b),
+        ..s.clone()
+    };
+    // Bisect on the batch's exponent: 8 = 2^3 up to the engine's largest.
+    let top = super::engine_batch(s.software).0.ilog2();
+    let (mut lo, mut hi) = (3, top);
+    let (t, p) = saturated(&with(1 << lo), class)?;
+    if !keeps(p) {
+        return Ok((false, -p.unwrap_or(f64::INFINITY), with(1 << lo), t));
+    }
+    let mut found = (t, 1u32 << lo);
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        let (t, p) = saturated(&with(1 << mid), class)?;
+        if keeps(p) {
+            lo = mid;
+            found = (t, 1 << mid);
+        } else {
+            hi = mid;
+        }
+    }
+    Ok((true, per_gpu(found.0), with(found.1), found.0))
+}
+
+/// Compare one row with its simulation.
+pub fn compare(row: &Row) -> Compared {
+    let group = [
+        row.gpu_norm.as_str(),
+        row.engine.as_str(),
+        row.benchmark_norm.as_str(),
+    ];
+    let refuse = |why: String| Compared::refused(Source::Mlperf, row.line, keys(row), group, why);
+    let (setup, chosen, dataset, mean_output) = match express(row) {
+        Ok(v) => v,
+        Err(why) => return refuse(why),
+    };
+    let class = class(&dataset, mean_output);
+    let (setup, tasks_per_replica) = match choose_layout(row, &setup, &class) {
+        Ok(s) => s,
+        Err(why) => return refuse(why),
+    };
+    let capacity = tasks_per_replica * f64::from(setup.replicas);
+    let mut c = Compared {
+        layout: Some(format!(
+            "{} (layout chosen{})",
+            setup.describe(),
+            if chosen { ", precision chosen" } else { "" }
+        )),
+        ..refuse(String::new())
+    };
+    c.expressible = true;
+    c.reason = None;
+    let outcome = if row.scenario_norm == "Offline" {
+        offline(row, &setup, &class, capacity, &mut c)
+    } else {
+        server(row, &setup, &class, capacity, &mut c)
+    };
+    if let Err(why) = outcome {
+        c.expressible = false;
+        c.reason = Some(why);
+    }
+    c
+}
+
+/// Offline: saturated output tokens/s (the system's saturated tasks/s
+/// times the tokens a task generates) against the measured.
+fn offline(
+    row: &Row,
+    setup: &Setup,
+    class: &RequestClass,
+    capacity: f64,
+    c: &mut Compared,
+) -> Result<(), String> {
+    let measured = row.tokens_per_s.ok_or("no tokens_per_s")?;
+    let s = setup.scenario(
+        "mean",
+        Arrival::Poisson { rate_per_s: 1.0 },
+        class.clone(),
+        1.0,
+    );
+    let (per_task, _) = s.mean_tokens();
+    c.measured.insert("tokens_per_s", measured);
+    c.simulated.insert("tokens_per_s", capacity * per_task);
+    Ok(())
+}
+
+/// One Server run at `rate` queries/s, and whether it kept both p99 limits.
+fn at_rate(
+    row: &Row,
+    setup: &Setup,
+    class: &RequestClass,
+    rate: f64,
+) -> Result<(bool, Report), String> {
+    let cut = Setup {
+        replicas: setup.replicas.min(SIMULATED_REPLICAS),
+        ..setup.clone()
+    };
+    let share = f64::from(cut.replicas) / f64::from(setup.replicas);
+    let s = cut.scenario(
+        &row.benchmark_norm,
+        Arrival::Poisson {
+            rate_per_s: rate * share,
+        },
+        class.clone(),
+        SERVER_S,
+    );
+    let mut r = run(s)?;
+    r.throughput.output_tokens_per_s /= share;
+    r.throughput.input_tokens_per_s /= share;
+    let keeps = |v: Option<f64>, limit: Option<f64>| match (v, limit) {
+        (Some(v), Some(l)) => v <= l,
+        (None, _) => false,
+        (Some(_), None) => true,
+    };
+    let ok = r.complete
+        && r.requests.in_flight == 0
+        && keeps(r.overall.ttft.p99_ms, row.slo_ttft_ms)
+        && keeps(r.overall.tpot.p99_ms, row.slo_tpot_ms);
+    Ok((ok, r))
+}
+
+/// Server and Interactive: the run at `target_qps` against the measured
+/// latencies, and the highest rate that keeps the limits (a ratio search:
+/// steps of 1.25× until the answer changes, then four halvings of the gap;
+/// no rate above the system's saturated `capacity`, tasks/s, is run: its
+/// queue grows).
+fn server(
+    row: &Row,
+    setup: &Setup,
+    class: &RequestClass,
+    capacity: f64,
+    c: &mut Compared,
+) -> Result<(), String> {
+    let target = row.target_qps.filter(|q| *q > 0.0).ok_or("no target_qps")?;
+    let (ok, r) = at_rate(row, setup, class, target)?;
+    let o = &r.overall;
+    for (name, measured, simulated) in [
+        ("ttft_mean_ms", row.ttft_mean_ms, o.ttft.mean_ms),
+        ("ttft_p99_ms", row.ttft_p99_ms, o.ttft.p99_ms),
+        ("tpot_mean_ms", row.tpot_mean_ms, o.tpot.mean_ms),
+        ("tpot_p99_ms", row.tpot_p99_ms, o.tpot.p99_ms),
+        (
+            "tokens_per_s",
+            row.tokens_per_s,
+            Some(r.throughput.output_tokens_per_s),
+        ),
+    ] {
+        if let (Some(m), Some(s)) = (measured, simulated) {
+            c.measured.insert(name, m);
+            c.simulated.insert(name, s);
+        }
+    }
+    c.limits_hold = Some(ok);
+    let (mut good, mut bad): (f64, f64) = if ok { (1.0, f64::NAN) } else { (0.0, 1.0) };
+    let ceiling = capacity / target;
+    for _ in 0..8 {
+        let next = if ok {
+            (good * 1.25).min(ceiling)
+        } else {
+            (bad / 1.25).min(0.97 * ceiling)
+        };
+        if !(1.0 / 8.0..=4.0).contains(&next) || (ok && next <= good) {
+            if ok && next <= good {
+                bad = ceiling.max(good);
+            }
+            break;
+        }
+        let (k, _) = at_rate(row, setup, class, target * next)?;
+        if k == ok {
+            if ok { good = next } else { bad = next }
+        } else {
+            if ok {
+                bad = next
+            } else {
+                good = next
+            }
+            break;
+        }
+    }
+    if bad.is_finite() && good > 0.0 {
+        for _ in 0..4 {
+            let mid = (good * bad).sqrt();
+            let (k, _) = at_rate(row, setup, class, target * mid)?;
+            if k { good = mid } else { bad = mid }
+        }
+    }
+    c.rate_ratio = Some(good);
+    Ok(())
+}

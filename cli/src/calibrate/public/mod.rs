@@ -1,0 +1,353 @@
+//! `tlab calibrate` on public measurements: MLPerf Inference results and
+//! InferenceX sweeps, each file recognised by its header. Every row becomes
+//! the benchmark's own traffic on the system it names, or is listed with the
+//! reason it cannot be expressed; it is never run as something else.
+//!
+//! The tables give, per source, each row's measured and simulated figures
+//! keyed by the file's own column names, and the mean absolute percentage
+//! error per GPU, engine and model. `docs/calibration-public.md` says how each
+//! benchmark's traffic is built and what the errors are today.
+
+use std::collections::BTreeMap;
+
+use rayon::prelude::*;
+use serde::Serialize;
+use sim_core::physics::{Gpu, Model, Precision, ServingSoftware};
+use sim_core::report::Report;
+use sim_core::scenario::{
+    Batching, Limits, RequestClass, SCENARIO_VERSION, Scenario, Slo, Workload,
+};
+
+pub mod inferencex;
+pub mod mlperf;
+mod table;
+
+pub use table::{markdown, summary};
+
+/// Which measurements a CSV holds, told from its header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Source {
+    /// The project's real vLLM runs (`experiment`, `stage_index`, ...).
+    Vllm,
+    /// MLPerf Inference results (`mlperf_id`, `scenario_norm`, `target_qps`, ...).
+    Mlperf,
+    /// InferenceX sweeps (`run_url`, `concurrency`, `tput_per_gpu`, ...).
+    Inferencex,
+}
+
+impl Source {
+    /// The source of a CSV from its first line, or why it is none of them.
+    pub fn of(text: &str) -> Result<Source, String> {
+        let text = sim_core::text::without_bom(text);
+        let header = text.lines().next().unwrap_or("");
+        let columns: Vec<&str> = header.split(',').map(str::trim).collect();
+        let has = |all: &[&str]| all.iter().all(|c| columns.contains(c));
+        if has(&["scenario_norm", "target_qps", "benchmark_norm", "gpu_norm"]) {
+            Ok(Source::Mlperf)
+        } else if has(&["run_url", "concurrency", "tput_per_gpu", "hardware"]) {
+            Ok(Source::Inferencex)
+        } else if has(&["experiment", "stage_index", "stages_rate_x_duration_s"]) {
+            Ok(Source::Vllm)
+        } else {
+            Err(
+                "line 1: not a calibration file: its header has none of the column sets \
+                 of the vLLM runs (experiment, stage_index, ...), MLPerf results \
+                 (scenario_norm, target_qps, ...) or InferenceX sweeps (run_url, \
+                 concurrency, tput_per_gpu, ...)"
+                    .to_owned(),
+            )
+        }
+    }
+
+    /// The name tables use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Source::Vllm => "vLLM runs",
+            Source::Mlperf => "MLPerf Inference",
+            Source::Inferencex => "InferenceX",
+        }
+    }
+}
+
+/// One measured row against its simulation.
+#[derive(Clone, Debug, Serialize)]
+pub struct Compared {
+    /// Which file kind it came from.
+    pub source: Source,
+    /// Its line in the file (the header is line 1).
+    pub line: usize,
+    /// The columns that identify it, as the file names them
+    /// (`source_path`, `scenario_norm`; `run_url`, `concurrency`, `isl`, `osl`).
+    #[serde(flatten)]
+    pub keys: BTreeMap<&'static str, serde_json::Value>,
+    /// The GPU, engine and model the row measured, as grouped in the summary.
+    pub gpu: String,
+    /// The serving engine.
+    pub engine: String,
+    /// The model (benchmark).
+    pub model: String,
+    /// Whether the simulator could express the row.
+    pub expressible: bool,
+    /// Why not, where it could not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The layout and precision simulated, and how they were chosen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub layout: Option<String>,
+    /// Measured figures, keyed by the file's column names.
+    pub measured: BTreeMap<&'static str, f64>,
+    /// Simulated figures under the same names.
+    pub simulated: BTreeMap<&'static str, f64>,
+    /// MLPerf Server and Interactive: the highest rate within the benchmark's
+    /// p99 limits, divided by `target_qps`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate_ratio: Option<f64>,
+    /// MLPerf Server and Interactive: whether the simulated run at
+    /// `target_qps` keeps both p99 limits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limits_hold: Option<bool>,
+}
+
+impl Compared {
+    /// A row the simulator cannot express, with the reason.
+    fn refused(
+        source: Source,
+        line: usize,
+        keys: BTreeMap<&'static str, serde_json::Value>,
+        group: [&str; 3],
+        reason: String,
+    ) -> Compared {
+        Compared {
+            source,
+            line,
+            keys,
+            gpu: group[0].to_owned(),
+            engine: group[1].to_owned(),
+            model: group[2].to_owned(),
+            expressible: false,
+            reason: Some(reason),
+            layout: None,
+            measured: BTreeMap::new(),
+            simulated: BTreeMap::new(),
+            rate_ratio: None,
+            limits_hold: None,
+        }
+    }
+
+    /// Signed relative error of one figure, where both sides have it.
+    pub fn error(&self, metric: &str) -> Option<f64> {
+        let m = *self.measured.get(metric)?;
+        let s = *self.simulated.get(metric)?;
+        (m > 0.0 && m.is_finite() && s.is_finite()).then(|| s / m - 1.0)
+    }
+}
+
+/// What `tlab calibrate --json` prints for public files.
+#[derive(Clone, Debug, Serialize)]
+pub struct Calibration {
+    /// Every row of every file, in file order.
+    pub rows: Vec<Compared>,
+    /// Per source: rows, rows expressed, MAPE per metric and per group.
+    pub summary: BTreeMap<&'static str, table::SourceSummary>,
+}
+
+/// Compare every row of the public files `texts` (each MLPerf or InferenceX;
+/// `names` for messages). Rows run in parallel; the result is in file order.
+pub fn compare(texts: &[(String, String)]) -> Result<Calibration, String> {
+    let mut jobs: Vec<Job> = Vec::new();
+    for (name, text) in texts {
+        let text = sim_core::text::without_bom(text);
+        match Source::of(text).map_err(|e| format!("{name}: {e}"))? {
+            Source::Mlperf => jobs.extend(
+                mlperf::read(text)
+                    .map_err(|e| format!("{name}: {e}"))?
+                    .into_iter()
+                    .map(Job::Mlperf),
+            ),
+            Source::Inferencex => jobs.extend(
+                inferencex::read(text)
+                    .map_err(|e| format!("{name}: {e}"))?
+                    .into_iter()
+                    .map(Job::Inferencex),
+            ),
+            Source::Vllm => {
+                return Err(format!(
+                    "{name}: vLLM runs go through the vLLM table, not this one"
+                ));
+            }
+        }
+    }
+    let rows: Vec<Compared> = jobs
+        .par_iter()
+        .map(|j| match j {
+            Job::Mlperf(r) => mlperf::compare(r),
+            Job::Inferencex(r) => inferencex::compare(r),
+        })
+        .collect();
+    let summary = summary(&rows);
+    Ok(Calibration { rows, summary })
+}
+
+enum Job {
+    Mlperf(mlperf::Row),
+    Inferencex(inferencex::Row),
+}
+
+/// The files given, split into public ones (MLPerf, InferenceX) and vLLM
+/// runs, each `(name, text)`; a file that is neither is refused by name.
+pub type Files = Vec<(String, String)>;
+
+/// Split `files` by their header: (public, vLLM runs).
+pub fn split(files: Files) -> Result<(Files, Files), String> {
+    let mut public = Vec::new();
+    let mut vllm = Vec::new();
+    for (name, text) in files {
+        match Source::of(&text).map_err(|e| format!("{name}: {e}"))? {
+            Source::Vllm => vllm.push((name, text)),
+            _ => public.push((name, text)),
+        }
+    }
+    Ok((public, vllm))
+}
+
+/// How a system is served in a simulation: the parts every source fills in.
+#[derive(Clone, Debug)]
+pub struct Setup {
+    /// The GPU.
+    pub gpu: Gpu,
+    /// The model.
+    pub model: Model,
+    /// The engine's profile.
+    pub software: ServingSoftware,
+    /// Weights' format.
+    pub weights: Precision,
+    /// GPUs per replica.
+    pub tp: u32,
+    /// Replicas.
+    pub replicas: u32,
+    /// Experts spread across a replica's GPUs.
+    pub expert_parallel: bool,
+    /// The largest batch a replica runs (`max_num_seqs`, TensorRT-LLM's
+    /// `max_batch_size`); None is the engine's default.
+    pub max_batch: Option<u32>,
+}
+
+impl Setup {
+    /// The scenario that serves `class` on this setup with `arrival`, for
+    /// `duration_s`. The engines' batching: chunked prefill with the
+    /// engine's default token budget and batch (`docs/calibration-public.md`).
+    pub fn scenario(
+        &self,
+        name: &str,
+        arrival: sim_core::scenario::Arrival,
+        class: RequestClass,
+        duration_s: f64,
+    ) -> Scenario {
+        let mut serving = sim_core::presets::h100_llama_8b();
+        serving.gpu = self.gpu;
+        serving.model = self.model;
+        serving.weights = self.weights;
+        // Engines that quantise weights to 8 bits or fewer keep the KV
+        // cache in FP8 too (TensorRT-LLM's and vLLM's FP8 KV cache).
+        serving.kv_cache = match self.weights {
+            Precision::Bf16 => Precision::Bf16,
+            _ => Precision::Fp8,
+        };
+        serving.gpus_per_replica = self.tp;
+        serving.replicas = self.replicas;
+        serving.software = self.software;
+        serving.expert_parallel = self.expert_parallel;
+        serving.usd_per_gpu_hour = None;
+        let (seqs, tokens) = engine_batch(self.software);
+        let seqs = self.max_batch.unwrap_or(seqs);
+        serving.batching = Batching::ChunkedPrefill {
+            max_num_seqs: seqs,
+            max_num_batched_tokens: tokens,
+            chunk_tokens: tokens,
+        };
+        serving.gpu_memory_utilisation = 0.9;
+        // Benchmarks send distinct prompts: nothing to reuse.
+        serving.prefix_caching = Some(false);
+        Scenario {
+            distilled_from: None,
+            pools: Vec::new(),
+            routing: Vec::new(),
+            version: SCENARIO_VERSION,
+            name: name.to_owned(),
+            seed: 1,
+            duration_s,
+            workload: Workload {
+                arrival,
+                classes: vec![class],
+            },
+            serving,
+            slo: Slo::default(),
+            // A run whose queue grows stops half a window after its
+            // arrivals end: it has failed whatever it would show later.
+            limits: Limits {
+                max_sim_time_s: 1.5 * duration_s,
+                ..Limits::default()
+            },
+            api: None,
+        }
+    }
+
+    /// The layout in words.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} × TP{}{}, {} weights{}",
+            self.replicas,
+            self.tp,
+            if self.expert_parallel { " EP" } else { "" },
+            self.weights.name(),
+            self.max_batch
+                .map(|b| format!(", batch ≤ {b}"))
+                .unwrap_or_default()
+        )
+    }
+
+    /// Whether the model's weights leave room for a KV cache on one replica.
+    pub fn fits(&self) -> bool {
+        let s = self.scenario(
+            "fit",
+            sim_core::scenario::Arrival::Poisson { rate_per_s: 1.0 },
+            RequestClass::new(
+                "fit",
+                sim_core::dist::Dist::Fixed { value: 100.0 },
+                sim_core::dist::Dist::Fixed { value: 10.0 },
+                10,
+            ),
+            1.0,
+        );
+        s.deployment().kv_capacity_blocks().is_ok_and(|b| b > 0)
+    }
+}
+
+/// The largest batch and the token budget of a pass each engine runs with
+/// by default in these benchmarks: TensorRT-LLM's `max_batch_size` 2,048 and
+/// `max_num_tokens` 8,192 (trtllm-serve's defaults); vLLM's 1,024 sequences
+/// and 8,192 tokens (its defaults on data-centre GPUs for an API server).
+pub fn engine_batch(software: ServingSoftware) -> (u32, u32) {
+    match software {
+        ServingSoftware::TensorrtLlm => (2048, 8192),
+        ServingSoftware::Vllm => (1024, 8192),
+    }
+}
+
+/// One run, or why it could not run.
+pub fn run(s: Scenario) -> Result<Report, String> {
+    sim_core::run_scenario(s).map_err(|e| e.to_string())
+}
+
+/// Tensor-parallel sizes a submitter could choose on `gpus_per_node` GPUs:
+/// powers of two that divide the system's GPUs and fit in one node.
+pub fn tp_choices(gpus: u32, gpus_per_node: u32) -> Vec<u32> {
+    [1, 2, 4, 8]
+        .into_iter()
+        .filter(|tp| *tp <= gpus_per_node.max(1) && gpus.is_multiple_of(*tp))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

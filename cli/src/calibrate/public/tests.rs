@@ -1,0 +1,192 @@
+//! The public files are read as they are, every row is expressed or given
+//! its reason, and the rows that run give the files' own column names.
+
+use super::*;
+
+const MLPERF: &str = include_str!("../../../../data/calibration/public/mlperf-llm-given.csv");
+const INFERENCEX: &str =
+    include_str!("../../../../data/calibration/public/inferencex-dsr1-given.csv");
+const VLLM: &str = include_str!("../../../../data/calibration/vllm-h100-runs.csv");
+
+#[test]
+fn each_file_is_told_by_its_header() {
+    assert_eq!(Source::of(MLPERF), Ok(Source::Mlperf));
+    assert_eq!(Source::of(INFERENCEX), Ok(Source::Inferencex));
+    assert_eq!(Source::of(VLLM), Ok(Source::Vllm));
+    // A spreadsheet's byte-order mark changes nothing.
+    assert_eq!(Source::of(&format!("\u{feff}{MLPERF}")), Ok(Source::Mlperf));
+    let err = Source::of("a,b,c\n1,2,3\n").expect_err("not a calibration file");
+    assert!(err.starts_with("line 1:"), "{err}");
+    let (public, vllm) = split(vec![
+        ("m.csv".into(), MLPERF.into()),
+        ("v.csv".into(), VLLM.into()),
+        ("x.csv".into(), INFERENCEX.into()),
+    ])
+    .expect("all three are known");
+    assert_eq!(public.len(), 2);
+    assert_eq!(vllm.len(), 1);
+    let err = split(vec![("odd.csv".into(), "x\n1\n".into())]).expect_err("refused");
+    assert!(err.starts_with("odd.csv: line 1:"), "{err}");
+}
+
+#[test]
+fn every_row_is_read_with_its_line() {
+    let m = mlperf::read(MLPERF).expect("MLPerf parses");
+    assert_eq!(m.len(), 749);
+    assert_eq!(m[0].line, 2);
+    let x = inferencex::read(INFERENCEX).expect("InferenceX parses");
+    assert_eq!(x.len(), 1254);
+    assert_eq!(x.last().map(|r| r.line), Some(1255));
+    // A bad number is refused by line and column.
+    let mut lines: Vec<String> = INFERENCEX.lines().take(3).map(str::to_owned).collect();
+    lines[2] = lines[2].replacen(",1024,1024,", ",1024,lots,", 1);
+    let err = inferencex::read(&lines.join("\n")).expect_err("refused");
+    assert!(err.starts_with("line 3, column "), "{err}");
+}
+
+/// The reason a row cannot run, without running anything heavy: the checks
+/// come before any simulation.
+fn reason_mlperf(gpu: &str, engine: &str, benchmark: &str, scenario: &str) -> Option<String> {
+    let row = mlperf::read(MLPERF)
+        .expect("parses")
+        .into_iter()
+        .find(|r| {
+            r.gpu_norm == gpu
+                && r.engine == engine
+                && r.benchmark_norm == benchmark
+                && r.scenario_norm == scenario
+        })?;
+    mlperf::compare(&row).reason
+}
+
+#[test]
+fn a_row_the_catalogue_lacks_is_refused_with_its_reason_never_run_as_another() {
+    // GB200 is not run as a B200: the name says which part is missing.
+    let why = reason_mlperf(
+        "GB200",
+        "TensorRT-LLM (inferred from TensorRT)",
+        "llama2-70b",
+        "Offline",
+    )
+    .expect("a GB200 row, refused");
+    assert!(
+        why.contains("GB200") && why.contains("not in the catalogue"),
+        "{why}"
+    );
+    let why = reason_mlperf(
+        "H100",
+        "TensorRT-LLM (inferred from TensorRT)",
+        "gptj",
+        "Offline",
+    )
+    .expect("a GPT-J row, refused");
+    assert!(why.contains("gptj"), "{why}");
+    let x = inferencex::read(INFERENCEX).expect("parses");
+    for (framework, says) in [("sglang", "no profile"), ("dynamo-trt", "no profile")] {
+        let row = x
+            .iter()
+            .find(|r| r.framework == framework && inferencex::gpu(&r.hardware).is_some())
+            .expect("such a row");
+        let c = inferencex::compare(row);
+        assert!(!c.expressible);
+        assert!(
+            c.reason.as_deref().is_some_and(|r| r.contains(says)),
+            "{:?}",
+            c.reason
+        );
+        assert!(c.simulated.is_empty());
+    }
+    let gb = x
+        .iter()
+        .find(|r| r.hardware == "gb200")
+        .expect("a GB200 row");
+    assert!(
+        inferencex::compare(gb)
+            .reason
+            .is_some_and(|r| r.contains("gb200"))
+    );
+}
+
+#[test]
+fn an_offline_row_runs_and_reports_under_the_files_column_names() {
+    let row = mlperf::read(MLPERF)
+        .expect("parses")
+        .into_iter()
+        .find(|r| {
+            r.gpu_norm == "H100"
+                && r.engine == "vLLM"
+                && r.benchmark_norm == "llama3.1-8b"
+                && r.scenario_norm == "Offline"
+        })
+        .or_else(|| {
+            mlperf::read(MLPERF).ok()?.into_iter().find(|r| {
+                r.gpu_norm == "H100"
+                    && r.engine.starts_with("TensorRT-LLM")
+                    && r.benchmark_norm == "llama2-70b"
+                    && r.scenario_norm == "Offline"
+            })
+        })
+        .expect("an H100 offline row");
+    let c = mlperf::compare(&row);
+    assert!(c.expressible, "{:?}", c.reason);
+    let layout = c.layout.as_deref().expect("the layout is printed");
+    assert!(layout.contains("TP"), "{layout}");
+    let measured = c.measured["tokens_per_s"];
+    let simulated = c.simulated["tokens_per_s"];
+    assert_eq!(Some(measured), row.tokens_per_s);
+    assert!(simulated.is_finite() && simulated > 0.0, "{simulated}");
+    let json = serde_json::to_value(&c).expect("serialises");
+    assert_eq!(json["scenario_norm"], "Offline");
+    assert_eq!(json["source_path"], row.source_path.as_str());
+    assert!(json["simulated"]["tokens_per_s"].is_number());
+    assert!(json.get("rate_ratio").is_none());
+}
+
+#[test]
+fn an_inferencex_row_runs_its_closed_loop() {
+    let x = inferencex::read(INFERENCEX).expect("parses");
+    let row = x
+        .iter()
+        .filter(|r| r.framework == "trt" && r.disagg == "False" && r.decode_dp_attention == "False")
+        .filter(|r| inferencex::gpu(&r.hardware).is_some())
+        .min_by_key(|r| (r.concurrency, r.osl))
+        .expect("a TensorRT-LLM row on a catalogue GPU");
+    let c = inferencex::compare(row);
+    assert!(c.expressible, "{:?}", c.reason);
+    for key in [
+        "tput_per_gpu",
+        "median_tpot_ms",
+        "mean_ttft_ms",
+        "median_e2el_ms",
+    ] {
+        let s = c.simulated.get(key).copied().unwrap_or(f64::NAN);
+        assert!(s.is_finite() && s > 0.0, "{key}: {s}");
+        assert!(c.measured.contains_key(key), "{key}");
+    }
+    let json = serde_json::to_value(&c).expect("serialises");
+    assert_eq!(json["concurrency"], row.concurrency);
+    assert_eq!(json["run_url"], row.run_url.as_str());
+    // The same row gives the same numbers on a second run.
+    let again = inferencex::compare(row);
+    assert_eq!(c.simulated, again.simulated);
+}
+
+#[test]
+fn a_truncated_log_normal_keeps_under_its_cap_with_its_median() {
+    let Dist::Empirical { bins } = mlperf::truncated_log_normal(220.0, 600.0, 1024.0) else {
+        panic!("a histogram");
+    };
+    assert!(bins.iter().all(|b| b.hi <= 1024.0 + 1e-9 && b.lo < b.hi));
+    let total: f64 = bins.iter().map(|b| b.weight).sum();
+    let below: f64 = bins
+        .iter()
+        .filter(|b| b.hi <= 220.0)
+        .map(|b| b.weight)
+        .sum();
+    let share = below / total;
+    // Half the untruncated mass lies under the median; cutting the tail
+    // above 1,024 (about 4 % of it) raises the share a little.
+    assert!((0.45..0.56).contains(&share), "{share}");
+}
+
+use sim_core::dist::Dist;
