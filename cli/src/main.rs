@@ -567,54 +567,9 @@ fn execute(command: Command) -> Result<String, String> {
                     },
                 );
             }
-            let files = csv
-                .iter()
-                .map(|p| {
-                    std::fs::read_to_string(p)
-                        .map(|t| (p.display().to_string(), t))
-                        .map_err(|e| format!("{}: {e}", p.display()))
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            let (public, texts) = tlab::calibrate::public::split(files)?;
-            if !public.is_empty() {
-                if fit || leave_out.is_some() || fit_below.is_some() {
-                    return Err("--fit, --leave-out and --fit-below fit the vLLM profile on vLLM runs; MLPerf and InferenceX files are compared, not fitted, today".into());
-                }
-                if json && !texts.is_empty() {
-                    return Err("--json prints MLPerf and InferenceX files' rows; give the vLLM runs without --json".into());
-                }
-                let c = tlab::calibrate::public::compare(&public)?;
-                if json {
-                    return serde_json::to_string_pretty(&c)
-                        .map(|j| j + "\n")
-                        .map_err(|e| e.to_string());
-                }
-                let mut o = tlab::calibrate::public::markdown(&c);
-                if texts.is_empty() {
-                    return Ok(o);
-                }
-                let texts: Vec<String> = texts.into_iter().map(|(_, t)| t).collect();
-                o += &tlab::calibrate::command(
-                    &texts,
-                    &tlab::calibrate::Options {
-                        fit,
-                        leave_out,
-                        fit_below,
-                        rounds,
-                        from_current,
-                        moe,
-                        timing,
-                    },
-                )?;
-                return Ok(o);
-            }
-            if json {
-                return Err("--json prints MLPerf and InferenceX files' rows; the vLLM table has no JSON form yet".into());
-            }
-            let texts: Vec<String> = texts.into_iter().map(|(_, t)| t).collect();
-            tlab::calibrate::command(
-                &texts,
-                &tlab::calibrate::Options {
+            tlab::calibrate::public::command(
+                &csv,
+                tlab::calibrate::Options {
                     fit,
                     leave_out,
                     fit_below,
@@ -623,6 +578,7 @@ fn execute(command: Command) -> Result<String, String> {
                     moe,
                     timing,
                 },
+                json,
             )
         }
         Command::Presets => Ok(sim_core::presets::all()
@@ -635,6 +591,8 @@ fn execute(command: Command) -> Result<String, String> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_calibrate;
 #[cfg(test)]
 mod tests_hostile;
 #[cfg(test)]

@@ -74,10 +74,17 @@ pub fn replica_capacity_per_s(scenario: &Scenario) -> Result<f64, ScenarioError>
 /// The saturation run behind [`replica_capacity_per_s`] (for callers that run
 /// it themselves, in slices).
 pub fn capacity_scenario(scenario: &Scenario) -> Scenario {
+    capacity_scenario_over(scenario, CAPACITY_RUN_S)
+}
+
+/// [`capacity_scenario`] over `duration_s` simulated seconds: a replica
+/// whose requests take minutes (long prompts on a large model) needs a
+/// longer run before its first third is behind it.
+pub fn capacity_scenario_over(scenario: &Scenario, duration_s: f64) -> Scenario {
     let mut s = scenario.clone();
     s.api = None;
     s.serving.replicas = 1;
-    s.duration_s = CAPACITY_RUN_S;
+    s.duration_s = duration_s;
     let users = (2 * s.serving.batching.max_seqs()).clamp(2, 1024);
     s.workload.arrival = Arrival::ClosedLoop {
         users: vec![UserStep { at_s: 0.0, users }],
@@ -148,8 +155,13 @@ pub const CAPACITY_RUN_S: f64 = 60.0;
 /// overloaded); tokens generated per second do not depend on which
 /// requests happen to finish inside the window.
 pub fn capacity_from(scenario: &Scenario, report: &crate::Report) -> f64 {
+    capacity_from_over(scenario, report, CAPACITY_RUN_S)
+}
+
+/// [`capacity_from`] for a run of [`capacity_scenario_over`] `duration_s`.
+pub fn capacity_from_over(scenario: &Scenario, report: &crate::Report, duration_s: f64) -> f64 {
     let s = &report.series;
-    let (from, to) = (CAPACITY_RUN_S / 3.0, CAPACITY_RUN_S);
+    let (from, to) = (duration_s / 3.0, duration_s);
     let (mut tokens, mut time) = (0.0, 0.0);
     for (i, rate) in s.output_tokens_per_s.iter().enumerate() {
         let start = i as f64 * s.window_s;

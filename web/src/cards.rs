@@ -45,7 +45,10 @@ pub fn goodput_note(r: &Report) -> Option<String> {
     }
     let errors = r.requests.unanswered();
     if errors > 0 {
-        missed.push(format!("{errors} failed, refused or timed out"));
+        missed.push(format!(
+            "{} failed, refused or timed out",
+            sim_core::format::thousands(errors)
+        ));
     }
     (!missed.is_empty()).then(|| format!("Missed: {}", missed.join("; ")))
 }
@@ -275,7 +278,10 @@ pub fn cards() -> Vec<Card> {
             value: |r| {
                 let n = r.requests.unanswered();
                 let pct = 100.0 * r.requests.error_fraction();
-                Some((format!("{n} ({pct:.1} %)"), pct))
+                Some((
+                    format!("{} ({pct:.1} %)", sim_core::format::thousands(n)),
+                    pct,
+                ))
             },
             note: unanswered_note,
         },

@@ -194,6 +194,55 @@ enum Job {
     Inferencex(inferencex::Row),
 }
 
+/// `tlab calibrate FILE...` (without `--measured`): each file told by its
+/// header; public files give their tables (or, with `json`, `{"rows",
+/// "summary"}`), vLLM runs the vLLM table, fitted with `opt` where asked.
+pub fn command(
+    paths: &[std::path::PathBuf],
+    opt: super::Options,
+    json: bool,
+) -> Result<String, String> {
+    let files = paths
+        .iter()
+        .map(|p| {
+            std::fs::read_to_string(p)
+                .map(|t| (p.display().to_string(), t))
+                .map_err(|e| format!("{}: {e}", p.display()))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let (public, vllm) = split(files)?;
+    let vllm: Vec<String> = vllm.into_iter().map(|(_, t)| t).collect();
+    if public.is_empty() {
+        if json {
+            return Err(
+                "--json prints MLPerf and InferenceX files' rows; the vLLM table has no JSON form yet"
+                    .into(),
+            );
+        }
+        return super::command(&vllm, &opt);
+    }
+    if opt.fit || opt.leave_out.is_some() || opt.fit_below.is_some() {
+        return Err("--fit, --leave-out and --fit-below fit the vLLM profile on vLLM runs; MLPerf and InferenceX files are compared, not fitted, today".into());
+    }
+    if json && !vllm.is_empty() {
+        return Err(
+            "--json prints MLPerf and InferenceX files' rows; give the vLLM runs without --json"
+                .into(),
+        );
+    }
+    let c = compare(&public)?;
+    if json {
+        return serde_json::to_string_pretty(&c)
+            .map(|j| j + "\n")
+            .map_err(|e| e.to_string());
+    }
+    let mut o = markdown(&c);
+    if !vllm.is_empty() {
+        o += &super::command(&vllm, &opt)?;
+    }
+    Ok(o)
+}
+
 /// The files given, split into public ones (MLPerf, InferenceX) and vLLM
 /// runs, each `(name, text)`; a file that is neither is refused by name.
 pub type Files = Vec<(String, String)>;

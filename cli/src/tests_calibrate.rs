@@ -1,0 +1,130 @@
+//! `tlab calibrate` on public files end to end: JSON rows, refusals.
+
+use crate::*;
+
+fn calibrate(csv: Vec<PathBuf>, json: bool, fit: bool) -> Result<String, String> {
+    execute(Command::Calibrate {
+        csv,
+        fit,
+        leave_out: None,
+        fit_below: None,
+        rounds: 1,
+        from_current: false,
+        moe: false,
+        timing: "vllm".into(),
+        measured: None,
+        holdout: false,
+        profile_out: None,
+        json,
+    })
+}
+
+/// The header and the given lines (1-based, as in the file) of a public file.
+fn excerpt(dir: &tempfile::TempDir, name: &str, lines: &[usize]) -> PathBuf {
+    let path: PathBuf = [
+        env!("CARGO_MANIFEST_DIR"),
+        "..",
+        "data",
+        "calibration",
+        "public",
+        name,
+    ]
+    .iter()
+    .collect();
+    let text = std::fs::read_to_string(path).expect("the public file");
+    let all: Vec<&str> = text.lines().collect();
+    let mut out = vec![all[0]];
+    out.extend(lines.iter().map(|l| all[l - 1]));
+    let to = dir.path().join(name);
+    std::fs::write(&to, out.join("\n") + "\n").expect("write");
+    to
+}
+
+#[test]
+fn json_rows_keep_the_files_columns_and_the_summary_counts_them() {
+    let dir = tempfile::tempdir().expect("dir");
+    let rows = sim_core_rows();
+    let m = excerpt(&dir, "mlperf-llm-given.csv", &rows);
+    let json = calibrate(vec![m], true, false).expect("runs");
+    let v: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    let out = v["rows"].as_array().expect("rows");
+    assert_eq!(out.len(), rows.len());
+    for (r, line) in out.iter().zip(&rows) {
+        // The line in the excerpt, and the file's own keys.
+        assert!(r["line"].as_u64().is_some(), "{r}");
+        assert!(
+            r["source_path"].is_string() && r["scenario_norm"].is_string(),
+            "{r}"
+        );
+        let expressible = r["expressible"].as_bool().expect("expressible");
+        assert_eq!(expressible, r.get("reason").is_none(), "line {line}: {r}");
+        if expressible {
+            assert!(!r["simulated"].as_object().expect("simulated").is_empty());
+        }
+    }
+    let summary = &v["summary"]["mlperf"];
+    assert_eq!(summary["rows"].as_u64(), Some(rows.len() as u64));
+    // The GB200 row is refused; the H100 and L40S rows run.
+    assert_eq!(summary["expressed"].as_u64(), Some(2), "{summary}");
+    assert_eq!(out[0]["expressible"], false);
+    let refused: u64 = summary["not_expressed"]
+        .as_object()
+        .expect("reasons")
+        .values()
+        .filter_map(serde_json::Value::as_u64)
+        .sum();
+    assert_eq!(
+        refused + summary["expressed"].as_u64().expect("count"),
+        rows.len() as u64
+    );
+}
+
+/// Lines of `mlperf-llm-given.csv`: a GB200 row (refused), an H100
+/// TensorRT-LLM Offline row and an L40S vLLM Offline row of the closed
+/// division, not the reference harness (simulated).
+fn sim_core_rows() -> Vec<usize> {
+    let path: PathBuf = [
+        env!("CARGO_MANIFEST_DIR"),
+        "..",
+        "data",
+        "calibration",
+        "public",
+        "mlperf-llm-given.csv",
+    ]
+    .iter()
+    .collect();
+    let text = std::fs::read_to_string(path).expect("file");
+    let find =
+        |f: &dyn Fn(&str) -> bool| text.lines().position(f).map(|i| i + 1).expect("such a row");
+    vec![
+        find(&|l| l.contains(",GB200,") && l.contains(",Offline,")),
+        find(&|l| {
+            l.contains(",H100,")
+                && l.contains(",llama2-70b,")
+                && l.contains(",Offline,")
+                && l.contains("TensorRT-LLM")
+        }),
+        find(&|l| {
+            l.contains(",L40S,")
+                && l.contains(",closed,")
+                && !l.contains("reference")
+                && l.contains(",Offline,")
+                && l.contains(",vLLM,")
+        }),
+    ]
+}
+
+#[test]
+fn public_files_are_compared_not_fitted_and_an_unknown_file_is_named() {
+    let dir = tempfile::tempdir().expect("dir");
+    let m = excerpt(&dir, "mlperf-llm-given.csv", &[2]);
+    let why = calibrate(vec![m], false, true).expect_err("--fit refused");
+    assert!(why.contains("--fit"), "{why}");
+    let odd = dir.path().join("odd.csv");
+    std::fs::write(&odd, "a,b\n1,2\n").expect("write");
+    let why = calibrate(vec![odd.clone()], false, false).expect_err("refused");
+    assert!(
+        why.contains("odd.csv: line 1: not a calibration file"),
+        "{why}"
+    );
+}
