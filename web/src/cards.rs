@@ -3,6 +3,7 @@
 
 use crate::format::{fmt_ms, fmt_usd};
 use leptos::prelude::*;
+use sim_core::format::thousands;
 use sim_core::{Report, Scenario};
 
 /// One summary card: label, test id, help, and the text and raw value to show.
@@ -43,12 +44,9 @@ pub fn goodput_note(r: &Report) -> Option<String> {
             tpot * 100.0
         ));
     }
-    let errors = r.requests.unanswered();
-    if errors > 0 {
-        missed.push(format!(
-            "{} failed, refused or timed out",
-            sim_core::format::thousands(errors)
-        ));
+    let errors = thousands(r.requests.unanswered());
+    if r.requests.unanswered() > 0 {
+        missed.push(format!("{errors} failed, refused or timed out"));
     }
     (!missed.is_empty()).then(|| format!("Missed: {}", missed.join("; ")))
 }
@@ -262,12 +260,9 @@ pub fn cards() -> Vec<Card> {
             id: "throttled",
             help: "429: the provider refusing a request because the account is over its rate limit.",
             value: |r| {
-                r.api.as_ref().map(|a| {
-                    (
-                        sim_core::format::thousands(a.throttled_429),
-                        a.throttled_429 as f64,
-                    )
-                })
+                r.api
+                    .as_ref()
+                    .map(|a| (thousands(a.throttled_429), a.throttled_429 as f64))
             },
             note: no_note,
         },
@@ -278,10 +273,7 @@ pub fn cards() -> Vec<Card> {
             value: |r| {
                 let n = r.requests.unanswered();
                 let pct = 100.0 * r.requests.error_fraction();
-                Some((
-                    format!("{} ({pct:.1} %)", sim_core::format::thousands(n)),
-                    pct,
-                ))
+                Some((format!("{} ({pct:.1} %)", thousands(n)), pct))
             },
             note: unanswered_note,
         },
@@ -498,7 +490,7 @@ pub fn per_class_view(report: RwSignal<Option<Report>>) -> impl IntoView {
                                 view! {
                                     <tr data-testid=format!("per-class-{name}")>
                                         <th scope="row">{k.name.clone()}</th>
-                                        <td>{sim_core::format::thousands(k.completed)}</td>
+                                        <td>{thousands(k.completed)}</td>
                                         <td data-testid="ttft-p50" data-value=k.ttft.p50_ms.map(|v| v.to_string()).unwrap_or_default()>
                                             {fmt_ms(k.ttft.p50_ms)}
                                         </td>

@@ -14,7 +14,8 @@ use sim_core::physics::{Gpu, Model, Precision, ServingSoftware};
 use sim_core::report::Report;
 use sim_core::scenario::{Arrival, RequestClass};
 
-use super::{Compared, Setup, Source, run, tp_choices};
+use super::layout::choose_layout;
+use super::{Compared, Setup, Source, run};
 
 /// Simulated seconds of a Server run: the benchmark's `min_duration_ms`.
 pub const SERVER_S: f64 = 600.0;
@@ -302,153 +303,6 @@ fn express(row: &Row) -> Result<(Setup, bool, Dataset, f64), String> {
     Ok((setup, chosen, dataset, mean_output))
 }
 
-/// A saturated replica of `setup`: its tasks/s and its time per token's p99.
-///
-/// The page's saturation run (`sim_core::compare::capacity_scenario`, 60 s)
-/// is too short where every client's request takes minutes (Llama-3.1-405B
-/// with prompts of thousands of tokens: its 1,024 clients' prompts alone take
-/// longer than the run). The window grows fourfold, with the clients the KV
-/// cache keeps busy ([`kv_clients`]), until the replica has finished three
-/// requests per client, or until the longer run would pass the simulator's
-/// work bound (then the longest run that fits is the answer).
-fn saturated(setup: &Setup, class: &RequestClass) -> Result<(f64, Option<f64>), String> {
-    use sim_core::compare::{capacity_from_over, capacity_scenario_over};
-    let one = Setup {
-        replicas: 1,
-        ..setup.clone()
-    };
-    let mut window = sim_core::compare::CAPACITY_RUN_S;
-    let mut last = None;
-    for _ in 0..4 {
-        let s = one.scenario(
-            "capacity",
-            Arrival::Poisson { rate_per_s: 1.0 },
-            class.clone(),
-            window,
-        );
-        let mut s = capacity_scenario_over(&s, window);
-        let mut clients = 1;
-        if let Arrival::ClosedLoop { users, .. } = &mut s.workload.arrival {
-            for u in users.iter_mut() {
-                if window > sim_core::compare::CAPACITY_RUN_S {
-                    u.users = u.users.min(kv_clients(&one, class));
-                }
-                clients = clients.max(u.users);
-            }
-        }
-        let r = match run(s.clone()) {
-            Ok(r) => r,
-            Err(why) => return last.ok_or(why),
-        };
-        let answer = (capacity_from_over(&s, &r, window), r.overall.tpot.p99_ms);
-        if r.requests.completed >= 3 * u64::from(clients) {
-            return Ok(answer);
-        }
-        last = Some(answer);
-        window *= 4.0;
-    }
-    last.ok_or_else(|| "no saturation run".to_owned())
-}
-
-/// Clients that keep one replica saturated over a long window: four times
-/// the requests its KV cache holds at their mean context (a decoding
-/// sequence's prompt and half its answer), at least 2. Clients beyond what
-/// the cache holds only queue, and the simulator bounds a run's work: a 405B
-/// model holds a few hundred requests of 7,000 tokens on 8 H200s, where the
-/// page's rule (twice the batch, up to 1,024) would queue a thousand.
-fn kv_clients(setup: &Setup, class: &RequestClass) -> u32 {
-    let s = setup.scenario(
-        "kv",
-        Arrival::Poisson { rate_per_s: 1.0 },
-        class.clone(),
-        1.0,
-    );
-    let (_, context) = s.mean_tokens();
-    let fit = s.deployment().kv_capacity_blocks().map_or(1.0, |b| {
-        b as f64 * f64::from(sim_core::physics::KV_BLOCK_TOKENS) / context.max(1.0)
-    });
-    (4.0 * fit).clamp(2.0, 1024.0) as u32
-}
-
-/// The layout a submitter would choose, as they tune it: for each
-/// tensor-parallel size the model fits, the largest batch (a power of two,
-/// at most the engine's) whose saturated replica keeps the time-per-token
-/// limit (Offline has none); then the size whose replica makes the most
-/// tasks/s per GPU. Where no batch keeps the limit, the layout with the
-/// shortest time per token at a batch of 8.
-/// Returns the setup and what one replica of it serves saturated, tasks/s.
-fn choose_layout(row: &Row, setup: &Setup, class: &RequestClass) -> Result<(Setup, f64), String> {
-    let per_node = row.gpu_count / row.nodes;
-    let limit = row.slo_tpot_ms.filter(|_| row.scenario_norm != "Offline");
-    let mut best: Option<(bool, f64, Setup, f64)> = None;
-    for tp in tp_choices(row.gpu_count, per_node) {
-        let s = Setup {
-            tp,
-            replicas: row.gpu_count / tp,
-            expert_parallel: setup.model.dims().moe.is_some() && tp > 1,
-            ..setup.clone()
-        };
-        if !s.fits() {
-            continue;
-        }
-        let (keeps, score, s, tasks) = tune_batch(&s, class, limit)?;
-        if best
-            .as_ref()
-            .is_none_or(|(k, sc, _, _)| (keeps, score) > (*k, *sc))
-        {
-            best = Some((keeps, score, s, tasks));
-        }
-    }
-    best.map(|(_, _, s, tasks)| (s, tasks)).ok_or_else(|| {
-        format!(
-            "{} does not fit on {} {} at any tensor-parallel size",
-            setup.model.name(),
-            row.gpu_count.min(8),
-            row.gpu_norm
-        )
-    })
-}
-
-/// The largest batch (2^3 to the engine's) whose saturated replica keeps
-/// `limit` on the time per token's p99: whether one does, the score
-/// (tasks/s per GPU, or minus the time per token where none keeps it), the
-/// setup with that batch, and its replica's saturated tasks/s.
-fn tune_batch(
-    s: &Setup,
-    class: &RequestClass,
-    limit: Option<f64>,
-) -> Result<(bool, f64, Setup, f64), String> {
-    let per_gpu = |tasks: f64| tasks / f64::from(s.tp);
-    let (tasks, p99) = saturated(s, class)?;
-    let keeps = |p99: Option<f64>| limit.is_none_or(|l| p99.is_some_and(|v| v <= l));
-    if keeps(p99) {
-        return Ok((true, per_gpu(tasks), s.clone(), tasks));
-    }
-    let with = |b: u32| Setup {
-        max_batch: Some(b),
-        ..s.clone()
-    };
-    // Bisect on the batch's exponent: 8 = 2^3 up to the engine's largest.
-    let top = super::engine_batch(s.software).0.ilog2();
-    let (mut lo, mut hi) = (3, top);
-    let (t, p) = saturated(&with(1 << lo), class)?;
-    if !keeps(p) {
-        return Ok((false, -p.unwrap_or(f64::INFINITY), with(1 << lo), t));
-    }
-    let mut found = (t, 1u32 << lo);
-    while hi - lo > 1 {
-        let mid = (lo + hi) / 2;
-        let (t, p) = saturated(&with(1 << mid), class)?;
-        if keeps(p) {
-            lo = mid;
-            found = (t, 1 << mid);
-        } else {
-            hi = mid;
-        }
-    }
-    Ok((true, per_gpu(found.0), with(found.1), found.0))
-}
-
 /// Compare one row with its simulation.
 pub fn compare(row: &Row) -> Compared {
     let group = [
@@ -511,13 +365,28 @@ fn offline(
     Ok(())
 }
 
-/// One Server run at `rate` queries/s, and whether it kept both p99 limits.
+/// One Server run at `rate` queries/s, and whether it keeps the
+/// benchmark's p99 limits: the planner's verdict (`PlanSlo::check`: p99
+/// TTFT and TPOT within the limits, no request unanswered, the run drained).
+/// With `whole` false the run stops as soon as the verdict is settled, as a
+/// planning run does (more than 1 % of the run's requests already past a
+/// limit), and only the verdict is meaningful.
 fn at_rate(
     row: &Row,
     setup: &Setup,
     class: &RequestClass,
     rate: f64,
+    whole: bool,
 ) -> Result<(bool, Report), String> {
+    let (Some(ttft), Some(tpot)) = (row.slo_ttft_ms, row.slo_tpot_ms) else {
+        return Err("no slo_ttft_ms or slo_tpot_ms".into());
+    };
+    let limits = sim_core::plan::PlanSlo {
+        ttft_p99_ms: ttft,
+        tpot_p99_ms: tpot,
+        max_error_fraction: 0.0,
+        min_goodput: 0.0,
+    };
     let cut = Setup {
         replicas: setup.replicas.min(SIMULATED_REPLICAS),
         ..setup.clone()
@@ -531,19 +400,14 @@ fn at_rate(
         class.clone(),
         SERVER_S,
     );
-    let mut r = run(s)?;
+    let mut r = if whole {
+        run(s)?
+    } else {
+        sim_core::plan::planning_run(limits)(s).map_err(|e| e.to_string())?
+    };
     r.throughput.output_tokens_per_s /= share;
     r.throughput.input_tokens_per_s /= share;
-    let keeps = |v: Option<f64>, limit: Option<f64>| match (v, limit) {
-        (Some(v), Some(l)) => v <= l,
-        (None, _) => false,
-        (Some(_), None) => true,
-    };
-    let ok = r.complete
-        && r.requests.in_flight == 0
-        && keeps(r.overall.ttft.p99_ms, row.slo_ttft_ms)
-        && keeps(r.overall.tpot.p99_ms, row.slo_tpot_ms);
-    Ok((ok, r))
+    Ok((limits.check(&r).is_ok(), r))
 }
 
 /// Server and Interactive: the run at `target_qps` against the measured
@@ -559,7 +423,7 @@ fn server(
     c: &mut Compared,
 ) -> Result<(), String> {
     let target = row.target_qps.filter(|q| *q > 0.0).ok_or("no target_qps")?;
-    let (ok, r) = at_rate(row, setup, class, target)?;
+    let (ok, r) = at_rate(row, setup, class, target, true)?;
     let o = &r.overall;
     for (name, measured, simulated) in [
         ("ttft_mean_ms", row.ttft_mean_ms, o.ttft.mean_ms),
@@ -592,7 +456,7 @@ fn server(
             }
             break;
         }
-        let (k, _) = at_rate(row, setup, class, target * next)?;
+        let (k, _) = at_rate(row, setup, class, target * next, false)?;
         if k == ok {
             if ok { good = next } else { bad = next }
         } else {
@@ -607,7 +471,7 @@ fn server(
     if bad.is_finite() && good > 0.0 {
         for _ in 0..4 {
             let mid = (good * bad).sqrt();
-            let (k, _) = at_rate(row, setup, class, target * mid)?;
+            let (k, _) = at_rate(row, setup, class, target * mid, false)?;
             if k { good = mid } else { bad = mid }
         }
     }

@@ -19,6 +19,7 @@ use sim_core::scenario::{
 };
 
 pub mod inferencex;
+mod layout;
 pub mod mlperf;
 mod table;
 
