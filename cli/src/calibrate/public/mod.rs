@@ -156,6 +156,15 @@ pub struct Calibration {
 /// Compare every row of the public files `texts` (each MLPerf or InferenceX;
 /// `names` for messages). Rows run in parallel; the result is in file order.
 pub fn compare(texts: &[(String, String)]) -> Result<Calibration, String> {
+    compare_with(texts, &indicatif::ProgressBar::hidden())
+}
+
+/// [`compare`], counting the rows done on `bar` (the command's progress bar
+/// on standard error; hidden in tests and when it is not a terminal).
+pub fn compare_with(
+    texts: &[(String, String)],
+    bar: &indicatif::ProgressBar,
+) -> Result<Calibration, String> {
     let mut jobs: Vec<Job> = Vec::new();
     for (name, text) in texts {
         let text = sim_core::text::without_bom(text);
@@ -179,13 +188,19 @@ pub fn compare(texts: &[(String, String)]) -> Result<Calibration, String> {
             }
         }
     }
+    bar.set_length(jobs.len() as u64);
     let rows: Vec<Compared> = jobs
         .par_iter()
-        .map(|j| match j {
-            Job::Mlperf(r) => mlperf::compare(r),
-            Job::Inferencex(r) => inferencex::compare(r),
+        .map(|j| {
+            let c = match j {
+                Job::Mlperf(r) => mlperf::compare(r),
+                Job::Inferencex(r) => inferencex::compare(r),
+            };
+            bar.inc(1);
+            c
         })
         .collect();
+    bar.finish_and_clear();
     let summary = summary(&rows);
     Ok(Calibration { rows, summary })
 }
@@ -231,7 +246,14 @@ pub fn command(
                 .into(),
         );
     }
-    let c = compare(&public)?;
+    let bar = indicatif::ProgressBar::new(0);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} rows, {elapsed} elapsed, ~{eta} left",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let c = compare_with(&public, &bar)?;
     if json {
         return serde_json::to_string_pretty(&c)
             .map(|j| j + "\n")
