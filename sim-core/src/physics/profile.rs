@@ -69,20 +69,22 @@ impl ServingSoftware {
         let moe = model.moe.is_some();
         let latent = !model.attention.is_gqa();
         match self {
-            ServingSoftware::TensorrtLlm => {
-                "Trust: within 15 % of NVIDIA's published throughput and 20 % of its batch-1 TTFT (Llama-2 7B/70B on H100, A100, L40S), and within 9–24 % of TensorRT-LLM 1.0's offline throughput for Llama-3.3-70B and Llama-3.1-405B on H100, H200 and B200; other models and loads unchecked.".to_owned()
-            }
+            ServingSoftware::TensorrtLlm => format!(
+                "Trust: within 15 % of NVIDIA's published throughput and 20 % of its batch-1 TTFT (Llama-2 7B/70B on H100, A100, L40S), and within 9–24 % of TensorRT-LLM 1.0's offline throughput for Llama-3.3-70B and Llama-3.1-405B on H100, H200 and B200.{}",
+                mlperf_trust(self, gpu, moe || latent)
+            ),
             ServingSoftware::Vllm if gpu == Gpu::Rtx4090 && !moe && !latent => {
                 "Trust: one real vLLM 0.19 run on an RTX 4090 was compared (Llama-3.1-8B, 300 requests at 10 req/s, KV-bound; `tlab calibrate --measured`): time per output token within 2–5 % at the mean and median (25 % at p90), but TTFT and end-to-end 25–39 % high, because the simulated KV cache holds 18 % fewer tokens than vLLM 0.19 reported. Treat queueing on a full card as pessimistic, other models as ±25 %.".to_owned()
             }
             ServingSoftware::Vllm if gpu != Gpu::H100 => format!(
-                "Trust: no real {} runs were compared; its datasheet peaks drive the H100-fitted constants. Treat numbers as ±25 %{}.",
+                "Trust: no real {} runs of today's vLLM were compared; its datasheet peaks drive the H100-fitted constants. Treat numbers as ±25 %{}.{}",
                 gpu.spec().name,
                 if moe || latent {
                     ", more for large mixture-of-experts models"
                 } else {
                     ""
-                }
+                },
+                mlperf_trust(self, gpu, moe || latent)
             ),
             ServingSoftware::Vllm if latent || model.moe.is_some_and(|m| m.experts > 16) => {
                 "Trust: mixture-of-experts models with many experts or latent attention (DeepSeek-V3, Qwen3-30B-A3B, gpt-oss) have no runs to fit; the constants come from Mixtral and Llama-4-Scout. Against published vLLM benchmarks, gpt-oss-120b's time per token is within 11 % and its bursts on one H100 within 20 %, but on two its prompt-heavy throughput is +195 %, and DeepSeek-R1 on 8×H200 shows 2.1–2.7 times the measured throughput and half the measured time per token: read throughput as an upper bound, time per token as a lower bound.".to_owned()
@@ -99,6 +101,34 @@ impl ServingSoftware {
             ServingSoftware::TensorrtLlm => Profile::TENSORRT_LLM,
         }
     }
+}
+
+/// What MLPerf Inference results say of `software` on `gpu`, compared and
+/// not fitted (`docs/calibration-public.md`, `tlab calibrate` on the public
+/// files): Llama-2-70B's saturated throughput per GPU kind, the time per
+/// token at the benchmarks' rates, and mixture-of-experts models. Empty
+/// where no result was compared.
+fn mlperf_trust(software: ServingSoftware, gpu: Gpu, moe: bool) -> String {
+    let dense = match (software, gpu) {
+        (ServingSoftware::TensorrtLlm, Gpu::B200) => "within 2 % (19 runs)",
+        (ServingSoftware::TensorrtLlm, Gpu::RtxPro6000) => "within 6 % (11 runs)",
+        (ServingSoftware::TensorrtLlm, Gpu::H100) => "within 11 % (22 runs)",
+        (ServingSoftware::TensorrtLlm, Gpu::H200) => "23 % low (28 runs)",
+        (ServingSoftware::TensorrtLlm, Gpu::B300) => "21 % high (4 runs)",
+        (ServingSoftware::Vllm, Gpu::Mi325x) => "within 3 % (6 runs, vLLM on ROCm)",
+        (ServingSoftware::Vllm, Gpu::Mi355x) => "13 % high (6 runs, vLLM on ROCm)",
+        (ServingSoftware::Vllm, Gpu::Mi300x) => "27 % high (12 runs, vLLM on ROCm)",
+        _ => return String::new(),
+    };
+    format!(
+        " MLPerf Inference on {}, compared and not fitted: Llama-2-70B's offline throughput {dense}, but the time per token at the benchmarks' rates 35–80 % too short{}.",
+        gpu.spec().name,
+        if moe {
+            "; mixture-of-experts models 20–120 % too fast"
+        } else {
+            ""
+        }
+    )
 }
 
 /// A serving engine's costs, as physical parts. Times in ns; efficiencies are

@@ -331,6 +331,10 @@ fn the_trust_statement_names_what_was_measured_for_that_gpu_and_model() {
     // Another GPU: its datasheet through H100-fitted constants.
     let b200 = vllm.trust(Gpu::B200, &Model::Llama31_8b.dims());
     assert!(b200.contains("no real B200 runs"), "{b200}");
+    assert!(
+        !b200.contains("MLPerf"),
+        "no vLLM results on B200 were compared: {b200}"
+    );
     // The RTX 4090: the one measured run (docs/calibration.md).
     let rtx = vllm.trust(Gpu::Rtx4090, &Model::Llama31_8b.dims());
     assert!(
@@ -341,5 +345,23 @@ fn the_trust_statement_names_what_was_measured_for_that_gpu_and_model() {
     assert!(
         trt.contains("NVIDIA's published") && trt.contains("Llama-3.1-405B"),
         "{trt}"
+    );
+    // MLPerf Inference, compared and not fitted: said per GPU where results
+    // were compared, the MoE error where the model is one, nothing elsewhere.
+    assert!(
+        trt.contains("MLPerf Inference on H100 SXM") && trt.contains("within 11 %"),
+        "{trt}"
+    );
+    let h200 = ServingSoftware::TensorrtLlm.trust(Gpu::H200, &Model::Mixtral8x7b.dims());
+    assert!(
+        h200.contains("23 % low") && h200.contains("mixture-of-experts models 20–120 % too fast"),
+        "{h200}"
+    );
+    let a100 = ServingSoftware::TensorrtLlm.trust(Gpu::A100, &Model::Llama31_8b.dims());
+    assert!(!a100.contains("MLPerf"), "{a100}");
+    let mi325 = vllm.trust(Gpu::Mi325x, &Model::Llama31_70b.dims());
+    assert!(
+        mi325.contains("within 3 %") && mi325.contains("vLLM on ROCm"),
+        "{mi325}"
     );
 }
