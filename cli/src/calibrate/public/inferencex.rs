@@ -103,7 +103,7 @@ pub fn gpu(name: &str) -> Option<Gpu> {
     })
 }
 
-fn keys(row: &Row) -> BTreeMap<&'static str, serde_json::Value> {
+pub(super) fn keys(row: &Row) -> BTreeMap<&'static str, serde_json::Value> {
     BTreeMap::from([
         ("run_url", row.run_url.clone().into()),
         ("concurrency", row.concurrency.into()),

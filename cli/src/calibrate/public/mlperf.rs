@@ -241,7 +241,7 @@ pub fn precision(stated: &str, gpu: Gpu) -> Result<(Precision, bool), String> {
     }
 }
 
-fn keys(row: &Row) -> BTreeMap<&'static str, serde_json::Value> {
+pub(super) fn keys(row: &Row) -> BTreeMap<&'static str, serde_json::Value> {
     BTreeMap::from([
         ("source_path", row.source_path.clone().into()),
         ("scenario_norm", row.scenario_norm.clone().into()),

@@ -188,8 +188,22 @@ pub fn compare_with(
             }
         }
     }
-    bar.set_length(jobs.len() as u64);
-    let rows: Vec<Compared> = jobs
+    // Rows that differ only in where they came from (a system listed under
+    // two accuracy targets, a run listed twice) are simulated once: the
+    // simulation is deterministic, so they share one answer.
+    let mut first: BTreeMap<String, usize> = BTreeMap::new();
+    let mut unique: Vec<&Job> = Vec::new();
+    let of: Vec<usize> = jobs
+        .iter()
+        .map(|j| {
+            *first.entry(j.key()).or_insert_with(|| {
+                unique.push(j);
+                unique.len() - 1
+            })
+        })
+        .collect();
+    bar.set_length(unique.len() as u64);
+    let answers: Vec<Compared> = unique
         .par_iter()
         .map(|j| {
             let c = match j {
@@ -201,6 +215,18 @@ pub fn compare_with(
         })
         .collect();
     bar.finish_and_clear();
+    let rows: Vec<Compared> = jobs
+        .iter()
+        .zip(of)
+        .map(|(j, i)| {
+            let mut c = answers[i].clone();
+            (c.line, c.keys) = match j {
+                Job::Mlperf(r) => (r.line, mlperf::keys(r)),
+                Job::Inferencex(r) => (r.line, inferencex::keys(r)),
+            };
+            c
+        })
+        .collect();
     let summary = summary(&rows);
     Ok(Calibration { rows, summary })
 }
@@ -208,6 +234,31 @@ pub fn compare_with(
 enum Job {
     Mlperf(mlperf::Row),
     Inferencex(inferencex::Row),
+}
+
+impl Job {
+    /// Everything a row's simulation and comparison read: the row without
+    /// its line and the path or address it came from.
+    fn key(&self) -> String {
+        match self {
+            Job::Mlperf(r) => format!(
+                "m{:?}",
+                mlperf::Row {
+                    line: 0,
+                    source_path: String::new(),
+                    ..r.clone()
+                }
+            ),
+            Job::Inferencex(r) => format!(
+                "x{:?}",
+                inferencex::Row {
+                    line: 0,
+                    run_url: String::new(),
+                    ..r.clone()
+                }
+            ),
+        }
+    }
 }
 
 /// `tlab calibrate FILE...` (without `--measured`): each file told by its

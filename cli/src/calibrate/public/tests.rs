@@ -241,3 +241,28 @@ fn offline_throughput_of_llama_2_70b_holds_on_b200_rtx_pro_6000_and_mi325x() {
         );
     }
 }
+
+#[test]
+fn a_row_listed_twice_is_simulated_once_and_keeps_its_own_line_and_path() {
+    let lines: Vec<&str> = MLPERF.lines().collect();
+    let row = lines
+        .iter()
+        .position(|l| {
+            l.contains(",B200,")
+                && l.contains(",llama2-70b,")
+                && l.contains(",Offline,")
+                && l.contains(",closed,")
+        })
+        .expect("a B200 Offline row");
+    let again = lines[row].replacen("/Offline/performance/", "/Offline/performance-again/", 1);
+    assert_ne!(again, lines[row]);
+    let text = [lines[0], lines[row], again.as_str()].join("\n");
+    let c = compare(&[("m.csv".into(), text)]).expect("runs");
+    assert_eq!(c.rows.len(), 2);
+    let (a, b) = (&c.rows[0], &c.rows[1]);
+    assert!(a.expressible, "{:?}", a.reason);
+    assert_eq!((a.line, b.line), (2, 3));
+    assert_ne!(a.keys["source_path"], b.keys["source_path"]);
+    assert_eq!(a.simulated, b.simulated);
+    assert_eq!(a.measured, b.measured);
+}
