@@ -128,3 +128,57 @@ fn public_files_are_compared_not_fitted_and_an_unknown_file_is_named() {
         "{why}"
     );
 }
+
+#[test]
+fn json_gives_the_vllm_runs_rows_too_under_their_own_columns() {
+    let dir = tempfile::tempdir().expect("dir");
+    let vllm: PathBuf = [
+        env!("CARGO_MANIFEST_DIR"),
+        "..",
+        "data",
+        "calibration",
+        "vllm-h100-runs.csv",
+    ]
+    .iter()
+    .collect();
+    let m = excerpt(&dir, "mlperf-llm-given.csv", &sim_core_rows()[..1]);
+    let json = calibrate(vec![m, vllm], true, false).expect("runs");
+    let v: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    let rows = v["rows"].as_array().expect("rows");
+    let of = |source: &str| rows.iter().filter(|r| r["source"] == source).count();
+    assert_eq!(of("mlperf"), 1);
+    // The dense rows of the first file (the mixture-of-experts ones need --moe).
+    let dense = of("vllm");
+    assert!((20..34).contains(&dense), "{dense} vLLM rows");
+    let r = rows
+        .iter()
+        .find(|r| r["source"] == "vllm")
+        .expect("a vLLM row");
+    assert!(
+        r["experiment"].is_string() && r["stage_index"].is_i64(),
+        "{r}"
+    );
+    for column in ["per_token_mean_ms", "e2e_mean_ms"] {
+        let (m, s) = (&r["measured"][column], &r["simulated"][column]);
+        assert!(
+            m.as_f64().is_some_and(|v| v > 0.0) && s.as_f64().is_some_and(|v| v > 0.0),
+            "{column}: {r}"
+        );
+    }
+    let mape = v["summary"]["vllm"]["mape"]["per_token_mean_ms"]["mape"]
+        .as_f64()
+        .expect("a MAPE");
+    assert!(mape < 0.15, "per-token MAPE {mape}");
+    // --json compares; the fit stays with the tables.
+    let vllm: PathBuf = [
+        env!("CARGO_MANIFEST_DIR"),
+        "..",
+        "data",
+        "calibration",
+        "vllm-h100-runs.csv",
+    ]
+    .iter()
+    .collect();
+    let why = calibrate(vec![vllm], true, true).expect_err("--fit with --json");
+    assert!(why.contains("--json compares"), "{why}");
+}

@@ -22,6 +22,7 @@ pub mod inferencex;
 mod layout;
 pub mod mlperf;
 mod table;
+pub mod vllm;
 
 pub use table::{markdown, summary};
 
@@ -277,25 +278,13 @@ pub fn command(
                 .map_err(|e| format!("{}: {e}", p.display()))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let (public, vllm) = split(files)?;
-    let vllm: Vec<String> = vllm.into_iter().map(|(_, t)| t).collect();
-    if public.is_empty() {
-        if json {
-            return Err(
-                "--json prints MLPerf and InferenceX files' rows; the vLLM table has no JSON form yet"
-                    .into(),
-            );
-        }
+    let (public, vllm_files) = split(files)?;
+    let vllm: Vec<String> = vllm_files.iter().map(|(_, t)| t.clone()).collect();
+    if public.is_empty() && !json {
         return super::command(&vllm, &opt);
     }
-    if opt.fit || opt.leave_out.is_some() || opt.fit_below.is_some() {
+    if !public.is_empty() && (opt.fit || opt.leave_out.is_some() || opt.fit_below.is_some()) {
         return Err("--fit, --leave-out and --fit-below fit the vLLM profile on vLLM runs; MLPerf and InferenceX files are compared, not fitted, today".into());
-    }
-    if json && !vllm.is_empty() {
-        return Err(
-            "--json prints MLPerf and InferenceX files' rows; give the vLLM runs without --json"
-                .into(),
-        );
     }
     let bar = indicatif::ProgressBar::new(0);
     bar.set_style(
@@ -304,8 +293,10 @@ pub fn command(
         )
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
-    let c = compare_with(&public, &bar)?;
+    let mut c = compare_with(&public, &bar)?;
     if json {
+        c.rows.extend(vllm::rows(&vllm_files, &opt)?);
+        c.summary = summary(&c.rows);
         return serde_json::to_string_pretty(&c)
             .map(|j| j + "\n")
             .map_err(|e| e.to_string());

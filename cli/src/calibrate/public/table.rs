@@ -108,7 +108,7 @@ fn rates(rows: &[&Compared]) -> Option<RateSummary> {
 /// Per source: counts, reasons, MAPE per metric and per group.
 pub fn summary(rows: &[Compared]) -> BTreeMap<&'static str, SourceSummary> {
     let mut out = BTreeMap::new();
-    for source in [Source::Mlperf, Source::Inferencex] {
+    for source in [Source::Mlperf, Source::Inferencex, Source::Vllm] {
         let of: Vec<&Compared> = rows.iter().filter(|c| c.source == source).collect();
         if of.is_empty() {
             continue;
@@ -173,10 +173,11 @@ fn pct(m: Option<&Mape>) -> String {
 pub fn markdown(c: &super::Calibration) -> String {
     let mut o = String::new();
     for (key, s) in &c.summary {
-        let source = if *key == "mlperf" {
-            Source::Mlperf
-        } else {
-            Source::Inferencex
+        let source = match *key {
+            "mlperf" => Source::Mlperf,
+            "inferencex" => Source::Inferencex,
+            // The vLLM runs have their own tables (`calibrate::markdown`).
+            _ => continue,
         };
         o += &format!(
             "## {}: {} rows, {} simulated\n\n",

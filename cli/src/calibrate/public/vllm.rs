@@ -1,0 +1,73 @@
+//! The vLLM runs' comparison in the public files' JSON form: one row per CSV
+//! row, keyed by its `experiment` and `stage_index`, with measured and
+//! simulated figures under the CSV's own column names.
+
+use std::collections::BTreeMap;
+
+use sim_core::physics::{Profile, Timing, VLLM_COSTS};
+
+use super::{Compared, Source};
+use crate::calibrate::{Options, Row, compare_each, read};
+
+/// The CSV's metric columns, in the order of [`crate::calibrate::METRICS`].
+const COLUMNS: [&str; 4] = [
+    "ttft_mean_ms",
+    "per_token_mean_ms",
+    "e2e_mean_ms",
+    "e2e_p99_ms",
+];
+
+/// Every row of the vLLM CSVs `texts` compared with the profile `opt.timing`
+/// names (mixture-of-experts rows with `opt.moe`), in file order; an
+/// experiment that cannot run gives its rows with the reason.
+pub fn rows(texts: &[(String, String)], opt: &Options) -> Result<Vec<Compared>, String> {
+    if opt.fit || opt.leave_out.is_some() || opt.fit_below.is_some() {
+        return Err("--json compares; fit with the tables (drop --json)".into());
+    }
+    let timing = match opt.timing.as_str() {
+        "tensorrt-llm" => Profile::TENSORRT_LLM.timing,
+        _ => Timing::Serving(VLLM_COSTS),
+    };
+    let mut all: Vec<(usize, Row)> = Vec::new();
+    for (name, text) in texts {
+        let rows = read(sim_core::text::without_bom(text)).map_err(|e| format!("{name}: {e}"))?;
+        all.extend(
+            rows.into_iter()
+                .enumerate()
+                .map(|(i, r)| (i + 2, r))
+                .filter(|(_, r)| opt.moe || !r.is_moe()),
+        );
+    }
+    let only: Vec<Row> = all.iter().map(|(_, r)| r.clone()).collect();
+    let (table, failed) = compare_each(&only, timing);
+    let mut ran = table.into_iter();
+    Ok(all
+        .into_iter()
+        .map(|(line, row)| {
+            let keys = BTreeMap::from([
+                ("experiment", row.experiment.clone().into()),
+                ("stage_index", row.stage_index.into()),
+            ]);
+            let group = [row.gpu.as_str(), "vLLM", row.model_name()];
+            if let Some((_, why)) = failed.iter().find(|(e, _)| *e == row.experiment) {
+                return Compared::refused(Source::Vllm, line, keys, group, why.clone());
+            }
+            let Some(c) = ran.next() else {
+                return Compared::refused(Source::Vllm, line, keys, group, "no run".into());
+            };
+            let mut out = Compared::refused(Source::Vllm, line, keys, group, String::new());
+            out.expressible = true;
+            out.reason = None;
+            for (i, name) in COLUMNS.into_iter().enumerate() {
+                // A warm-up row's TTFT mean and end-to-end p99 are not
+                // counted (`Comparison::counted`): shown in the tables, left
+                // out here.
+                if c.counted(i) {
+                    out.measured.insert(name, c.measured[i]);
+                    out.simulated.insert(name, c.predicted[i]);
+                }
+            }
+            out
+        })
+        .collect())
+}
