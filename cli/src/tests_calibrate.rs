@@ -2,6 +2,19 @@
 
 use crate::*;
 
+/// A file of `data/calibration/`.
+fn calibration_file(name: &str) -> PathBuf {
+    [
+        env!("CARGO_MANIFEST_DIR"),
+        "..",
+        "data",
+        "calibration",
+        name,
+    ]
+    .iter()
+    .collect()
+}
+
 fn calibrate(csv: Vec<PathBuf>, json: bool, fit: bool) -> Result<String, String> {
     execute(Command::Calibrate {
         csv,
@@ -21,16 +34,7 @@ fn calibrate(csv: Vec<PathBuf>, json: bool, fit: bool) -> Result<String, String>
 
 /// The header and the given lines (1-based, as in the file) of a public file.
 fn excerpt(dir: &tempfile::TempDir, name: &str, lines: &[usize]) -> PathBuf {
-    let path: PathBuf = [
-        env!("CARGO_MANIFEST_DIR"),
-        "..",
-        "data",
-        "calibration",
-        "public",
-        name,
-    ]
-    .iter()
-    .collect();
+    let path = calibration_file(&format!("public/{name}"));
     let text = std::fs::read_to_string(path).expect("the public file");
     let all: Vec<&str> = text.lines().collect();
     let mut out = vec![all[0]];
@@ -83,16 +87,7 @@ fn json_rows_keep_the_files_columns_and_the_summary_counts_them() {
 /// TensorRT-LLM Offline row and an L40S vLLM Offline row of the closed
 /// division, not the reference harness (simulated).
 fn sim_core_rows() -> Vec<usize> {
-    let path: PathBuf = [
-        env!("CARGO_MANIFEST_DIR"),
-        "..",
-        "data",
-        "calibration",
-        "public",
-        "mlperf-llm-given.csv",
-    ]
-    .iter()
-    .collect();
+    let path = calibration_file("public/mlperf-llm-given.csv");
     let text = std::fs::read_to_string(path).expect("file");
     let find =
         |f: &dyn Fn(&str) -> bool| text.lines().position(f).map(|i| i + 1).expect("such a row");
@@ -132,15 +127,7 @@ fn public_files_are_compared_not_fitted_and_an_unknown_file_is_named() {
 #[test]
 fn json_gives_the_vllm_runs_rows_too_under_their_own_columns() {
     let dir = tempfile::tempdir().expect("dir");
-    let vllm: PathBuf = [
-        env!("CARGO_MANIFEST_DIR"),
-        "..",
-        "data",
-        "calibration",
-        "vllm-h100-runs.csv",
-    ]
-    .iter()
-    .collect();
+    let vllm = calibration_file("vllm-h100-runs.csv");
     let m = excerpt(&dir, "mlperf-llm-given.csv", &sim_core_rows()[..1]);
     let json = calibrate(vec![m, vllm], true, false).expect("runs");
     let v: serde_json::Value = serde_json::from_str(&json).expect("JSON");
@@ -170,15 +157,7 @@ fn json_gives_the_vllm_runs_rows_too_under_their_own_columns() {
         .expect("a MAPE");
     assert!(mape < 0.15, "per-token MAPE {mape}");
     // --json compares; the fit stays with the tables.
-    let vllm: PathBuf = [
-        env!("CARGO_MANIFEST_DIR"),
-        "..",
-        "data",
-        "calibration",
-        "vllm-h100-runs.csv",
-    ]
-    .iter()
-    .collect();
+    let vllm = calibration_file("vllm-h100-runs.csv");
     let why = calibrate(vec![vllm], true, true).expect_err("--fit with --json");
     assert!(why.contains("--json compares"), "{why}");
 }

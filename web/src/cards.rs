@@ -44,9 +44,10 @@ pub fn goodput_note(r: &Report) -> Option<String> {
             tpot * 100.0
         ));
     }
-    let errors = thousands(r.requests.unanswered());
-    if r.requests.unanswered() > 0 {
-        missed.push(format!("{errors} failed, refused or timed out"));
+    let errors = r.requests.unanswered();
+    if errors > 0 {
+        let n = thousands(errors);
+        missed.push(format!("{n} failed, refused or timed out"));
     }
     (!missed.is_empty()).then(|| format!("Missed: {}", missed.join("; ")))
 }

@@ -11,7 +11,6 @@ use sim_core::dist::Dist;
 use sim_core::physics::{Gpu, Model, Precision, ServingSoftware};
 use sim_core::scenario::{Arrival, RequestClass, Speculative, SpeculativeMethod, UserStep};
 
-use super::mlperf::csv_error;
 use super::{Compared, Setup, Source, run};
 
 /// Requests each client sends in a benchmark run, about: the simulated
@@ -72,16 +71,7 @@ pub struct Row {
 
 /// Read the file's rows, refusing a malformed one by its line and column.
 pub fn read(text: &str) -> Result<Vec<Row>, String> {
-    let mut reader = csv::Reader::from_reader(text.as_bytes());
-    reader
-        .deserialize::<Row>()
-        .enumerate()
-        .map(|(i, r)| {
-            let mut row = r.map_err(|e| csv_error(&e, i + 2))?;
-            row.line = i + 2;
-            Ok(row)
-        })
-        .collect()
+    super::read_rows(text, |r: &mut Row, line| r.line = line)
 }
 
 fn yes(v: &str) -> bool {
@@ -228,16 +218,8 @@ pub fn compare(row: &Row) -> Compared {
     let gpus = f64::from(gpus(row));
     let t = &r.throughput;
     let o = &r.overall;
-    let mut c = Compared {
-        layout: Some(format!(
-            "{}{}",
-            setup.describe(),
-            if mtp { ", MTP" } else { "" }
-        )),
-        ..refuse(String::new())
-    };
-    c.expressible = true;
-    c.reason = None;
+    let layout = format!("{}{}", setup.describe(), if mtp { ", MTP" } else { "" });
+    let mut c = Compared::expressed(Source::Inferencex, row.line, keys(row), group, Some(layout));
     for (name, measured, simulated) in [
         (
             "tput_per_gpu",
@@ -257,10 +239,7 @@ pub fn compare(row: &Row) -> Compared {
         ("mean_e2el_ms", row.mean_e2el_ms, o.e2e.mean_ms),
         ("median_e2el_ms", row.median_e2el_ms, o.e2e.p50_ms),
     ] {
-        if let (Some(m), Some(s)) = (measured, simulated) {
-            c.measured.insert(name, m);
-            c.simulated.insert(name, s);
-        }
+        c.put(name, measured, simulated);
     }
     c
 }

@@ -74,29 +74,9 @@ pub struct Row {
     pub mean_output_tokens_per_sample: Option<f64>,
 }
 
-/// Read the file's rows, refusing a malformed one by its line.
+/// Read the file's rows, refusing a malformed one by its line and column.
 pub fn read(text: &str) -> Result<Vec<Row>, String> {
-    let mut reader = csv::Reader::from_reader(text.as_bytes());
-    reader
-        .deserialize::<Row>()
-        .enumerate()
-        .map(|(i, r)| {
-            let mut row = r.map_err(|e| csv_error(&e, i + 2))?;
-            row.line = i + 2;
-            Ok(row)
-        })
-        .collect()
-}
-
-/// A CSV error naming the line and the column, as every file reader here does.
-pub(super) fn csv_error(e: &csv::Error, line: usize) -> String {
-    match e.kind() {
-        csv::ErrorKind::Deserialize { err, .. } => match err.field() {
-            Some(col) => format!("line {line}, column {}: {}", col + 1, err.kind()),
-            None => format!("line {line}: {}", err.kind()),
-        },
-        _ => format!("line {line}: {e}"),
-    }
+    super::read_rows(text, |r: &mut Row, line| r.line = line)
 }
 
 /// A benchmark's dataset: its prompts' lengths and how answers spread
@@ -120,13 +100,17 @@ pub struct Dataset {
     pub source: String,
 }
 
-/// Every benchmark's dataset.
-pub fn datasets() -> Vec<Dataset> {
-    let text = include_str!("../../../../data/calibration/public/datasets.csv");
-    csv::Reader::from_reader(text.as_bytes())
-        .deserialize()
-        .collect::<Result<_, _>>()
-        .unwrap_or_default()
+/// Every benchmark's dataset, read once from the table compiled in (a test
+/// checks that it parses and covers every benchmark with a model).
+pub fn datasets() -> &'static [Dataset] {
+    static ALL: std::sync::LazyLock<Vec<Dataset>> = std::sync::LazyLock::new(|| {
+        let text = include_str!("../../../../data/calibration/public/datasets.csv");
+        csv::Reader::from_reader(text.as_bytes())
+            .deserialize()
+            .collect::<Result<_, _>>()
+            .unwrap_or_default()
+    });
+    &ALL
 }
 
 /// The request class a benchmark's dataset gives, with answers of the run's
@@ -279,8 +263,9 @@ fn express(row: &Row) -> Result<(Setup, bool, Dataset, f64), String> {
     let software = software(&row.engine)
         .ok_or_else(|| format!("no profile for the engine {:?} yet", row.engine))?;
     let dataset = datasets()
-        .into_iter()
+        .iter()
         .find(|d| d.benchmark == row.benchmark_norm)
+        .cloned()
         .ok_or_else(|| format!("no dataset lengths for {:?}", row.benchmark_norm))?;
     let mean_output = row
         .mean_output_tokens_per_sample
@@ -321,16 +306,12 @@ pub fn compare(row: &Row) -> Compared {
         Err(why) => return refuse(why),
     };
     let capacity = tasks_per_replica * f64::from(setup.replicas);
-    let mut c = Compared {
-        layout: Some(format!(
-            "{} (layout chosen{})",
-            setup.describe(),
-            if chosen { ", precision chosen" } else { "" }
-        )),
-        ..refuse(String::new())
-    };
-    c.expressible = true;
-    c.reason = None;
+    let layout = format!(
+        "{} (layout chosen{})",
+        setup.describe(),
+        if chosen { ", precision chosen" } else { "" }
+    );
+    let mut c = Compared::expressed(Source::Mlperf, row.line, keys(row), group, Some(layout));
     let outcome = if row.scenario_norm == "Offline" {
         offline(row, &setup, &class, capacity, &mut c)
     } else {
@@ -360,8 +341,7 @@ fn offline(
         1.0,
     );
     let (per_task, _) = s.mean_tokens();
-    c.measured.insert("tokens_per_s", measured);
-    c.simulated.insert("tokens_per_s", capacity * per_task);
+    c.put("tokens_per_s", Some(measured), Some(capacity * per_task));
     Ok(())
 }
 
@@ -436,10 +416,7 @@ fn server(
             Some(r.throughput.output_tokens_per_s),
         ),
     ] {
-        if let (Some(m), Some(s)) = (measured, simulated) {
-            c.measured.insert(name, m);
-            c.simulated.insert(name, s);
-        }
+        c.put(name, measured, simulated);
     }
     c.limits_hold = Some(ok);
     let (mut good, mut bad): (f64, f64) = if ok { (1.0, f64::NAN) } else { (0.0, 1.0) };

@@ -62,6 +62,15 @@ impl Source {
         }
     }
 
+    /// Its key in the summary and in JSON rows.
+    pub fn key(self) -> &'static str {
+        match self {
+            Source::Vllm => "vllm",
+            Source::Mlperf => "mlperf",
+            Source::Inferencex => "inferencex",
+        }
+    }
+
     /// The name tables use.
     pub fn name(self) -> &'static str {
         match self {
@@ -121,19 +130,43 @@ impl Compared {
         reason: String,
     ) -> Compared {
         Compared {
+            expressible: false,
+            reason: Some(reason),
+            ..Compared::expressed(source, line, keys, group, None)
+        }
+    }
+
+    /// A row the simulator runs, with its layout in words; the figures are
+    /// [`Self::put`] in as they come.
+    fn expressed(
+        source: Source,
+        line: usize,
+        keys: BTreeMap<&'static str, serde_json::Value>,
+        group: [&str; 3],
+        layout: Option<String>,
+    ) -> Compared {
+        Compared {
             source,
             line,
             keys,
             gpu: group[0].to_owned(),
             engine: group[1].to_owned(),
             model: group[2].to_owned(),
-            expressible: false,
-            reason: Some(reason),
-            layout: None,
+            expressible: true,
+            reason: None,
+            layout,
             measured: BTreeMap::new(),
             simulated: BTreeMap::new(),
             rate_ratio: None,
             limits_hold: None,
+        }
+    }
+
+    /// One figure, measured and simulated, where both sides have it.
+    fn put(&mut self, name: &'static str, measured: Option<f64>, simulated: Option<f64>) {
+        if let (Some(m), Some(s)) = (measured, simulated) {
+            self.measured.insert(name, m);
+            self.simulated.insert(name, s);
         }
     }
 
@@ -323,6 +356,34 @@ pub fn split(files: Files) -> Result<(Files, Files), String> {
         }
     }
     Ok((public, vllm))
+}
+
+/// A public file's rows, each given its line (the header is line 1) by
+/// `set_line`; a malformed row is refused by its line and column.
+fn read_rows<T: serde::de::DeserializeOwned>(
+    text: &str,
+    set_line: fn(&mut T, usize),
+) -> Result<Vec<T>, String> {
+    csv::Reader::from_reader(text.as_bytes())
+        .deserialize::<T>()
+        .enumerate()
+        .map(|(i, r)| {
+            let mut row = r.map_err(|e| csv_error(&e, i + 2))?;
+            set_line(&mut row, i + 2);
+            Ok(row)
+        })
+        .collect()
+}
+
+/// A CSV error naming the line and the column.
+fn csv_error(e: &csv::Error, line: usize) -> String {
+    match e.kind() {
+        csv::ErrorKind::Deserialize { err, .. } => match err.field() {
+            Some(col) => format!("line {line}, column {}: {}", col + 1, err.kind()),
+            None => format!("line {line}: {}", err.kind()),
+        },
+        _ => format!("line {line}: {e}"),
+    }
 }
 
 /// How a system is served in a simulation: the parts every source fills in.

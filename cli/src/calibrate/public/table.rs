@@ -144,11 +144,7 @@ pub fn summary(rows: &[Compared]) -> BTreeMap<&'static str, SourceSummary> {
             })
             .collect();
         out.insert(
-            match source {
-                Source::Mlperf => "mlperf",
-                Source::Inferencex => "inferencex",
-                Source::Vllm => "vllm",
-            },
+            source.key(),
             SourceSummary {
                 rows: of.len(),
                 expressed: of.iter().filter(|c| c.expressible).count(),
@@ -172,12 +168,10 @@ fn pct(m: Option<&Mape>) -> String {
 /// reasons rows were not expressed, then every row simulated.
 pub fn markdown(c: &super::Calibration) -> String {
     let mut o = String::new();
-    for (key, s) in &c.summary {
-        let source = match *key {
-            "mlperf" => Source::Mlperf,
-            "inferencex" => Source::Inferencex,
-            // The vLLM runs have their own tables (`calibrate::markdown`).
-            _ => continue,
+    // The vLLM runs have their own tables (`calibrate::markdown`).
+    for source in [Source::Inferencex, Source::Mlperf] {
+        let Some(s) = c.summary.get(source.key()) else {
+            continue;
         };
         o += &format!(
             "## {}: {} rows, {} simulated\n\n",

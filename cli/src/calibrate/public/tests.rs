@@ -185,6 +185,21 @@ fn an_inferencex_row_runs_its_closed_loop() {
 }
 
 #[test]
+fn every_benchmark_with_a_model_has_its_dataset_lengths() {
+    let all = mlperf::datasets();
+    assert_eq!(all.len(), 7, "datasets.csv parses whole");
+    for r in mlperf::read(MLPERF).expect("parses") {
+        if mlperf::model(&r.benchmark_norm).is_some() {
+            assert!(
+                all.iter().any(|d| d.benchmark == r.benchmark_norm),
+                "no lengths for {}",
+                r.benchmark_norm
+            );
+        }
+    }
+}
+
+#[test]
 fn a_truncated_log_normal_keeps_under_its_cap_with_its_median() {
     let Dist::Empirical { bins } = mlperf::truncated_log_normal(220.0, 600.0, 1024.0) else {
         panic!("a histogram");

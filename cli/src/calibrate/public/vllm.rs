@@ -55,16 +55,13 @@ pub fn rows(texts: &[(String, String)], opt: &Options) -> Result<Vec<Compared>, 
             let Some(c) = ran.next() else {
                 return Compared::refused(Source::Vllm, line, keys, group, "no run".into());
             };
-            let mut out = Compared::refused(Source::Vllm, line, keys, group, String::new());
-            out.expressible = true;
-            out.reason = None;
+            let mut out = Compared::expressed(Source::Vllm, line, keys, group, None);
             for (i, name) in COLUMNS.into_iter().enumerate() {
                 // A warm-up row's TTFT mean and end-to-end p99 are not
                 // counted (`Comparison::counted`): shown in the tables, left
                 // out here.
                 if c.counted(i) {
-                    out.measured.insert(name, c.measured[i]);
-                    out.simulated.insert(name, c.predicted[i]);
+                    out.put(name, Some(c.measured[i]), Some(c.predicted[i]));
                 }
             }
             out
