@@ -318,17 +318,13 @@ fn execute(command: Command) -> Result<String, String> {
             trace_args,
         } => {
             let s = load_with(&scenario, &set)?;
-            let s = match trace {
-                None => s,
-                Some(file) => {
-                    let t = trace::read(&file, &trace_args)?;
-                    eprint!("{}", t.describe(&trace::file_name(&file)));
-                    let mut edited = s.into_inner();
-                    t.apply_to(&mut edited);
-                    edited.validate().map_err(|e| e.to_string())?
+            let (s, report) = match trace {
+                None => {
+                    let report = sim_core::run(&s);
+                    (s, report)
                 }
+                Some(file) => trace::replay(&file, &trace_args, s.into_inner())?,
             };
-            let report = sim_core::run(&s);
             if json {
                 serde_json::to_string_pretty(&report)
                     .map(|j| j + "\n")

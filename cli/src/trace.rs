@@ -84,6 +84,79 @@ pub fn file_name(path: &Path) -> String {
     )
 }
 
+/// The lines of a file (without their line breaks), read a buffer at a
+/// time: the file's text is never held whole.
+struct FileLines {
+    reader: std::io::BufReader<std::io::Take<std::fs::File>>,
+    shown: String,
+    buf: Vec<u8>,
+    read: u64,
+    n: usize,
+}
+
+impl FileLines {
+    fn open(path: &Path) -> Result<FileLines, String> {
+        let shown = path.display().to_string();
+        let file = std::fs::File::open(path).map_err(|e| format!("{shown}: {e}"))?;
+        Ok(FileLines {
+            reader: std::io::BufReader::with_capacity(1 << 20, file.take(MAX_TRACE_BYTES + 1)),
+            shown,
+            buf: Vec::new(),
+            read: 0,
+            n: 0,
+        })
+    }
+
+    /// The next line's bytes, line break included (None at the end).
+    fn next_raw(&mut self) -> Option<Result<&[u8], String>> {
+        use std::io::BufRead;
+        self.buf.clear();
+        let got = match self.reader.read_until(b'\n', &mut self.buf) {
+            Ok(0) => return None,
+            Ok(got) => got,
+            Err(e) => return Some(Err(format!("{}: {e}", self.shown))),
+        };
+        self.read += got as u64;
+        self.n += 1;
+        if self.read > MAX_TRACE_BYTES {
+            return Some(Err(format!(
+                "{}: larger than {} GB; cut it first",
+                self.shown,
+                MAX_TRACE_BYTES >> 30
+            )));
+        }
+        Some(Ok(&self.buf))
+    }
+
+    /// A line's text without its break, as `str::lines` cuts them ("\n"
+    /// or "\r\n").
+    fn text<'a>(&self, raw: &'a [u8]) -> Result<&'a str, String> {
+        let mut bytes = raw;
+        if let Some(b) = bytes.strip_suffix(b"\n") {
+            bytes = b.strip_suffix(b"\r").unwrap_or(b);
+        }
+        std::str::from_utf8(bytes).map_err(|e| {
+            format!(
+                "{}: line {} is not UTF-8 text (byte {})",
+                self.shown,
+                self.n,
+                e.valid_up_to() + 1
+            )
+        })
+    }
+}
+
+impl Iterator for FileLines {
+    type Item = Result<String, String>;
+    fn next(&mut self) -> Option<Self::Item> {
+        let raw = match self.next_raw()? {
+            Ok(raw) => raw.to_vec(),
+            Err(e) => return Some(Err(e)),
+        };
+        Some(self.text(&raw).map(str::to_owned))
+    }
+}
+
 /// Each line of the file at `path` (without its line break), read a
 /// buffer at a time: the file's text is never held whole. Its bytes go to
 /// `digest` too when given.
@@ -92,43 +165,18 @@ fn each_line(
     mut digest: Option<&mut traces::FileDigest>,
     mut line: impl FnMut(&str) -> Result<(), String>,
 ) -> Result<(), String> {
-    use std::io::BufRead;
-    let shown = path.display();
-    let file = std::fs::File::open(path).map_err(|e| format!("{shown}: {e}"))?;
-    let mut reader = std::io::BufReader::with_capacity(1 << 20, file.take(MAX_TRACE_BYTES + 1));
-    let (mut buf, mut read, mut n) = (Vec::new(), 0u64, 0usize);
-    loop {
-        buf.clear();
-        let got = reader
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| format!("{shown}: {e}"))?;
-        if got == 0 {
-            return Ok(());
-        }
-        read += got as u64;
-        n += 1;
-        if read > MAX_TRACE_BYTES {
-            return Err(format!(
-                "{shown}: larger than {} GB; cut it first",
-                MAX_TRACE_BYTES >> 30
-            ));
-        }
+    let mut lines = FileLines::open(path)?;
+    let mut raw = Vec::new();
+    while let Some(got) = lines.next_raw() {
+        raw.clear();
+        raw.extend_from_slice(got?);
         if let Some(d) = digest.as_deref_mut() {
-            d.update(&buf);
+            d.update(&raw);
         }
-        // As `str::lines` cuts them: "\n" or "\r\n".
-        let mut bytes = &buf[..];
-        if let Some(b) = bytes.strip_suffix(b"\n") {
-            bytes = b.strip_suffix(b"\r").unwrap_or(b);
-        }
-        let text = std::str::from_utf8(bytes).map_err(|e| {
-            format!(
-                "{shown}: line {n} is not UTF-8 text (byte {})",
-                e.valid_up_to() + 1
-            )
-        })?;
-        line(text).map_err(|e| format!("{shown}: {e}"))?;
+        let text = lines.text(&raw)?;
+        line(text).map_err(|e| format!("{}: {e}", lines.shown))?;
     }
+    Ok(())
 }
 
 /// Read the trace at `path`, a line at a time (with its SHA-256 when
@@ -186,6 +234,51 @@ pub fn summary_text(path: &Path, args: &TraceArgs) -> Result<String, String> {
         }
     }
     Ok(read_streamed(path, &options, None)?.describe(&name))
+}
+
+/// `tlab run --trace FILE`: `base` replaying the trace, and its report.
+/// A file in arrival order is streamed: read once to check and summarise
+/// it, the scenario made from that summary, then read again as the run
+/// goes, so memory holds the requests in flight, not the trace (10⁷ lines
+/// replay in the memory of a few thousand). A file out of order, or taken
+/// at a target rate, is read whole instead (at most
+/// `bounds::TRACE_REQUESTS` requests). The trace's description goes to
+/// standard error.
+pub fn replay(
+    path: &Path,
+    args: &TraceArgs,
+    base: sim_core::Scenario,
+) -> Result<(sim_core::ValidScenario, sim_core::Report), String> {
+    let options = args.options()?;
+    let name = file_name(path);
+    let shown = path.display();
+    if let Some(mut s) =
+        traces::TraceSummariser::new(&options).map_err(|e| format!("{shown}: {e}"))?
+    {
+        match each_line(path, None, |l| s.line(l)) {
+            Ok(()) => {
+                if let Some(t) = s.finish().map_err(|e| format!("{shown}: {e}"))? {
+                    eprint!("{}", t.describe(&name));
+                    let mut edited = base;
+                    t.apply_to(&mut edited);
+                    let valid = edited.validate().map_err(|e| e.to_string())?;
+                    let feed = traces::LineFeed::new(FileLines::open(path)?, &options, &t);
+                    let report = sim_core::run_with_feed(&valid, Box::new(feed))
+                        .map_err(|e| format!("{shown}: {e}"))?;
+                    return Ok((valid, report));
+                }
+            }
+            Err(e) if s.unsorted().is_none() => return Err(e),
+            Err(_) => {}
+        }
+    }
+    let t = read(path, args)?;
+    eprint!("{}", t.describe(&name));
+    let mut edited = base;
+    t.apply_to(&mut edited);
+    let valid = edited.validate().map_err(|e| e.to_string())?;
+    let report = sim_core::run(&valid);
+    Ok((valid, report))
 }
 
 /// `tlab trace FILE --distil SCENARIO`: the distilled scenario and the exact

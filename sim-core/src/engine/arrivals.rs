@@ -22,15 +22,15 @@ pub(super) fn class_cdf(classes: &[RequestClass]) -> Vec<f64> {
         .collect()
 }
 
-/// The arrivals as the engine keeps them: a trace without its hashes
-/// (the prefix cache reads those from its own table).
+/// The arrivals as the engine keeps them: a trace's numbers only (its
+/// requests come through [`super::feed`]).
 pub(super) fn engine_copy(a: &Arrival) -> Arrival {
     match a {
         Arrival::Trace {
             requests,
             prefix_block_tokens,
         } => Arrival::Trace {
-            requests: requests.without_hashes(),
+            requests: crate::scenario::TraceRequests::streamed(requests.stats()),
             prefix_block_tokens: *prefix_block_tokens,
         },
         other => other.clone(),
@@ -47,13 +47,7 @@ impl Simulation {
             | Arrival::Stages { .. } => {
                 self.schedule_next_arrival(0);
             }
-            Arrival::Trace { requests, .. } => {
-                if let Some(first) = requests.first() {
-                    self.st
-                        .events
-                        .push(secs_to_ns(first.at_s), Event::TraceArrival { index: 0 });
-                }
-            }
+            Arrival::Trace { .. } => self.feed_ahead(),
             Arrival::ClosedLoop { .. } => self.st.events.push(0, Event::UsersChange { step: 0 }),
         }
     }
@@ -64,25 +58,45 @@ impl Simulation {
         self.schedule_next_arrival(self.st.now);
     }
 
-    pub(super) fn trace_arrival(&mut self, index: u32) {
-        let Arrival::Trace { requests, .. } = &self.cfg.arrival else {
+    /// A replayed trace's request read ahead arrives: the one after it is
+    /// read and its arrival scheduled, then this one starts.
+    pub(super) fn trace_arrival(&mut self) {
+        let Some(f) = &mut self.st.feed else {
             return;
         };
-        let r = requests.get(index as usize);
-        let class = r.class as u16;
+        let Some(r) = f.ahead.take() else {
+            return;
+        };
+        f.fed += 1;
+        let hashes = (!f.ahead_hashes.is_empty() && self.cfg.hashed)
+            .then(|| self.st.prefix_hashes.keep(&f.ahead_hashes));
+        self.feed_ahead();
         let given = Recorded {
             input: r.input_tokens,
             output: r.output_tokens,
-            index,
+            hashes,
         };
-        let next = index as usize + 1;
-        if next < requests.len() {
-            let at = secs_to_ns(requests.get(next).at_s).max(self.st.now);
-            self.st
-                .events
-                .push(at, Event::TraceArrival { index: index + 1 });
+        self.start_task(r.class as u16, None, Some(given));
+    }
+
+    /// Read the trace's next request and schedule its arrival; a request
+    /// that cannot be replayed stops the run, saying why.
+    fn feed_ahead(&mut self) {
+        let Some(f) = &mut self.st.feed else {
+            return;
+        };
+        if let Err(why) = f.read_ahead() {
+            let fed = f.fed;
+            f.failed = Some(why.clone());
+            self.stop(format!(
+                "{why}: the replay stopped after {fed} requests; the numbers cover the partial run"
+            ));
+            return;
         }
-        self.start_task(class, None, Some(given));
+        if let Some(next) = f.ahead {
+            let at = secs_to_ns(next.at_s).max(self.st.now);
+            self.st.events.push(at, Event::TraceArrival);
+        }
     }
 
     pub(super) fn user_wakes(&mut self, user: u32) {

@@ -41,7 +41,7 @@ impl Simulation {
         }
         let (hits, idle) = self.st.replicas[r]
             .cache
-            .probe(&identity, &self.cfg.prefix_hashes);
+            .probe(&identity, &self.st.prefix_hashes);
         Lookup {
             hits,
             idle,
@@ -57,7 +57,7 @@ impl Simulation {
         let identity = self.identity(id);
         let held = self.st.replicas[r]
             .cache
-            .hold(&identity, &self.cfg.prefix_hashes, found.hits);
+            .hold(&identity, &self.st.prefix_hashes, found.hits);
         self.take_blocks(r, found.idle);
         self.st.requests[id].shared = held;
     }
@@ -77,7 +77,7 @@ impl Simulation {
         req.shared +=
             self.st.replicas[r]
                 .cache
-                .publish(&identity, &self.cfg.prefix_hashes, req.shared, full);
+                .publish(&identity, &self.st.prefix_hashes, req.shared, full);
     }
 
     /// Free what request `id` holds for a context of `tokens` tokens: its own
@@ -108,7 +108,7 @@ impl Simulation {
         let rep = &mut self.st.replicas[r];
         rep.kv_used -= rep
             .cache
-            .let_go(&identity, &self.cfg.prefix_hashes, shared, keep);
+            .let_go(&identity, &self.st.prefix_hashes, shared, keep);
         let room = capacity.saturating_sub(rep.kv_used);
         rep.cache.evict_to(room);
     }

@@ -40,10 +40,16 @@ impl Simulation {
     /// the requests still waiting or running.
     fn limit_stop(&mut self, what: String) {
         let now_s = self.st.now as f64 / NS_PER_S;
-        let left_out = self
-            .cfg
-            .arrival
-            .left_out(now_s, self.cfg.duration_ns as f64 / NS_PER_S);
+        let duration_s = self.cfg.duration_ns as f64 / NS_PER_S;
+        let left_out = match &self.st.feed {
+            // A trace: the share of its requests not yet read.
+            Some(f) if now_s < duration_s => {
+                (f.stats.requests - f.fed.min(f.stats.requests)) as f64
+                    / f.stats.requests.max(1) as f64
+            }
+            Some(_) => 0.0,
+            None => self.cfg.arrival.left_out(now_s, duration_s),
+        };
         let in_flight = self.in_flight();
         let mut why = format!("{what} at {now_s:.1} s of simulated time");
         if left_out > 0.0 {

@@ -33,6 +33,7 @@ mod autoscale;
 mod caching;
 mod decode;
 mod disaggregation;
+mod feed;
 mod iteration;
 mod limits;
 mod pools;
@@ -50,6 +51,7 @@ mod static_batch;
 mod timeout;
 mod waiting;
 
+pub use feed::TraceFeed;
 use provider::ApiState;
 use recorder::Recorder;
 use replica::Replica;
@@ -65,7 +67,7 @@ enum Event {
     /// The open-loop arrival process produces its next task.
     Arrival,
     /// The next request of a replayed trace arrives.
-    TraceArrival { index: u32 },
+    TraceArrival,
     /// A closed-loop user finishes thinking and sends a task.
     UserWakes { user: u32 },
     /// The closed-loop user count changes to the schedule's step `step`.
@@ -122,8 +124,8 @@ struct Config {
     slo: Slo,
     /// Where each class is served when no rule decides.
     class_backend: Vec<Backend>,
-    /// A replayed trace's prefix-block hashes (empty without).
-    prefix_hashes: prefix::PrefixHashes,
+    /// Whether a replayed trace's prefix-block hashes name its blocks.
+    hashed: bool,
 }
 
 /// The random streams of the fleet side (the API side keeps its own).
@@ -195,6 +197,10 @@ struct State {
     /// also counted against those (else the recorder's counts against the
     /// scenario's targets serve).
     watch: Option<Watch>,
+    /// A replayed trace's requests as they come.
+    feed: Option<feed::Feeding>,
+    /// The prefix-block hashes of a trace's requests in flight.
+    prefix_hashes: prefix::PrefixHashes,
 }
 
 /// Completed requests over a planner's pair of targets.
@@ -245,6 +251,18 @@ fn blocks_for(tokens: u64) -> u64 {
     tokens.div_ceil(BLOCK)
 }
 
+/// Run a scenario whose trace's requests come from `feed` (see
+/// [`Simulation::with_feed`]) to completion (or to a limit); Err when the
+/// feed failed before the trace's last request.
+pub fn run_with_feed(scenario: &ValidScenario, feed: Box<dyn TraceFeed>) -> Result<Report, String> {
+    let mut sim = Simulation::with_feed(scenario, feed);
+    sim.advance_until(u64::MAX);
+    match sim.feed_failed() {
+        Some(why) => Err(why.to_owned()),
+        None => Ok(sim.report()),
+    }
+}
+
 /// Run a scenario to completion (or to a limit) and return its report.
 pub fn run(scenario: &ValidScenario) -> Report {
     let mut sim = Simulation::new(scenario);
@@ -261,6 +279,28 @@ impl Simulation {
     /// As [`Self::new`], with other step-time constants (for calibration and
     /// its fits); the KV cache is sized by the scenario's serving software.
     pub fn with_timing(scenario: &ValidScenario, timing: Timing) -> Simulation {
+        let feed: Option<Box<dyn TraceFeed>> = match &scenario.workload.arrival {
+            Arrival::Trace { requests, .. } if !requests.is_streamed() => {
+                Some(Box::new(feed::Columns::new(requests.clone())))
+            }
+            _ => None,
+        };
+        Self::build(scenario, timing, feed)
+    }
+
+    /// Set up a run whose trace's requests come from `feed` (a scenario
+    /// with a streamed trace, [`crate::scenario::TraceRequests::streamed`],
+    /// runs only so). Each request is checked as it comes; one that does
+    /// not fit the scenario's validated numbers stops the run, saying why.
+    pub fn with_feed(scenario: &ValidScenario, feed: Box<dyn TraceFeed>) -> Simulation {
+        Self::build(scenario, scenario.serving.profile().timing, Some(feed))
+    }
+
+    fn build(
+        scenario: &ValidScenario,
+        timing: Timing,
+        feed: Option<Box<dyn TraceFeed>>,
+    ) -> Simulation {
         let mut first = 0;
         let pools: Vec<pools::PoolCfg> = (0..scenario.pool_count())
             .map(|i| {
@@ -274,10 +314,23 @@ impl Simulation {
         let rules = pools::rules(scenario);
         let duration_ns = secs_to_ns(scenario.duration_s);
         let seed = scenario.seed;
-        // The engine's copy of the arrivals, a trace's without its hashes:
-        // those go into one table numbered densely.
+        // The engine's copy of the arrivals, a trace's numbers only (its
+        // requests come from the feed).
         let arrival = arrivals::engine_copy(&scenario.workload.arrival);
-        let prefix_hashes = prefix::PrefixHashes::of(&scenario.workload.arrival);
+        let (feed, block_tokens) = match &arrival {
+            Arrival::Trace {
+                requests,
+                prefix_block_tokens,
+            } => (
+                Some(feed::Feeding::new(
+                    feed.unwrap_or_else(|| Box::new(feed::Columns::new(Default::default()))),
+                    requests.stats(),
+                    scenario.workload.classes.len(),
+                )),
+                *prefix_block_tokens,
+            ),
+            _ => (None, None),
+        };
         let cfg = Config {
             seed,
             duration_ns,
@@ -301,7 +354,7 @@ impl Simulation {
             rules,
             slo: scenario.slo.clone(),
             class_backend: request::class_backends(scenario),
-            prefix_hashes,
+            hashed: block_tokens.is_some(),
             pools,
         };
         let st = State {
@@ -341,6 +394,8 @@ impl Simulation {
             scaling: cfg.pools.iter().map(autoscale::PoolScale::new).collect(),
             scale_checks: 0,
             up_total: cfg.pools.iter().map(|p| p.initial as u32).sum(),
+            feed,
+            prefix_hashes: prefix::PrefixHashes::new(block_tokens),
         };
         let mut sim = Simulation {
             rec: Recorder::new(
@@ -425,6 +480,13 @@ impl Simulation {
         if self.st.stopped.is_none() {
             self.st.stopped = Some(why);
         }
+    }
+
+    /// Why a replayed trace's requests stopped coming before its last
+    /// (a line that does not read, a file changed since it was checked),
+    /// if they did: the run stopped there.
+    pub fn feed_failed(&self) -> Option<&str> {
+        self.st.feed.as_ref().and_then(|f| f.failed.as_deref())
     }
 
     /// True when no work is left or a limit stopped the run.
@@ -534,6 +596,10 @@ impl Simulation {
             waiting <= in_flight,
             "{waiting} waiting of {in_flight} in flight"
         );
+        debug_assert!(
+            self.st.prefix_hashes.in_use() <= self.st.requests.len(),
+            "a trace's hashes outlive their request"
+        );
         self.rec.windows.levels(self.st.now, t, waiting, in_flight);
         if self.cfg.autoscales {
             self.rec
@@ -548,7 +614,7 @@ impl Simulation {
     fn handle(&mut self, event: Event) {
         match event {
             Event::Arrival => self.open_loop_arrival(),
-            Event::TraceArrival { index } => self.trace_arrival(index),
+            Event::TraceArrival => self.trace_arrival(),
             Event::UserWakes { user } => self.user_wakes(user),
             Event::UsersChange { step } => self.change_users(step),
             Event::NextCall { task } => self.new_request(task, None),

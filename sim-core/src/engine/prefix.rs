@@ -19,8 +19,8 @@
 //! eviction never frees a block in use.
 //!
 //! Cost: the blocks of one owner are a vector indexed by block, found once per
-//! owner of the prompt (a trace's hashes are numbered densely when the run
-//! starts, so theirs is an index; other owners O(log owners)); the
+//! owner of the prompt (a trace's small hash values, as Mooncake's dense
+//! ones, index a table; other owners O(log owners)); the
 //! least-recently-used order is a queue of release times kept as segments of
 //! blocks released one after another, in which a block taken back into use
 //! leaves a stale entry that is skipped (and swept away when stale entries
@@ -38,59 +38,70 @@ pub(super) enum Owner {
     System { class: u16, prompt: u32 },
     /// Conversation `conversation`'s history (after its system prompt).
     History { conversation: u64 },
-    /// A trace's hashed block, by its dense number `hash` (and, the hashes
-    /// being chained, the prompt before it); its KV blocks are indexed from
-    /// the hash's first.
-    Hashed { hash: u32 },
+    /// A trace's hashed block, by its hash (and, the hashes being chained,
+    /// the prompt before it); its KV blocks are indexed from the hash's
+    /// first.
+    Hashed { hash: u64 },
 }
 
-/// The prefix-block hashes of a replayed trace's requests, flattened and
-/// numbered densely (`0..distinct`), in the order of the trace's own values.
+/// The prefix-block hashes of a replayed trace's requests in flight, each
+/// request's in a slot from its arrival until it leaves (so they cost
+/// memory while it is in flight, never for the whole trace).
 #[derive(Clone, Debug, Default)]
 pub(super) struct PrefixHashes {
-    pub(super) hashes: Vec<u32>,
-    /// Per trace request: where its hashes start in `hashes`, and how many.
-    pub(super) of_request: Vec<(usize, u32)>,
+    /// Per slot, a request's hashes (a freed slot keeps its allocation).
+    held: Vec<Vec<u64>>,
+    free: Vec<u32>,
     /// KV blocks one hash covers.
     pub(super) blocks_per_hash: u32,
 }
 
 impl PrefixHashes {
-    /// A replayed trace's hashes in one table, numbered densely (none for
-    /// other arrivals, or when no request has any).
-    pub(super) fn of(arrival: &crate::scenario::Arrival) -> Self {
-        let crate::scenario::Arrival::Trace {
-            requests,
-            prefix_block_tokens: Some(block_tokens),
-        } = arrival
-        else {
-            return PrefixHashes::default();
-        };
-        if !requests.has_hashes() {
-            return PrefixHashes::default();
-        }
-        let mut at = 0;
-        let of_request = (0..requests.len())
-            .map(|i| {
-                let n = requests.hash_count(i);
-                at += n;
-                (at - n, n as u32)
-            })
-            .collect();
-        let all = || (0..requests.len()).flat_map(|i| requests.hashes(i));
+    /// The table of a run whose trace's hashes each cover `block_tokens`.
+    pub(super) fn new(block_tokens: Option<u32>) -> Self {
         PrefixHashes {
-            hashes: dense(all),
-            of_request,
-            blocks_per_hash: (*block_tokens / BLOCK as u32).max(1),
+            blocks_per_hash: block_tokens.map_or(1, |t| (t / BLOCK as u32).max(1)),
+            ..PrefixHashes::default()
         }
     }
 
-    /// Block span `j` of a hashed prompt whose hashes start at `at`, cut at
-    /// block `n`: its owner, its blocks, and the first block's index.
-    fn span(&self, at: usize, j: u32, n: u32) -> (Owner, std::ops::Range<u32>, u32) {
+    /// Keep a request's `hashes` until [`Self::release`]; its slot.
+    pub(super) fn keep(&mut self, hashes: &[u64]) -> u32 {
+        let slot = match self.free.pop() {
+            Some(k) => k,
+            None => {
+                self.held.push(Vec::new());
+                (self.held.len() - 1) as u32
+            }
+        };
+        let h = &mut self.held[slot as usize];
+        h.clear();
+        h.extend_from_slice(hashes);
+        slot
+    }
+
+    /// Let a slot go (its request left).
+    pub(super) fn release(&mut self, slot: u32) {
+        debug_assert!(self.free.len() < self.held.len(), "a slot freed twice");
+        self.free.push(slot);
+    }
+
+    /// Slots holding a request's hashes.
+    pub(super) fn in_use(&self) -> usize {
+        self.held.len() - self.free.len()
+    }
+
+    /// How many hashes slot `slot` holds.
+    pub(super) fn count(&self, slot: u32) -> u32 {
+        self.held[slot as usize].len() as u32
+    }
+
+    /// Block span `j` of the hashed prompt in `slot`, cut at block `n`: its
+    /// owner, its blocks, and the first block's index.
+    fn span(&self, slot: u32, j: u32, n: u32) -> (Owner, std::ops::Range<u32>, u32) {
         let start = j * self.blocks_per_hash;
         let owner = Owner::Hashed {
-            hash: self.hashes[at + j as usize],
+            hash: self.held[slot as usize][j as usize],
         };
         (owner, start..(start + self.blocks_per_hash).min(n), start)
     }
@@ -101,34 +112,6 @@ impl PrefixHashes {
     }
 }
 
-/// `values` numbered densely: each value's rank among the distinct values.
-/// Values already small (as Mooncake's, numbered from 0 by first
-/// appearance) keep a table by value; others are sorted once.
-pub(super) fn dense<I: Iterator<Item = u64>>(values: impl Fn() -> I) -> Vec<u32> {
-    let (count, max) = values().fold((0u64, 0u64), |(n, m), v| (n + 1, m.max(v)));
-    let mut ids = Vec::with_capacity(count as usize);
-    if max < 4 * count {
-        let mut rank = vec![u32::MAX; max as usize + 1];
-        for v in values() {
-            rank[v as usize] = 0;
-        }
-        let mut next = 0;
-        for r in &mut rank {
-            if *r == 0 {
-                *r = next;
-                next += 1;
-            }
-        }
-        ids.extend(values().map(|v| rank[v as usize]));
-        return ids;
-    }
-    let mut sorted: Vec<u64> = values().collect();
-    sorted.sort_unstable();
-    sorted.dedup();
-    ids.extend(values().map(|v| sorted.binary_search(&v).map_or(0, |i| i as u32)));
-    ids
-}
-
 /// What a request's prompt shares with others, if anything.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct PromptIdentity {
@@ -137,10 +120,10 @@ pub(super) struct PromptIdentity {
     /// The conversation this turn belongs to, and the tokens of its history
     /// before this turn's new question (system prompt included).
     pub(super) conversation: Option<(u64, u32)>,
-    /// A replayed trace's hashed prompt: where its hashes start in
-    /// [`PrefixHashes`], how many, and the full KV blocks of the prompt
-    /// (system prompt and conversation are then ignored).
-    pub(super) hashed: Option<(usize, u32, u32)>,
+    /// A replayed trace's hashed prompt: its slot in [`PrefixHashes`], how
+    /// many hashes, and the full KV blocks of the prompt (system prompt and
+    /// conversation are then ignored).
+    pub(super) hashed: Option<(u32, u32, u32)>,
 }
 
 impl PromptIdentity {
@@ -224,8 +207,8 @@ mod tests {
     use super::*;
 
     const NO_HASHES: PrefixHashes = PrefixHashes {
-        hashes: Vec::new(),
-        of_request: Vec::new(),
+        held: Vec::new(),
+        free: Vec::new(),
         blocks_per_hash: 1,
     };
 

@@ -87,15 +87,20 @@ struct Released {
     hi: u32,
 }
 
-/// No run: a hashed owner's slot in the dense table before it has one.
+/// No run: a hashed owner's slot in the table before it has one.
 const NONE: u32 = u32::MAX;
+
+/// Hash values below this find their run in a table indexed by value (4
+/// bytes each, at most 1 MB a replica: Mooncake numbers its hashes densely
+/// from 0); larger ones in the map, as other owners.
+const HASH_TABLE: u64 = 1 << 18;
 
 /// One replica's cached blocks.
 #[derive(Clone, Debug, Default)]
 pub(in crate::engine) struct PrefixCache {
-    /// Runs of system prompts and conversations.
+    /// Runs of system prompts, conversations and large hash values.
     owners: BTreeMap<Owner, u32>,
-    /// Runs of a trace's hashes, by dense number (grown on first use).
+    /// Runs of a trace's small hash values, by value (grown on first use).
     hashed: Vec<u32>,
     runs: Vec<Run>,
     free_runs: Vec<u32>,
@@ -128,7 +133,7 @@ impl PrefixCache {
 
     fn run_of(&self, owner: Owner) -> Option<u32> {
         match owner {
-            Owner::Hashed { hash } => self
+            Owner::Hashed { hash } if hash < HASH_TABLE => self
                 .hashed
                 .get(hash as usize)
                 .copied()
@@ -150,7 +155,7 @@ impl PrefixCache {
         };
         self.runs[k as usize].owner = Some(owner);
         match owner {
-            Owner::Hashed { hash } => {
+            Owner::Hashed { hash } if hash < HASH_TABLE => {
                 let at = hash as usize;
                 if at >= self.hashed.len() {
                     self.hashed.resize(at + 1, NONE);
@@ -370,7 +375,7 @@ impl PrefixCache {
             run.entries.clear();
             run.start = 0;
             match owner {
-                Owner::Hashed { hash } => self.hashed[hash as usize] = NONE,
+                Owner::Hashed { hash } if hash < HASH_TABLE => self.hashed[hash as usize] = NONE,
                 _ => {
                     self.owners.remove(&owner);
                 }

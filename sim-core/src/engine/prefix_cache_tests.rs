@@ -4,6 +4,7 @@
 
 use super::PrefixCache;
 use crate::engine::prefix::{Owner, PrefixHashes, PromptIdentity};
+use crate::physics::KV_BLOCK_TOKENS as BLOCK_TOKENS;
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 
@@ -97,11 +98,8 @@ impl Model {
 /// (some of its hashes) and goes on with fresh ones; every fourth is a
 /// conversation turn instead.
 fn prompts(spec: &[(u8, u8, u8)]) -> (PrefixHashes, Vec<PromptIdentity>) {
-    let mut h = PrefixHashes {
-        blocks_per_hash: 3,
-        ..Default::default()
-    };
-    let mut lists: Vec<Vec<u32>> = Vec::new();
+    let mut h = PrefixHashes::new(Some(3 * BLOCK_TOKENS));
+    let mut lists: Vec<Vec<u64>> = Vec::new();
     let mut next = 0;
     let mut out = Vec::new();
     for (r, &(from, shared, fresh)) in spec.iter().enumerate() {
@@ -114,19 +112,23 @@ fn prompts(spec: &[(u8, u8, u8)]) -> (PrefixHashes, Vec<PromptIdentity>) {
             });
             continue;
         }
-        let mut list: Vec<u32> = match lists.get(usize::from(from) % lists.len().max(1)) {
+        let mut list: Vec<u64> = match lists.get(usize::from(from) % lists.len().max(1)) {
             Some(l) => l[..usize::from(shared).min(l.len())].to_vec(),
             None => Vec::new(),
         };
+        // Small values (a table by value) and large ones (a map) alike.
         for _ in 0..=fresh % 5 {
-            list.push(next);
+            list.push(if next % 2 == 0 {
+                next
+            } else {
+                next | (1 << 40)
+            });
             next += 1;
         }
-        let at = h.hashes.len();
-        h.hashes.extend(&list);
+        let slot = h.keep(&list);
         let blocks = list.len() as u32 * 3 - u32::from(fresh % 3);
         out.push(PromptIdentity {
-            hashed: Some((at, list.len() as u32, blocks)),
+            hashed: Some((slot, list.len() as u32, blocks)),
             ..Default::default()
         });
         lists.push(list);
@@ -184,12 +186,4 @@ proptest! {
             prop_assert_eq!(cache.probe(p, &h), model.probe(p, &h));
         }
     }
-}
-
-#[test]
-fn hashes_are_numbered_densely_in_either_way() {
-    let small = super::super::prefix::dense(|| [5, 0, 5, 9, 0].into_iter());
-    assert_eq!(small, vec![1, 0, 1, 2, 0]);
-    let large = super::super::prefix::dense(|| [u64::MAX, 7, u64::MAX, 1 << 40].into_iter());
-    assert_eq!(large, vec![2, 0, 2, 1]);
 }

@@ -89,8 +89,9 @@ pub(super) struct Request {
     pub(super) abandoned: bool,
     /// At an API provider: when its last token is due (`u64::MAX` until sent).
     pub(super) api_done_ns: u64,
-    /// Its line in a replayed trace (whose prefix hashes name its blocks).
-    pub(super) trace: Option<u32>,
+    /// A replayed trace's request: its prefix-block hashes' slot in the
+    /// run's table ([`super::prefix::PrefixHashes`]), until it leaves.
+    pub(super) hashes: Option<u32>,
     /// The prefill replica still holding its prompt's KV cache, after a
     /// hand-off and until the decode replica has pulled it
     /// ([`super::disaggregation::NO_REMOTE`] otherwise).
@@ -108,12 +109,13 @@ pub(super) struct Request {
     pub(super) serial: u64,
 }
 
-/// A replayed trace's request: its lengths and its index in the trace.
+/// A replayed trace's request: its lengths, and its hashes' slot when it
+/// names prefix blocks.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Recorded {
     pub(super) input: u32,
     pub(super) output: u32,
-    pub(super) index: u32,
+    pub(super) hashes: Option<u32>,
 }
 
 #[derive(Clone, Debug)]
@@ -223,8 +225,8 @@ impl Simulation {
         let t = &self.st.tasks[task];
         let (class, conversation) = (t.class, t.conversation);
         let spec = &self.cfg.classes[class as usize];
-        let (question, output, trace) = match given {
-            Some(g) => (g.input, g.output, Some(g.index)),
+        let (question, output, hashes) = match given {
+            Some(g) => (g.input, g.output, g.hashes),
             None => {
                 let rng = &mut self.st.rng.lengths;
                 let i = spec.input.sample_tokens(rng, bounds::TOKENS);
@@ -271,7 +273,7 @@ impl Simulation {
             shared: 0,
             abandoned: false,
             api_done_ns: u64::MAX,
-            trace,
+            hashes,
             remote: super::disaggregation::NO_REMOTE,
             pulled_ns: 0,
             speculative_left: 0,
@@ -380,7 +382,7 @@ impl Simulation {
             rep.outstanding -= 1;
             self.touch(r as usize);
         }
-        self.st.requests.remove(id);
+        self.remove_request(id);
         let (slo_ttft_ns, slo_tpot_ns) = self.cfg.classes[sample.class as usize].slo_ns;
         let met = (
             sample.visible_ns() <= slo_ttft_ns,
@@ -437,7 +439,7 @@ impl Simulation {
     pub(super) fn drop_request(&mut self, id: ReqId) {
         self.release_remote(id);
         let task = self.st.requests[id].task;
-        self.st.requests.remove(id);
+        self.remove_request(id);
         let user = self.st.tasks[task].user;
         self.st.tasks.remove(task);
         self.rec.last_work_ns = self.st.now;
@@ -456,6 +458,14 @@ impl Simulation {
 }
 
 impl Simulation {
+    /// Forget request `id` (it left): its slot, and its hashes' slot.
+    pub(super) fn remove_request(&mut self, id: ReqId) {
+        if let Some(slot) = self.st.requests[id].hashes {
+            self.st.prefix_hashes.release(slot);
+        }
+        self.st.requests.remove(id);
+    }
+
     /// Request `id`'s priority level (0 the most urgent).
     pub(super) fn level(&self, id: ReqId) -> u8 {
         let req = &self.st.requests[id];
@@ -471,12 +481,12 @@ impl Simulation {
                 .shared_prefix
                 .map(|(_, tokens)| (req.class, task.prefix_group, tokens)),
             conversation: task.conversation.map(|(c, _)| (c, req.before)),
-            hashed: req.trace.and_then(|i| {
-                let h = &self.cfg.prefix_hashes;
-                let &(at, len) = h.of_request.get(i as usize)?;
+            hashed: req.hashes.map(|slot| {
+                let h = &self.st.prefix_hashes;
+                let len = h.count(slot);
                 let covered = u64::from(len) * u64::from(h.blocks_per_hash);
                 let blocks = (u64::from(req.input_tokens) / BLOCK).min(covered) as u32;
-                (len > 0).then_some((at, len, blocks))
+                (slot, len, blocks)
             }),
         }
     }

@@ -119,7 +119,7 @@ impl Simulation {
         let (best, hits) = (0..reps.len())
             .filter(|&r| reps[r].up == Up::Serving)
             .map(|r| {
-                let (hits, _) = reps[r].cache.probe(&identity, &self.cfg.prefix_hashes);
+                let (hits, _) = reps[r].cache.probe(&identity, &self.st.prefix_hashes);
                 (r as u32, hits)
             })
             .max_by_key(|&(r, hits)| {

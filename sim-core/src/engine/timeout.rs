@@ -221,7 +221,7 @@ impl Simulation {
         self.release_remote(id);
         let task = self.st.requests[id].task;
         self.st.tasks.remove(task);
-        self.st.requests.remove(id);
+        self.remove_request(id);
     }
 
     /// Drop a marked request its container just reached (a queue's head, a

@@ -19,8 +19,13 @@ pub const IN_FLIGHT: usize = 2_000_000;
 pub const USERS: u32 = 1_000_000;
 /// Most points in a rate or user schedule.
 pub const SCHEDULE_POINTS: usize = 10_000;
-/// Most requests in a trace.
+/// Most requests in a trace held in memory (a link, a scenario file, the
+/// page's import, a file out of arrival order).
 pub const TRACE_REQUESTS: usize = 5_000_000;
+/// Most requests in a trace streamed from its file during the run (the
+/// CLI's replay of a file in arrival order): memory then holds the requests
+/// in flight, not the trace, and the run's own bounds apply.
+pub const STREAMED_TRACE_REQUESTS: u64 = 20_000_000;
 /// Most tokens one prefix-block hash of a trace covers.
 pub const PREFIX_BLOCK_TOKENS: u32 = 65_536;
 /// Most request classes.

@@ -47,9 +47,9 @@ impl Scenario {
     pub fn mean_tokens(&self) -> (f64, f64) {
         let w = &self.workload;
         if let Arrival::Trace { requests, .. } = &w.arrival {
-            let n = requests.len().max(1) as f64;
-            let out: f64 = requests.iter().map(|r| f64::from(r.output_tokens)).sum();
-            let input: f64 = requests.iter().map(|r| f64::from(r.input_tokens)).sum();
+            let t = requests.stats();
+            let n = t.requests.max(1) as f64;
+            let (input, out) = (t.input_tokens as f64, t.output_tokens as f64);
             return (out / n, (input + out / 2.0) / n);
         }
         let total = w.classes.iter().map(|k| k.share).sum::<f64>().max(1e-12);
@@ -72,7 +72,7 @@ impl Scenario {
                 Some((*rate_per_s, *rate_per_s))
             }
             Arrival::Trace { requests, .. } => {
-                let n = requests.len() as f64;
+                let n = requests.stats().requests as f64;
                 Some((n / d, n / d))
             }
             a => a.tasks_by(d).map(|(area, peak)| (area / d, peak)),
@@ -112,7 +112,10 @@ impl Scenario {
     /// The shortest prompt the workload can send (at least one token).
     pub fn min_input_tokens(&self) -> u32 {
         match &self.workload.arrival {
-            Arrival::Trace { requests, .. } => requests.iter().map(|r| r.input_tokens).min(),
+            Arrival::Trace { requests, .. } => {
+                let t = requests.stats();
+                (t.requests > 0).then_some(t.min_input)
+            }
             _ => self
                 .workload
                 .classes
@@ -130,7 +133,10 @@ impl Scenario {
     /// The longest prompt the workload can send, if bounded.
     pub fn max_input_tokens(&self) -> Option<u32> {
         match &self.workload.arrival {
-            Arrival::Trace { requests, .. } => requests.iter().map(|r| r.input_tokens).max(),
+            Arrival::Trace { requests, .. } => {
+                let t = requests.stats();
+                (t.requests > 0).then_some(t.max_input)
+            }
             _ => self
                 .workload
                 .classes
@@ -286,12 +292,8 @@ impl super::Scenario {
     pub fn offered_tokens_per_s_per_replica(&self) -> f64 {
         let w = &self.workload;
         let per_task = if let Arrival::Trace { requests, .. } = &w.arrival {
-            let n = requests.len().max(1) as f64;
-            requests
-                .iter()
-                .map(|r| f64::from(r.input_tokens) + f64::from(r.output_tokens))
-                .sum::<f64>()
-                / n
+            let t = requests.stats();
+            (t.input_tokens + t.output_tokens) as f64 / t.requests.max(1) as f64
         } else {
             let total = w.classes.iter().map(|k| k.share).sum::<f64>().max(1e-12);
             w.classes
@@ -399,8 +401,7 @@ impl Arrival {
                 Some((area, peak))
             }
             Arrival::Trace { requests, .. } => {
-                let by = requests.iter().take_while(|r| r.at_s <= d).count();
-                Some((by as f64, 0.0))
+                Some((requests.stats().arrived_by(requests, d), 0.0))
             }
             Arrival::ClosedLoop { .. } => None,
         }

@@ -34,6 +34,8 @@ mod serving;
 pub use serving::{Batching, Router, SchedulingPolicy, ServiceModel, Serving};
 mod trace_requests;
 pub use trace_requests::{TraceEntry, TraceRequests};
+mod trace_stats;
+pub use trace_stats::TraceStats;
 mod validate;
 mod validate_api;
 mod validate_model;

@@ -5,7 +5,7 @@
 //! ≈ 250 as a list of objects with a vector of hashes each. Its JSON is that
 //! list of objects ([`TraceRequest`]), so links and files read as before.
 
-use super::TraceRequest;
+use super::{TraceRequest, TraceStats};
 use serde::de::{SeqAccess, Visitor};
 use serde::ser::SerializeSeq;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -74,6 +74,9 @@ pub struct TraceRequests {
     /// None while no request has hashes.
     first_run: Option<Vec<u32>>,
     runs: Chunked,
+    /// A trace streamed from its file during the run: its numbers only,
+    /// no column held (see [`TraceRequests::streamed`]).
+    streamed: Option<TraceStats>,
 }
 
 impl TraceRequests {
@@ -86,22 +89,43 @@ impl TraceRequests {
             class: None,
             first_run: None,
             runs: Chunked::default(),
+            streamed: None,
         }
     }
 
-    /// A copy without the hashes (what a run reads of its arrivals).
-    pub fn without_hashes(&self) -> Self {
+    /// A trace too long to hold, streamed from its file during the run: it
+    /// holds its numbers (`stats`, taken from a first reading of the file)
+    /// and no request. The scenario is checked and estimated from those;
+    /// the requests come from a [`crate::engine::TraceFeed`] given to
+    /// [`crate::Simulation::with_feed`], which checks each as it reads it.
+    /// Such a scenario cannot be written (a link names the file instead).
+    pub fn streamed(stats: TraceStats) -> Self {
         TraceRequests {
-            at_s: self.at_s.clone(),
-            input: self.input.clone(),
-            output: self.output.clone(),
-            class: self.class.clone(),
-            first_run: None,
-            runs: Chunked::default(),
+            streamed: Some(stats),
+            ..TraceRequests::default()
         }
     }
 
-    /// Requests.
+    /// Whether the requests are streamed rather than held.
+    pub fn is_streamed(&self) -> bool {
+        self.streamed.is_some()
+    }
+
+    /// The requests in aggregate: counted over the columns, or as given to
+    /// a streamed trace.
+    pub fn stats(&self) -> TraceStats {
+        if let Some(s) = self.streamed {
+            return s;
+        }
+        let mut s = TraceStats::default();
+        for e in self.iter() {
+            s.add(&e, false);
+        }
+        s.hashes = self.has_hashes();
+        s
+    }
+
+    /// Requests held (none when streamed: see [`Self::stats`]).
     pub fn len(&self) -> usize {
         self.at_s.len()
     }
@@ -280,6 +304,11 @@ impl FromIterator<TraceRequest> for TraceRequests {
 
 impl Serialize for TraceRequests {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if self.is_streamed() {
+            return Err(serde::ser::Error::custom(
+                "a trace streamed from its file cannot be written as requests; name the file instead",
+            ));
+        }
         let mut seq = s.serialize_seq(Some(self.len()))?;
         for i in 0..self.len() {
             seq.serialize_element(&self.request(i))?;
@@ -371,8 +400,16 @@ mod tests {
         assert_eq!(t.hash_count(0), 0);
         t.map_classes(|_| 0);
         assert!(t.class.is_none(), "all class 0 again: no column");
-        assert!(t.without_hashes().iter().eq(t.iter()));
-        assert!(!t.without_hashes().has_hashes());
+        let stats = t.stats();
+        assert_eq!(
+            (stats.requests, stats.input_tokens, stats.output_tokens),
+            (3, 300, 30)
+        );
+        assert!(stats.hashes && stats.last_at_s == 2.0 && stats.classes == 1);
+        // Streamed: the numbers, no request held, and nothing to write.
+        let s = TraceRequests::streamed(stats);
+        assert!(s.is_streamed() && s.is_empty() && s.stats() == stats);
+        assert!(serde_json::to_string(&s).is_err());
     }
 
     fn request_entry(at_s: f64, class: u32) -> TraceEntry {

@@ -12,7 +12,6 @@ pub(super) fn check(
     requests: &TraceRequests,
     prefix_block_tokens: Option<u32>,
 ) -> f64 {
-    let n = requests.len();
     let block = crate::physics::KV_BLOCK_TOKENS;
     if let Some(t) = prefix_block_tokens
         && (!(block..=bounds::PREFIX_BLOCK_TOKENS).contains(&t) || t % block != 0)
@@ -22,6 +21,10 @@ pub(super) fn check(
             bounds::PREFIX_BLOCK_TOKENS
         ));
     }
+    if requests.is_streamed() {
+        return check_streamed(c, w, &requests.stats(), prefix_block_tokens);
+    }
+    let n = requests.len();
     if n == 0 || n > bounds::TRACE_REQUESTS {
         c.problems.push(format!(
             "workload.arrival.requests must have 1..={} requests, got {n}",
@@ -97,4 +100,55 @@ pub(super) fn check(
         }
     }
     n as f64
+}
+
+/// A streamed trace's numbers (its reader checked each request as it read
+/// it, and checks each again as the run reads it).
+fn check_streamed(
+    c: &mut Checker,
+    w: &Workload,
+    s: &super::TraceStats,
+    prefix_block_tokens: Option<u32>,
+) -> f64 {
+    if s.requests == 0 || s.requests > bounds::STREAMED_TRACE_REQUESTS {
+        c.problems.push(format!(
+            "the trace must have 1..={} requests to replay, got {}",
+            bounds::STREAMED_TRACE_REQUESTS,
+            s.requests
+        ));
+    }
+    c.range_f(
+        "the trace's last arrival",
+        s.last_at_s,
+        0.0,
+        bounds::DURATION_S,
+        " s",
+    );
+    let tokens = u64::from(bounds::TOKENS);
+    c.range_u(
+        "the trace's shortest prompt",
+        u64::from(s.min_input),
+        1,
+        tokens,
+    );
+    c.range_u(
+        "the trace's longest prompt",
+        u64::from(s.max_input),
+        1,
+        tokens,
+    );
+    if s.classes as usize > w.classes.len().max(1) {
+        c.problems.push(format!(
+            "the trace names {} classes, the scenario has {}",
+            s.classes,
+            w.classes.len()
+        ));
+    }
+    if s.hashes && prefix_block_tokens.is_none() {
+        c.problems.push(
+            "the trace's prefix blocks need workload.arrival.prefix_block_tokens (how many tokens each hash covers)"
+                .into(),
+        );
+    }
+    s.requests as f64
 }

@@ -26,12 +26,14 @@ mod formats;
 pub mod measured;
 mod measured_files;
 mod reader;
+mod replay;
 mod stats;
 mod summary;
 mod summary_stream;
 
 pub use distil::{Distilled, FileDigest, exact_replay, link_form, quantile_table, sha256_hex};
 use formats::Sink;
+pub use replay::LineFeed;
 pub use summary::{RATE_WINDOWS, Summary};
 pub use summary_stream::TraceSummary;
 
@@ -424,39 +426,53 @@ impl Imported {
     /// until the last one arrives. Everything else (the fleet, the targets,
     /// the classes' timeouts) stays.
     pub fn apply_to(&self, s: &mut crate::Scenario) {
-        let last = self.requests.last().map_or(0.0, |r| r.at_s);
-        s.set_duration(last.ceil().max(1.0));
-        // Named classes: each a copy of the scenario's first class (its
-        // backend, targets, timeout) under its own name, with its share of
-        // the trace.
-        if !self.classes.is_empty()
-            && let Some(first) = s.workload.classes.first().cloned()
-        {
-            let counts = self.class_counts();
-            let total = self.requests.len().max(1) as f64;
-            s.workload.classes = self
-                .classes
-                .iter()
-                .zip(&counts)
-                .map(|(name, n)| crate::scenario::RequestClass {
-                    name: name.clone(),
-                    share: *n as f64 / total,
-                    ..first.clone()
-                })
-                .collect();
-        }
-        // The trace gives each request's whole prompt and output: nothing of
-        // the classes' own traffic shape (system prompts, conversation
-        // history, hidden reasoning, calls per task) is added to it.
-        for k in &mut s.workload.classes {
-            k.calls_per_task = 1;
-            k.shared_prefix = None;
-            k.conversation = None;
-            k.reasoning_tokens = None;
-        }
-        s.workload.arrival = crate::scenario::Arrival::Trace {
-            requests: self.requests.clone(),
-            prefix_block_tokens: self.prefix_block_tokens,
-        };
+        let classes: Vec<(String, u64)> = self
+            .classes
+            .iter()
+            .cloned()
+            .zip(self.class_counts())
+            .collect();
+        replay_into(s, &classes, self.requests.clone(), self.prefix_block_tokens);
     }
+}
+
+/// Make `s` replay `requests` (held or streamed), with the trace's named
+/// `classes` and their counts: see [`Imported::apply_to`].
+fn replay_into(
+    s: &mut crate::Scenario,
+    classes: &[(String, u64)],
+    requests: TraceRequests,
+    prefix_block_tokens: Option<u32>,
+) {
+    let stats = requests.stats();
+    s.set_duration(stats.last_at_s.ceil().max(1.0));
+    // Named classes: each a copy of the scenario's first class (its
+    // backend, targets, timeout) under its own name, with its share of
+    // the trace.
+    if !classes.is_empty()
+        && let Some(first) = s.workload.classes.first().cloned()
+    {
+        let total = stats.requests.max(1) as f64;
+        s.workload.classes = classes
+            .iter()
+            .map(|(name, n)| crate::scenario::RequestClass {
+                name: name.clone(),
+                share: *n as f64 / total,
+                ..first.clone()
+            })
+            .collect();
+    }
+    // The trace gives each request's whole prompt and output: nothing of
+    // the classes' own traffic shape (system prompts, conversation
+    // history, hidden reasoning, calls per task) is added to it.
+    for k in &mut s.workload.classes {
+        k.calls_per_task = 1;
+        k.shared_prefix = None;
+        k.conversation = None;
+        k.reasoning_tokens = None;
+    }
+    s.workload.arrival = crate::scenario::Arrival::Trace {
+        requests,
+        prefix_block_tokens,
+    };
 }

@@ -74,6 +74,7 @@ impl Imported {
                 .zip(self.class_counts())
                 .collect(),
             prefix_block_tokens: self.prefix_block_tokens,
+            stats: self.requests.stats(),
         }
     }
 

@@ -9,6 +9,7 @@
 use super::formats::{Row, Rows};
 use super::summary::{RATE_WINDOWS, Summary, mean_rate_per_s};
 use super::{Format, Options};
+use crate::scenario::TraceStats;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Hash ids below this are kept in a table indexed by id (4 bytes each, as
@@ -68,6 +69,22 @@ impl Tally {
                 !self.other.insert((h, pos))
             };
             self.reused += u64::from(seen);
+        }
+    }
+
+    /// The requests in aggregate, as [`crate::scenario::TraceRequests::stats`]
+    /// counts them over the same requests held.
+    fn stats(&self, classes: usize) -> TraceStats {
+        let sum = |m: &BTreeMap<u32, u64>| m.iter().map(|(&v, &c)| u64::from(v) * c).sum();
+        TraceStats {
+            requests: self.n as u64,
+            input_tokens: sum(&self.input),
+            output_tokens: sum(&self.output),
+            min_input: self.input.keys().next().copied().unwrap_or(0),
+            max_input: self.input.keys().next_back().copied().unwrap_or(0),
+            last_at_s: self.last_s,
+            classes: (classes.max(1) as u32).min(self.n as u32),
+            hashes: self.blocks > 0,
         }
     }
 
@@ -171,6 +188,9 @@ pub struct TraceSummary {
     pub classes: Vec<(String, u64)>,
     /// Tokens each prefix hash covers, when the format names them.
     pub prefix_block_tokens: Option<u32>,
+    /// The requests in aggregate: what a scenario replaying the trace
+    /// streamed is checked with.
+    pub stats: TraceStats,
 }
 
 /// Rows summarised as they come, for a file in arrival order: its options'
@@ -231,6 +251,7 @@ impl Streamed {
         Ok(TraceSummary {
             format,
             summary,
+            stats: self.tally.stats(self.classes.len()),
             classes: self.classes,
             prefix_block_tokens: self.hashed.then_some(super::formats::MOONCAKE_BLOCK_TOKENS),
         })

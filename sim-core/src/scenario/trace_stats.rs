@@ -1,0 +1,72 @@
+//! A replayed trace in the few numbers the scenario's checks and estimates
+//! read (how many requests, their tokens, the last arrival), whether its
+//! requests are held by column or streamed from a file during the run.
+
+use super::{TraceEntry, TraceRequests};
+
+/// A trace's requests in aggregate.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TraceStats {
+    /// Requests.
+    pub requests: u64,
+    /// Prompt tokens over all requests.
+    pub input_tokens: u64,
+    /// Generated tokens over all requests.
+    pub output_tokens: u64,
+    /// The shortest prompt (0 without requests).
+    pub min_input: u32,
+    /// The longest prompt (0 without requests).
+    pub max_input: u32,
+    /// The last arrival, seconds from the start.
+    pub last_at_s: f64,
+    /// One more than the highest class index.
+    pub classes: u32,
+    /// Whether some request names prefix-block hashes.
+    pub hashes: bool,
+}
+
+impl Default for TraceStats {
+    fn default() -> Self {
+        TraceStats {
+            requests: 0,
+            input_tokens: 0,
+            output_tokens: 0,
+            min_input: 0,
+            max_input: 0,
+            last_at_s: 0.0,
+            classes: 0,
+            hashes: false,
+        }
+    }
+}
+
+impl TraceStats {
+    /// Add a request arriving after those added before.
+    pub fn add(&mut self, e: &TraceEntry, hashes: bool) {
+        self.min_input = if self.requests == 0 {
+            e.input_tokens
+        } else {
+            self.min_input.min(e.input_tokens)
+        };
+        self.requests += 1;
+        self.input_tokens += u64::from(e.input_tokens);
+        self.output_tokens += u64::from(e.output_tokens);
+        self.max_input = self.max_input.max(e.input_tokens);
+        self.last_at_s = e.at_s;
+        self.classes = self.classes.max(e.class.saturating_add(1));
+        self.hashes |= hashes;
+    }
+
+    /// Requests arriving at or before `t` seconds: all of them from the
+    /// last arrival on; before it, for a streamed trace (whose times are
+    /// not held), the share of the span `t` covers.
+    pub(super) fn arrived_by(&self, requests: &TraceRequests, t: f64) -> f64 {
+        if t >= self.last_at_s {
+            return self.requests as f64;
+        }
+        if requests.is_streamed() {
+            return self.requests as f64 * (t / self.last_at_s).clamp(0.0, 1.0);
+        }
+        requests.iter().take_while(|r| r.at_s <= t).count() as f64
+    }
+}

@@ -1,0 +1,130 @@
+//! A trace in arrival order replayed as it is read: a first reading
+//! summarises and checks it ([`super::TraceSummariser`]), the scenario is
+//! made from that summary ([`TraceSummary::apply_to`], the requests
+//! streamed), and the run reads the file again a line at a time through
+//! [`LineFeed`]. Memory then holds the requests in flight, never the
+//! trace. Each request is taken exactly as [`super::read`] would take it
+//! (the same window, speed and classes), so the two replays agree bit for
+//! bit (tested).
+
+use super::formats::{Row, Rows};
+use super::summary_stream::TraceSummary;
+use super::{Format, Options, reader};
+use crate::engine::TraceFeed;
+use crate::scenario::{TraceEntry, TraceRequests};
+
+/// Rows taken as the summary took them, one at a time.
+struct Taken {
+    window: (f64, f64),
+    speed: f64,
+    start: Option<f64>,
+    origin: Option<f64>,
+    classes: Vec<String>,
+    /// The row the last line gave, if it gave one inside the window.
+    row: Option<(TraceEntry, Vec<u64>)>,
+}
+
+impl Rows for Taken {
+    fn row(&mut self, format: Format, line: usize, row: Row) -> Result<(), String> {
+        let start = *self.start.get_or_insert(row.at_s);
+        let (from, to) = self.window;
+        if !(row.at_s - start >= from && row.at_s - start < to) {
+            return Ok(());
+        }
+        let origin = *self.origin.get_or_insert(row.at_s);
+        let class = match &row.class {
+            None => 0,
+            Some(name) => self.classes.iter().position(|c| c == name).ok_or_else(|| {
+                super::at(
+                    format,
+                    line,
+                    format!("class {name:?} was not in the file when it was first read"),
+                )
+            })?,
+        };
+        let entry = TraceEntry {
+            at_s: (row.at_s - origin) / self.speed,
+            input_tokens: row.input,
+            output_tokens: row.output,
+            class: class as u32,
+        };
+        self.row = Some((entry, row.blocks.unwrap_or_default()));
+        Ok(())
+    }
+}
+
+/// A trace's requests read from its lines as a run takes them. `lines`
+/// gives the file's lines (without their breaks) or the reason one could
+/// not be read; a line that does not read, or a file that no longer
+/// matches its first reading, ends the feed and [`TraceFeed::error`] says
+/// where.
+pub struct LineFeed<I> {
+    lines: I,
+    reader: reader::Reader<Taken>,
+    error: Option<String>,
+}
+
+impl<I: Iterator<Item = Result<String, String>> + Send> LineFeed<I> {
+    /// A feed of the trace `summary` describes, read with `options` (which
+    /// must be the ones it was summarised with; a target rate is not
+    /// streamed: see [`super::TraceSummariser::new`]).
+    pub fn new(lines: I, options: &Options, summary: &TraceSummary) -> Self {
+        let taken = Taken {
+            window: options.window.unwrap_or((f64::NEG_INFINITY, f64::INFINITY)),
+            speed: options.speed,
+            start: None,
+            origin: None,
+            classes: summary.classes.iter().map(|(c, _)| c.clone()).collect(),
+            row: None,
+        };
+        LineFeed {
+            lines,
+            reader: reader::Reader::new(taken, options.class_column.clone(), Some(summary.format)),
+            error: None,
+        }
+    }
+}
+
+impl<I: Iterator<Item = Result<String, String>> + Send> TraceFeed for LineFeed<I> {
+    fn next(&mut self, hashes: &mut Vec<u64>) -> Option<TraceEntry> {
+        hashes.clear();
+        if self.error.is_some() {
+            return None;
+        }
+        loop {
+            let line = match self.lines.next()? {
+                Ok(l) => l,
+                Err(e) => {
+                    self.error = Some(e);
+                    return None;
+                }
+            };
+            if let Err(e) = self.reader.line(&line) {
+                self.error = Some(e);
+                return None;
+            }
+            if let Some((entry, h)) = self.reader.rows.row.take() {
+                hashes.extend(h);
+                return Some(entry);
+            }
+        }
+    }
+
+    fn error(&self) -> Option<String> {
+        self.error.clone()
+    }
+}
+
+impl TraceSummary {
+    /// Make `s` replay the trace streamed from its file, as
+    /// [`super::Imported::apply_to`] makes it replay the requests held:
+    /// the run then takes them from a [`LineFeed`].
+    pub fn apply_to(&self, s: &mut crate::Scenario) {
+        super::replay_into(
+            s,
+            &self.classes,
+            TraceRequests::streamed(self.stats),
+            self.prefix_block_tokens,
+        );
+    }
+}
