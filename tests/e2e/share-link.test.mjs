@@ -189,6 +189,11 @@ test('a trace is replayed on this fleet, then distilled into a scenario whose sl
   assert.ok(cv > 2 && cv < 20, `burstiness ${cv}`);
   const link = await p.page.evaluate(() => location.hash);
   assert.ok(link.length < 5_000, `link ${link.length} characters`);
+  // A trace read a slice at a time says which line is wrong, beside the
+  // panel, past a byte-order mark and Windows line ends.
+  const broken = '\ufeff' + ['TIMESTAMP,ContextTokens,GeneratedTokens', '2023-11-16 18:17:03.9799600,4808,10', '2023-11-16 18:17:04.0319600,many,8'].join('\r\n') + '\r\n';
+  await p.byTestId('import-file').setInputFiles({ name: 'broken.csv', mimeType: 'text/csv', buffer: Buffer.from(broken) });
+  await p.page.waitForFunction(() => /broken\.csv: Azure LLM trace CSV line 3/.test(document.querySelector('[data-testid="import-error"]')?.textContent ?? ''));
   assert.deepEqual(lab.errors, []);
 });
 

@@ -10,6 +10,18 @@ use sim_core::Scenario;
 #[derive(Clone, Copy)]
 pub struct ProblemAt(pub RwSignal<Option<String>>);
 
+/// [`refuse`] for work that ends later, after an `await` (reading a file),
+/// where the page's context is no longer at hand: it is taken now.
+pub fn refuser(problem: RwSignal<Option<String>>) -> impl Fn(&str, String) + Copy + 'static {
+    let at = use_context::<ProblemAt>();
+    move |dom_id: &str, message: String| {
+        if let Some(ProblemAt(a)) = at {
+            a.set(Some(dom_id.to_owned()));
+        }
+        problem.set(Some(message));
+    }
+}
+
 /// Say `message` as the problem of the control `dom_id`.
 pub fn refuse(problem: RwSignal<Option<String>>, dom_id: &str, message: String) {
     if let Some(ProblemAt(at)) = use_context::<ProblemAt>() {

@@ -8,7 +8,7 @@
 //! size first, then every field, with a message naming the file and what is
 //! wrong.
 
-use crate::control_views::{control_error, refuse};
+use crate::control_views::{control_error, refuse, refuser};
 use crate::measured_view::MeasuredImport;
 use leptos::prelude::*;
 use sim_core::Scenario;
@@ -35,8 +35,14 @@ pub fn open_json(text: &str) -> Result<Scenario, String> {
         .map_err(|e| e.to_string())
 }
 
-/// Largest trace or measured-run file read on the page, bytes.
+/// Largest file read whole on the page (a measured run's, a `vllm bench
+/// serve` document), bytes.
 pub const MAX_TRACE_BYTES: f64 = 256.0 * 1024.0 * 1024.0;
+
+/// Largest trace read a line at a time on the page, bytes: its memory is
+/// the requests kept (at most `bounds::TRACE_REQUESTS`), this bounds the
+/// time reading takes.
+pub const MAX_STREAMED_BYTES: f64 = 2.0 * 1024.0 * 1024.0 * 1024.0;
 
 /// What a set of files turned out to be.
 #[derive(Debug)]
@@ -179,31 +185,50 @@ pub fn open_files(
         }
         _ => {
             let t = traces::read(text, options).map_err(|e| format!("{name}: {e}"))?;
-            let mut s = current.clone();
-            t.apply_to(&mut s);
-            let exact = s
-                .validate()
-                .map_err(|e| format!("{name}: {e}"))?
-                .into_inner();
-            let exact = sim_core::link::shareable(&exact).is_ok().then_some(exact);
-            let reference = sim_core::scenario::TraceRef::of(name, text, &t, options);
-            let words = reference.summary.clone();
-            let mut distilled = t
-                .distil(current, name)
-                .map_err(|e| format!("{name}: {e}"))?;
-            distilled.scenario.distilled_from = Some(reference);
-            distilled
-                .scenario
-                .check()
-                .map_err(|e| format!("{name}, distilled: {e}"))?;
-            Ok(Opened::Trace {
-                exact,
-                distilled: Box::new(distilled),
-                words,
-                trace: std::sync::Arc::new(t),
-            })
+            open_trace(
+                name,
+                t,
+                traces::sha256_hex(text.as_bytes()),
+                current,
+                options,
+            )
         }
     }
+}
+
+/// The trace `t`, read from the file `name` whose SHA-256 is `sha` with
+/// `options`, against the scenario on screen: its exact replay (when its
+/// link fits) and its distilled scenario.
+pub fn open_trace(
+    name: &str,
+    t: traces::Imported,
+    sha: String,
+    current: &Scenario,
+    options: &traces::Options,
+) -> Result<Opened, String> {
+    let mut s = current.clone();
+    t.apply_to(&mut s);
+    let exact = s
+        .validate()
+        .map_err(|e| format!("{name}: {e}"))?
+        .into_inner();
+    let exact = sim_core::link::shareable(&exact).is_ok().then_some(exact);
+    let reference = sim_core::scenario::TraceRef::with_digest(name, sha, &t, options);
+    let words = reference.summary.clone();
+    let mut distilled = t
+        .distil(current, name)
+        .map_err(|e| format!("{name}: {e}"))?;
+    distilled.scenario.distilled_from = Some(reference);
+    distilled
+        .scenario
+        .check()
+        .map_err(|e| format!("{name}, distilled: {e}"))?;
+    Ok(Opened::Trace {
+        exact,
+        distilled: Box::new(distilled),
+        words,
+        trace: std::sync::Arc::new(t),
+    })
 }
 
 /// The import panel.
@@ -225,87 +250,82 @@ pub fn import_view(
     );
     // The distilled scenario of the trace being replayed exactly, offered.
     let distil = RwSignal::new(None::<Scenario>);
+    // Files are read after an await: the message is placed by a refuser
+    // made now.
+    let later = refuser(problem);
     let fail = move |e: String| {
         note.set(None);
-        refuse(
-            problem,
-            "import",
-            format!("The import could not be opened: {e}"),
-        );
+        later("import", format!("The import could not be opened: {e}"));
     };
-    let open = move |files: Vec<(String, String)>| {
-        let current = scenario.get_untracked();
-        let options = match trace_options(
+    let options = move || {
+        trace_options(
             &speed.get_untracked(),
             &rate.get_untracked(),
             &from.get_untracked(),
             &to.get_untracked(),
             &column.get_untracked(),
-        ) {
-            Ok(o) => o,
-            Err(e) => return fail(e),
-        };
-        match open_files(&files, &current, &options) {
-            Ok(opened) => {
-                problem.set(None);
-                match opened {
-                    Opened::Scenario(s) => {
-                        note.set(None);
-                        distil.set(None);
-                        scenario.set(s);
-                    }
-                    Opened::Profile(s) => {
-                        note.set(Some(format!(
-                            "Your profile now times every step: {}",
-                            s.serving
-                                .profile_statement(s.offered_tokens_per_s_per_replica())
-                                .trust
-                        )));
-                        scenario.set(s);
-                    }
-                    Opened::Trace {
-                        exact,
-                        distilled,
-                        words,
-                        trace,
-                    } => {
-                        let loses = distilled.loses.join("; ");
-                        match exact {
-                            Some(s) => {
-                                note.set(Some(format!(
+        )
+    };
+    let show = move |opened: Result<Opened, String>| match opened {
+        Ok(opened) => {
+            problem.set(None);
+            match opened {
+                Opened::Scenario(s) => {
+                    note.set(None);
+                    distil.set(None);
+                    scenario.set(s);
+                }
+                Opened::Profile(s) => {
+                    note.set(Some(format!(
+                        "Your profile now times every step: {}",
+                        s.serving
+                            .profile_statement(s.offered_tokens_per_s_per_replica())
+                            .trust
+                    )));
+                    scenario.set(s);
+                }
+                Opened::Trace {
+                    exact,
+                    distilled,
+                    words,
+                    trace,
+                } => {
+                    let loses = distilled.loses.join("; ");
+                    match exact {
+                        Some(s) => {
+                            note.set(Some(format!(
                                     "Replaying exactly on this fleet: {words}Pin this run as A, then open the distilled scenario (it fits a short link) to see what distilling loses: {loses}."
                                 )));
-                                distil.set(Some(distilled.scenario));
-                                scenario.set(s);
-                            }
-                            None => {
-                                note.set(Some(format!(
+                            distil.set(Some(distilled.scenario));
+                            scenario.set(s);
+                        }
+                        None => {
+                            note.set(Some(format!(
                                     "{words}Its exact replay would not fit in a link, so it opens distilled (a rate schedule, quantile tables of lengths, shared prefixes), which loses {loses}. Its link names the trace by name and hash; \u{201c}Replay it exactly\u{201d} above the results runs every request."
                                 )));
-                                distil.set(None);
-                                let sha = distilled
-                                    .scenario
-                                    .distilled_from
-                                    .as_ref()
-                                    .map(|r| r.sha256.clone())
-                                    .unwrap_or_default();
-                                held.set(Some((sha, trace)));
-                                scenario.set(distilled.scenario);
-                            }
+                            distil.set(None);
+                            let sha = distilled
+                                .scenario
+                                .distilled_from
+                                .as_ref()
+                                .map(|r| r.sha256.clone())
+                                .unwrap_or_default();
+                            held.set(Some((sha, trace)));
+                            scenario.set(distilled.scenario);
                         }
                     }
-                    Opened::Measured(m) => {
-                        note.set(Some(format!(
-                            "Measured run opened: {}. Its comparison is under the cards.",
-                            m.name
-                        )));
-                        scenario.set(m.replay.clone());
-                        measured.set(Some(m));
-                    }
+                }
+                Opened::Measured(m) => {
+                    note.set(Some(format!(
+                        "Measured run opened: {}. Its comparison is under the cards.",
+                        m.name
+                    )));
+                    scenario.set(m.replay.clone());
+                    measured.set(Some(m));
                 }
             }
-            Err(e) => fail(e),
         }
+        Err(e) => fail(e),
     };
     view! {
         <details class="group import" data-testid="import">
@@ -369,16 +389,39 @@ pub fn import_view(
                         };
                         let files: Vec<web_sys::File> =
                             (0..list.length()).filter_map(|i| list.get(i)).collect();
-                        if let Some(f) = files.iter().find(|f| f.size() > MAX_TRACE_BYTES) {
+                        let too_large = move |f: &web_sys::File, most: f64| {
                             fail(format!(
-                                "{} is {} bytes; the page reads at most {} (replay larger traces with tlab run --trace)",
+                                "{} is {} bytes; the page reads at most {} of such a file (replay larger traces with tlab run --trace)",
                                 f.name(),
-                                f.size(),
-                                MAX_TRACE_BYTES
+                                sim_core::format::thousands(f.size() as u64),
+                                sim_core::format::thousands(most as u64),
                             ));
-                            return;
-                        }
+                        };
                         wasm_bindgen_futures::spawn_local(async move {
+                            let options = match options() {
+                                Ok(o) => o,
+                                Err(e) => return fail(e),
+                            };
+                            // One trace read a line at a time: streamed.
+                            if let [f] = files.as_slice() {
+                                match crate::file_lines::head(f, 65_536.0).await {
+                                    Ok(h) if crate::file_lines::is_line_trace(&h) => {
+                                        if f.size() > MAX_STREAMED_BYTES {
+                                            return too_large(f, MAX_STREAMED_BYTES);
+                                        }
+                                        let read = crate::file_lines::read_trace(f, &options).await;
+                                        let current = scenario.get_untracked();
+                                        return show(read.and_then(|(t, sha)| {
+                                            open_trace(&f.name(), t?, sha, &current, &options)
+                                        }));
+                                    }
+                                    Ok(_) => {}
+                                    Err(e) => return fail(e),
+                                }
+                            }
+                            if let Some(f) = files.iter().find(|f| f.size() > MAX_TRACE_BYTES) {
+                                return too_large(f, MAX_TRACE_BYTES);
+                            }
                             let mut read = Vec::new();
                             for f in files {
                                 match wasm_bindgen_futures::JsFuture::from(f.text()).await {
@@ -389,7 +432,7 @@ pub fn import_view(
                                     }
                                 }
                             }
-                            open(read);
+                            show(open_files(&read, &scenario.get_untracked(), &options));
                         });
                     }
                 />

@@ -222,3 +222,37 @@ fn a_trace_replays_on_this_fleet_and_a_profile_times_it() {
             .contains("2 files chosen")
     );
 }
+
+#[test]
+fn a_trace_read_a_line_at_a_time_is_told_from_its_first_bytes_and_anything_else_read_whole() {
+    use crate::file_lines::is_line_trace;
+    let head = |name: &str| {
+        let (_, text) = traces(name);
+        text.chars().take(65_536).collect::<String>()
+    };
+    // Streamed: the line formats, a byte-order mark included.
+    assert!(is_line_trace(&head("mooncake-first-2000.jsonl")));
+    assert!(is_line_trace(&head("azure-code-first-2000.csv")));
+    assert!(is_line_trace(&head("rtx4090-requests.jsonl")));
+    assert!(is_line_trace(&format!(
+        "\u{feff}{}",
+        head("mooncake-first-2000.jsonl")
+    )));
+    // Read whole: scenarios (pretty or on one line), profiles, a measured
+    // run's meta, a vllm bench document, a file of one line.
+    let s = sim_core::presets::chatbot_h100();
+    assert!(!is_line_trace(
+        &serde_json::to_string_pretty(&s).expect("json")
+    ));
+    assert!(!is_line_trace(
+        &(serde_json::to_string(&s).expect("json") + "\n")
+    ));
+    assert!(!is_line_trace(&head("rtx4090-meta.json")));
+    assert!(!is_line_trace(
+        "{\n  \"input_lens\": [10, 20],\n  \"output_lens\": [5, 5]\n}\n"
+    ));
+    assert!(!is_line_trace(
+        "{\"timestamp\": 0, \"input_length\": 5, \"output_length\": 5, \"hash_ids\": []}"
+    ));
+    assert!(!is_line_trace(""));
+}

@@ -13,6 +13,7 @@ pub mod controls;
 pub mod disaggregation_plan_view;
 pub mod downloads;
 pub mod export;
+pub mod file_lines;
 pub mod format;
 pub mod import;
 pub mod jobs;

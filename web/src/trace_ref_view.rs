@@ -5,7 +5,7 @@
 //! form with the reference, marked exact, so whoever opens the link is asked
 //! for the same file.
 
-use crate::control_views::{control_error, refuse};
+use crate::control_views::{control_error, refuse, refuser};
 use leptos::prelude::*;
 use sim_core::Scenario;
 use sim_core::scenario::{Arrival, Workload};
@@ -36,6 +36,7 @@ fn replay(
     scenario: RwSignal<Scenario>,
     link_as: RwSignal<LinkAs>,
     problem: RwSignal<Option<String>>,
+    refuse: impl Fn(&str, String),
 ) {
     let exact = traces::exact_replay(current, t);
     match exact.clone().validate() {
@@ -44,11 +45,7 @@ fn replay(
             link_as.set(Some((exact.workload.clone(), current.clone())));
             scenario.set(exact);
         }
-        Err(e) => refuse(
-            problem,
-            "trace-needed",
-            format!("The exact replay cannot run: {e}"),
-        ),
+        Err(e) => refuse("trace-needed", format!("The exact replay cannot run: {e}")),
     }
 }
 
@@ -59,6 +56,9 @@ pub fn trace_ref_view(
     link_as: RwSignal<LinkAs>,
     problem: RwSignal<Option<String>>,
 ) -> impl IntoView {
+    // Files are read after an await: messages are placed by a refuser
+    // made now.
+    let later = refuser(problem);
     let reference = move || scenario.with(|s| s.distilled_from.clone());
     let replaying = move || scenario.with(|s| matches!(s.workload.arrival, Arrival::Trace { .. }));
     // The trace the page holds, if it is the one the scenario names.
@@ -105,35 +105,30 @@ pub fn trace_ref_view(
                                         else {
                                             return;
                                         };
-                                        if file.size() > crate::import::MAX_TRACE_BYTES {
+                                        if file.size() > crate::import::MAX_STREAMED_BYTES {
                                             refuse(problem, "trace-needed", format!("{} is too large for the page", file.name()));
                                             return;
                                         }
                                         wasm_bindgen_futures::spawn_local(async move {
-                                            let Ok(v) = wasm_bindgen_futures::JsFuture::from(file.text()).await else {
-                                                refuse(problem, "trace-needed", format!("{} could not be read", file.name()));
-                                                return;
-                                            };
-                                            let text = v.as_string().unwrap_or_default();
                                             let current = scenario.get_untracked();
                                             let Some(r) = current.distilled_from.clone() else { return };
-                                            let got = traces::sha256_hex(text.as_bytes());
-                                            if got != r.sha256 {
-                                                refuse(problem, "trace-needed", format!(
-                                                    "{} is not the trace this scenario names: its SHA-256 is {}…, the link's {}…",
-                                                    file.name(),
-                                                    &got[..12],
-                                                    r.sha256.chars().take(12).collect::<String>()
-                                                ));
-                                                return;
-                                            }
-                                            match traces::read(&text, &r.options()) {
-                                                Ok(t) => {
+                                            // Read a line at a time, its SHA-256 on the way.
+                                            let read = crate::file_lines::read_trace(&file, &r.options()).await;
+                                            match read {
+                                                Ok((_, got)) if got != r.sha256 => {
+                                                    later("trace-needed", format!(
+                                                        "{} is not the trace this scenario names: its SHA-256 is {}…, the link's {}…",
+                                                        file.name(),
+                                                        &got[..12],
+                                                        r.sha256.chars().take(12).collect::<String>()
+                                                    ));
+                                                }
+                                                Ok((Ok(t), got)) => {
                                                     let t = Arc::new(t);
                                                     held.set(Some((got, t.clone())));
-                                                    replay(&current, &t, scenario, link_as, problem);
+                                                    replay(&current, &t, scenario, link_as, problem, later);
                                                 }
-                                                Err(e) => refuse(problem, "trace-needed", format!("{}: {e}", file.name())),
+                                                Ok((Err(e), _)) | Err(e) => later("trace-needed", e),
                                             }
                                         });
                                     }
@@ -143,7 +138,7 @@ pub fn trace_ref_view(
                     >
                         <button data-testid="trace-replay" on:click=move |_| {
                             if let Some((_, t)) = held.get_untracked() {
-                                replay(&scenario.get_untracked(), &t, scenario, link_as, problem);
+                                replay(&scenario.get_untracked(), &t, scenario, link_as, problem, later);
                             }
                         }>"Replay it exactly"</button>
                     </Show>

@@ -80,14 +80,14 @@ impl Feeding {
     pub(super) fn read_ahead(&mut self) -> Result<(), String> {
         self.ahead = self.feed.next(&mut self.ahead_hashes);
         let Some(e) = self.ahead else {
-            if self.fed < self.stats.requests {
-                let why = self.feed.error().unwrap_or_else(|| {
-                    format!(
-                        "the trace ended after {} of the {} requests it was checked with",
-                        self.fed, self.stats.requests
-                    )
-                });
+            if let Some(why) = self.feed.error() {
                 return Err(why);
+            }
+            if self.fed < self.stats.requests {
+                return Err(format!(
+                    "the trace ended after {} of the {} requests it was checked with",
+                    self.fed, self.stats.requests
+                ));
             }
             return Ok(());
         };

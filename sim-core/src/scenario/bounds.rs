@@ -44,6 +44,9 @@ pub const BATCHED_TOKENS: u32 = 4_194_304;
 pub const QUEUE: u32 = 10_000_000;
 /// Longest think time or service time, s.
 pub const TIME_S: f64 = 86_400.0;
+/// Longest simulated time a run may be given, s (ten weeks: a week's
+/// arrivals and room to drain them).
+pub const SIM_TIME_S: f64 = 10.0 * DURATION_S;
 /// Most events in a run.
 pub const EVENTS: u64 = 300_000_000;
 /// Prompt blocks the prefix cache may be expected to look up, hold and let

@@ -104,7 +104,7 @@ impl Scenario {
         c.positive_f(
             "limits.max_sim_time_s",
             self.limits.max_sim_time_s,
-            10.0 * bounds::DURATION_S,
+            bounds::SIM_TIME_S,
             " s",
         );
         // A run never stops before its arrivals end unless it says so: a

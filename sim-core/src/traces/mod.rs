@@ -436,6 +436,11 @@ impl Imported {
     }
 }
 
+/// Events a replayed request is given room for (a request takes about five
+/// on a busy fleet: its arrival, admission, passes shared with its batch,
+/// its end).
+const EVENTS_PER_REQUEST: u64 = 20;
+
 /// Make `s` replay `requests` (held or streamed), with the trace's named
 /// `classes` and their counts: see [`Imported::apply_to`].
 fn replay_into(
@@ -445,7 +450,22 @@ fn replay_into(
     prefix_block_tokens: Option<u32>,
 ) {
     let stats = requests.stats();
+    // The run lasts until the last request arrives, and keeps the room the
+    // scenario gave its requests to finish after that.
+    let drain_s = (s.limits.max_sim_time_s - s.duration_s).max(0.0);
     s.set_duration(stats.last_at_s.ceil().max(1.0));
+    s.limits.max_sim_time_s = s
+        .limits
+        .max_sim_time_s
+        .max(s.duration_s + drain_s)
+        .min(crate::scenario::bounds::SIM_TIME_S);
+    // Room for the whole trace, as the time limit follows its span: about
+    // twenty events a request, within the simulator's own bound.
+    let room = stats.requests.saturating_mul(EVENTS_PER_REQUEST);
+    s.limits.max_events = s
+        .limits
+        .max_events
+        .max(room.min(crate::scenario::bounds::EVENTS));
     // Named classes: each a copy of the scenario's first class (its
     // backend, targets, timeout) under its own name, with its share of
     // the trace.

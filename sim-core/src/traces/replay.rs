@@ -22,25 +22,46 @@ struct Taken {
     classes: Vec<String>,
     /// The row the last line gave, if it gave one inside the window.
     row: Option<(TraceEntry, Vec<u64>)>,
+    /// The last arrival read, the requests kept, and how many the first
+    /// reading kept.
+    previous: f64,
+    kept: u64,
+    expected: u64,
 }
 
 impl Rows for Taken {
     fn row(&mut self, format: Format, line: usize, row: Row) -> Result<(), String> {
+        let changed = |what: String| {
+            super::at(
+                format,
+                line,
+                format!("{what}: the file changed since it was first read"),
+            )
+        };
+        if row.at_s < self.previous {
+            return Err(changed("arrives before the line above it".into()));
+        }
+        self.previous = row.at_s;
         let start = *self.start.get_or_insert(row.at_s);
         let (from, to) = self.window;
         if !(row.at_s - start >= from && row.at_s - start < to) {
             return Ok(());
         }
+        self.kept += 1;
+        if self.kept > self.expected {
+            return Err(changed(format!(
+                "more than the {} requests first read",
+                self.expected
+            )));
+        }
         let origin = *self.origin.get_or_insert(row.at_s);
         let class = match &row.class {
             None => 0,
-            Some(name) => self.classes.iter().position(|c| c == name).ok_or_else(|| {
-                super::at(
-                    format,
-                    line,
-                    format!("class {name:?} was not in the file when it was first read"),
-                )
-            })?,
+            Some(name) => self
+                .classes
+                .iter()
+                .position(|c| c == name)
+                .ok_or_else(|| changed(format!("class {name:?} is new")))?,
         };
         let entry = TraceEntry {
             at_s: (row.at_s - origin) / self.speed,
@@ -76,6 +97,9 @@ impl<I: Iterator<Item = Result<String, String>> + Send> LineFeed<I> {
             origin: None,
             classes: summary.classes.iter().map(|(c, _)| c.clone()).collect(),
             row: None,
+            previous: f64::NEG_INFINITY,
+            kept: 0,
+            expected: summary.stats.requests,
         };
         LineFeed {
             lines,

@@ -31,6 +31,7 @@ mod sliding_window;
 mod speculative;
 mod stories;
 mod trace_prefix;
+mod trace_stream;
 mod traces;
 mod validation;
 
