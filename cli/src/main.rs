@@ -517,7 +517,9 @@ fn execute(command: Command) -> Result<String, String> {
                 }
             }
             let started = std::time::Instant::now();
-            let p = analysis::plan_parallel(&q.scenario, slo, &space, !serial);
+            let mut p = analysis::plan_parallel(&q.scenario, slo, &space, !serial);
+            // The setup as it is, from a whole run of it.
+            p.include_as_is(&s, &slo, &sim_core::run(&s));
             if json {
                 return serde_json::to_string_pretty(&p)
                     .map(|j| j + "\n")

@@ -114,6 +114,33 @@ test('the planner lets the user choose the serving software it plans for', async
   assert.deepEqual(lab.errors, []);
 });
 
+test('the planner answers with the setup on screen when it meets the targets, and offers to search longer', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  await p.byTestId('preset').selectOption('launch-day-gpus');
+  await p.waitForRun();
+  await p.byTestId('plan-run').click();
+  // Said before it runs, in the page's own words (no command-line flags).
+  await p.byTestId('plan-notes').waitFor({ timeout: 10_000 });
+  const notes = await p.text('plan-notes');
+  assert.match(notes, /“Most replicas”.*“Search longer”/);
+  assert.doesNotMatch(notes, /--full|--max-replicas/);
+  await p.byTestId('plan-results').waitFor({ timeout: 120_000 });
+  // The preset meets its targets as it opens: the plan says so, at the
+  // cost the cards show, rather than answering nothing.
+  const rows = await p.page.locator('[data-testid="plan-results"] tbody tr td:first-child').allTextContents();
+  const mine = rows.findIndex((r) => r.startsWith('your setup as it is (3 × 1 × H100 SXM BF16)'));
+  assert.ok(mine >= 0, rows.join(' | '));
+  assert.equal((await p.text(`plan-row-${mine}`)).includes('on screen'), true);
+  const cost = await p.page.locator(`[data-testid="plan-row-${mine}"] td`).nth(1).textContent();
+  const card = await p.text('card-usd-per-month');
+  assert.ok(card.includes(cost.trim()), `the card reads ${card}, the row ${cost}`);
+  // What the budget left unsettled can be searched for longer.
+  assert.ok(await p.byTestId('plan-longer').isVisible(), 'searches cheaper than it are still open');
+  assert.match(await p.text('plan-longer'), /Search longer: 250M simulated events/);
+  assert.deepEqual(lab.errors, []);
+});
+
 test('a plan larger than its work budget says so before it runs, and what it asked instead', async () => {
   const p = new LabPage(await lab.newPage(), lab.url);
   await p.open();

@@ -124,6 +124,9 @@ pub fn plan_view(
                                 <td>{crate::format::fmt_ms(e.summary.tpot_p99_ms)}</td>
                                 <td>{format!("{:.0} %", e.verdict.as_ref().map_or(0.0, |m| m * 100.0))}</td>
                                 <td>
+                                    {if config == sim_core::plan::Config::AsIs {
+                                        view! { <span class="hint" data-testid="plan-as-is">"on screen"</span> }.into_any()
+                                    } else { view! {
                                     <button
                                         class="secondary"
                                         data-testid=format!("plan-apply-{i}")
@@ -142,6 +145,7 @@ pub fn plan_view(
                                     >
                                         {move || if is_applied() { "Applied ✓" } else { "Apply" }}
                                     </button>
+                                    }.into_any() }}
                                 </td>
                             </tr>
                         }

@@ -44,6 +44,13 @@ fn curve_rates(s: &Scenario) -> Vec<f64> {
 pub fn Planner(
     /// The scenario to plan for.
     scenario: RwSignal<Scenario>,
+    /// The run on screen: the setup as it is, judged beside the plan's
+    /// answers when it is a whole run of the scenario asked about.
+    report: RwSignal<Option<sim_core::Report>>,
+    /// The scenario the run on screen is of.
+    ran: RwSignal<Option<Scenario>>,
+    /// Whether the run on screen is a preview (then it is not judged).
+    preview: RwSignal<Option<(f64, f64)>>,
 ) -> impl IntoView {
     let progress = RwSignal::new(None::<f64>);
     let what = RwSignal::new(String::new());
@@ -73,6 +80,10 @@ pub fn Planner(
     let applied = RwSignal::new(None::<(usize, String)>);
     // Search the six most rented GPUs, or the whole catalogue.
     let all_gpus = RwSignal::new(false);
+    // The most replicas a setup may have, and the work budget of the last
+    // question ("Search longer" gives the same question ten times more).
+    let max_replicas = RwSignal::new(Space::default().max_replicas);
+    let budget = RwSignal::new(sim_core::plan::budget::PLAN_EVENTS);
 
     let stop_previous = {
         let cancel = cancel.clone();
@@ -84,10 +95,15 @@ pub fn Planner(
         }
     };
 
-    let start_plan = {
+    let ask_plan = {
         let (cancel, stop) = (cancel.clone(), stop_previous.clone());
-        move |_| {
+        move |longer: bool| {
             stop();
+            if longer {
+                budget.update(|b| *b = b.saturating_mul(10));
+            } else {
+                budget.set(sim_core::plan::budget::PLAN_EVENTS);
+            }
             let s = scenario.get_untracked();
             what.set("Searching for the cheapest setup…".into());
             error.set(None);
@@ -102,6 +118,9 @@ pub fn Planner(
                 } else {
                     sim_core::physics::Gpu::PLANNED.to_vec()
                 },
+                max_replicas: max_replicas.get_untracked(),
+                budget_events: budget.get_untracked(),
+                remedies: sim_core::plan::budget::Remedies::Page,
                 ..Space::default()
             };
             if by_class.get_untracked() {
@@ -124,8 +143,20 @@ pub fn Planner(
             notes.set(q.notes);
             let s = q.scenario;
             // On every core when workers start; else on the page, in slices.
+            // The setup as it is beside the answers, from the run on screen
+            // when that is a whole run of the scenario asked about.
+            let asked = s.clone();
+            let with_as_is = std::rc::Rc::new(move |mut p: Plan| {
+                let whole = preview.with_untracked(|p| p.is_none())
+                    && ran.with_untracked(|r| r.as_ref() == Some(&asked));
+                if whole && let Some(r) = report.get_untracked() {
+                    p.include_as_is(&asked, &targets(&asked), &r);
+                }
+                p
+            });
+            let finish = with_as_is.clone();
             let done = move |r: Result<Plan, String>| match r {
-                Ok(p) => plan.set(Some(p)),
+                Ok(p) => plan.set(Some(with_as_is(p))),
                 Err(e) => error.set(Some(format!("The planner's workers failed: {e}"))),
             };
             let started = crate::plan_pool::start(&s, targets(&s), space.clone(), progress, done);
@@ -136,12 +167,17 @@ pub fn Planner(
                 let handle = jobs::run(
                     PlanJobs::new(&s, targets(&s), space),
                     progress,
-                    move |mut j| plan.set(Some(j.plan())),
+                    move |mut j| plan.set(Some(finish(j.plan()))),
                 );
                 *cancel.borrow_mut() = Some(handle);
             }
         }
     };
+    let start_plan = {
+        let ask = ask_plan.clone();
+        move |_| ask(false)
+    };
+    let search_longer = move |_| ask_plan(true);
     let start_headroom = {
         let (cancel, stop) = (cancel.clone(), stop_previous.clone());
         move |_| {
@@ -253,6 +289,31 @@ pub fn Planner(
                     </option>
                 </select>
             </div>
+            <div class="control">
+                <label for="planner-max-replicas">"Most replicas"</label>
+                <input
+                    id="planner-max-replicas"
+                    type="number"
+                    min="1"
+                    max="1024"
+                    step="1"
+                    data-testid="planner-max-replicas"
+                    prop:value=move || max_replicas.get().to_string()
+                    on:change=move |ev| {
+                        let v = event_target_value(&ev);
+                        match v.trim().parse::<u32>() {
+                            Ok(n) if (1..=1024).contains(&n) => {
+                                error.set(None);
+                                max_replicas.set(n);
+                            }
+                            _ => error.set(Some(format!(
+                                "Most replicas must be a whole number from 1 to 1,024, got {v:?}; it stays {}.",
+                                max_replicas.get_untracked()
+                            ))),
+                        }
+                    }
+                />
+            </div>
             <Show when=move || scenario.with(|s| !s.uses_fleet())>
                 <label class="hint">
                     <input
@@ -341,6 +402,18 @@ pub fn Planner(
             <Show when=move || pool_plan.with(|p| p.is_some())>
                 {move || pool_plan.get().map(|p| crate::pool_plan_view::pool_plan_view(p, scenario, applied))}
             </Show>
+            // Shown while the plan on screen left searches unsettled.
+            <button
+                class="secondary"
+                data-testid="plan-longer"
+                hidden=move || stale() || !plan.with(|p| p.as_ref().is_some_and(|p| !p.unsettled.is_empty()))
+                on:click=search_longer
+            >
+                {move || format!(
+                    "Search longer: {}M simulated events, ten times this search's",
+                    sim_core::format::thousands(budget.get().saturating_mul(10) / 1_000_000)
+                )}
+            </button>
             <Show when=move || plan.get().is_some()>
                 {move || {
                     plan.get()

@@ -36,6 +36,11 @@ pub struct Plan {
     /// what it found.
     #[serde(default)]
     pub unsettled: Vec<(String, String)>,
+    /// For each of [`Self::unsettled`], the least it could cost if settled
+    /// (0 when nothing bounds it): what a cheaper answer found later, such
+    /// as the setup as it is, rules out.
+    #[serde(default)]
+    pub unsettled_floor_usd: Vec<f64>,
     /// Configurations not run to the end (or at all) because even their
     /// smallest possible size costs more than the cheapest setup found:
     /// they cannot change the answer.
@@ -47,6 +52,75 @@ pub struct Plan {
     /// The work budget it ran under (simulated events).
     #[serde(default)]
     pub budget_events: u64,
+}
+
+impl Plan {
+    /// Put the scenario as it is beside the searched setups, judged by
+    /// `slo` from `report`, a whole run of it (the page's on screen, the
+    /// CLI's own): when it meets the targets it is an answer, in its place
+    /// by cost, so a plan never answers "none" where the setup already
+    /// works; when it misses and costs less than the cheapest answer, it is
+    /// a near miss. Setups dearer than a cheaper answer it makes are no
+    /// longer near misses.
+    pub fn include_as_is(&mut self, base: &Scenario, slo: &PlanSlo, report: &Report) {
+        let fleet = base.uses_fleet().then(|| {
+            format!(
+                "{} × {} × {} {}",
+                base.serving.replicas,
+                base.serving.gpus_per_replica,
+                base.serving.gpu.spec().name,
+                base.serving.weights.name()
+            )
+        });
+        let what = match (fleet, base.pools.is_empty()) {
+            (Some(f), true) => format!("{} ({f})", super::AS_IS),
+            _ => super::AS_IS.to_owned(),
+        };
+        let e = Evaluated {
+            config: Config::AsIs,
+            replicas: if base.uses_fleet() {
+                base.serving.replicas
+            } else {
+                0
+            },
+            description: what,
+            usd_per_month: report.cost.usd_per_month,
+            verdict: slo.check(report),
+            changes_model: false,
+            summary: crate::sweep::Summary::of(report),
+        };
+        let key = |a: &Evaluated| (a.usd_per_month, a.description.clone());
+        let before = |a: &Evaluated, b: &Evaluated| {
+            let (x, y) = (key(a), key(b));
+            x.0.total_cmp(&y.0).then_with(|| x.1.cmp(&y.1))
+        };
+        if e.verdict.is_ok() {
+            let at = self.feasible.partition_point(|f| before(f, &e).is_lt());
+            self.feasible.insert(at, e);
+            let cheapest = self.feasible[0].usd_per_month;
+            self.near_misses.retain(|m| m.usd_per_month < cheapest);
+            // Searches left unsettled that cannot beat it any more.
+            let floors = std::mem::take(&mut self.unsettled_floor_usd);
+            let open = std::mem::take(&mut self.unsettled);
+            for (u, floor) in open.into_iter().zip(floors) {
+                if floor >= cheapest {
+                    self.unsettled_dearer += 1;
+                } else {
+                    self.unsettled.push(u);
+                    self.unsettled_floor_usd.push(floor);
+                }
+            }
+        } else if self
+            .feasible
+            .first()
+            .is_none_or(|f| e.usd_per_month < f.usd_per_month)
+        {
+            // Cheapest-failing-first is dearest first among misses.
+            let at = self.near_misses.partition_point(|m| before(&e, m).is_lt());
+            self.near_misses.insert(at, e);
+            self.near_misses.truncate(10);
+        }
+    }
 }
 
 /// Which rate-limit tier one API model tier needs, with one client policy.
@@ -166,7 +240,7 @@ pub fn assemble(done: Vec<Finished>, space: &Space) -> Plan {
                     })
                     .filter_map(|o| match o.config {
                         Config::SelfHosted { max_seqs: m, .. } => Some(m.to_string()),
-                        Config::Api { .. } => None,
+                        Config::Api { .. } | Config::AsIs => None,
                     })
                     .collect();
                 if !alike.is_empty() {
@@ -213,7 +287,7 @@ pub fn assemble(done: Vec<Finished>, space: &Space) -> Plan {
         match (same, &e.config) {
             (Some((_, also)), Config::Api { multiplier, .. }) => also.push(*multiplier),
             (Some((_, also)), Config::SelfHosted { max_seqs, .. }) => also.push(*max_seqs),
-            (None, _) => merged.push((e, Vec::new())),
+            (_, _) => merged.push((e, Vec::new())),
         }
     }
     let feasible: Vec<Evaluated> = merged
@@ -231,6 +305,7 @@ pub fn assemble(done: Vec<Finished>, space: &Space) -> Plan {
                         let verb = if also.len() == 1 { "runs" } else { "run" };
                         format!(" (batch {} {verb} the same)", list.join(", "))
                     }
+                    Config::AsIs => String::new(),
                 };
             }
             e
@@ -253,17 +328,20 @@ pub fn assemble(done: Vec<Finished>, space: &Space) -> Plan {
     near_misses.truncate(10);
     let api_tiers = api_answers(&done);
     let could_beat = |s: &Finished| s.floor_usd.is_none_or(|f| f < cheapest);
-    let unsettled = done
+    let (unsettled, unsettled_floor_usd) = done
         .iter()
         .filter(|s| could_beat(s))
         .filter_map(|s| {
             let why = s.unsettled.clone()?;
             Some((
-                s.config.describe(0).trim_start_matches("0 × ").to_owned(),
-                why,
+                (
+                    s.config.describe(0).trim_start_matches("0 × ").to_owned(),
+                    why,
+                ),
+                s.floor_usd.unwrap_or(0.0),
             ))
         })
-        .collect();
+        .unzip();
     let unsettled_dearer = done
         .iter()
         .filter(|s| s.unsettled.is_some() && !could_beat(s))
@@ -271,6 +349,7 @@ pub fn assemble(done: Vec<Finished>, space: &Space) -> Plan {
     let events = done.iter().map(|s| s.events).sum();
     Plan {
         unsettled,
+        unsettled_floor_usd,
         unsettled_dearer,
         events,
         budget_events: space.budget_events,
@@ -295,7 +374,7 @@ pub fn groups(all: Vec<Search>) -> Vec<Vec<Search>> {
             Config::SelfHosted {
                 gpu, tp, weights, ..
             } => Some((*gpu, *tp, *weights)),
-            Config::Api { .. } => None,
+            Config::Api { .. } | Config::AsIs => None,
         };
         match out.last_mut() {
             Some(g) if key(&s.config).is_some() && key(&g[0].config) == key(&s.config) => g.push(s),

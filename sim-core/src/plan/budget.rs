@@ -31,6 +31,7 @@ use super::{Search, upper_requests};
 use crate::physics::BatchShape;
 use crate::report::Report;
 use crate::scenario::{Arrival, Scenario, ServiceModel};
+use serde::{Deserialize, Serialize};
 
 /// Simulated events one plan may use, all searches together.
 pub const PLAN_EVENTS: u64 = 25_000_000;
@@ -83,14 +84,14 @@ fn group_key(s: &Search) -> Option<(crate::physics::Gpu, u32, crate::physics::Pr
         super::Config::SelfHosted {
             gpu, tp, weights, ..
         } => Some((gpu, tp, weights)),
-        super::Config::Api { .. } => None,
+        super::Config::Api { .. } | super::Config::AsIs => None,
     }
 }
 
 fn batch(s: &Search) -> u32 {
     match s.config {
         super::Config::SelfHosted { max_seqs, .. } => max_seqs,
-        super::Config::Api { .. } => 0,
+        super::Config::Api { .. } | super::Config::AsIs => 0,
     }
 }
 
@@ -230,7 +231,12 @@ impl Search {
 /// (Poisson or gamma) — the same traffic over a shorter window, with a note
 /// saying so. Steady traffic's percentiles need a window with enough
 /// requests, not the scenario's whole length.
-pub fn within(base: &Scenario, estimated: f64, budget: u64) -> (Scenario, Option<String>) {
+pub fn within(
+    base: &Scenario,
+    estimated: f64,
+    budget: u64,
+    remedies: Remedies,
+) -> (Scenario, Option<String>) {
     let steady = matches!(
         base.workload.arrival,
         Arrival::Poisson { .. } | Arrival::Gamma { .. }
@@ -249,11 +255,12 @@ pub fn within(base: &Scenario, estimated: f64, budget: u64) -> (Scenario, Option
     let mut s = base.clone();
     s.duration_s = (base.duration_s * keep).max(1.0).round();
     let note = format!(
-        "planned on the first {:.0} s of the scenario's {:.0} s (the same steady traffic, about {:.0} requests) to answer within the work budget of {:.0}M simulated events; --full plans on all of it",
+        "planned on the first {:.0} s of the scenario's {:.0} s (the same steady traffic, about {:.0} requests) to answer within the work budget of {:.0}M simulated events; to plan on more of it, {}",
         s.duration_s,
         base.duration_s,
         requests * s.duration_s / base.duration_s,
-        budget / 1e6
+        budget / 1e6,
+        remedies.longer()
     );
     (s, Some(note))
 }
@@ -478,6 +485,35 @@ pub fn reopen(group: &mut [Search], share: u64) -> bool {
     any
 }
 
+/// How a surface offers the ways past the work budget, as its notes name
+/// them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Remedies {
+    /// `tlab plan`'s flags.
+    #[default]
+    Cli,
+    /// The page's planner panel.
+    Page,
+}
+
+impl Remedies {
+    /// How to plan with more work.
+    pub fn longer(self) -> &'static str {
+        match self {
+            Remedies::Cli => "plan with --full",
+            Remedies::Page => "press \u{201c}Search longer\u{201d} (ten times the budget)",
+        }
+    }
+
+    /// How to ask for fewer replicas.
+    pub fn fewer(self) -> &'static str {
+        match self {
+            Remedies::Cli => "fewer replicas with --max-replicas",
+            Remedies::Page => "fewer replicas under \u{201c}Most replicas\u{201d}",
+        }
+    }
+}
+
 /// A plan's question as it will be asked: the scenario (maybe over a shorter
 /// window), what that costs, and what was changed or cannot be helped.
 #[derive(Clone, Debug)]
@@ -495,7 +531,7 @@ pub struct Question {
 /// said before it starts (the CLI and the page both ask it).
 pub fn question(base: &Scenario, slo: super::PlanSlo, space: &super::Space) -> Question {
     let estimated = estimate(&super::searches(base, slo, space));
-    let (scenario, shorter) = within(base, estimated, space.budget_events);
+    let (scenario, shorter) = within(base, estimated, space.budget_events, space.remedies);
     let estimated_events = if shorter.is_some() {
         estimate(&super::searches(&scenario, slo, space))
     } else {
@@ -504,9 +540,11 @@ pub fn question(base: &Scenario, slo: super::PlanSlo, space: &super::Space) -> Q
     let mut notes: Vec<String> = shorter.into_iter().collect();
     if estimated_events > space.budget_events as f64 {
         notes.push(format!(
-            "this question needs about {:.0}M simulated events, more than the work budget of {:.0}M: a configuration whose search runs out of its share is listed as unsettled — ask a smaller one (fewer replicas with --max-replicas, a shorter duration_s) or plan with --full",
+            "this question needs about {:.0}M simulated events, more than the work budget of {:.0}M: a configuration whose search runs out of its share is listed as unsettled — ask a smaller one ({}, a shorter duration) or {}",
             estimated_events / 1e6,
-            space.budget_events as f64 / 1e6
+            space.budget_events as f64 / 1e6,
+            space.remedies.fewer(),
+            space.remedies.longer()
         ));
     }
     Question {

@@ -43,6 +43,9 @@ pub use headroom::{Headroom, HeadroomSearch, MAX_GROWTH, headroom, scale_load};
 /// Either way the setup serves all the traffic: other pools and routing
 /// rules go.
 pub fn apply_config(s: &mut Scenario, config: &Config, replicas: u32) -> Result<(), String> {
+    if *config == Config::AsIs {
+        return Ok(());
+    }
     s.pools.clear();
     s.routing.clear();
     match config {
@@ -84,6 +87,7 @@ pub fn apply_config(s: &mut Scenario, config: &Config, replicas: u32) -> Result<
             }
             None => Err("the scenario has no API tiers".into()),
         },
+        Config::AsIs => Ok(()),
     }
 }
 
@@ -327,6 +331,10 @@ pub struct Space {
     /// searches ([`budget::PLAN_EVENTS`]; `u64::MAX` for no limit).
     #[serde(default = "plan_events")]
     pub budget_events: u64,
+    /// How the surface asking offers the ways past the work budget (the
+    /// CLI's flags, the page's controls): its notes name those.
+    #[serde(default)]
+    pub remedies: budget::Remedies,
 }
 
 fn plan_events() -> u64 {
@@ -355,6 +363,7 @@ impl Default for Space {
             api_multipliers: vec![1, 2, 4, 8],
             self_hosted: true,
             budget_events: budget::PLAN_EVENTS,
+            remedies: budget::Remedies::Cli,
         }
     }
 }
@@ -383,7 +392,13 @@ pub enum Config {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         client: Option<ClientPolicy>,
     },
+    /// The scenario as it is, judged from a run of it ([`Plan::include_as_is`]):
+    /// never searched.
+    AsIs,
 }
+
+/// What the scenario as it is is called in a plan.
+pub const AS_IS: &str = "your setup as it is";
 
 /// The client the planner tries next to the scenario's own: a queue that
 /// turns 429s into waiting (the page's "queue" client).
@@ -415,6 +430,7 @@ impl Config {
                     ""
                 }
             ),
+            Config::AsIs => AS_IS.to_owned(),
         }
     }
 }

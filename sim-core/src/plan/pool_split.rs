@@ -209,6 +209,7 @@ pub fn compose(base: &Scenario, cover: &[Placed]) -> Result<Scenario, String> {
                 }
                 tier.clone()
             }
+            Config::AsIs => return Err(format!("{group}: the whole scenario cannot be one pool")),
         };
         if let Some(tier) = p.answer.overflows_to() {
             uses(tier, own);

@@ -104,13 +104,13 @@ impl Search {
                     }
                 }
             }
-            Config::Api { .. } => {
+            Config::Api { .. } | Config::AsIs => {
                 if let Err(e) = s.check() {
                     pruned = Some(e.problems.join("; "));
                 }
             }
         }
-        let max = if matches!(config, Config::Api { .. }) {
+        let max = if matches!(config, Config::Api { .. } | Config::AsIs) {
             1
         } else {
             space.max_replicas
@@ -143,6 +143,7 @@ impl Search {
                         .and_then(|(i, _)| base.api.as_ref()?.tiers.get(i))
                         .is_some_and(|t| t.name != *tier)
                 }),
+                Config::AsIs => false,
             },
             config,
             base: s,
@@ -175,7 +176,7 @@ impl Search {
             return;
         }
         let verdict = self.slo.check(report);
-        let api = matches!(self.config, Config::Api { .. });
+        let api = matches!(self.config, Config::Api { .. } | Config::AsIs);
         let u = &report.utilisation;
         let blocks = u.kv_use_peak * self.kv_blocks as f64;
         self.peak_blocks = self.peak_blocks.max(blocks);
@@ -304,7 +305,7 @@ impl Search {
             Config::SelfHosted { .. } => {
                 price_month(&self.base, (self.lo_fail + 1).max(self.min_replicas))
             }
-            Config::Api { .. } => 0.0,
+            Config::Api { .. } | Config::AsIs => 0.0,
         }
     }
 

@@ -243,6 +243,7 @@ fn an_api_plan_answers_per_tier_and_flags_a_change_of_model() {
         match &e.config {
             Config::SelfHosted { .. } => assert!(e.changes_model),
             Config::Api { tier, .. } => assert_eq!(e.changes_model, tier != "frontier"),
+            Config::AsIs => panic!("no search runs the setup as it is"),
         }
     }
     let default = Space::for_scenario(&s);
@@ -283,4 +284,54 @@ fn the_passes_find_the_cheapest_setup_an_unlimited_search_finds() {
         full.simulations
     );
     assert!(budgeted.unsettled_dearer > 0);
+}
+
+#[test]
+fn the_setup_as_it_is_answers_when_it_meets_the_targets_and_rules_out_what_cannot_beat_it() {
+    // A plan that settled nothing: the budget starves every search.
+    let s = small();
+    let space = Space {
+        gpus: vec![crate::physics::Gpu::H100],
+        budget_events: 1,
+        ..Space::default()
+    };
+    let bare = plan(&s, slo(), &space);
+    assert!(bare.feasible.is_empty(), "{:?}", bare.feasible);
+    assert!(!bare.unsettled.is_empty());
+    assert_eq!(bare.unsettled.len(), bare.unsettled_floor_usd.len());
+    // The run on screen meets the targets: it is the answer, at its cost.
+    let report = crate::run(&s.clone().validate().expect("valid"));
+    let mut p = bare.clone();
+    p.include_as_is(&s, &slo(), &report);
+    let first = &p.feasible[0];
+    assert_eq!(first.config, Config::AsIs);
+    assert_eq!(first.usd_per_month, report.cost.usd_per_month);
+    assert!(
+        first
+            .description
+            .starts_with("your setup as it is (1 × 1 × H100")
+    );
+    // Searches whose least cost is at or above it cannot change the answer.
+    let ruled_out = bare
+        .unsettled_floor_usd
+        .iter()
+        .filter(|&&f| f >= first.usd_per_month)
+        .count();
+    assert!(ruled_out > 0, "{:?}", bare.unsettled_floor_usd);
+    assert_eq!(p.unsettled.len(), bare.unsettled.len() - ruled_out);
+    assert_eq!(p.unsettled_dearer, bare.unsettled_dearer + ruled_out);
+    // Targets it misses: a near miss, never an answer.
+    let strict = PlanSlo {
+        ttft_p99_ms: 1.0,
+        ..slo()
+    };
+    let mut q = bare.clone();
+    q.include_as_is(&s, &strict, &report);
+    assert!(q.feasible.is_empty());
+    assert!(
+        q.near_misses
+            .iter()
+            .any(|e| e.config == Config::AsIs
+                && e.verdict.as_ref().is_err_and(|w| w.contains("TTFT")))
+    );
 }
