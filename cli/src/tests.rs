@@ -477,6 +477,7 @@ mod analysis_tests {
             max_replicas: 16,
             api_multipliers: vec![1],
             budget_events: u64::MAX,
+            remedies: Default::default(),
         };
         let p = analysis::plan_parallel(&base(), slo, &space, true);
         assert_eq!(
