@@ -2,27 +2,42 @@
 //! self-hosted monthly cost with the crossover. Both on log axes, so a bill of
 //! $300 and one of $300,000 are both visible.
 
-use crate::model::{BLUE, Chart, GREY, Line, Mark, RED, Stroke, log_fitted, short, span};
+use crate::model::{BLUE, Chart, GREY, Line, Mark, PURPLE, RED, Stroke, log_fitted, short, span};
 use sim_core::compare::CostComparison;
 
-/// $ per million output tokens against load, for the fleet as configured.
-pub fn per_mtok_model(points: &[(f64, f64)]) -> Chart {
+/// Today's load marked on a chart over load, when it is inside it.
+fn mark_today(chart: &mut Chart, today: Option<f64>) {
+    if let Some(t) = today.filter(|t| t.is_finite() && *t > 0.0 && *t <= chart.x.max) {
+        chart.marks.push(Mark::Vertical {
+            x: t,
+            label: format!("today's load {}/s", short(t)),
+            colour: PURPLE,
+        });
+    }
+}
+
+/// $ per million output tokens against load, for the fleet as configured;
+/// `today`, the scenario's load (tasks/s), marked.
+pub fn per_mtok_model(points: &[(f64, f64)], today: Option<f64>) -> Chart {
     let lines = vec![Line::new(
         "$ per million output tokens",
         BLUE,
         Stroke::Solid,
         points.to_vec(),
     )];
-    Chart::lines(
+    let mut chart = Chart::lines(
         "Self-hosted cost per million tokens vs load",
         span("load (tasks/s)", points.iter().map(|p| p.0)),
         log_fitted("$ / Mtok (log)", points.iter().map(|p| p.1)),
         lines,
-    )
+    );
+    mark_today(&mut chart, today);
+    chart
 }
 
-/// Monthly cost against load: the API tier and the self-hosted fleet.
-pub fn monthly_model(c: &CostComparison) -> Chart {
+/// Monthly cost against load: the API tier and the self-hosted fleet;
+/// `today`, the scenario's load (tasks/s), marked.
+pub fn monthly_model(c: &CostComparison, today: Option<f64>) -> Chart {
     let api: Vec<(f64, f64)> = c
         .points
         .iter()
@@ -51,5 +66,6 @@ pub fn monthly_model(c: &CostComparison) -> Chart {
             colour: GREY,
         });
     }
+    mark_today(&mut chart, today);
     chart
 }

@@ -24,6 +24,7 @@ pub mod render;
 pub mod sweep;
 pub mod throughput;
 pub mod timeline;
+pub mod tradeoff;
 
 pub use render::DrawResult;
 
@@ -43,6 +44,8 @@ pub struct ReportChart {
     pub model: ModelFn,
     /// Whether this report has something for it.
     pub applies: fn(&Report) -> bool,
+    /// What to read in it, under the chart.
+    pub caption: &'static str,
 }
 
 fn always(_: &Report) -> bool {
@@ -55,41 +58,49 @@ pub const REPORT_CHARTS: [ReportChart; 8] = [
         id: "chart-queue",
         model: queue::model,
         applies: always,
+        caption: "Requests waiting for a GPU and requests in a batch, over the run. A waiting line that keeps climbing means the fleet cannot keep up; one that falls back to zero means it drains.",
     },
     ReportChart {
         id: "chart-latency",
         model: latency::model,
         applies: always,
+        caption: "Time to first token, p50 and p99 per window of the run, against the target. Where the p99 rises above the target, one request in a hundred waits longer than you allow.",
     },
     ReportChart {
         id: "chart-e2e",
         model: e2e::model,
         applies: always,
+        caption: "Whole-request latency, p50 and p99 per window of the run: how long a user waits for the full answer.",
     },
     ReportChart {
         id: "chart-throughput",
         model: throughput::model,
         applies: always,
+        caption: "Tokens per second across all requests, over the run: what the fleet delivers, and what sets its cost per token.",
     },
     ReportChart {
         id: "chart-arrivals",
         model: arrivals::model,
         applies: always,
+        caption: "Requests arriving per second, over the run: the load the fleet is asked to carry, its spikes included.",
     },
     ReportChart {
         id: "chart-batch",
         model: batch::model,
         applies: |r| r.cost.gpus > 0,
+        caption: "Sequences per forward pass, and the KV cache in use. A larger batch is how throughput rises; a full KV cache is what stops it rising.",
     },
     ReportChart {
         id: "chart-api",
         model: api::model,
         applies: |r| r.api.is_some(),
+        caption: "At the API provider: retries per second after 429s, and the share of the token limit left. Retries appear as the limit runs out.",
     },
     ReportChart {
         id: "chart-distribution",
         model: distribution::model,
         applies: always,
+        caption: "The share of requests faster than each latency: read any percentile across, against the TTFT target.",
     },
 ];
 

@@ -58,6 +58,8 @@ pub enum Stroke {
     Solid,
     /// A dashed line (p99s, the pinned run A, secondary series).
     Dashed,
+    /// Points, each a dot, unjoined (setups on a cost–latency plane).
+    Dots,
 }
 
 /// One line.
@@ -145,6 +147,8 @@ pub enum Corner {
     UpperRight,
     /// Lower right.
     LowerRight,
+    /// Lower left.
+    LowerLeft,
 }
 
 /// A whole chart.

@@ -82,14 +82,20 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) ->
             Stroke::Dashed => {
                 ctx.draw_series(DashedLineSeries::new(points, DASH.0, DASH.1, style))?
             }
+            Stroke::Dots => ctx.draw_series(
+                points
+                    .into_iter()
+                    .map(|p| Circle::new(p, 4, style.filled())),
+            )?,
         };
-        // The legend shows the line as it is drawn: a dashed line as two dashes.
-        let gap = if l.stroke == Stroke::Dashed {
-            (6, 10)
-        } else {
-            (8, 8)
+        // The legend shows the line as it is drawn: a dashed line as two
+        // dashes, dots as a dot.
+        let marker = match l.stroke {
+            Stroke::Dashed => Marker::Line(style, (6, 10)),
+            Stroke::Solid => Marker::Line(style, (8, 8)),
+            Stroke::Dots => Marker::Dot(style.filled()),
         };
-        legend.push((l.label.as_str(), Marker::Line(style, gap)));
+        legend.push((l.label.as_str(), marker));
         if let Some(c) = l.circle {
             ctx.draw_series(std::iter::once(Circle::new(at(&c), 6, style)))?;
         }
@@ -134,6 +140,8 @@ enum Marker {
     Line(ShapeStyle, (i32, i32)),
     /// A ring (the circled point).
     Ring(ShapeStyle),
+    /// A dot (points unjoined).
+    Dot(ShapeStyle),
 }
 
 /// The legend in a corner of the plotting area: a bordered box, a row per
@@ -165,6 +173,7 @@ fn draw_legend<DB: DrawingBackend>(
         Corner::UpperLeft => (PAD, PAD),
         Corner::UpperRight => (aw - w - PAD, PAD),
         Corner::LowerRight => (aw - w - PAD, ah - h - PAD),
+        Corner::LowerLeft => (PAD, ah - h - PAD),
     };
     area.draw(&Rectangle::new(
         [(x0, y0), (x0 + w, y0 + h)],
@@ -185,6 +194,7 @@ fn draw_legend<DB: DrawingBackend>(
                 area.draw(&PathElement::new(vec![(x + b, y), (x + MARK, y)], *style))?;
             }
             Marker::Ring(style) => area.draw(&Circle::new((x + MARK / 2, y), 5, *style))?,
+            Marker::Dot(style) => area.draw(&Circle::new((x + MARK / 2, y), 4, *style))?,
         }
         area.draw(&Text::new(*label, (x + MARK + PAD, y), text.clone()))?;
     }
@@ -212,6 +222,28 @@ pub fn describe(chart: &Chart) -> String {
             out.push_str(&format!(" {}: no data.", l.label));
             continue;
         };
+        if l.stroke == Stroke::Dots {
+            // Points: how many, and where they span.
+            let (lo, hi) = l
+                .points
+                .iter()
+                .fold((first.1, first.1), |(lo, hi), p| (lo.min(p.1), hi.max(p.1)));
+            let at = l
+                .points
+                .iter()
+                .fold((first.0, first.0), |(lo, hi), p| (lo.min(p.0), hi.max(p.0)));
+            out.push_str(&format!(
+                " {}: {} point{}, {} to {} across, {} to {} up.",
+                l.label,
+                l.points.len(),
+                if l.points.len() == 1 { "" } else { "s" },
+                short(at.0),
+                short(at.1),
+                short(lo),
+                short(hi)
+            ));
+            continue;
+        }
         let peak = l
             .points
             .iter()

@@ -187,7 +187,7 @@ fn monthly_costs_sit_on_a_log_axis_that_shows_both_lines_and_the_crossover() {
     let capacity = sim_core::compare::replica_capacity_per_s(&s).expect("runs");
     let curves = sim_core::compare::cost_curves(&s, capacity);
     let cmp = curves.comparison.expect("an API tier");
-    let c = cost::monthly_model(&cmp);
+    let c = cost::monthly_model(&cmp, Some(curves.today_per_s));
     assert_eq!(c.y.scale, Scale::Log);
     for l in &c.lines {
         for p in &l.points {
@@ -205,8 +205,34 @@ fn monthly_costs_sit_on_a_log_axis_that_shows_both_lines_and_the_crossover() {
                 .any(|m| matches!(m, Mark::Vertical { x: at, .. } if *at == x))
         );
     }
-    let per = cost::per_mtok_model(&curves.per_mtok);
+    let per = cost::per_mtok_model(&curves.per_mtok, Some(curves.today_per_s));
     assert_eq!(per.y.scale, Scale::Log);
+    // Both mark today's load, the scenario's own.
+    assert_eq!(curves.today_per_s, s.peak_tasks_per_s());
+    for chart in [&c, &per] {
+        assert!(
+            chart
+                .marks
+                .iter()
+                .any(|m| matches!(m, Mark::Vertical { x, label, .. }
+                if *x == curves.today_per_s && label.starts_with("today's load"))),
+            "{}: {:?}",
+            chart.title,
+            chart.marks
+        );
+    }
+}
+
+#[test]
+fn every_report_chart_says_what_to_read_in_it() {
+    for c in REPORT_CHARTS {
+        assert!(
+            c.caption.len() > 60 && c.caption.ends_with('.'),
+            "{}: {:?}",
+            c.id,
+            c.caption
+        );
+    }
 }
 
 #[test]
@@ -373,4 +399,75 @@ fn the_queue_chart_draws_the_replicas_up_when_a_pool_autoscales() {
             .iter()
             .all(|&(_, n)| (1.0 - 1e-9..=3.0 + 1e-9).contains(&n))
     );
+}
+
+#[test]
+fn the_trade_off_draws_every_settled_setup_the_frontier_and_the_setup_as_it_is() {
+    use sim_core::plan::{PlanSlo, Space};
+    let mut s = presets::chatbot_h100();
+    s.duration_s = 60.0;
+    let slo = PlanSlo::for_scenario(&s);
+    let space = Space {
+        gpus: vec![sim_core::physics::Gpu::L40s, sim_core::physics::Gpu::H100],
+        tps: vec![1, 2],
+        max_seqs: vec![64, 256],
+        ..Space::default()
+    };
+    let mut plan = sim_core::plan::plan(&s, slo, &space);
+    let on_screen = run(s.clone());
+    plan.include_as_is(&s, &slo, &on_screen);
+    let pinned = (500.0, 20_000.0);
+    let chart = tradeoff::model(&plan, Some(pinned));
+    let met = chart.line("meets every target").expect("met");
+    assert_eq!(met.stroke, Stroke::Dots);
+    assert_eq!(
+        met.points.len() + 1,
+        plan.feasible.len(),
+        "every answer but the setup as it is"
+    );
+    // The frontier: faster is dearer, and nothing that meets the targets is
+    // both cheaper and at least as fast as a point on it.
+    let f = &chart
+        .line("frontier: nothing both cheaper and faster")
+        .expect("frontier")
+        .points;
+    assert!(!f.is_empty());
+    assert!(
+        f.windows(2).all(|w| w[0].0 <= w[1].0 && w[0].1 > w[1].1),
+        "{f:?}"
+    );
+    for p in f {
+        assert!(
+            !met.points.iter().any(|q| q.0 <= p.0 && q.1 < p.1),
+            "{p:?} is beaten"
+        );
+    }
+    // The setup on screen, ringed at its own p99 TTFT and cost; A beside it.
+    let mine = chart.line("your setup as it is").expect("as it is");
+    let here = (
+        on_screen.overall.ttft.p99_ms.expect("a p99"),
+        on_screen.cost.usd_per_month,
+    );
+    assert_eq!(mine.circle, Some(here));
+    assert_eq!(chart.line("pinned A").and_then(|l| l.circle), Some(pinned));
+    // Both axes log, latency read as durations, and every point inside them.
+    assert_eq!((chart.x.scale, chart.y.scale), (Scale::LogMs, Scale::Log));
+    for l in &chart.lines {
+        for p in &l.points {
+            assert!(
+                chart.x.min <= p.0
+                    && p.0 <= chart.x.max
+                    && chart.y.min <= p.1
+                    && p.1 <= chart.y.max
+            );
+        }
+    }
+    let words = render::describe(&chart);
+    assert!(words.contains("your setup as it is: 1 point"), "{words}");
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (900, 420)).into_drawing_area();
+        render::draw(&root, &chart).expect("draws");
+    }
+    assert!(svg.contains("<circle"), "dots drawn");
 }

@@ -300,6 +300,9 @@ pub struct CostCurves {
     pub per_mtok: Vec<(f64, f64)>,
     /// API vs self-hosted, up to 3 × the fleet's capacity.
     pub comparison: Option<CostComparison>,
+    /// Today's load, tasks/s ([`Scenario::peak_tasks_per_s`]): where the
+    /// scenario sits on both curves.
+    pub today_per_s: f64,
 }
 
 /// The cost curves of a scenario, given the tasks/s one saturated replica
@@ -334,6 +337,7 @@ pub fn cost_curves(s: &Scenario, capacity: f64) -> CostCurves {
     CostCurves {
         per_mtok,
         comparison,
+        today_per_s: s.peak_tasks_per_s(),
     }
 }
 

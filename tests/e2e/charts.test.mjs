@@ -58,3 +58,27 @@ test('the curve reads its latencies as durations and explains its circles and to
   assert.match(curve, /the highest load each policy kept up with\./);
   assert.deepEqual(lab.errors, []);
 });
+
+test('every chart on screen says what to read in it, and the cost charts mark today', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  // The cost curves come after the capacity measurement.
+  await p.page.waitForFunction(
+    () => /today's load/.test(document.querySelector('[data-testid="chart-cost-mtok"]')?.getAttribute('aria-label') ?? ''),
+    null,
+    { timeout: 60_000 },
+  );
+  const uncaptioned = await p.page.evaluate(() =>
+    [...document.querySelectorAll('figure')]
+      .filter((f) => f.style.display !== 'none' && f.querySelector('canvas'))
+      .filter((f) => (f.querySelector('figcaption')?.textContent ?? '').trim().length < 40)
+      .map((f) => f.querySelector('canvas').dataset.testid),
+  );
+  assert.deepEqual(uncaptioned, []);
+  const shown = await p.page.evaluate(() =>
+    [...document.querySelectorAll('figure')].filter((f) => f.style.display !== 'none').length,
+  );
+  assert.ok(shown >= 9, `${shown} charts on screen`);
+  assert.match(await label(p, 'chart-cost-mtok'), /Marked: today's load [\d.]+\/s\./);
+  assert.deepEqual(lab.errors, []);
+});

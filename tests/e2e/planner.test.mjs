@@ -136,6 +136,11 @@ test('the planner answers with the setup on screen when it meets the targets, an
   const card = await p.text('card-usd-per-month');
   assert.ok(card.includes(cost.trim()), `the card reads ${card}, the row ${cost}`);
   // What the budget left unsettled can be searched for longer.
+  // The trade-off in one picture: the settled setups, the frontier, and
+  // the setup on screen ringed among them.
+  await p.page.waitForFunction(() => /your setup as it is: 1 point/.test(document.querySelector('[data-testid="chart-tradeoff"]')?.getAttribute('aria-label') ?? ''), null, { timeout: 10_000 });
+  const tradeoff = await p.byTestId('chart-tradeoff').getAttribute('aria-label');
+  assert.match(tradeoff, /Cost against latency.*p99 time to first token.*frontier: nothing both cheaper and faster/);
   assert.ok(await p.byTestId('plan-longer').isVisible(), 'searches cheaper than it are still open');
   assert.match(await p.text('plan-longer'), /Search longer: 250M simulated events/);
   assert.deepEqual(lab.errors, []);

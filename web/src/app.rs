@@ -258,7 +258,7 @@ pub fn App() -> impl IntoView {
                 {crate::measured_view::measured_view(measured, report, scenario)}
                 {playback_view(report, playhead, playing)}
                 {charts_view(shown, pinned_report, trace, costs)}
-                <crate::planner::Planner scenario=scenario report=report ran=ran preview=preview />
+                <crate::planner::Planner scenario=scenario report=report ran=ran preview=preview pinned=pinned />
             </section>
         </main>
     }

@@ -421,17 +421,23 @@ pub fn charts_view(
                         move || trace.with_untracked(|t| t.as_ref().map(|(t, w)| charts::timeline::model(t, *w))),
                     )}
                     {chart_canvas(
-                        ChartSpec::new("chart-cost-mtok"),
+                        ChartSpec {
+                            caption: Some("What a million generated tokens cost on this fleet as the load on it grows: the fleet costs the same per hour at every load, so the cost per token falls until the fleet is saturated. The purple line is today's load."),
+                            ..ChartSpec::new("chart-cost-mtok")
+                        },
                         move || costs.with(|c| c.as_ref().is_some_and(|c| !c.per_mtok.is_empty())),
                         move || costs.track(),
-                        move || costs.with_untracked(|c| c.as_ref().map(|c| charts::cost::per_mtok_model(&c.per_mtok))),
+                        move || costs.with_untracked(|c| c.as_ref().map(|c| charts::cost::per_mtok_model(&c.per_mtok, Some(c.today_per_s)))),
                     )}
                     {chart_canvas(
-                        ChartSpec::new("chart-cost-month"),
+                        ChartSpec {
+                            caption: Some("A month's bill as the load grows: the API tier's grows with every request, the self-hosted fleet's in steps of whole replicas. Where the lines cross, self-hosting starts to pay; the purple line is today's load."),
+                            ..ChartSpec::new("chart-cost-month")
+                        },
                         move || costs.with(|c| c.as_ref().is_some_and(|c| c.comparison.is_some())),
                         move || costs.track(),
                         move || costs.with_untracked(|c| {
-                            c.as_ref().and_then(|c| c.comparison.as_ref()).map(charts::cost::monthly_model)
+                            c.as_ref().and_then(|c| c.comparison.as_ref().map(|m| charts::cost::monthly_model(m, Some(c.today_per_s))))
                         }),
                     )}
                 </div>

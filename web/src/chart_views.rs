@@ -161,7 +161,10 @@ pub fn report_chart(
 ) -> impl IntoView {
     let (model, show) = (chart.model, chart.applies);
     chart_canvas(
-        ChartSpec::new(chart.id),
+        ChartSpec {
+            caption: Some(chart.caption),
+            ..ChartSpec::new(chart.id)
+        },
         move || shown.with(|r| r.as_ref().is_some_and(show)),
         move || {
             shown.track();

@@ -51,6 +51,8 @@ pub fn Planner(
     ran: RwSignal<Option<Scenario>>,
     /// Whether the run on screen is a preview (then it is not judged).
     preview: RwSignal<Option<(f64, f64)>>,
+    /// The pinned run A, marked on the cost–latency chart.
+    pinned: RwSignal<Option<(Scenario, sim_core::Report)>>,
 ) -> impl IntoView {
     let progress = RwSignal::new(None::<f64>);
     let what = RwSignal::new(String::new());
@@ -422,6 +424,25 @@ pub fn Planner(
                         })
                 }}
             </Show>
+            {chart_canvas(
+                ChartSpec {
+                    id: "chart-tradeoff",
+                    size: (900, 420),
+                    caption: Some("Each dot is a setup the plan settled, at its p99 time to first token (across) and its cost per month (up), both on log scales: green met every target, red missed one. The blue line is the frontier: along it nothing is both cheaper and faster. The purple ring is your setup as it is, the orange one the pinned run A. Apply a setup from the table above."),
+                    wide: false,
+                },
+                move || plan.with(|p| p.as_ref().is_some_and(|p| !p.feasible.is_empty() || !p.near_misses.is_empty())),
+                move || {
+                    plan.track();
+                    pinned.track();
+                },
+                move || {
+                    let a = pinned.with_untracked(|p| {
+                        p.as_ref().and_then(|(_, r)| Some((r.overall.ttft.p99_ms?, r.cost.usd_per_month)))
+                    });
+                    plan.with_untracked(|p| p.as_ref().map(|p| lab_charts::tradeoff::model(p, a)))
+                },
+            )}
             {chart_canvas(
                 ChartSpec {
                     id: "chart-curve",
