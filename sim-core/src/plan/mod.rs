@@ -26,6 +26,7 @@ mod pool_plan;
 mod pool_scale;
 pub mod pool_split;
 pub mod pools;
+mod question;
 mod runs;
 mod search;
 pub use runs::{Runs, drive};
