@@ -51,6 +51,16 @@ test('the phone layout has no horizontal scroll', async () => {
   const controls = await p.page.locator('#controls').boundingBox();
   assert.ok(card.y < 844, `the first number is ${card.y}px down`);
   assert.ok(controls.y > card.y, 'controls come after the results');
+  // The story and the controls within two screens, before the charts and
+  // the planner; a slider as wide as the screen allows, so a 27 px swipe
+  // moves it by under a tenth of its range.
+  const story = await p.byTestId('story').boundingBox();
+  assert.ok(story.y < 2 * 844, `the story starts ${story.y}px down`);
+  assert.ok(controls.y < 2 * 844, `the controls start ${controls.y}px down`);
+  const chart = await p.byTestId('chart-queue').boundingBox();
+  assert.ok(chart.y > controls.y, 'the charts come after the controls');
+  const slider = await p.byTestId('arrival-rate').boundingBox();
+  assert.ok(27 / slider.width < 0.1, `the rate slider is ${slider.width}px wide`);
   await p.byTestId('to-controls').click();
   await p.page.waitForFunction(() => document.getElementById('controls').getBoundingClientRect().top < 100);
   assert.match(p.page.url(), /#s=v1\./, 'the link still holds the scenario');

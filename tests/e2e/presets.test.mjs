@@ -93,8 +93,8 @@ test('self-hosted tuning: about 1,500 tok/s, then the levers its story names', a
   );
   // These are the story's second step, made by hand: the banner says where
   // on the story the page is, not that the numbers are someone else's.
-  assert.equal(await page.byTestId('preset').inputValue(), 'custom');
-  assert.match(await page.text('preset-custom'), /^Custom \(from Self-hosted tuning/);
+  // The menu still names the preset: a step of its story is the preset.
+  assert.equal(await page.byTestId('preset').inputValue(), 'self-hosted-tuning');
   assert.match(await page.text('preset-on-story'), /^At step 2 of \d+ of the story below/);
   assert.equal(await page.byTestId('preset-edited').count(), 0);
   // One more change leaves the story's path, and the banner says so.
@@ -103,6 +103,8 @@ test('self-hosted tuning: about 1,500 tok/s, then the levers its story names', a
   await page.byTestId('arrival-rate-number').press('Enter');
   await page.waitForTextChange('run-time', before, 30_000);
   assert.match(await page.text('preset-edited'), /you have changed them since/);
+  assert.equal(await page.byTestId('preset').inputValue(), 'custom');
+  assert.match(await page.text('preset-custom'), /^Custom \(from Self-hosted tuning/);
 });
 
 test('demand past capacity shows the overload banner with both numbers', async () => {

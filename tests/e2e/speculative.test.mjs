@@ -70,3 +70,21 @@ test('EAGLE at 30 req/s keeps up, and the capacity cards say so', async () => {
   assert.ok((await p.value('card-capacity')) > 30, 'more than the 30 tasks/s asked');
   assert.deepEqual(lab.errors, []);
 });
+
+test('a refused setting leaves its menu showing what the scenario still has', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  await p.waitForRun();
+  const before = await p.text('run-time');
+  await p.byTestId('batching').selectOption('static');
+  await p.waitForTextChange('run-time', before, 30_000);
+  await p.waitForRun();
+  const off = await p.byTestId('speculative').inputValue();
+  // Speculation needs iteration-level batching: refused, said under the menu.
+  await p.byTestId('speculative').selectOption('eagle');
+  await p.byTestId('speculative-error').waitFor({ timeout: 10_000 });
+  assert.match(await p.text('speculative-error'), /iteration-level batching/);
+  assert.equal(await p.byTestId('speculative').inputValue(), off, 'the menu shows the setting still in force');
+  assert.deepEqual(lab.errors, []);
+});
+

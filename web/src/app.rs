@@ -197,7 +197,7 @@ pub fn App() -> impl IntoView {
     let pinned_report = Signal::derive(move || pinned.with(|p| p.as_ref().map(|(_, r)| r.clone())));
 
     view! {
-        {header_view(scenario, origin, input_problem, link_problem)}
+        {header_view(scenario, origin, story, (input_problem, link_problem))}
         {banners_view(scenario, origin, story, link_problem, legacy_link)}
         <main class="layout">
             <section class="controls" id="controls" aria-label="Scenario controls">

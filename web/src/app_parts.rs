@@ -22,12 +22,17 @@ pub type Origin = Memo<Option<(&'static str, &'static str, &'static str, bool)>>
 pub fn header_view(
     scenario: RwSignal<Scenario>,
     origin: Origin,
-    input_problem: RwSignal<Option<String>>,
-    link_problem: RwSignal<Option<String>>,
+    story: Memo<Option<crate::story_view::StoryAt>>,
+    (input_problem, link_problem): (RwSignal<Option<String>>, RwSignal<Option<String>>),
 ) -> impl IntoView {
     let copied = RwSignal::new(false);
     let preset_explanation = move || origin.get().map(|(_, _, e, _)| e);
-    let edited = move || origin.get().is_some_and(|(_, _, _, exact)| !exact);
+    // Edited from its preset, and not to a step of the preset's own story
+    // (a story's step is still the preset).
+    let edited = move || {
+        origin.get().is_some_and(|(_, _, _, exact)| !exact)
+            && story.with(|a| a.as_ref().is_none_or(|a| a.step.is_none()))
+    };
     let all_presets = presets::all();
     view! {
         <a

@@ -44,12 +44,12 @@ pub fn apply(
     problem: RwSignal<Option<String>>,
     (dom_id, edited): (&str, &'static sim_core::params::Param),
     change: impl FnOnce(&mut Scenario) -> Result<(), String>,
-) {
+) -> bool {
     let before = scenario.get_untracked();
     let mut s = before.clone();
     if let Err(e) = change(&mut s) {
         refuse(problem, dom_id, e);
-        return;
+        return false;
     }
     match s.check() {
         Ok(()) => {
@@ -64,8 +64,12 @@ pub fn apply(
                 }));
             }
             scenario.set(s);
+            true
         }
-        Err(e) => refuse(problem, dom_id, e.problems.join("; ")),
+        Err(e) => {
+            refuse(problem, dom_id, e.problems.join("; "));
+            false
+        }
     }
 }
 
@@ -99,6 +103,20 @@ fn change_note(dom_id: String) -> impl IntoView {
                 {text.clone()}
             </p>
         </Show>
+    }
+}
+
+/// Bring the run's results into view (after an Apply made a setup the
+/// scenario): the results panel, or on a phone, where the panel is laid out
+/// part by part around the controls, its headline numbers.
+pub fn show_results() {
+    let d = document();
+    let panel = d
+        .get_element_by_id("results")
+        .filter(|el| el.get_bounding_client_rect().height() > 0.0);
+    let target = panel.or_else(|| d.query_selector("#results .lead").ok().flatten());
+    if let Some(el) = target {
+        el.scroll_into_view();
     }
 }
 
@@ -299,7 +317,9 @@ fn number_control(
     let value = move || value.get();
     let id = StoredValue::new(dom_id.clone());
     let set = move |v: f64| {
-        id.with_value(|d| apply(scenario, problem, (d, p), |s: &mut Scenario| c.set(s, i, v)))
+        id.with_value(|d| {
+            apply(scenario, problem, (d, p), |s: &mut Scenario| c.set(s, i, v));
+        })
     };
     let refuse_typed = move |msg: String| id.with_value(|d| refuse(problem, d, msg));
     // The phone's step buttons: 1 % of the slider a press.
@@ -398,7 +418,14 @@ fn choice_control(
                     aria-describedby=format!("{dom_id}-help")
                     on:change=move |ev| {
                         let k = event_target_value(&ev);
-                        id.with_value(|d| apply(scenario, problem, (d, p), |s: &mut Scenario| c.set(s, i, &k)));
+                        let done = id.with_value(|d| apply(scenario, problem, (d, p), |s: &mut Scenario| c.set(s, i, &k)));
+                        // Refused: the menu shows what the scenario still has,
+                        // the message under it what was refused.
+                        if !done
+                            && let Some(select) = ev.target().and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlSelectElement>(t).ok())
+                        {
+                            select.set_value(&current().unwrap_or_default());
+                        }
                     }
                 >
                     // The options are rebuilt only when they change (a new

@@ -102,6 +102,7 @@ pub fn disaggregation_plan_view(
                     usize::MAX - 2,
                     format!("{}P{}D over {}", t.prefill, t.decode, p.link.name()),
                 )));
+                crate::control_views::show_results();
             }
         }
     };

@@ -31,15 +31,7 @@ fn api_lines(p: &Plan) -> Vec<String> {
         .collect()
 }
 
-/// Bring the run's results into view (after Apply made a row the scenario).
-fn show_results() {
-    if let Some(el) = web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.get_element_by_id("results"))
-    {
-        el.scroll_into_view();
-    }
-}
+use crate::control_views::show_results;
 
 /// A finished plan.
 pub fn plan_view(

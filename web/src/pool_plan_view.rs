@@ -183,6 +183,7 @@ pub fn pool_plan_view(
         if whole.apply(&mut s).is_ok() {
             scenario.set(s);
             applied.set(Some((usize::MAX, whole.describe().unwrap_or_default())));
+            crate::control_views::show_results();
         }
     };
     let split = p.split.clone();
@@ -231,6 +232,7 @@ pub fn pool_plan_view(
                         on:click=move |_| {
                             scenario.set(deployment.clone());
                             applied.set(Some((usize::MAX - 1, told.clone())));
+                            crate::control_views::show_results();
                         }
                     >"Apply the split"</button>
                 }
