@@ -34,6 +34,10 @@ pub struct TraceArgs {
     /// Type): each value a class of its own, reported apart.
     #[arg(long = "trace-classes", value_name = "COLUMN")]
     pub classes: Option<String>,
+    /// Leave out lines that do not read (the summary counts and names
+    /// them) instead of refusing the file at the first.
+    #[arg(long = "trace-skip-bad-lines")]
+    pub skip_bad_lines: bool,
 }
 
 impl Default for TraceArgs {
@@ -43,6 +47,7 @@ impl Default for TraceArgs {
             rate: None,
             window: None,
             classes: None,
+            skip_bad_lines: false,
         }
     }
 }
@@ -72,6 +77,7 @@ impl TraceArgs {
             rate_per_s: self.rate,
             window,
             class_column: self.classes.clone(),
+            skip_bad_lines: self.skip_bad_lines,
         })
     }
 }

@@ -194,6 +194,12 @@ test('a trace is replayed on this fleet, then distilled into a scenario whose sl
   const broken = '\ufeff' + ['TIMESTAMP,ContextTokens,GeneratedTokens', '2023-11-16 18:17:03.9799600,4808,10', '2023-11-16 18:17:04.0319600,many,8'].join('\r\n') + '\r\n';
   await p.byTestId('import-file').setInputFiles({ name: 'broken.csv', mimeType: 'text/csv', buffer: Buffer.from(broken) });
   await p.page.waitForFunction(() => /broken\.csv: Azure LLM trace CSV line 3/.test(document.querySelector('[data-testid="import-error"]')?.textContent ?? ''));
+  assert.match(await p.text('import-error'), /Leave out lines that do not read/);
+  // Asked to, the page imports the rest and says which line it left out.
+  await p.byTestId('trace-skip').check();
+  await p.byTestId('import-file').setInputFiles({ name: 'broken.csv', mimeType: 'text/csv', buffer: Buffer.from(broken) });
+  await p.page.waitForFunction(() => /1 line left out as unreadable \(line 3\)/.test(document.querySelector('[data-testid="import-note"]')?.textContent ?? ''));
+  assert.equal(await p.byTestId('import-error').count(), 0);
   assert.deepEqual(lab.errors, []);
 });
 

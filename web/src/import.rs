@@ -115,6 +115,7 @@ pub fn trace_options(
         rate_per_s,
         window,
         class_column: (!column.is_empty()).then(|| column.to_owned()),
+        skip_bad_lines: false,
     })
 }
 
@@ -257,6 +258,8 @@ pub fn import_view(
         note.set(None);
         later("import", format!("The import could not be opened: {e}"));
     };
+    // Leave out a trace's lines that do not read, naming them.
+    let skip = RwSignal::new(false);
     let options = move || {
         trace_options(
             &speed.get_untracked(),
@@ -265,6 +268,10 @@ pub fn import_view(
             &to.get_untracked(),
             &column.get_untracked(),
         )
+        .map(|o| traces::Options {
+            skip_bad_lines: skip.get_untracked(),
+            ..o
+        })
     };
     let show = move |opened: Result<Opened, String>| match opened {
         Ok(opened) => {
@@ -411,8 +418,15 @@ pub fn import_view(
                                         }
                                         let read = crate::file_lines::read_trace(f, &options).await;
                                         let current = scenario.get_untracked();
+                                        let hint = |e: String| {
+                                            if options.skip_bad_lines || !e.contains(" line ") {
+                                                e
+                                            } else {
+                                                format!("{e} (tick \u{201c}Leave out lines that do not read\u{201d} below to import the rest)")
+                                            }
+                                        };
                                         return show(read.and_then(|(t, sha)| {
-                                            open_trace(&f.name(), t?, sha, &current, &options)
+                                            open_trace(&f.name(), t.map_err(hint)?, sha, &current, &options)
                                         }));
                                     }
                                     Ok(_) => {}
@@ -444,6 +458,7 @@ pub fn import_view(
                 <label>" Window from "<input type="text" inputmode="decimal" size="6" data-testid="trace-from" placeholder="s" prop:value=move || from.get() on:input=move |ev| from.set(event_target_value(&ev)) /></label>
                 <label>" to "<input type="text" inputmode="decimal" size="6" data-testid="trace-to" placeholder="s" prop:value=move || to.get() on:input=move |ev| to.set(event_target_value(&ev)) /></label>
                 <label>" Classes from column "<input type="text" size="10" data-testid="trace-column" placeholder="Model" prop:value=move || column.get() on:input=move |ev| column.set(event_target_value(&ev)) /></label>
+                <label><input type="checkbox" data-testid="trace-skip" prop:checked=move || skip.get() on:change=move |ev| skip.set(event_target_checked(&ev)) />" Leave out lines that do not read (the summary names them)"</label>
             </fieldset>
             {control_error("import".into(), problem)}
             <Show when=move || note.with(|n| n.is_some())>

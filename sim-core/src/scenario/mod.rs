@@ -291,6 +291,14 @@ pub struct TraceRef {
     /// The link was made of the exact replay, not of the distilled scenario.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub exact: bool,
+    /// Lines of the file left out as unreadable when it was taken (the
+    /// same file, read again the same way, leaves out the same ones).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub skipped_lines: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 fn one_f64() -> f64 {

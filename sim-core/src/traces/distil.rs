@@ -375,6 +375,7 @@ impl TraceRef {
             speed: t.speed,
             window: options.window.map(|(a, b)| [a, b]),
             exact: false,
+            skipped_lines: t.skipped.count,
         }
     }
 
@@ -385,6 +386,7 @@ impl TraceRef {
             rate_per_s: None,
             window: self.window.map(|[a, b]| (a, b)),
             class_column: None,
+            skip_bad_lines: self.skipped_lines > 0,
         }
     }
 

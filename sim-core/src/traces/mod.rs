@@ -84,6 +84,9 @@ pub struct Options {
     /// or `Log Type`): each value becomes a request class of its own,
     /// reported apart.
     pub class_column: Option<String>,
+    /// Leave out lines that do not read, counting and naming them
+    /// ([`Skipped`]), instead of refusing the file at the first.
+    pub skip_bad_lines: bool,
 }
 
 impl Default for Options {
@@ -93,7 +96,54 @@ impl Default for Options {
             rate_per_s: None,
             window: None,
             class_column: None,
+            skip_bad_lines: false,
         }
+    }
+}
+
+/// Lines a read left out because they did not read
+/// ([`Options::skip_bad_lines`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Skipped {
+    /// How many.
+    pub count: u64,
+    /// The first few, by line number (at most [`Skipped::LISTED`]).
+    pub lines: Vec<usize>,
+    /// Why the first one did not read.
+    pub first: Option<String>,
+}
+
+impl Skipped {
+    /// Lines named, at most.
+    pub const LISTED: usize = 10;
+
+    fn add(&mut self, line: usize, why: String) {
+        self.count += 1;
+        if self.lines.len() < Self::LISTED {
+            self.lines.push(line);
+        }
+        self.first.get_or_insert(why);
+    }
+
+    /// In words, for a summary (empty when none was).
+    pub fn describe(&self) -> String {
+        if self.count == 0 {
+            return String::new();
+        }
+        let listed: Vec<String> = self.lines.iter().map(|l| l.to_string()).collect();
+        let more = if self.count > self.lines.len() as u64 {
+            ", …"
+        } else {
+            ""
+        };
+        format!(
+            "{} line{} left out as unreadable (line{} {}{more}); the first: {}\n",
+            crate::format::thousands(self.count),
+            if self.count == 1 { "" } else { "s" },
+            if self.count == 1 { "" } else { "s" },
+            listed.join(", "),
+            self.first.as_deref().unwrap_or_default()
+        )
     }
 }
 
@@ -113,6 +163,8 @@ pub struct Imported {
     /// The classes named by `Options::class_column`, in order of first
     /// appearance (each request's `class` indexes them); empty without one.
     pub classes: Vec<String>,
+    /// Lines left out as unreadable (with [`Options::skip_bad_lines`]).
+    pub skipped: Skipped,
 }
 
 /// A bounded error: what is wrong, where.
@@ -166,7 +218,8 @@ impl TraceReader {
                 Sink::with_room(lines),
                 options.class_column.clone(),
                 format,
-            ),
+            )
+            .skipping(options.skip_bad_lines),
             options: options.clone(),
         })
     }
@@ -178,8 +231,11 @@ impl TraceReader {
 
     /// The trace, once every line is read.
     pub fn finish(self) -> Result<Imported, String> {
+        let skipped = self.reader.skipped.clone();
         let (format, sink) = self.reader.end();
-        finish(format?, sink, &self.options)
+        let mut t = finish(format?, sink, &self.options)?;
+        t.skipped = skipped;
+        Ok(t)
     }
 }
 
@@ -260,7 +316,8 @@ impl TraceSummariser {
                 summary_stream::Streamed::new(options),
                 options.class_column.clone(),
                 None,
-            ),
+            )
+            .skipping(options.skip_bad_lines),
         }))
     }
 
@@ -279,8 +336,12 @@ impl TraceSummariser {
     /// in arrival order (a `vllm bench serve` document's times are read
     /// only here): summarise it from [`read`] instead.
     pub fn finish(self) -> Result<Option<TraceSummary>, String> {
+        let skipped = self.reader.skipped.clone();
         match self.reader.end() {
-            (Ok(format), rows) => rows.finish(format).map(Some),
+            (Ok(format), rows) => rows.finish(format).map(|mut t| {
+                t.skipped = skipped;
+                Some(t)
+            }),
             (Err(_), rows) if rows.unsorted.is_some() => Ok(None),
             (Err(e), _) => Err(e),
         }
@@ -404,6 +465,7 @@ fn finish(format: Format, sink: Sink, options: &Options) -> Result<Imported, Str
         requests,
         prefix_block_tokens: with_blocks.then_some(formats::MOONCAKE_BLOCK_TOKENS),
         classes,
+        skipped: Skipped::default(),
     })
 }
 

@@ -32,6 +32,11 @@ pub(super) struct Reader<R> {
     class_column: Option<String>,
     /// The format when the caller names it (else told from the first line).
     forced: Option<Format>,
+    /// Leave out a line that does not read (counted in `skipped`) instead
+    /// of refusing the file. A header, a first line that names no format,
+    /// and the trace's own bounds still refuse it.
+    skip: bool,
+    pub(super) skipped: super::Skipped,
 }
 
 /// What the first line with text says the format is: `None` for the start
@@ -92,7 +97,15 @@ impl<R: Rows> Reader<R> {
             line: 0,
             class_column,
             forced,
+            skip: false,
+            skipped: super::Skipped::default(),
         }
+    }
+
+    /// This reader, leaving out lines that do not read when `skip`.
+    pub(super) fn skipping(mut self, skip: bool) -> Self {
+        self.skip = skip;
+        self
     }
 
     /// Read the next line (without its line break).
@@ -120,13 +133,21 @@ impl<R: Rows> Reader<R> {
         if t.is_empty() {
             return Ok(());
         }
-        let row = match &self.state {
+        let read = match &self.state {
             State::Start => return self.start(l, t),
             State::Document(..) => return Ok(()),
-            State::Lines(Format::Mooncake) => formats::mooncake(t, line)?,
-            State::Lines(_) => formats::request_log(t, line)?,
-            State::Csv(Format::Azure, cols) => formats::azure(t, line, cols)?,
-            State::Csv(_, cols) => formats::burst_gpt(t, line, cols, self.class_column.as_deref())?,
+            State::Lines(Format::Mooncake) => formats::mooncake(t, line),
+            State::Lines(_) => formats::request_log(t, line),
+            State::Csv(Format::Azure, cols) => formats::azure(t, line, cols),
+            State::Csv(_, cols) => formats::burst_gpt(t, line, cols, self.class_column.as_deref()),
+        };
+        let row = match read {
+            Ok(row) => row,
+            Err(e) if self.skip => {
+                self.skipped.add(line, e);
+                return Ok(());
+            }
+            Err(e) => return Err(e),
         };
         let format = match &self.state {
             State::Lines(f) | State::Csv(f, _) => *f,

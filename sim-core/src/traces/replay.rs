@@ -103,7 +103,8 @@ impl<I: Iterator<Item = Result<String, String>> + Send> LineFeed<I> {
         };
         LineFeed {
             lines,
-            reader: reader::Reader::new(taken, options.class_column.clone(), Some(summary.format)),
+            reader: reader::Reader::new(taken, options.class_column.clone(), Some(summary.format))
+                .skipping(options.skip_bad_lines),
             error: None,
         }
     }

@@ -75,6 +75,7 @@ impl Imported {
                 .collect(),
             prefix_block_tokens: self.prefix_block_tokens,
             stats: self.requests.stats(),
+            skipped: self.skipped.clone(),
         }
     }
 
@@ -133,6 +134,7 @@ impl TraceSummary {
                 reuse * 100.0
             );
         }
+        out += &self.skipped.describe();
         out
     }
 }

@@ -191,6 +191,8 @@ pub struct TraceSummary {
     /// The requests in aggregate: what a scenario replaying the trace
     /// streamed is checked with.
     pub stats: TraceStats,
+    /// Lines left out as unreadable.
+    pub skipped: super::Skipped,
 }
 
 /// Rows summarised as they come, for a file in arrival order: its options'
@@ -252,6 +254,7 @@ impl Streamed {
             format,
             summary,
             stats: self.tally.stats(self.classes.len()),
+            skipped: super::Skipped::default(),
             classes: self.classes,
             prefix_block_tokens: self.hashed.then_some(super::formats::MOONCAKE_BLOCK_TOKENS),
         })

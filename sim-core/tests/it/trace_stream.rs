@@ -179,3 +179,38 @@ fn a_streamed_trace_run_without_its_feed_stops_saying_so_and_cannot_be_written()
     let e = too_many.validate().expect_err("too many").to_string();
     assert!(e.contains("1..=20000000 requests"), "{e}");
 }
+
+#[test]
+fn lines_that_do_not_read_are_left_out_when_asked_named_and_left_out_alike_streamed() {
+    let mut lines: Vec<String> = MOONCAKE.lines().map(str::to_owned).collect();
+    for at in [4, 49, 499] {
+        lines[at] = "{\"timestamp\": 5, \"input_length\": \"many\"".to_owned();
+    }
+    let text = lines.join("\n");
+    // Refused at the first, by default, naming it.
+    let e = traces::read(&text, &Options::default()).expect_err("a bad line");
+    assert!(e.contains("line 5"), "{e}");
+    // Left out when asked: counted, named, and said in the summary.
+    let skip = Options {
+        skip_bad_lines: true,
+        ..Options::default()
+    };
+    let held = traces::read(&text, &skip).expect("the rest");
+    assert_eq!(held.requests.len(), 1997);
+    assert_eq!(
+        (held.skipped.count, held.skipped.lines.clone()),
+        (3, vec![5, 50, 500])
+    );
+    let words = held.describe("trace.jsonl");
+    assert!(
+        words.contains("3 lines left out as unreadable (lines 5, 50, 500); the first: Mooncake JSON lines line 5"),
+        "{words}"
+    );
+    // A link's reference reads the same file the same way.
+    let r = sim_core::scenario::TraceRef::of("trace.jsonl", &text, &held, &skip);
+    assert_eq!(r.skipped_lines, 3);
+    assert!(r.options().skip_bad_lines);
+    // Streamed, the same lines are left out and the same report comes out.
+    let (a, b) = both(&text, &skip, &fleet(1));
+    assert!(a == b, "the held and streamed replays differ");
+}
