@@ -3,7 +3,7 @@
 //! legend says so), and the run on screen marked where its throughput is.
 
 use crate::model::{
-    BLUE, Chart, GREEN, GREY, Line, Mark, ORANGE, PURPLE, Scale, Stroke, log_fitted, zero_based,
+    BLUE, Chart, GREEN, GREY, Line, Mark, ORANGE, PURPLE, Stroke, log_ms, zero_based,
 };
 use sim_core::sweep::Curve;
 
@@ -38,11 +38,10 @@ pub fn model(curves: &[Curve], current: Option<f64>) -> Chart {
         lines.push(Line::new(format!("{name} p50"), colour, Stroke::Solid, p50));
         lines.push(p99_line);
     }
-    let mut y = log_fitted(
-        "end-to-end latency (log)",
+    let y = log_ms(
+        "end-to-end latency",
         lines.iter().flat_map(|l| l.points.iter().map(|p| p.1)),
     );
-    y.scale = Scale::LogMs;
     let current = current.filter(|c| c.is_finite() && *c > 0.0);
     let mut chart = Chart::lines(
         "Latency vs throughput by batching policy",

@@ -25,9 +25,9 @@ pub enum Scale {
     Linear,
     /// Logarithmic (every value > 0).
     Log,
-    /// Logarithmic, of milliseconds: ticks read as durations in the unit
-    /// each needs (30 ms, 3 s, 5 min), so a range of decades never reads
-    /// "0.03 min".
+    /// Logarithmic, of milliseconds: ticks at 1, 2 and 5 times powers of
+    /// ten, read in one unit for the whole axis ([`log_ms_unit`]), named
+    /// in its label ([`log_ms`]).
     LogMs,
 }
 
@@ -250,6 +250,26 @@ pub fn log_fitted(label: impl Into<String>, values: impl Iterator<Item = f64>) -
         max: hi,
         scale: Scale::Log,
     }
+}
+
+/// The one unit a log axis of milliseconds reads in: ms while its top is
+/// under 10 s, seconds above (a log axis spans decades: minutes would read
+/// 0.0005 at its foot, milliseconds 3,000,000 at its head).
+pub fn log_ms_unit(a: &Axis) -> TimeUnit {
+    if a.max < 10_000.0 {
+        TimeUnit::Ms
+    } else {
+        TimeUnit::S
+    }
+}
+
+/// A log axis of durations (values in ms) fitted to `values`, labelled
+/// "`what` (unit, log)".
+pub fn log_ms(what: &str, values: impl Iterator<Item = f64>) -> Axis {
+    let mut a = log_fitted(what, values);
+    a.scale = Scale::LogMs;
+    a.label = format!("{what} ({}, log)", log_ms_unit(&a).symbol());
+    a
 }
 
 /// A unit of time chosen so a latency reads naturally: ms below 10 s, seconds

@@ -6,6 +6,8 @@
 
 use crate::model::{Axis, Chart, Corner, GREY, Mark, Scale, Stroke, short};
 use plotters::coord::Shift;
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -31,7 +33,59 @@ fn tick_label(a: &Axis, v: f64) -> String {
     match a.scale {
         Scale::Linear => short(v),
         Scale::Log => short(10f64.powf(v)),
-        Scale::LogMs => sim_core::format::duration_ms(Some(10f64.powf(v))),
+        Scale::LogMs => short(10f64.powf(v) / crate::model::log_ms_unit(a).ms()),
+    }
+}
+
+/// An axis's coordinate with its own ticks (plotters' own when it has
+/// none).
+struct Ticked {
+    inner: RangedCoordf64,
+    ticks: Vec<f64>,
+}
+
+impl Ranged for Ticked {
+    type FormatOption = DefaultFormatting;
+    type ValueType = f64;
+    fn map(&self, v: &f64, limit: (i32, i32)) -> i32 {
+        self.inner.map(v, limit)
+    }
+    fn key_points<H: KeyPointHint>(&self, hint: H) -> Vec<f64> {
+        if self.ticks.is_empty() {
+            self.inner.key_points(hint)
+        } else {
+            self.ticks.clone()
+        }
+    }
+    fn range(&self) -> std::ops::Range<f64> {
+        self.inner.range()
+    }
+}
+
+/// Where an axis has its ticks: plotters' own on a linear axis; on a log
+/// axis (drawn linear over log10), at 1, 2 and 5 times each power of ten
+/// inside it (only the powers when it spans more than three decades), so
+/// every tick reads a round number.
+fn keyed(a: &Axis) -> Ticked {
+    let r = range(a);
+    let ticks = match a.scale {
+        Scale::Linear => Vec::new(),
+        Scale::Log | Scale::LogMs => {
+            let steps: &[f64] = if r.end - r.start > 3.0 {
+                &[1.0]
+            } else {
+                &[1.0, 2.0, 5.0]
+            };
+            let (first, last) = (r.start.floor() as i32, r.end.ceil() as i32);
+            (first..=last)
+                .flat_map(|d| steps.iter().map(move |m| f64::from(d) + m.log10()))
+                .filter(|x| r.start - 1e-9 <= *x && *x <= r.end + 1e-9)
+                .collect()
+        }
+    };
+    Ticked {
+        inner: r.into(),
+        ticks,
     }
 }
 
@@ -45,7 +99,7 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) ->
         .margin_right(24)
         .x_label_area_size(34)
         .y_label_area_size(58)
-        .build_cartesian_2d(range(x), range(y))?;
+        .build_cartesian_2d(keyed(x), keyed(y))?;
     ctx.configure_mesh()
         .x_desc(x.label.as_str())
         .y_desc(y.label.as_str())

@@ -5,7 +5,7 @@
 //! and the pinned run A.
 
 use crate::model::{
-    BLUE, Chart, Corner, GREEN, Line, ORANGE, PURPLE, RED, Scale, Stroke, log_fitted,
+    BLUE, Chart, Corner, GREEN, Line, ORANGE, PURPLE, RED, Stroke, log_fitted, log_ms,
 };
 use sim_core::plan::{Config, Evaluated, Plan};
 
@@ -75,8 +75,7 @@ pub fn model(plan: &Plan, pinned: Option<(f64, f64)>) -> Chart {
         lines.push(pin);
     }
     let all = || lines.iter().flat_map(|l| l.points.iter().copied());
-    let mut x = log_fitted("p99 time to first token (log)", all().map(|p| p.0));
-    x.scale = Scale::LogMs;
+    let x = log_ms("p99 time to first token", all().map(|p| p.0));
     let y = log_fitted("$ per month (log)", all().map(|p| p.1));
     let mut chart = Chart::lines(
         "Cost against latency: the setups the plan settled",

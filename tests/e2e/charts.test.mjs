@@ -52,7 +52,7 @@ test('the curve reads its latencies as durations and explains its circles and to
     { timeout: 60_000 },
   );
   const curve = await label(p, 'chart-curve');
-  assert.match(curve, /vertical: end-to-end latency \(log\) \(log scale\)/);
+  assert.match(curve, /vertical: end-to-end latency \((ms|s), log\) \(log scale\)/);
   assert.match(curve, /none \(one at a time\) p50:/, 'every policy is drawn, one at a time included');
   assert.match(curve, /Marked: today's load: [\d.]+k? output tok\/s\./);
   assert.match(curve, /the highest load each policy kept up with\./);
