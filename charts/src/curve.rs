@@ -55,6 +55,9 @@ pub fn model(curves: &[Curve], current: Option<f64>) -> Chart {
         y,
         lines,
     );
+    // Latency rises with throughput: high throughput at low latency, the
+    // lower right, is where no policy reaches, so the legend covers none.
+    chart.legend = Corner::LowerRight;
     if chart.lines.iter().any(|l| l.circle.is_some()) {
         chart.circle_note = Some("○ the highest load each policy kept up with".into());
     }
