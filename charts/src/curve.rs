@@ -3,7 +3,7 @@
 //! legend says so), and the run on screen marked where its throughput is.
 
 use crate::model::{
-    BLUE, Chart, GREEN, GREY, Line, Mark, ORANGE, PURPLE, Stroke, log_ms, zero_based,
+    BLUE, Chart, Corner, GREEN, GREY, Line, Mark, ORANGE, PURPLE, Stroke, log_ms, zero_based,
 };
 use sim_core::sweep::Curve;
 

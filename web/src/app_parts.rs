@@ -62,6 +62,13 @@ pub fn header_view(
                 <select
                     id="preset"
                     data-testid="preset"
+                    // The menu's value set as a property: an option's
+                    // `selected` attribute stops counting once the user has
+                    // chosen from the menu.
+                    prop:value=move || match origin.get() {
+                        Some((id, ..)) if !edited() => id.to_owned(),
+                        _ => "custom".to_owned(),
+                    }
                     on:change=move |ev| {
                         let id = event_target_value(&ev);
                         if let Some(p) = presets::all().into_iter().find(|p| p.id == id) {
