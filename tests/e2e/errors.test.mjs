@@ -34,6 +34,15 @@ test('a model that does not fit says so under its menu, and the results say they
   assert.equal(await p.page.locator('section.results').getAttribute('data-stale'), 'true');
   assert.match(await p.text('results-stale'), /still the last valid scenario's/);
   await saveScreenshot(p.page, 'error-under-control-1280x800');
+  // From the results' banner, a link goes to where the error is.
+  await p.page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+  await p.byTestId('results-stale').scrollIntoViewIfNeeded();
+  await p.byTestId('results-stale-go').click();
+  await p.page.waitForFunction(() => {
+    const r = document.querySelector('[data-testid="model-error"]').getBoundingClientRect();
+    return r.top >= 0 && r.bottom <= window.innerHeight + 1;
+  }, null, { timeout: 5_000 });
+  assert.equal(await p.page.evaluate(() => document.activeElement?.id), 'model', 'the menu that caused it has the focus');
   // A valid choice replaces the message and the stale mark.
   await p.byTestId('model').selectOption('llama-3.1-8b');
   await p.page.waitForFunction(

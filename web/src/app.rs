@@ -226,6 +226,22 @@ pub fn App() -> impl IntoView {
                     <p class="banner error" role="status" data-testid="results-stale">
                         "Your last change was not applied, so these results are still the last valid scenario's: "
                         {move || input_problem.get().unwrap_or_default()}
+                        // The message is also under the control or panel that
+                        // caused it: a link there.
+                        <Show when=move || problem_at.with(|a| a.is_some())>
+                            " "
+                            <a
+                                href="#controls"
+                                data-testid="results-stale-go"
+                                on:click=move |ev| {
+                                    // Keep the #s=… fragment that holds the scenario.
+                                    ev.prevent_default();
+                                    if let Some(at) = problem_at.get_untracked() {
+                                        crate::control_views::go_to_problem(&at);
+                                    }
+                                }
+                            >"Show me where"</a>
+                        </Show>
                     </p>
                 </Show>
                 {crate::trace_ref_view::trace_ref_view(scenario, held, link_as, input_problem)}

@@ -120,6 +120,25 @@ pub fn show_results() {
     }
 }
 
+/// Bring the message under the control or panel `dom_id` to the middle of
+/// the screen, and the control into focus (from the results' banner).
+pub fn go_to_problem(dom_id: &str) {
+    let d = document();
+    if let Ok(Some(el)) = d.query_selector(&format!("[data-testid=\"{dom_id}-error\"]")) {
+        let options = web_sys::ScrollIntoViewOptions::new();
+        options.set_block(web_sys::ScrollLogicalPosition::Center);
+        el.scroll_into_view_with_scroll_into_view_options(&options);
+    }
+    if let Some(control) = d
+        .get_element_by_id(dom_id)
+        .and_then(|el| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(el).ok())
+    {
+        let options = web_sys::FocusOptions::new();
+        options.set_prevent_scroll(true);
+        let _ = control.focus_with_options(&options);
+    }
+}
+
 /// Bring the element with test id `id` into view if it is not (after the
 /// frame that draws it): what a control says must be where the eye is.
 fn reveal(id: String) {
