@@ -180,6 +180,16 @@ mod runs {
         let lines: Vec<&str> = text.lines().rev().collect();
         std::fs::write(&reversed, lines.join("\n")).expect("write");
         assert_eq!(run(reversed).requests.completed, 2000);
+        // A vllm bench serve document, one JSON value in arrival order: read
+        // whole (it was once summarised as if streamable, and replayed
+        // nothing).
+        let bench = dir.path().join("bench.json");
+        std::fs::write(
+            &bench,
+            "{\"input_lens\": [100, 200, 300], \"output_lens\": [10, 20, 30], \"start_times\": [0.0, 0.5, 1.0]}",
+        )
+        .expect("write");
+        assert_eq!(run(bench).requests.completed, 3);
     }
 
     #[test]

@@ -263,7 +263,11 @@ pub fn replay(
     {
         match each_line(path, None, |l| s.line(l)) {
             Ok(()) => {
-                if let Some(t) = s.finish().map_err(|e| format!("{shown}: {e}"))? {
+                if let Some(t) = s
+                    .finish()
+                    .map_err(|e| format!("{shown}: {e}"))?
+                    .filter(|t| t.streamable())
+                {
                     eprint!("{}", t.describe(&name));
                     let mut edited = base;
                     t.apply_to(&mut edited);

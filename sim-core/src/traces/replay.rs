@@ -141,6 +141,13 @@ impl<I: Iterator<Item = Result<String, String>> + Send> TraceFeed for LineFeed<I
 }
 
 impl TraceSummary {
+    /// Whether a [`LineFeed`] can replay the trace from its lines: every
+    /// format but a `vllm bench serve` document, which is one JSON value
+    /// read whole (and small): read it with [`super::read`] instead.
+    pub fn streamable(&self) -> bool {
+        self.format != Format::VllmBench
+    }
+
     /// Make `s` replay the trace streamed from its file, as
     /// [`super::Imported::apply_to`] makes it replay the requests held:
     /// the run then takes them from a [`LineFeed`].

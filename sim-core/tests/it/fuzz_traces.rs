@@ -219,9 +219,10 @@ fn options() -> impl Strategy<Value = Options> {
         1 => Just(1e7),
         2 => 0.01f64..100.0,
     ];
-    (window, speed).prop_map(|(window, speed)| Options {
+    (window, speed, proptest::bool::weighted(0.3)).prop_map(|(window, speed, skip)| Options {
         speed,
         window,
+        skip_bad_lines: skip,
         ..Options::default()
     })
 }
@@ -262,8 +263,25 @@ fn trace_case(text: &str, o: &Options, tally: &Tally) -> Result<(), TestCaseErro
                     let streamed = s
                         .finish()
                         .map_err(|e| TestCaseError::fail(format!("summary: {e}")))?;
-                    if let Some(streamed) = streamed {
-                        prop_assert_eq!(streamed, t.trace_summary());
+                    if let Some(streamed) = &streamed {
+                        prop_assert_eq!(streamed, &t.trace_summary());
+                    }
+                    if let Some(streamed) = streamed.filter(|s| s.streamable()) {
+                        // Replayed from its lines as the run goes, the same
+                        // report as held.
+                        let valid = |mut s: Scenario, how: &dyn Fn(&mut Scenario)| {
+                            how(&mut s);
+                            s.validate()
+                                .map_err(|e| TestCaseError::fail(format!("replay: {e}")))
+                        };
+                        let held = valid(fleet(), &|s| t.apply_to(s))?;
+                        let fed = valid(fleet(), &|s| streamed.apply_to(s))?;
+                        let lines: Vec<Result<String, String>> =
+                            text.lines().map(|l| Ok(l.to_owned())).collect();
+                        let feed = traces::LineFeed::new(lines.into_iter(), o, &streamed);
+                        let by_feed = sim_core::run_with_feed(&fed, Box::new(feed))
+                            .map_err(|e| TestCaseError::fail(format!("feed: {e}")))?;
+                        prop_assert_eq!(by_feed, sim_core::run(&held));
                     }
                 }
             }
