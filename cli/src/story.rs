@@ -19,6 +19,8 @@ pub fn text(id: &str) -> Result<String, String> {
             .iter()
             .map(|(n, v)| format!("--set {n}={v}"))
             .collect();
+        let checked = check_step(&p.scenario, p.steps, k)?;
+        let values: Vec<Option<f64>> = checked.iter().map(|c| c.value).collect();
         out += &format!(
             "\nStep {} of {n}: {}{}\n{}\n",
             k + 1,
@@ -28,9 +30,8 @@ pub fn text(id: &str) -> Result<String, String> {
             } else {
                 format!(" ({})", edits.join(" "))
             },
-            step.say
+            step.say_with(&values)
         );
-        let checked = check_step(&p.scenario, p.steps, k)?;
         for (c, got) in step.claims.iter().zip(checked) {
             let mark = match got.holds {
                 Some(true) => "✓",

@@ -107,26 +107,43 @@ pub fn story_view(
             );
         };
         let step = a.steps[k];
+        // A claim checked against the run on screen, once it is this
+        // step's, finished (and measured, for the capacity numbers).
+        let check = move |c: sim_core::presets::story::Claim| -> Checked {
+            if !settled() {
+                return Checked {
+                    value: None,
+                    holds: None,
+                };
+            }
+            report.with(|r| match r {
+                Some(r) => load.with(|l| {
+                    if c.what.needs_capacity() && (l.is_none() || !measured()) {
+                        Checked {
+                            value: None,
+                            holds: None,
+                        }
+                    } else {
+                        c.check(r, l.as_ref())
+                    }
+                }),
+                None => Checked {
+                    value: None,
+                    holds: None,
+                },
+            })
+        };
+        // The step's text with the run's own numbers in it.
+        let said = move || {
+            let values: Vec<Option<f64>> = step.claims.iter().map(|c| check(*c).value).collect();
+            step.say_with(&values)
+        };
         let claims = step
             .claims
             .iter()
             .map(|c| {
                 let c = *c;
-                let checked = move || -> Checked {
-                    if !settled() {
-                        return Checked { value: None, holds: None };
-                    }
-                    report.with(|r| match r {
-                        Some(r) => load.with(|l| {
-                            if c.what.needs_capacity() && (l.is_none() || !measured()) {
-                                Checked { value: None, holds: None }
-                            } else {
-                                c.check(r, l.as_ref())
-                            }
-                        }),
-                        None => Checked { value: None, holds: None },
-                    })
-                };
+                let checked = move || check(c);
                 let holds = move || match checked().holds {
                     Some(true) => "true",
                     Some(false) => "false",
@@ -174,7 +191,7 @@ pub fn story_view(
             view! {
                 <p class="story-say" data-testid="story-say">
                     <strong>{format!("Step {} of {n}: {}. ", k + 1, step.title)}</strong>
-                    {step.say}
+                    {said}
                 </p>
                 <ul class="claims" aria-label="What this step claims, checked against the run">
                     {claims}

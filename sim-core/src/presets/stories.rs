@@ -1,8 +1,10 @@
-//! Every preset's story, step by step. Each number a step's text states is a
-//! claim below it, as a range the simulated run must fall in; the page checks
-//! the claims against the run on screen and `tests/it/stories.rs` checks them
-//! all. Nothing here tunes a scenario: the steps edit through the catalogue,
-//! as the page's controls do.
+//! Every preset's story, step by step. Each simulated number a step's text
+//! states is a claim below it, written `{k}` in the text: the page and `tlab
+//! story` print the run's own value there, never a typed one, and check the
+//! claim's range against the run (`tests/it/stories.rs` checks them all).
+//! Numbers typed in the text are the scenario's inputs (rates, lengths,
+//! prices, targets). Nothing here tunes a scenario: the steps edit through
+//! the catalogue, as the page's controls do.
 
 use super::story::{Quantity as Q, Step, at_least, at_most, between, exactly, of_class};
 
@@ -11,7 +13,7 @@ use super::story::{Quantity as Q, Step, at_least, at_most, between, exactly, of_
 pub const CHATBOT: &[Step] = &[
     Step {
         title: "Start: 8 req/s on one H100",
-        say: "At 8 requests/s one H100 answers well inside the 500 ms first-token target, and the capacity card says it could take about 33 tasks/s.",
+        say: "At 8 requests/s one H100 answers well inside the 500 ms first-token target (p99 {0}), and the capacity card says it could take {1}.",
         edits: &[],
         claims: &[
             at_most(Q::TtftP99, 500.0),
@@ -21,7 +23,7 @@ pub const CHATBOT: &[Step] = &[
     },
     Step {
         title: "Raise the load to 40 req/s",
-        say: "Raise the arrival rate to 40 requests/s, past that capacity. The queue grows for as long as the traffic lasts: the median first token now takes more than 20 s, the server still makes only about 8,700 tokens/s, and the cards say this traffic needs 2 replicas.",
+        say: "Raise the arrival rate to 40 requests/s, past that capacity. The queue grows for as long as the traffic lasts: the median first token now takes {1}, the server still makes only {2}, and the cards say this traffic needs {3} replicas.",
         edits: &[("arrival.rate", "40")],
         claims: &[
             exactly(Q::Overloaded, 1.0),
@@ -32,7 +34,7 @@ pub const CHATBOT: &[Step] = &[
     },
     Step {
         title: "Add a second replica",
-        say: "Set replicas to 2. The same traffic now gets its first token in about 35 ms (p99 under 500 ms again) and the fleet makes about 10,900 tokens/s; the bill doubles, but the cost per million tokens rises far less, from about $0.14 to $0.22.",
+        say: "Set replicas to 2. The same traffic now gets its first token in {0} (p99 {1}, under 500 ms again) and the fleet makes {2}; the bill doubles, but the cost per million tokens rises far less, to {3}.",
         edits: &[("replicas", "2")],
         claims: &[
             between(Q::TtftP50, 20.0, 60.0),
@@ -44,7 +46,7 @@ pub const CHATBOT: &[Step] = &[
     },
     Step {
         title: "Cap the batch at 32 sequences",
-        say: "Lower max_num_seqs to 32. Each user's tokens now come faster (about 9 ms apart instead of 12), but a replica holds fewer sequences at a time: its capacity falls to about 13 tasks/s, the queue comes back and first tokens wait tens of seconds. Per-user speed and total throughput trade through the batch size.",
+        say: "Lower max_num_seqs to 32. Each user's tokens now come faster ({0} apart), but a replica holds fewer sequences at a time: its capacity falls to {1}, the queue comes back and first tokens wait {3} at the median. Per-user speed and total throughput trade through the batch size.",
         edits: &[("batching.max_seqs", "32")],
         claims: &[
             between(Q::TpotP50, 7.5, 10.5),
@@ -59,7 +61,7 @@ pub const CHATBOT: &[Step] = &[
 pub const LAUNCH_SPIKE: &[Step] = &[
     Step {
         title: "Start: the launch with a fail-fast client",
-        say: "50 users run clean; at minute five the launch brings 5,000 and the 1.5 M tokens-per-minute cap answers with thousands of 429s. This client gives up at once, so about a quarter of the requests fail. Latencies count only the requests answered.",
+        say: "50 users run clean; at minute five the launch brings 5,000 and the 1.5 M tokens-per-minute cap answers with {1} 429s. This client gives up at once, so {0} of the requests fail. Latencies count only the requests answered.",
         edits: &[],
         claims: &[
             between(Q::UnansweredPct, 18.0, 34.0),
@@ -68,7 +70,7 @@ pub const LAUNCH_SPIKE: &[Step] = &[
     },
     Step {
         title: "Queue the requests instead",
-        say: "Switch the client to a queue: no request fails and no 429 comes back, but the errors have become waiting — the median first token now arrives after more than a minute.",
+        say: "Switch the client to a queue: no request fails and no 429 comes back, but the errors have become waiting — the median first token now arrives after {2}.",
         edits: &[("api.client", "queue")],
         claims: &[
             exactly(Q::UnansweredPct, 0.0),
@@ -78,7 +80,7 @@ pub const LAUNCH_SPIKE: &[Step] = &[
     },
     Step {
         title: "Raise the rate-limit tier to 4×",
-        say: "Raise the rate limits 4×: the wait disappears (first token in under a second at the median) and every request is served. The bill rises to about $350k a month: the requests that failed or waited before are now all answered, and answers are billed.",
+        say: "Raise the rate limits 4×: the wait disappears (first token in {0} at the median) and every request is served. The bill rises to {2} a month: the requests that failed or waited before are now all answered, and answers are billed.",
         edits: &[("rate_limit_multiplier", "4")],
         claims: &[
             at_most(Q::TtftP50, 1_000.0),
@@ -88,7 +90,7 @@ pub const LAUNCH_SPIKE: &[Step] = &[
     },
     Step {
         title: "Route short emails to the small model",
-        say: "Send the short emails to the small model: they answer faster, and the bill falls to about $260k a month with every request still served.",
+        say: "Send the short emails to the small model: they answer faster, and the bill falls to {0} a month with every request still served.",
         edits: &[("backend[short email]", "small")],
         claims: &[
             between(Q::UsdPerMonth, 220_000.0, 295_000.0),
@@ -102,7 +104,7 @@ pub const LAUNCH_SPIKE: &[Step] = &[
 pub const PAY_FOR_SPEED: &[Step] = &[
     Step {
         title: "Start: 60 tokens/s read aloud",
-        say: "Answers of 200 tokens stream at 60 tokens/s: about 3.3 s per answer, about $22,500 a month.",
+        say: "Answers of 200 tokens stream at 60 tokens/s: {0} per answer (median), {1} a month.",
         edits: &[],
         claims: &[
             between(Q::E2eP50, 3_000.0, 4_300.0),
@@ -111,7 +113,7 @@ pub const PAY_FOR_SPEED: &[Step] = &[
     },
     Step {
         title: "Route to the 200 tokens/s variant",
-        say: "Route the traffic to the tier's fast variant: an answer takes about 1 s and the bill rises by about $9,000 a month, to about $31,500. Is a faster voice worth it?",
+        say: "Route the traffic to the tier's fast variant: an answer takes {0} and the bill rises to {1} a month. Is a faster voice worth it?",
         edits: &[("backend", "voice-llm+fast")],
         claims: &[
             between(Q::E2eP50, 800.0, 1_700.0),
@@ -124,7 +126,7 @@ pub const PAY_FOR_SPEED: &[Step] = &[
 pub const SELF_HOSTED: &[Step] = &[
     Step {
         title: "Start: static batches, 16-bit weights",
-        say: "A $12/hour server (Llama-3.1-70B on 4 × H100) with static batches and 16-bit weights makes about 1,500 output tokens/s at 6 requests/s (≈ $2.2 per million) and users wait seconds for a first token. One such server carries about 10 tasks/s.",
+        say: "A $12/hour server (Llama-3.1-70B on 4 × H100) with static batches and 16-bit weights makes {0} at 6 requests/s ({1} per million) and users wait {2} for a first token. One such server carries {3}.",
         edits: &[],
         claims: &[
             between(Q::OutputTokensPerS, 1_450.0, 1_600.0),
@@ -135,7 +137,7 @@ pub const SELF_HOSTED: &[Step] = &[
     },
     Step {
         title: "Continuous batching and FP8",
-        say: "Switch batching to continuous with chunked prefill and the weights to FP8: the same traffic gets its first token in about 50 ms, and one server now carries about 20 tasks/s — more than twice as much.",
+        say: "Switch batching to continuous with chunked prefill and the weights to FP8: the same traffic gets its first token in {0}, and one server now carries {1} — about twice as much.",
         edits: &[("batching.policy", "chunked_prefill"), ("weights", "fp8")],
         claims: &[
             between(Q::TtftP50, 30.0, 80.0),
@@ -144,7 +146,7 @@ pub const SELF_HOSTED: &[Step] = &[
     },
     Step {
         title: "Raise the load to 16 req/s",
-        say: "Raise the arrival rate to 16 requests/s: the tuned server keeps up, making about 4,100 tokens/s (≈ $0.8 per million), first tokens still within the target.",
+        say: "Raise the arrival rate to 16 requests/s: the tuned server keeps up, making {0} ({1} per million), first tokens still within the target (p99 {2}).",
         edits: &[("arrival.rate", "16")],
         claims: &[
             between(Q::OutputTokensPerS, 3_900.0, 4_300.0),
@@ -155,13 +157,13 @@ pub const SELF_HOSTED: &[Step] = &[
     },
     Step {
         title: "Grow to 40 req/s",
-        say: "At 40 requests/s the cards say this traffic needs 2 tuned servers.",
+        say: "At 40 requests/s the cards say this traffic needs {0} tuned servers.",
         edits: &[("arrival.rate", "40")],
         claims: &[exactly(Q::ReplicasNeeded, 2.0)],
     },
     Step {
         title: "The same load on the untuned server",
-        say: "Switch back to static batches and 16-bit weights at 40 requests/s: the cards say 4 of those servers. Tuned, the same traffic needs half as many servers.",
+        say: "Switch back to static batches and 16-bit weights at 40 requests/s: the cards say {0} of those servers. Tuned, the same traffic needs half as many.",
         edits: &[("batching.policy", "static"), ("weights", "bf16")],
         claims: &[exactly(Q::ReplicasNeeded, 4.0), exactly(Q::Overloaded, 1.0)],
     },
@@ -171,7 +173,7 @@ pub const SELF_HOSTED: &[Step] = &[
 pub const OVERNIGHT: &[Step] = &[
     Step {
         title: "Start: chunked prefill, 8,192-token budget",
-        say: "Documents of about 4,000 tokens at 6 per second: one H100 makes about 1,800 output tokens/s at about $0.66 per million and could take about 6.8 documents/s.",
+        say: "Documents of about 4,000 tokens at 6 per second: one H100 makes {0} at {1} per million and could take {2}.",
         edits: &[],
         claims: &[
             between(Q::OutputTokensPerS, 1_700.0, 1_900.0),
@@ -181,7 +183,7 @@ pub const OVERNIGHT: &[Step] = &[
     },
     Step {
         title: "Plain continuous batching",
-        say: "Switch to plain continuous batching: at this load the tokens per second stay the same, but every whole prompt now stalls the decodes, so each document's tokens come about 30 % slower (about 38 ms apart instead of 29) and the capacity falls to about 6.4 documents/s.",
+        say: "Switch to plain continuous batching: at this load the tokens per second stay the same ({0}), but every whole prompt now stalls the decodes, so each document's tokens come slower ({1} apart) and the capacity falls to {2}.",
         edits: &[("batching.policy", "continuous")],
         claims: &[
             between(Q::OutputTokensPerS, 1_700.0, 1_900.0),
@@ -191,7 +193,7 @@ pub const OVERNIGHT: &[Step] = &[
     },
     Step {
         title: "Chunked prefill with a 2,048-token budget",
-        say: "Back to chunked prefill with a budget of 2,048 tokens a pass: prompts go in smaller pieces between decodes, and the capacity rises a little, to about 7 documents/s. With prompts this long the GPU is compute-bound either way, so the budget moves it by a few per cent.",
+        say: "Back to chunked prefill with a budget of 2,048 tokens a pass: prompts go in smaller pieces between decodes, and the capacity rises a little, to {0}. With prompts this long the GPU is compute-bound either way, so the budget moves it by a few per cent.",
         edits: &[
             ("batching.policy", "chunked_prefill"),
             ("batching.max_batched_tokens", "2048"),
@@ -205,7 +207,7 @@ pub const OVERNIGHT: &[Step] = &[
 pub const CLASSIFICATION: &[Step] = &[
     Step {
         title: "Start: bursts of CV 2 on four L4s",
-        say: "Prompts dominate and answers are a few tokens. With bursts (CV 2) the p99 request takes about 1.3 s and about 87 % of requests meet the targets.",
+        say: "Prompts dominate and answers are a few tokens. With bursts (CV 2) the p99 request takes {0} and {1} of requests meet the targets.",
         edits: &[],
         claims: &[
             between(Q::E2eP99, 1_000.0, 1_700.0),
@@ -214,7 +216,7 @@ pub const CLASSIFICATION: &[Step] = &[
     },
     Step {
         title: "Make the traffic burstier",
-        say: "Raise the burstiness to CV 4 at the same average rate: bursts pile up in the queues, the p99 request takes about 3 s and only about 58 % meet the targets.",
+        say: "Raise the burstiness to CV 4 at the same average rate: bursts pile up in the queues, the p99 request takes {0} and only {1} meet the targets.",
         edits: &[("arrival.cv", "4")],
         claims: &[
             between(Q::E2eP99, 2_400.0, 3_900.0),
@@ -223,7 +225,7 @@ pub const CLASSIFICATION: &[Step] = &[
     },
     Step {
         title: "Route round-robin",
-        say: "Switch the router to round-robin: blind to how busy each L4 is, it does no better in the tail (p99 about 3.2 s).",
+        say: "Switch the router to round-robin: blind to how busy each L4 is, it does no better in the tail (p99 {0}).",
         edits: &[("router", "round_robin")],
         claims: &[between(Q::E2eP99, 2_500.0, 4_000.0)],
     },
@@ -233,7 +235,7 @@ pub const CLASSIFICATION: &[Step] = &[
 pub const THINKING_AGENT: &[Step] = &[
     Step {
         title: "Start: a reasoning and an instant model",
-        say: "The reasoning model streams at 200 tokens/s, 2.5 times the instant model's 80, yet its first visible word comes after about 5.7 s (median) because it first thinks about 1,000 hidden tokens; the instant model answers in about 0.5 s. Over the 20 calls the task takes about 2.9 minutes against about 1 minute.",
+        say: "The reasoning model streams at 200 tokens/s, 2.5 times the instant model's 80, yet its first visible word comes after {0} (median) because it first thinks through its hidden tokens; the instant model answers in {1}. Over the 20 calls the task takes {2} against {3}.",
         edits: &[],
         claims: &[
             of_class("reasoning model", between(Q::VisibleP50, 4_500.0, 7_000.0)),
@@ -244,7 +246,7 @@ pub const THINKING_AGENT: &[Step] = &[
     },
     Step {
         title: "Think a quarter as much",
-        say: "Drag the reasoning model's 'Thinking before answering' down to 250 tokens: its first visible word comes in about 1.6 s and the 20-call task takes about 1 minute, as long as on the instant model. Over a long chain of calls, the thinking costs more time than the faster stream saves.",
+        say: "Drag the reasoning model's 'Thinking before answering' down to 250 tokens: its first visible word comes in {0} and the 20-call task takes {1}, about as long as on the instant model. Over a long chain of calls, the thinking costs more time than the faster stream saves.",
         edits: &[("reasoning_tokens[reasoning model]", "250")],
         claims: &[
             of_class("reasoning model", between(Q::VisibleP50, 1_000.0, 2_400.0)),
@@ -258,7 +260,7 @@ pub const THINKING_AGENT: &[Step] = &[
 pub const CHAT_AND_BATCH: &[Step] = &[
     Step {
         title: "Start: one queue for chat and documents",
-        say: "18 requests/s, 60 % chat and 40 % long documents, are more than one H100 serves, so a queue builds. First come, first served, a chat question waits behind the documents: its median first token takes over half a minute, and the replica makes about 4,300 tokens/s.",
+        say: "18 requests/s, 60 % chat and 40 % long documents, are more than one H100 serves, so a queue builds. First come, first served, a chat question waits behind the documents: its median first token takes {0}, and the replica makes {1}.",
         edits: &[],
         claims: &[
             of_class("chat", at_least(Q::TtftP50, 30_000.0)),
@@ -267,7 +269,7 @@ pub const CHAT_AND_BATCH: &[Step] = &[
     },
     Step {
         title: "Schedule by priority",
-        say: "Switch scheduling to priority. Chat (priority 0) is admitted before the batch job (priority 1), and a batch sequence is the one preempted when memory runs out: chat's median first token is now about 0.15 s (p99 under 1 s), the replica still makes about 4,300 tokens/s, and the documents wait their turn — their median first token takes over a minute.",
+        say: "Switch scheduling to priority. Chat (priority 0) is admitted before the batch job (priority 1), and a batch sequence is the one preempted when memory runs out: chat's median first token is now {0} (p99 {1}), the replica still makes {3}, and the documents wait their turn — their median first token takes {2}.",
         edits: &[("scheduling_policy", "priority")],
         claims: &[
             of_class("chat", at_most(Q::TtftP50, 300.0)),
@@ -282,7 +284,7 @@ pub const CHAT_AND_BATCH: &[Step] = &[
 pub const TWO_MODELS: &[Step] = &[
     Step {
         title: "Start: one model for everything",
-        say: "Three replicas of Llama-3.1-70B (FP8, 4 × H100 each) serve 30 requests/s, simple and hard alike: every request meets the targets, a simple question gets its first token in about 70 ms (median), and the 12 GPUs cost about $26,000 a month.",
+        say: "Three replicas of Llama-3.1-70B (FP8, 4 × H100 each) serve 30 requests/s, simple and hard alike: {2} of requests meet the targets, a simple question gets its first token in {0} (median), and the 12 GPUs cost {1} a month.",
         edits: &[],
         claims: &[
             of_class("simple", between(Q::TtftP50, 50.0, 100.0)),
@@ -292,7 +294,7 @@ pub const TWO_MODELS: &[Step] = &[
     },
     Step {
         title: "Send simple requests to a small model",
-        say: "Add a pool named small, Llama-3.1-8B on one H100, and the rule \"class simple -> small\": simple questions now get their first token in about 25 ms — the small model is faster per token and has the GPU to itself — while the three 70B replicas, left the hard 30 %, sit partly idle. The bill rises by the small pool's $2,190.",
+        say: "Add a pool named small, Llama-3.1-8B on one H100, and the rule \"class simple -> small\": simple questions now get their first token in {0} — the small model is faster per token and has the GPU to itself — while the three 70B replicas, left the hard 30 %, sit partly idle. The bill rises by the small pool's cost, to {1} a month.",
         edits: &[
             ("pools", "small"),
             ("model@small", "llama-3.1-8b"),
@@ -307,7 +309,7 @@ pub const TWO_MODELS: &[Step] = &[
     },
     Step {
         title: "Shrink the 70B pool to two replicas",
-        say: "The hard requests alone need two 70B replicas, not three. With two, every request still meets the targets — hard ones get their first token in about 0.25 s (median) — and the deployment costs about $19,700 a month, a quarter less than one model for everything.",
+        say: "The hard requests alone need two 70B replicas, not three. With two, {3} of requests still meet the targets — hard ones get their first token in {1} (median) — and the deployment costs {0} a month, about a quarter less than one model for everything.",
         edits: &[("replicas", "2")],
         claims: &[
             between(Q::UsdPerMonth, 19_500.0, 20_000.0),
@@ -322,7 +324,7 @@ pub const TWO_MODELS: &[Step] = &[
 pub const LAUNCH_DAY_GPUS: &[Step] = &[
     Step {
         title: "Start: a fleet sized for the peak",
-        say: "Three H100s carry the launch's 60 requests/s with a first token under 0.3 s (p99), and cost about $9,300 a month, busy or idle — most of the day they serve 5 or 10 requests/s.",
+        say: "Three H100s carry the launch's 60 requests/s with a first token in {0} (p99), and cost {1} a month, busy or idle — most of the day they serve 5 or 10 requests/s.",
         edits: &[],
         claims: &[
             at_most(Q::TtftP99, 300.0),
@@ -331,7 +333,7 @@ pub const LAUNCH_DAY_GPUS: &[Step] = &[
     },
     Step {
         title: "Autoscale from one to four replicas",
-        say: "Start with one replica and let an autoscaler read the queue every 15 s, asking for a replica per 4 requests waiting, at most four. Replicas are billed while up, so the month costs about $6,500, 30 % less. But a new replica must load 16 GB of weights and start its engine, about 68 s: when the launch arrives, requests wait for it — the p99 first token is about a minute.",
+        say: "Start with one replica and let an autoscaler read the queue every 15 s, asking for a replica per 4 requests waiting, at most four. Replicas are billed while up, so the month costs {0}, about 30 % less. But a new replica must load 16 GB of weights and start its engine, about 68 s: when the launch arrives, requests wait for it — the p99 first token is {1}.",
         edits: &[
             ("replicas", "1"),
             ("autoscale", "queue_per_replica"),
@@ -344,7 +346,7 @@ pub const LAUNCH_DAY_GPUS: &[Step] = &[
     },
     Step {
         title: "Keep two replicas warm",
-        say: "Set the fewest replicas to two: they absorb the launch's first minute while more start, so the p99 first token is back under 0.3 s, and the month still costs about $6,500 — the autoscaler no longer overshoots to four in a panic.",
+        say: "Set the fewest replicas to two: they absorb the launch's first minute while more start, so the p99 first token is back to {0}, and the month still costs {1} — the autoscaler no longer overshoots to four in a panic.",
         edits: &[("autoscale.min", "2")],
         claims: &[
             at_most(Q::TtftP99, 300.0),
@@ -353,7 +355,7 @@ pub const LAUNCH_DAY_GPUS: &[Step] = &[
     },
     Step {
         title: "Or send the chat to a hosted API",
-        say: "Serve chat from the hosted frontier tier instead (a larger model, billed per token, behind a client queue). At launch its 1.5 M tokens-per-minute limit holds the traffic back: the queue fills and turns away over a third of the requests, and the tokens would cost over $100,000 a month at this rate. A higher rate-limit tier buys room; the GPUs above are the cheap way to serve an 8B model's traffic.",
+        say: "Serve chat from the hosted frontier tier instead (a larger model, billed per token, behind a client queue). At launch its 1.5 M tokens-per-minute limit holds the traffic back: the queue fills and turns away {0} of the requests, and the tokens would cost {1} a month at this rate. A higher rate-limit tier buys room; the GPUs above are the cheap way to serve an 8B model's traffic.",
         edits: &[("backend", "frontier")],
         claims: &[
             at_least(Q::UnansweredPct, 30.0),
@@ -366,7 +368,7 @@ pub const LAUNCH_DAY_GPUS: &[Step] = &[
 pub const SPLIT_PREFILL_DECODE: &[Step] = &[
     Step {
         title: "Start: both replicas prefill and decode",
-        say: "Two 70B replicas serve 3 questions/s over documents of about 3,000 tokens. A replica's passes carry prompt chunks of up to 2,048 tokens beside the answers being written, so each answer's tokens come about 15 ms apart (median), at the target: only about half the requests meet it. The eight GPUs cost about $17,500 a month.",
+        say: "Two 70B replicas serve 3 questions/s over documents of about 3,000 tokens. A replica's passes carry prompt chunks of up to 2,048 tokens beside the answers being written, so each answer's tokens come {1} apart (median), at the target: only {0} of the requests meet it. The eight GPUs cost {2} a month.",
         edits: &[],
         claims: &[
             between(Q::GoodputPct, 40.0, 62.0),
@@ -376,7 +378,7 @@ pub const SPLIT_PREFILL_DECODE: &[Step] = &[
     },
     Step {
         title: "Split: one replica prefills, one decodes",
-        say: "Make the first replica prefill only and hand each prompt's KV cache over NVLink to a decode pool of one replica. Its passes carry only answers: a token every 11.5 ms or so, and about 96 % of requests meet both targets, on the same GPUs for the same money. The price is the first token: one replica prefills where two did, and the cache must move, so the median first token doubles to about 0.43 s.",
+        say: "Make the first replica prefill only and hand each prompt's KV cache over NVLink to a decode pool of one replica. Its passes carry only answers: a token every {1} at the median, and {0} of requests meet both targets, on the same GPUs for the same money ({3} a month). The price is the first token: one replica prefills where two did, and the cache must move, so the median first token rises to {2}.",
         edits: &[
             ("decode_pool", "decode"),
             ("kv_link", "nvlink"),
@@ -392,7 +394,7 @@ pub const SPLIT_PREFILL_DECODE: &[Step] = &[
     },
     Step {
         title: "Move the cache over Ethernet instead",
-        say: "Put the two replicas in different nodes joined by 100 Gb/s Ethernet: a 3,000-token prompt's cache (about 1 GB in 16 bits) takes a fifth of a second on the wire, and caches queue for the decode replica's link. The median first token passes a second and only about 73 % of requests meet the targets: a split needs a fast link.",
+        say: "Put the two replicas in different nodes joined by 100 Gb/s Ethernet: a 3,000-token prompt's cache (about 1 GB in 16 bits) takes a fifth of a second on the wire, and caches queue for the decode replica's link. The median first token takes {0} and only {1} of requests meet the targets: a split needs a fast link.",
         edits: &[("kv_link", "ethernet")],
         claims: &[
             at_least(Q::TtftP50, 900.0),
@@ -401,7 +403,7 @@ pub const SPLIT_PREFILL_DECODE: &[Step] = &[
     },
     Step {
         title: "Short questions instead of documents",
-        say: "Back on NVLink, make the prompts short — about 300 tokens. A prompt's pass is now brief and barely delays the answers beside it, so the split has little to fix: every request meets the targets, with a first token in about 42 ms (median).",
+        say: "Back on NVLink, make the prompts short — about 300 tokens. A prompt's pass is now brief and barely delays the answers beside it, so the split has little to fix: {0} of requests meet the targets, with a first token in {1} (median).",
         edits: &[("kv_link", "nvlink"), ("input_tokens", "300")],
         claims: &[
             at_least(Q::GoodputPct, 99.0),
@@ -410,7 +412,7 @@ pub const SPLIT_PREFILL_DECODE: &[Step] = &[
     },
     Step {
         title: "Short questions on one pool again",
-        say: "Undo the split: two replicas that both prefill and decode meet every target too, and the first token comes sooner, in about 32 ms — no hand-off, no extra pass, and two replicas to prefill. With short prompts, splitting buys nothing.",
+        say: "Undo the split: two replicas that both prefill and decode meet the targets too ({0} of requests), and the first token comes sooner, in {1} — no hand-off, no extra pass, and two replicas to prefill. With short prompts, splitting buys nothing.",
         edits: &[("decode_pool", "none"), ("pools", ""), ("replicas", "2")],
         claims: &[
             at_least(Q::GoodputPct, 99.0),

@@ -15,13 +15,48 @@ use crate::scenario::Scenario;
 pub struct Step {
     /// A few words for the step's button ("Raise the load to 40 req/s").
     pub title: &'static str,
-    /// What the step does and what to watch, in a sentence or three.
+    /// What the step does and what to watch, in a sentence or three. A
+    /// simulated number it states is written `{k}`: claim `k`'s value in the
+    /// run on screen ([`Step::say_with`]), never typed.
     pub say: &'static str,
     /// Catalogue edits (`NAME=VALUE` as `tlab run --set` takes them) made on
     /// top of the previous step's scenario.
     pub edits: &'static [(&'static str, &'static str)],
     /// What the run of this step's scenario shows.
     pub claims: &'static [Claim],
+}
+
+impl Step {
+    /// The step's text with each `{k}` replaced by claim `k`'s value in the
+    /// run (`values[k]`, as the page writes it), or, while the run has no
+    /// value yet, by what the claim expects.
+    pub fn say_with(&self, values: &[Option<f64>]) -> String {
+        let mut out = String::with_capacity(self.say.len() + 16);
+        let mut rest = self.say;
+        while let Some(open) = rest.find('{') {
+            out.push_str(&rest[..open]);
+            let after = &rest[open + 1..];
+            let claim = after
+                .find('}')
+                .and_then(|close| Some((after[..close].parse::<usize>().ok()?, close)))
+                .and_then(|(k, close)| Some((self.claims.get(k)?, k, close)));
+            match claim {
+                Some((c, k, close)) => {
+                    out.push_str(&match values.get(k).copied().flatten() {
+                        Some(v) => c.what.show(v),
+                        None => c.expects(),
+                    });
+                    rest = &after[close + 1..];
+                }
+                None => {
+                    out.push('{');
+                    rest = after;
+                }
+            }
+        }
+        out.push_str(rest);
+        out
+    }
 }
 
 /// A number the story states, as the range the simulation must fall in.

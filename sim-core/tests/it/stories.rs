@@ -36,6 +36,27 @@ fn every_story_step_claims_only_what_its_run_shows() {
             assert!(!step.claims.is_empty(), "{} step {}: no claim", p.id, k + 1);
             let checked = check_step(&p.scenario, p.steps, k).expect("the step runs");
             assert_eq!(checked.len(), step.claims.len(), "one check per claim");
+            // The text's numbers are the run's: each `{k}` a claim of the
+            // step, filled with its value; none left over.
+            let values: Vec<Option<f64>> = checked.iter().map(|c| c.value).collect();
+            let said = step.say_with(&values);
+            assert!(
+                step.say.contains('{') && !said.contains('{') && !said.contains('}'),
+                "{} step {}: every simulated number in the text is a claim's: {said}",
+                p.id,
+                k + 1
+            );
+            for (i, (c, v)) in step.claims.iter().zip(&values).enumerate() {
+                if step.say.contains(&format!("{{{i}}}")) {
+                    let shown = c.what.show(v.expect("a value"));
+                    assert!(
+                        said.contains(&shown),
+                        "{} step {}: {shown} in {said}",
+                        p.id,
+                        k + 1
+                    );
+                }
+            }
             for (c, got) in step.claims.iter().zip(checked) {
                 if got.holds != Some(true) {
                     wrong.push(format!(
