@@ -91,6 +91,64 @@ fn keyed(a: &Axis) -> Ticked {
 
 /// Draw `chart` filling `root`.
 pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) -> DrawResult<DB> {
+    draw_plotted(root, chart).map(|_| ())
+}
+
+/// Where a drawn chart's data sits in the drawing's pixels: what a click
+/// on it is read against.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plotted {
+    /// The plotting area's left and right, pixels.
+    pub x_px: (i32, i32),
+    /// The plotting area's top and bottom, pixels.
+    pub y_px: (i32, i32),
+    x: Axis,
+    y: Axis,
+}
+
+impl Plotted {
+    /// The pixel a data point is drawn at.
+    pub fn pixel_of(&self, p: (f64, f64)) -> (f64, f64) {
+        let frac = |a: &Axis, v: f64| {
+            let r = range(a);
+            (to_coord(a, v) - r.start) / (r.end - r.start)
+        };
+        // The area's last pixel is one short of its end, as plotters maps.
+        (
+            f64::from(self.x_px.0) + frac(&self.x, p.0) * f64::from(self.x_px.1 - self.x_px.0 - 1),
+            f64::from(self.y_px.1 - 1)
+                - frac(&self.y, p.1) * f64::from(self.y_px.1 - self.y_px.0 - 1),
+        )
+    }
+
+    /// The point of `chart`'s dotted lines nearest the pixel `at`, within
+    /// `within` pixels: its line's label and the point.
+    pub fn dot_at<'c>(
+        &self,
+        chart: &'c Chart,
+        at: (f64, f64),
+        within: f64,
+    ) -> Option<(&'c str, (f64, f64))> {
+        chart
+            .lines
+            .iter()
+            .filter(|l| l.stroke == Stroke::Dots)
+            .flat_map(|l| l.points.iter().map(move |p| (l.label.as_str(), *p)))
+            .map(|(label, p)| {
+                let q = self.pixel_of(p);
+                (label, p, (q.0 - at.0).hypot(q.1 - at.1))
+            })
+            .filter(|(_, _, d)| *d <= within)
+            .min_by(|a, b| a.2.total_cmp(&b.2))
+            .map(|(label, p, _)| (label, p))
+    }
+}
+
+/// [`draw`], and where the data went.
+pub fn draw_plotted<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    chart: &Chart,
+) -> Result<Plotted, DrawingAreaErrorKind<DB::ErrorType>> {
     root.fill(&WHITE)?;
     let (x, y) = (&chart.x, &chart.y);
     let mut ctx = ChartBuilder::on(root)
@@ -100,6 +158,13 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) ->
         .x_label_area_size(34)
         .y_label_area_size(58)
         .build_cartesian_2d(keyed(x), keyed(y))?;
+    let (xr, yr) = ctx.plotting_area().get_pixel_range();
+    let plotted = Plotted {
+        x_px: (xr.start, xr.end),
+        y_px: (yr.start, yr.end),
+        x: x.clone(),
+        y: y.clone(),
+    };
     ctx.configure_mesh()
         .x_desc(x.label.as_str())
         .y_desc(y.label.as_str())
@@ -183,7 +248,8 @@ pub fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, chart: &Chart) ->
             chart.legend,
         )?;
     }
-    root.present()
+    root.present()?;
+    Ok(plotted)
 }
 
 /// How a legend entry shows its series.

@@ -479,3 +479,59 @@ fn the_trade_off_draws_every_settled_setup_the_frontier_and_the_setup_as_it_is()
     }
     assert!(svg.contains("<circle"), "dots drawn");
 }
+
+#[test]
+fn a_click_on_a_drawn_dot_finds_that_dot() {
+    use crate::model::{Axis, Line, RED};
+    let axis = |scale| Axis {
+        label: "v".into(),
+        min: 1.0,
+        max: 1000.0,
+        scale,
+    };
+    let dots = vec![(2.0, 10.0), (50.0, 300.0), (900.0, 5.0)];
+    let chart = model::Chart::lines(
+        "dots",
+        axis(Scale::Log),
+        axis(Scale::Linear),
+        vec![Line::new("setups", RED, Stroke::Dots, dots.clone())],
+    );
+    let mut svg = String::new();
+    let plotted = {
+        let root = SVGBackend::with_string(&mut svg, (640, 300)).into_drawing_area();
+        render::draw_plotted(&root, &chart).expect("draws")
+    };
+    // The centres the SVG drew its dots at.
+    let centres: Vec<(f64, f64)> = svg
+        .lines()
+        .filter(|l| l.contains("<circle"))
+        .filter_map(|l| {
+            let num = |key: &str| -> Option<f64> {
+                let at = l.find(key)? + key.len();
+                l[at..].split('"').next()?.parse().ok()
+            };
+            Some((num("cx=\"")?, num("cy=\"")?))
+        })
+        .collect();
+    assert_eq!(centres.len(), dots.len());
+    for p in &dots {
+        let (x, y) = plotted.pixel_of(*p);
+        // Drawn where it is read back, to the pixel; a click a few pixels
+        // off finds it.
+        assert!(
+            centres
+                .iter()
+                .any(|c| (c.0 - x).abs() <= 1.5 && (c.1 - y).abs() <= 1.5),
+            "a dot at {x},{y}: {centres:?}"
+        );
+        assert_eq!(
+            plotted.dot_at(&chart, (x + 3.0, y - 2.0), 8.0),
+            Some(("setups", *p))
+        );
+    }
+    assert_eq!(
+        plotted.dot_at(&chart, (5.0, 5.0), 8.0),
+        None,
+        "nothing near the corner"
+    );
+}

@@ -68,6 +68,28 @@ test('the planner finds the cheapest setup on every core, off the page', async (
   assert.deepEqual(lab.errors, []);
 });
 
+test('a setup on the cost–latency chart is applied by clicking it', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  await p.byTestId('plan-run').click();
+  await p.byTestId('plan-results').waitFor({ timeout: 120_000 });
+  const chart = p.byTestId('chart-tradeoff');
+  await p.page.waitForFunction(() => (document.querySelector('[data-testid="chart-tradeoff"]')?.dataset.dot ?? '').includes(','), null, { timeout: 10_000 });
+  // The first green dot is the cheapest setup that meets the targets: the
+  // table's first row.
+  const row = (await p.page.locator('[data-testid="plan-results"] tbody tr').first().locator('td').first().textContent()).trim();
+  const [x, y] = (await chart.getAttribute('data-dot')).split(',').map(Number);
+  const before = await p.text('run-time');
+  await chart.click({ position: { x, y } });
+  await p.waitForTextChange('run-time', before, 30_000);
+  assert.ok((await p.text('plan-applied')).startsWith(`Applied: ${row}.`), await p.text('plan-applied'));
+  // A click on empty plot does nothing.
+  const applied = await p.text('plan-applied');
+  await chart.click({ position: { x: 5, y: 5 } });
+  assert.equal(await p.text('plan-applied'), applied);
+  assert.deepEqual(lab.errors, []);
+});
+
 test('the planner can search every GPU in the catalogue', async () => {
   const p = new LabPage(await lab.newPage(), lab.url);
   await p.open();

@@ -113,9 +113,41 @@ pub fn chart_canvas(
     track: impl Fn() + 'static,
     model: impl Fn() -> Option<Chart> + Clone + 'static,
 ) -> impl IntoView {
+    canvas_view(spec, visible, track, model, None)
+}
+
+/// What a click on a chart's dot does: the dot's line (its legend label)
+/// and its point, in the chart's units.
+pub type OnDot = std::rc::Rc<dyn Fn(&str, (f64, f64))>;
+
+/// [`chart_canvas`] whose dots answer a click (within 10 pixels) with
+/// `on_dot`. The canvas's `data-dot` holds where its first dot is, in CSS
+/// pixels from its corner, for a pointer that cannot see it.
+pub fn clickable_chart_canvas(
+    spec: ChartSpec,
+    visible: impl Fn() -> bool + Send + Sync + Copy + 'static,
+    track: impl Fn() + 'static,
+    model: impl Fn() -> Option<Chart> + Clone + 'static,
+    on_dot: OnDot,
+) -> impl IntoView {
+    canvas_view(spec, visible, track, model, Some(on_dot))
+}
+
+fn canvas_view(
+    spec: ChartSpec,
+    visible: impl Fn() -> bool + Send + Sync + Copy + 'static,
+    track: impl Fn() + 'static,
+    model: impl Fn() -> Option<Chart> + Clone + 'static,
+    on_dot: Option<OnDot>,
+) -> impl IntoView {
     let canvas = NodeRef::<leptos::html::Canvas>::new();
     let description = RwSignal::new(String::new());
+    // The chart drawn last and where its data went (for clicks).
+    let drawn = StoredValue::new_local(None::<(Chart, render::Plotted)>);
+    let first_dot = RwSignal::new(String::new());
     let id = spec.id;
+    let (w, h) = spec.size;
+    let clickable = on_dot.is_some();
     Effect::new(move |_| {
         track();
         let Some(el) = canvas.get() else { return };
@@ -127,16 +159,50 @@ pub fn chart_canvas(
                     return;
                 }
                 let Some(chart) = model() else { return };
-                if let Some(backend) = MeasuringCanvas::new(el) {
+                if let Some(backend) = MeasuringCanvas::new(el.clone()) {
                     // A failed draw leaves the previous frame; nothing better to show.
-                    let _ = render::draw(&backend.into_drawing_area(), &chart);
+                    if let Ok(p) = render::draw_plotted(&backend.into_drawing_area(), &chart) {
+                        if clickable {
+                            // CSS pixels: the canvas is drawn at `w` wide and shown at its client width.
+                            let scale = f64::from(el.client_width().max(1)) / f64::from(w);
+                            first_dot.set(
+                                chart
+                                    .lines
+                                    .iter()
+                                    .filter(|l| l.stroke == lab_charts::model::Stroke::Dots)
+                                    .find_map(|l| l.points.first())
+                                    .map(|d| {
+                                        let (x, y) = p.pixel_of(*d);
+                                        format!("{:.0},{:.0}", x * scale, y * scale)
+                                    })
+                                    .unwrap_or_default(),
+                            );
+                        }
+                        drawn.set_value(Some((chart.clone(), p)));
+                    }
                 }
                 description.set(render::describe(&chart));
             }),
         );
     });
+    let click = move |ev: leptos::ev::MouseEvent| {
+        let (Some(on_dot), Some(el)) = (on_dot.as_ref(), canvas.get_untracked()) else {
+            return;
+        };
+        let scale = f64::from(w) / f64::from(el.client_width().max(1));
+        let at = (
+            f64::from(ev.offset_x()) * scale,
+            f64::from(ev.offset_y()) * scale,
+        );
+        drawn.with_value(|d| {
+            if let Some((chart, p)) = d
+                && let Some((label, point)) = p.dot_at(chart, at, 10.0 * scale)
+            {
+                on_dot(label, point);
+            }
+        });
+    };
     let class = if spec.wide { "chart wide" } else { "chart" };
-    let (w, h) = spec.size;
     view! {
         <figure class=class style:display=move || if visible() { "block" } else { "none" }>
             <canvas
@@ -146,6 +212,9 @@ pub fn chart_canvas(
                 height=h.to_string()
                 role="img"
                 aria-label=move || description.get()
+                class:clickable=clickable
+                data-dot=move || first_dot.get()
+                on:click=click
             ></canvas>
             {spec.caption.map(|c| view! { <figcaption>{c}</figcaption> })}
             {png_button(spec.id, canvas)}

@@ -424,11 +424,11 @@ pub fn Planner(
                         })
                 }}
             </Show>
-            {chart_canvas(
+            {crate::chart_views::clickable_chart_canvas(
                 ChartSpec {
                     id: "chart-tradeoff",
                     size: (900, 420),
-                    caption: Some("Each dot is a setup the plan settled, at its p99 time to first token (across) and its cost per month (up), both on log scales: green met every target, red missed one. The blue line is the frontier: along it nothing is both cheaper and faster. The purple ring is your setup as it is, the orange one the pinned run A. Apply a setup from the table above."),
+                    caption: Some("Each dot is a setup the plan settled, at its p99 time to first token (across) and its cost per month (up), both on log scales: green met every target, red missed one. The blue line is the frontier: along it nothing is both cheaper and faster. The purple ring is your setup as it is, the orange one the pinned run A. Click a dot to make that setup the scenario (pin A first to compare)."),
                     wide: false,
                 },
                 move || plan.with(|p| p.as_ref().is_some_and(|p| !p.feasible.is_empty() || !p.near_misses.is_empty())),
@@ -442,6 +442,34 @@ pub fn Planner(
                     });
                     plan.with_untracked(|p| p.as_ref().map(|p| lab_charts::tradeoff::model(p, a)))
                 },
+                std::rc::Rc::new(move |_line: &str, point: (f64, f64)| {
+                    // The setup drawn there, made the scenario as its row's
+                    // Apply would.
+                    let Some((row, e)) = plan.with_untracked(|p| {
+                        let p = p.as_ref()?;
+                        let at = |e: &sim_core::plan::Evaluated| {
+                            e.config != sim_core::plan::Config::AsIs
+                                && e.summary.ttft_p99_ms == Some(point.0)
+                                && e.usd_per_month == point.1
+                        };
+                        p.feasible
+                            .iter()
+                            .position(at)
+                            .map(|i| (i, p.feasible[i].clone()))
+                            .or_else(|| p.near_misses.iter().find(|e| at(e)).map(|e| (usize::MAX - 3, e.clone())))
+                    }) else {
+                        return;
+                    };
+                    let mut s = scenario.get_untracked();
+                    match sim_core::plan::apply_config(&mut s, &e.config, e.replicas) {
+                        Ok(()) => {
+                            scenario.set(s);
+                            applied.set(Some((row, e.description.clone())));
+                            crate::control_views::show_results();
+                        }
+                        Err(why) => error.set(Some(why)),
+                    }
+                }),
             )}
             {chart_canvas(
                 ChartSpec {
