@@ -102,6 +102,11 @@ pub struct Plotted {
     pub x_px: (i32, i32),
     /// The plotting area's top and bottom, pixels.
     pub y_px: (i32, i32),
+    /// The legend's box in the plotting area (left, top, width, height),
+    /// when there is one.
+    pub legend_px: Option<[i32; 4]>,
+    /// How many of the chart's points the legend covers.
+    pub legend_covers: usize,
     x: Axis,
     y: Axis,
 }
@@ -162,6 +167,8 @@ pub fn draw_plotted<DB: DrawingBackend>(
     let plotted = Plotted {
         x_px: (xr.start, xr.end),
         y_px: (yr.start, yr.end),
+        legend_px: None,
+        legend_covers: 0,
         x: x.clone(),
         y: y.clone(),
     };
@@ -241,12 +248,46 @@ pub fn draw_plotted<DB: DrawingBackend>(
     if let Some(note) = &chart.circle_note {
         legend.push((note.as_str(), Marker::Ring(GREY.stroke_width(2))));
     }
+    let mut plotted = plotted;
     if legend.len() > 1 {
-        draw_legend(
-            &ctx.plotting_area().strip_coord_spec(),
-            &legend,
+        let area = ctx.plotting_area().strip_coord_spec();
+        let size = legend_size(&area, &legend)?;
+        let (aw, ah) = area.dim_in_pixel();
+        // The chart's corner, unless another covers fewer of its points.
+        let points: Vec<(f64, f64)> = chart
+            .lines
+            .iter()
+            .flat_map(|l| l.points.iter().chain(&l.circle))
+            .map(|p| {
+                let (x, y) = plotted.pixel_of(*p);
+                (x - f64::from(plotted.x_px.0), y - f64::from(plotted.y_px.0))
+            })
+            .collect();
+        let covered = |r: [i32; 4]| {
+            points
+                .iter()
+                .filter(|p| {
+                    p.0 >= f64::from(r[0])
+                        && p.0 <= f64::from(r[0] + r[2])
+                        && p.1 >= f64::from(r[1])
+                        && p.1 <= f64::from(r[1] + r[3])
+                })
+                .count()
+        };
+        let rect = [
             chart.legend,
-        )?;
+            Corner::UpperLeft,
+            Corner::UpperRight,
+            Corner::LowerRight,
+            Corner::LowerLeft,
+        ]
+        .into_iter()
+        .map(|c| legend_rect(c, (aw as i32, ah as i32), size))
+        .min_by_key(|r| covered(*r))
+        .expect("four corners");
+        draw_legend(&area, &legend, rect)?;
+        plotted.legend_px = Some(rect);
+        plotted.legend_covers = covered(rect);
     }
     root.present()?;
     Ok(plotted)
@@ -267,34 +308,50 @@ enum Marker {
 /// The legend in a corner of the plotting area: a bordered box, a row per
 /// entry. Drawn here rather than by plotters, whose legend measures each
 /// label through the page's layout on the web.
-fn draw_legend<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    entries: &[(&str, Marker)],
-    corner: Corner,
-) -> DrawResult<DB> {
-    const ROW: i32 = 18;
-    const PAD: i32 = 6;
-    const MARK: i32 = 16;
-    let text = (FONT, 12)
+const ROW: i32 = 18;
+const PAD: i32 = 6;
+const MARK: i32 = 16;
+
+fn legend_text() -> TextStyle<'static> {
+    (FONT, 12)
         .into_font()
         .color(&BLACK)
-        .pos(Pos::new(HPos::Left, VPos::Center));
+        .pos(Pos::new(HPos::Left, VPos::Center))
+}
+
+/// The legend box's width and height for `entries`.
+fn legend_size<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    entries: &[(&str, Marker)],
+) -> Result<(i32, i32), DrawingAreaErrorKind<DB::ErrorType>> {
+    let text = legend_text();
     let mut text_w = 0;
     for (label, _) in entries {
         text_w = text_w.max(area.estimate_text_size(label, &text)?.0 as i32);
     }
-    let (w, h) = (
+    Ok((
         PAD * 3 + MARK + text_w,
         PAD * 2 + ROW * entries.len() as i32,
-    );
-    let (aw, ah) = area.dim_in_pixel();
-    let (aw, ah) = (aw as i32, ah as i32);
+    ))
+}
+
+/// The legend box in `corner` of an area `(aw, ah)`: left, top, width, height.
+fn legend_rect(corner: Corner, (aw, ah): (i32, i32), (w, h): (i32, i32)) -> [i32; 4] {
     let (x0, y0) = match corner {
         Corner::UpperLeft => (PAD, PAD),
         Corner::UpperRight => (aw - w - PAD, PAD),
         Corner::LowerRight => (aw - w - PAD, ah - h - PAD),
         Corner::LowerLeft => (PAD, ah - h - PAD),
     };
+    [x0, y0, w, h]
+}
+
+fn draw_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    entries: &[(&str, Marker)],
+    [x0, y0, w, h]: [i32; 4],
+) -> DrawResult<DB> {
+    let text = legend_text();
     area.draw(&Rectangle::new(
         [(x0, y0), (x0 + w, y0 + h)],
         WHITE.filled(),

@@ -535,3 +535,39 @@ fn a_click_on_a_drawn_dot_finds_that_dot() {
         "nothing near the corner"
     );
 }
+
+#[test]
+fn a_legend_sits_where_it_covers_the_fewest_points() {
+    let mut worst = Vec::new();
+    for s in [
+        presets::chatbot_h100(),
+        presets::launch_spike(),
+        presets::launch_day_gpus(),
+        presets::chat_and_batch(),
+    ] {
+        let r = run(s);
+        for c in REPORT_CHARTS {
+            if !(c.applies)(&r) {
+                continue;
+            }
+            let chart = (c.model)(&r, Some(&r));
+            let mut svg = String::new();
+            let plotted = {
+                let root = SVGBackend::with_string(&mut svg, (640, 300)).into_drawing_area();
+                render::draw_plotted(&root, &chart).expect("draws")
+            };
+            let points: usize = chart.lines.iter().map(|l| l.points.len()).sum();
+            if plotted.legend_px.is_some() {
+                worst.push((
+                    plotted.legend_covers as f64 / points.max(1) as f64,
+                    c.id,
+                    chart.title.clone(),
+                ));
+            }
+        }
+    }
+    // At most one point in twenty under the legend (its own corner covered
+    // 7 % of the batch chart's before the legend chose among the four).
+    worst.sort_by(|a, b| b.0.total_cmp(&a.0));
+    assert!(worst.iter().all(|w| w.0 <= 0.05), "{worst:?}");
+}
