@@ -104,20 +104,22 @@ pub const LAUNCH_SPIKE: &[Step] = &[
 pub const PAY_FOR_SPEED: &[Step] = &[
     Step {
         title: "Start: 60 tokens/s read aloud",
-        say: "Answers of 200 tokens stream at 60 tokens/s: {0} per answer (median), {1} a month.",
+        say: "Answers of 200 tokens stream at 60 tokens/s: {0} per answer (median), {1} a month. The targets ask for a token every 10 ms (100 tokens/s), and at 60 tokens/s {2} of answers meet them: a voice that reads this slowly is what the money would change.",
         edits: &[],
         claims: &[
             between(Q::E2eP50, 3_000.0, 4_300.0),
             between(Q::UsdPerMonth, 21_800.0, 23_200.0),
+            at_most(Q::GoodputPct, 1.0),
         ],
     },
     Step {
         title: "Route to the 200 tokens/s variant",
-        say: "Route the traffic to the tier's fast variant: an answer takes {0} and the bill rises to {1} a month. Is a faster voice worth it?",
+        say: "Route the traffic to the tier's fast variant: an answer takes {0}, {2} of answers meet the targets, and the bill rises to {1} a month. Is a faster voice worth it?",
         edits: &[("backend", "voice-llm+fast")],
         claims: &[
             between(Q::E2eP50, 800.0, 1_700.0),
             between(Q::UsdPerMonth, 30_500.0, 32_500.0),
+            at_least(Q::GoodputPct, 90.0),
         ],
     },
 ];
