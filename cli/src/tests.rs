@@ -38,7 +38,9 @@ mod runs {
             ),
             "{text}"
         );
-        assert_eq!(text.matches('✓').count(), 4, "{text}");
+        assert_eq!(text.matches('✓').count(), 6, "{text}");
+        // The prose carries the run's numbers.
+        assert!(text.contains("0.0 % of answers meet them"), "{text}");
         assert!(!text.contains('✗'), "{text}");
         assert!(execute(Command::Story { id: "nope".into() }).is_err());
     }

@@ -113,6 +113,8 @@ impl Feeding {
                 e.output_tokens,
                 bounds::TOKENS
             ))
+        } else if let Some(h) = crate::scenario::repeated_hash(&self.ahead_hashes) {
+            Some(format!("names the prefix hash {h} twice"))
         } else if e.class >= self.classes {
             Some(format!(
                 "names class {}, the scenario has {}",

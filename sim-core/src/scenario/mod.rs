@@ -35,7 +35,7 @@ pub use serving::{Batching, Router, SchedulingPolicy, ServiceModel, Serving};
 mod trace_requests;
 pub use trace_requests::{TraceEntry, TraceRequests};
 mod trace_stats;
-pub use trace_stats::TraceStats;
+pub use trace_stats::{TraceStats, repeated_hash};
 mod validate;
 mod validate_api;
 mod validate_model;

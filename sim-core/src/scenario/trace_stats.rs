@@ -4,6 +4,18 @@
 
 use super::{TraceEntry, TraceRequests};
 
+/// A hash a prompt names twice, if any: each of a prompt's blocks has its
+/// own (chained) hash, so a repeat is a file that does not mean what it
+/// says. O(n) when the hashes rise, as they do in traces; else sorted.
+pub fn repeated_hash(hashes: &[u64]) -> Option<u64> {
+    if hashes.windows(2).all(|w| w[0] < w[1]) {
+        return None;
+    }
+    let mut sorted = hashes.to_vec();
+    sorted.sort_unstable();
+    sorted.windows(2).find(|w| w[0] == w[1]).map(|w| w[0])
+}
+
 /// A trace's requests in aggregate.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TraceStats {

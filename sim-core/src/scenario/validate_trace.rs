@@ -34,6 +34,21 @@ pub(super) fn check(
     let mut last = 0.0;
     for (i, r) in requests.iter().take(bounds::TRACE_REQUESTS).enumerate() {
         let hashes = requests.hash_count(i);
+        // A hash named twice in one prompt (rising hashes, as traces have
+        // them, are checked without copying).
+        let rising = {
+            let mut prev = None;
+            requests.hashes(i).all(|h| {
+                let up = prev.is_none_or(|p| h > p);
+                prev = Some(h);
+                up
+            })
+        };
+        let repeat = if rising {
+            None
+        } else {
+            super::repeated_hash(&requests.hashes(i).collect::<Vec<_>>())
+        };
         // The common case, without naming the request.
         let tokens = 1..=bounds::TOKENS;
         if r.at_s >= last
@@ -41,6 +56,7 @@ pub(super) fn check(
             && tokens.contains(&r.input_tokens)
             && tokens.contains(&r.output_tokens)
             && (r.class as usize) < w.classes.len().max(1)
+            && repeat.is_none()
             && (hashes == 0
                 || prefix_block_tokens.is_some_and(|t| {
                     t == 0 || hashes as u64 <= u64::from(r.input_tokens.div_ceil(t))
@@ -50,6 +66,11 @@ pub(super) fn check(
             continue;
         }
         let f = format!("workload.arrival.requests[{i}]");
+        if let Some(h) = repeat {
+            c.problems.push(format!(
+                "{f}.prefix_blocks names {h} twice: each of a prompt's blocks has a hash of its own"
+            ));
+        }
         c.range_f(&format!("{f}.at_s"), r.at_s, 0.0, bounds::DURATION_S, " s");
         if r.at_s < last {
             c.problems.push(format!(

@@ -200,6 +200,9 @@ pub(super) fn mooncake(l: &str, line: usize) -> Result<Row, String> {
         (m.timestamp.is_finite() && m.timestamp >= 0.0).then_some(())?;
         let input = whole(m.input_length)?;
         blocks_fit(m.hash_ids.as_ref().map_or(0, Vec::len), input).then_some(())?;
+        if let Some(h) = &m.hash_ids {
+            crate::scenario::repeated_hash(h).is_none().then_some(())?;
+        }
         Some(Row {
             at_s: m.timestamp / 1e3,
             input,
@@ -232,6 +235,15 @@ pub(super) fn mooncake(l: &str, line: usize) -> Result<Row, String> {
                 format!(
                     "field \"hash_ids\" has {hashes} hashes, more than its {input}-token prompt fills at {MOONCAKE_BLOCK_TOKENS} tokens a hash ({} at most)",
                     input.div_ceil(MOONCAKE_BLOCK_TOKENS)
+                ),
+            ));
+        }
+        if let Some(h) = blocks.as_deref().and_then(crate::scenario::repeated_hash) {
+            return Err(at(
+                f,
+                line,
+                format!(
+                    "field \"hash_ids\" names {h} twice: each of a prompt's blocks has a hash of its own"
                 ),
             ));
         }

@@ -272,3 +272,29 @@ fn malformed_hashes_are_refused_by_field() {
         "{e}"
     );
 }
+
+#[test]
+fn a_prompt_naming_a_hash_twice_is_refused_where_it_is_written() {
+    // Found by the trace fuzzer: two of a prompt's blocks under one hash
+    // left KV blocks held after the run drained. Each block of a prompt has
+    // a hash of its own (they are chained), so such a file is refused.
+    let text = "{\"timestamp\": 331521679, \"input_length\": 1600, \"output_length\": 1, \"hash_ids\": [47, 47]}\n{\"timestamp\": 0, \"input_length\": 1600, \"output_length\": 2, \"hash_ids\": [47]}";
+    let e = traces::read(text, &Options::default()).expect_err("refused");
+    assert!(e.contains("line 1") && e.contains("names 47 twice"), "{e}");
+    // The same in a scenario's own requests, by field.
+    let s = replay(
+        requests(2, |i| if i == 1 { vec![5, 9, 5] } else { vec![5] }),
+        Some(512),
+    );
+    let e = s.validate().expect_err("refused").to_string();
+    assert!(
+        e.contains("workload.arrival.requests[1].prefix_blocks names 5 twice"),
+        "{e}"
+    );
+    // Hashes that rise, or merely come out of order, are fine.
+    let s = replay(requests(2, |_| vec![9, 3, 4]), Some(512));
+    assert_eq!(
+        sim_core::run_scenario(s).expect("valid").requests.completed,
+        2
+    );
+}
