@@ -195,6 +195,42 @@ mod runs {
     }
 
     #[test]
+    fn a_line_that_does_not_read_names_the_flag_that_leaves_it_out() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("broken.csv");
+        std::fs::write(
+            &path,
+            "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:17:03.9799600,4808,10\n2023-11-16 18:17:04.0319600,many,8\n2023-11-16 18:17:05.0319600,300,8\n",
+        )
+        .expect("write");
+        let summary = |skip_bad_lines| {
+            execute(Command::Trace {
+                file: path.clone(),
+                distil: None,
+                out: None,
+                trace_args: trace::TraceArgs {
+                    skip_bad_lines,
+                    ..Default::default()
+                },
+            })
+        };
+        let e = summary(false).expect_err("a bad line");
+        assert!(
+            e.contains("line 3") && e.contains("--trace-skip-bad-lines"),
+            "{e}"
+        );
+        let text = summary(true).expect("the rest");
+        assert!(
+            text.contains("2 requests") && text.contains("1 line left out as unreadable (line 3)"),
+            "{text}"
+        );
+        // A header that does not read is no line to leave out: no such hint.
+        std::fs::write(&path, "TIMESTAMP,Tokens\n1,2\n").expect("write");
+        let e = summary(false).expect_err("a bad header");
+        assert!(!e.contains("--trace-skip-bad-lines"), "{e}");
+    }
+
+    #[test]
     fn a_preset_round_trips_through_a_file_and_reproduces_the_library_run() {
         let dir = tempfile::tempdir().expect("temp dir");
         let path = preset_file(&dir, "chatbot-h100");

@@ -185,6 +185,15 @@ fn each_line(
     Ok(())
 }
 
+/// A line's refusal, with how to leave such lines out when it could be.
+fn skip_hint(e: String, skippable: bool) -> String {
+    if skippable {
+        format!("{e} (--trace-skip-bad-lines leaves out lines that do not read)")
+    } else {
+        e
+    }
+}
+
 /// Read the trace at `path`, a line at a time (with its SHA-256 when
 /// `digest`).
 fn read_streamed(
@@ -197,7 +206,10 @@ fn read_streamed(
     let lines = usize::try_from(size / 100).unwrap_or(usize::MAX);
     let mut r =
         traces::TraceReader::new(options, lines).map_err(|e| format!("{}: {e}", path.display()))?;
-    each_line(path, digest, |l| r.line(l))?;
+    each_line(path, digest, |l| {
+        let read = r.line(l);
+        read.map_err(|e| skip_hint(e, r.skippable()))
+    })?;
     r.finish().map_err(|e| format!("{}: {e}", path.display()))
 }
 
@@ -229,7 +241,10 @@ pub fn summary_text(path: &Path, args: &TraceArgs) -> Result<String, String> {
     if let Some(mut s) =
         traces::TraceSummariser::new(&options).map_err(|e| format!("{}: {e}", path.display()))?
     {
-        match each_line(path, None, |l| s.line(l)) {
+        match each_line(path, None, |l| {
+            let read = s.line(l);
+            read.map_err(|e| skip_hint(e, s.skippable()))
+        }) {
             Ok(()) => {
                 if let Some(t) = s.finish().map_err(|e| format!("{}: {e}", path.display()))? {
                     return Ok(t.describe(&name));
@@ -261,7 +276,10 @@ pub fn replay(
     if let Some(mut s) =
         traces::TraceSummariser::new(&options).map_err(|e| format!("{shown}: {e}"))?
     {
-        match each_line(path, None, |l| s.line(l)) {
+        match each_line(path, None, |l| {
+            let read = s.line(l);
+            read.map_err(|e| skip_hint(e, s.skippable()))
+        }) {
             Ok(()) => {
                 if let Some(t) = s
                     .finish()

@@ -104,7 +104,12 @@ pub async fn read_trace(
         if bad.is_none()
             && let Err(e) = r.line(l)
         {
-            bad = Some(e);
+            // A line that could be left out says how.
+            bad = Some(if r.skippable() {
+                format!("{e} (tick \u{201c}Leave out lines that do not read\u{201d} below to import the rest)")
+            } else {
+                e
+            });
         }
         Ok(())
     })

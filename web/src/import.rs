@@ -418,15 +418,8 @@ pub fn import_view(
                                         }
                                         let read = crate::file_lines::read_trace(f, &options).await;
                                         let current = scenario.get_untracked();
-                                        let hint = |e: String| {
-                                            if options.skip_bad_lines || !e.contains(" line ") {
-                                                e
-                                            } else {
-                                                format!("{e} (tick \u{201c}Leave out lines that do not read\u{201d} below to import the rest)")
-                                            }
-                                        };
                                         return show(read.and_then(|(t, sha)| {
-                                            open_trace(&f.name(), t.map_err(hint)?, sha, &current, &options)
+                                            open_trace(&f.name(), t?, sha, &current, &options)
                                         }));
                                     }
                                     Ok(_) => {}

@@ -229,6 +229,13 @@ impl TraceReader {
         self.reader.line(line)
     }
 
+    /// Whether the line just refused is one [`Options::skip_bad_lines`]
+    /// would have left out (a header, a file in no format, or a bound is
+    /// not).
+    pub fn skippable(&self) -> bool {
+        self.reader.skippable
+    }
+
     /// The trace, once every line is read.
     pub fn finish(self) -> Result<Imported, String> {
         let skipped = self.reader.skipped.clone();
@@ -324,6 +331,12 @@ impl TraceSummariser {
     /// Read the file's next line (without its line break).
     pub fn line(&mut self, line: &str) -> Result<(), String> {
         self.reader.line(line)
+    }
+
+    /// Whether the line just refused is one [`Options::skip_bad_lines`]
+    /// would have left out ([`TraceReader::skippable`]).
+    pub fn skippable(&self) -> bool {
+        self.reader.skippable
     }
 
     /// The line that came before the line above it, if one did (the read

@@ -37,6 +37,9 @@ pub(super) struct Reader<R> {
     /// and the trace's own bounds still refuse it.
     skip: bool,
     pub(super) skipped: super::Skipped,
+    /// Whether the last refusal was of a line that could have been left
+    /// out (not a header, a format or a bound).
+    pub(super) skippable: bool,
 }
 
 /// What the first line with text says the format is: `None` for the start
@@ -99,6 +102,7 @@ impl<R: Rows> Reader<R> {
             forced,
             skip: false,
             skipped: super::Skipped::default(),
+            skippable: false,
         }
     }
 
@@ -111,6 +115,7 @@ impl<R: Rows> Reader<R> {
     /// Read the next line (without its line break).
     pub(super) fn line(&mut self, raw: &str) -> Result<(), String> {
         self.line += 1;
+        self.skippable = false;
         let line = self.line;
         let l = if line == 1 {
             crate::text::without_bom(raw)
@@ -147,7 +152,10 @@ impl<R: Rows> Reader<R> {
                 self.skipped.add(line, e);
                 return Ok(());
             }
-            Err(e) => return Err(e),
+            Err(e) => {
+                self.skippable = true;
+                return Err(e);
+            }
         };
         let format = match &self.state {
             State::Lines(f) | State::Csv(f, _) => *f,

@@ -187,9 +187,16 @@ fn lines_that_do_not_read_are_left_out_when_asked_named_and_left_out_alike_strea
         lines[at] = "{\"timestamp\": 5, \"input_length\": \"many\"".to_owned();
     }
     let text = lines.join("\n");
-    // Refused at the first, by default, naming it.
+    // Refused at the first, by default, naming it; a line that could be
+    // left out says so, a header that does not read cannot be.
     let e = traces::read(&text, &Options::default()).expect_err("a bad line");
     assert!(e.contains("line 5"), "{e}");
+    let mut r = traces::TraceReader::new(&Options::default(), 8).expect("options");
+    let refused = text.lines().find_map(|l| r.line(l).err());
+    assert!(refused.is_some() && r.skippable());
+    let mut csv = traces::TraceReader::new(&Options::default(), 8).expect("options");
+    assert!(csv.line("TIMESTAMP,Tokens").is_err());
+    assert!(!csv.skippable(), "a header is not a line to leave out");
     // Left out when asked: counted, named, and said in the summary.
     let skip = Options {
         skip_bad_lines: true,
