@@ -113,8 +113,13 @@ impl FileLines {
         })
     }
 
-    /// The next line's bytes, line break included (None at the end).
-    fn next_raw(&mut self) -> Option<Result<&[u8], String>> {
+    /// The next line's text, without its break as `str::lines` cuts them
+    /// ("\n" or "\r\n"), its bytes (break included) into `digest` when
+    /// given; None at the end.
+    fn next_line(
+        &mut self,
+        digest: Option<&mut traces::FileDigest>,
+    ) -> Option<Result<&str, String>> {
         use std::io::BufRead;
         self.buf.clear();
         let got = match self.reader.read_until(b'\n', &mut self.buf) {
@@ -131,35 +136,28 @@ impl FileLines {
                 MAX_TRACE_BYTES >> 30
             )));
         }
-        Some(Ok(&self.buf))
-    }
-
-    /// A line's text without its break, as `str::lines` cuts them ("\n"
-    /// or "\r\n").
-    fn text<'a>(&self, raw: &'a [u8]) -> Result<&'a str, String> {
-        let mut bytes = raw;
+        if let Some(d) = digest {
+            d.update(&self.buf);
+        }
+        let mut bytes = &self.buf[..];
         if let Some(b) = bytes.strip_suffix(b"\n") {
             bytes = b.strip_suffix(b"\r").unwrap_or(b);
         }
-        std::str::from_utf8(bytes).map_err(|e| {
+        Some(std::str::from_utf8(bytes).map_err(|e| {
             format!(
                 "{}: line {} is not UTF-8 text (byte {})",
                 self.shown,
                 self.n,
                 e.valid_up_to() + 1
             )
-        })
+        }))
     }
 }
 
 impl Iterator for FileLines {
     type Item = Result<String, String>;
     fn next(&mut self) -> Option<Self::Item> {
-        let raw = match self.next_raw()? {
-            Ok(raw) => raw.to_vec(),
-            Err(e) => return Some(Err(e)),
-        };
-        Some(self.text(&raw).map(str::to_owned))
+        self.next_line(None).map(|l| l.map(str::to_owned))
     }
 }
 
@@ -172,15 +170,9 @@ fn each_line(
     mut line: impl FnMut(&str) -> Result<(), String>,
 ) -> Result<(), String> {
     let mut lines = FileLines::open(path)?;
-    let mut raw = Vec::new();
-    while let Some(got) = lines.next_raw() {
-        raw.clear();
-        raw.extend_from_slice(got?);
-        if let Some(d) = digest.as_deref_mut() {
-            d.update(&raw);
-        }
-        let text = lines.text(&raw)?;
-        line(text).map_err(|e| format!("{}: {e}", lines.shown))?;
+    let shown = lines.shown.clone();
+    while let Some(text) = lines.next_line(digest.as_deref_mut()) {
+        line(text?).map_err(|e| format!("{shown}: {e}"))?;
     }
     Ok(())
 }

@@ -57,14 +57,22 @@ pub async fn each_line(
         let end = (at + SLICE).min(size);
         let b = bytes(file, at, end).await?;
         digest.update(&b);
-        carry.extend_from_slice(&b);
+        // Whole lines straight from the slice; a line cut by its end waits
+        // in `carry` for the rest.
         let mut start = 0;
-        while let Some(i) = carry[start..].iter().position(|&c| c == b'\n') {
+        while let Some(i) = b[start..].iter().position(|&c| c == b'\n') {
             n += 1;
-            one(&carry[start..start + i], n)?;
+            let piece = &b[start..start + i];
+            if carry.is_empty() {
+                one(piece, n)?;
+            } else {
+                carry.extend_from_slice(piece);
+                one(&carry, n)?;
+                carry.clear();
+            }
             start += i + 1;
         }
-        carry.drain(..start);
+        carry.extend_from_slice(&b[start..]);
         at = end;
     }
     if !carry.is_empty() {

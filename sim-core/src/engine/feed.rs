@@ -113,7 +113,7 @@ impl Feeding {
                 e.output_tokens,
                 bounds::TOKENS
             ))
-        } else if let Some(h) = crate::scenario::repeated_hash(&self.ahead_hashes) {
+        } else if let Some(h) = crate::scenario::repeated_hash(self.ahead_hashes.iter().copied()) {
             Some(format!("names the prefix hash {h} twice"))
         } else if e.class >= self.classes {
             Some(format!(

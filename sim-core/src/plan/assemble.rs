@@ -89,13 +89,8 @@ impl Plan {
             changes_model: false,
             summary: crate::sweep::Summary::of(report),
         };
-        let key = |a: &Evaluated| (a.usd_per_month, a.description.clone());
-        let before = |a: &Evaluated, b: &Evaluated| {
-            let (x, y) = (key(a), key(b));
-            x.0.total_cmp(&y.0).then_with(|| x.1.cmp(&y.1))
-        };
         if e.verdict.is_ok() {
-            let at = self.feasible.partition_point(|f| before(f, &e).is_lt());
+            let at = self.feasible.partition_point(|f| by_cost(f, &e).is_lt());
             self.feasible.insert(at, e);
             let cheapest = self.feasible[0].usd_per_month;
             self.near_misses.retain(|m| m.usd_per_month < cheapest);
@@ -116,11 +111,18 @@ impl Plan {
             .is_none_or(|f| e.usd_per_month < f.usd_per_month)
         {
             // Cheapest-failing-first is dearest first among misses.
-            let at = self.near_misses.partition_point(|m| before(&e, m).is_lt());
+            let at = self.near_misses.partition_point(|m| by_cost(&e, m).is_lt());
             self.near_misses.insert(at, e);
             self.near_misses.truncate(10);
         }
     }
+}
+
+/// Setups cheapest first, then by description: a plan's order.
+fn by_cost(a: &Evaluated, b: &Evaluated) -> std::cmp::Ordering {
+    a.usd_per_month
+        .total_cmp(&b.usd_per_month)
+        .then_with(|| a.description.cmp(&b.description))
 }
 
 /// Which rate-limit tier one API model tier needs, with one client policy.
@@ -215,11 +217,6 @@ pub fn assemble(done: Vec<Finished>, space: &Space) -> Plan {
             })
         })
         .collect();
-    let order = |a: &Evaluated, b: &Evaluated| {
-        a.usd_per_month
-            .total_cmp(&b.usd_per_month)
-            .then_with(|| a.description.cmp(&b.description))
-    };
     let mut feasible: Vec<Evaluated> = done
         .iter()
         .filter_map(|s| {
@@ -250,7 +247,7 @@ pub fn assemble(done: Vec<Finished>, space: &Space) -> Plan {
             Some(best)
         })
         .collect();
-    feasible.sort_by(order);
+    feasible.sort_by(by_cost);
     // An API tier at a higher rate-limit multiple that changes nothing (the
     // limits never bound), or a batch size the traffic never fills, is the
     // same row: keep the first and say which others run the same.
@@ -324,7 +321,7 @@ pub fn assemble(done: Vec<Finished>, space: &Space) -> Plan {
                 .cloned()
         })
         .collect();
-    near_misses.sort_by(|a, b| order(b, a));
+    near_misses.sort_by(|a, b| by_cost(b, a));
     near_misses.truncate(10);
     let api_tiers = api_answers(&done);
     let could_beat = |s: &Finished| s.floor_usd.is_none_or(|f| f < cheapest);

@@ -72,7 +72,7 @@ impl Scenario {
                 Some((*rate_per_s, *rate_per_s))
             }
             Arrival::Trace { requests, .. } => {
-                let n = requests.stats().requests as f64;
+                let n = requests.count() as f64;
                 Some((n / d, n / d))
             }
             a => a.tasks_by(d).map(|(area, peak)| (area / d, peak)),
@@ -400,9 +400,7 @@ impl Arrival {
                 }
                 Some((area, peak))
             }
-            Arrival::Trace { requests, .. } => {
-                Some((requests.stats().arrived_by(requests, d), 0.0))
-            }
+            Arrival::Trace { requests, .. } => Some((requests.arrived_by(d), 0.0)),
             Arrival::ClosedLoop { .. } => None,
         }
     }

@@ -111,6 +111,11 @@ impl TraceRequests {
         self.streamed.is_some()
     }
 
+    /// A streamed trace's numbers (None while its requests are held).
+    pub(super) fn streamed_stats(&self) -> Option<TraceStats> {
+        self.streamed
+    }
+
     /// The requests in aggregate: counted over the columns, or as given to
     /// a streamed trace.
     pub fn stats(&self) -> TraceStats {
@@ -170,7 +175,7 @@ impl TraceRequests {
     }
 
     /// Request `i`'s prefix-block hashes, in order.
-    pub fn hashes(&self, i: usize) -> impl Iterator<Item = u64> + '_ {
+    pub fn hashes(&self, i: usize) -> impl Iterator<Item = u64> + Clone + '_ {
         self.run_range(i).flat_map(move |k| {
             let r = self.runs.get(k);
             (0..u64::from(r.len())).map(move |j| r.start() + j)

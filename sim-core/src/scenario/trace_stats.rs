@@ -6,12 +6,18 @@ use super::{TraceEntry, TraceRequests};
 
 /// A hash a prompt names twice, if any: each of a prompt's blocks has its
 /// own (chained) hash, so a repeat is a file that does not mean what it
-/// says. O(n) when the hashes rise, as they do in traces; else sorted.
-pub fn repeated_hash(hashes: &[u64]) -> Option<u64> {
-    if hashes.windows(2).all(|w| w[0] < w[1]) {
+/// says. O(n) without copying when the hashes rise, as they do in traces;
+/// else sorted.
+pub fn repeated_hash<I: Iterator<Item = u64> + Clone>(hashes: I) -> Option<u64> {
+    let mut previous = None;
+    if hashes.clone().all(|h| {
+        let rising = previous.is_none_or(|p| h > p);
+        previous = Some(h);
+        rising
+    }) {
         return None;
     }
-    let mut sorted = hashes.to_vec();
+    let mut sorted: Vec<u64> = hashes.collect();
     sorted.sort_unstable();
     sorted.windows(2).find(|w| w[0] == w[1]).map(|w| w[0])
 }
@@ -68,17 +74,25 @@ impl TraceStats {
         self.classes = self.classes.max(e.class.saturating_add(1));
         self.hashes |= hashes;
     }
+}
+
+impl TraceRequests {
+    /// Requests, held or streamed (O(1)).
+    pub fn count(&self) -> u64 {
+        match &self.streamed_stats() {
+            Some(s) => s.requests,
+            None => self.len() as u64,
+        }
+    }
 
     /// Requests arriving at or before `t` seconds: all of them from the
     /// last arrival on; before it, for a streamed trace (whose times are
     /// not held), the share of the span `t` covers.
-    pub(super) fn arrived_by(&self, requests: &TraceRequests, t: f64) -> f64 {
-        if t >= self.last_at_s {
-            return self.requests as f64;
+    pub(super) fn arrived_by(&self, t: f64) -> f64 {
+        match self.streamed_stats() {
+            Some(s) if t >= s.last_at_s => s.requests as f64,
+            Some(s) => s.requests as f64 * (t / s.last_at_s).clamp(0.0, 1.0),
+            None => self.iter().take_while(|r| r.at_s <= t).count() as f64,
         }
-        if requests.is_streamed() {
-            return self.requests as f64 * (t / self.last_at_s).clamp(0.0, 1.0);
-        }
-        requests.iter().take_while(|r| r.at_s <= t).count() as f64
     }
 }

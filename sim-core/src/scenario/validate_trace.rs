@@ -34,21 +34,7 @@ pub(super) fn check(
     let mut last = 0.0;
     for (i, r) in requests.iter().take(bounds::TRACE_REQUESTS).enumerate() {
         let hashes = requests.hash_count(i);
-        // A hash named twice in one prompt (rising hashes, as traces have
-        // them, are checked without copying).
-        let rising = {
-            let mut prev = None;
-            requests.hashes(i).all(|h| {
-                let up = prev.is_none_or(|p| h > p);
-                prev = Some(h);
-                up
-            })
-        };
-        let repeat = if rising {
-            None
-        } else {
-            super::repeated_hash(&requests.hashes(i).collect::<Vec<_>>())
-        };
+        let repeat = super::repeated_hash(requests.hashes(i));
         // The common case, without naming the request.
         let tokens = 1..=bounds::TOKENS;
         if r.at_s >= last

@@ -201,7 +201,9 @@ pub(super) fn mooncake(l: &str, line: usize) -> Result<Row, String> {
         let input = whole(m.input_length)?;
         blocks_fit(m.hash_ids.as_ref().map_or(0, Vec::len), input).then_some(())?;
         if let Some(h) = &m.hash_ids {
-            crate::scenario::repeated_hash(h).is_none().then_some(())?;
+            crate::scenario::repeated_hash(h.iter().copied())
+                .is_none()
+                .then_some(())?;
         }
         Some(Row {
             at_s: m.timestamp / 1e3,
@@ -238,7 +240,10 @@ pub(super) fn mooncake(l: &str, line: usize) -> Result<Row, String> {
                 ),
             ));
         }
-        if let Some(h) = blocks.as_deref().and_then(crate::scenario::repeated_hash) {
+        if let Some(h) = blocks
+            .as_deref()
+            .and_then(|b| crate::scenario::repeated_hash(b.iter().copied()))
+        {
             return Err(at(
                 f,
                 line,
