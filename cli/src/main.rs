@@ -71,7 +71,8 @@ impl SloArgs {
 enum Command {
     /// Run a scenario file and print a summary (or the full report with --json).
     Run {
-        /// Scenario JSON file ("-" reads standard input).
+        /// Scenario JSON file ("-" reads standard input), or a share link
+        /// copied from the page.
         scenario: PathBuf,
         /// Print the full report as JSON.
         #[arg(long)]

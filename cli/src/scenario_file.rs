@@ -1,6 +1,7 @@
 //! Reading a scenario file for a command: bounded in size, its
 //! `serving.profile` file inlined (`tlab::profile_file`), parsed and
-//! validated, with `--set NAME=VALUE` edits applied.
+//! validated, with `--set NAME=VALUE` edits applied. A share link from the
+//! page (anything holding `#s=`) stands for its scenario.
 
 use sim_core::{Scenario, ValidScenario};
 use std::path::PathBuf;
@@ -9,6 +10,12 @@ use std::path::PathBuf;
 const MAX_SCENARIO_BYTES: u64 = 64 * 1024 * 1024;
 
 pub(crate) fn load(path: &PathBuf) -> Result<ValidScenario, String> {
+    // A share link from the page (`https://…/#s=v1.…`) runs as the page ran it.
+    if let Some(link) = path.to_str().filter(|p| p.contains("#s=")) {
+        let fragment = &link[link.find('#').unwrap_or(0)..];
+        return sim_core::link::decode_fragment(fragment)
+            .map_err(|e| format!("the link {}: {e}", shorten(link)));
+    }
     let dir = match path.parent() {
         Some(d) if path.as_os_str() != "-" => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -41,6 +48,14 @@ pub(crate) fn load_with(path: &PathBuf, set: &[String]) -> Result<ValidScenario,
         }
     }
     edited.validate().map_err(|e| e.to_string())
+}
+
+/// A link cut to its first 60 characters for a message.
+fn shorten(link: &str) -> String {
+    match link.char_indices().nth(60) {
+        Some((at, _)) => format!("{}…", &link[..at]),
+        None => link.to_string(),
+    }
 }
 
 fn read_scenario(path: &PathBuf) -> Result<String, String> {

@@ -4,7 +4,7 @@ use sim_core::report::LatencyStats;
 use sim_core::{Report, Scenario};
 
 pub use sim_core::format::duration_ms as ms;
-use sim_core::format::{thousands, usd};
+use sim_core::format::{plain, rounded, thousands, usd};
 
 fn line(name: &str, l: &LatencyStats) -> String {
     format!(
@@ -87,22 +87,22 @@ pub fn summary(s: &Scenario, r: &Report) -> String {
     }
     for (i, st) in r.stages.iter().enumerate() {
         o += &format!(
-            "  stage {i} ({:.0}–{:.0} s at {} req/s): TTFT mean {}, TPOT mean {}, end-to-end mean {} p99 {}, {:.0} output tok/s\n",
+            "  stage {i} ({:.0}–{:.0} s at {} req/s): TTFT mean {}, TPOT mean {}, end-to-end mean {} p99 {}, {} output tok/s\n",
             st.start_s,
             st.end_s,
-            st.rate_per_s,
+            plain(st.rate_per_s),
             ms(st.ttft.mean_ms),
             ms(st.tpot.mean_ms),
             ms(st.e2e.mean_ms),
             ms(st.e2e.p99_ms),
-            st.output_tokens_per_s
+            rounded(st.output_tokens_per_s)
         );
     }
     let t = &r.throughput;
     o += &format!(
-        "throughput: {:.0} output tok/s, {:.0} input tok/s, {:.2} req/s; SLO met by {}\n",
-        t.output_tokens_per_s,
-        t.input_tokens_per_s,
+        "throughput: {} output tok/s, {} input tok/s, {:.2} req/s; SLO met by {}\n",
+        rounded(t.output_tokens_per_s),
+        rounded(t.input_tokens_per_s),
         t.requests_per_s,
         t.goodput_fraction
             .map_or("–".into(), |g| format!("{:.1} % of requests", g * 100.0))
@@ -135,8 +135,8 @@ pub fn summary(s: &Scenario, r: &Report) -> String {
         }
         if let Some(l) = &r.physical_limit {
             o += &format!(
-                "physical limit: {:.0} output tok/s (decode at datasheet peak, batch {}, contexts of {} tokens); this run reached {:.0} % of it\n",
-                l.output_tokens_per_s,
+                "physical limit: {} output tok/s (decode at datasheet peak, batch {}, contexts of {} tokens); this run reached {:.0} % of it\n",
+                rounded(l.output_tokens_per_s),
                 l.batch,
                 l.context_tokens,
                 l.achieved_fraction * 100.0
@@ -160,14 +160,14 @@ pub fn summary(s: &Scenario, r: &Report) -> String {
             continue;
         }
         o += &format!(
-            "  pool {} ({}): {} completed, TTFT mean {} p99 {}, TPOT mean {}, {:.0} output tok/s, GPU busy {:.0} %, mean batch {:.1}; replicas {:.1} on average, {} at most, {:.2} replica-hours; {} ({} a month)\n",
+            "  pool {} ({}): {} completed, TTFT mean {} p99 {}, TPOT mean {}, {} output tok/s, GPU busy {:.0} %, mean batch {:.1}; replicas {:.1} on average, {} at most, {:.2} replica-hours; {} ({} a month)\n",
             printable(&p.name),
             p.hardware,
             p.completed,
             ms(p.ttft.mean_ms),
             ms(p.ttft.p99_ms),
             ms(p.tpot.mean_ms),
-            p.output_tokens_per_s,
+            rounded(p.output_tokens_per_s),
             p.gpu_busy_fraction * 100.0,
             p.mean_batch_size,
             p.replicas_mean,

@@ -27,6 +27,35 @@ mod runs {
     }
 
     #[test]
+    fn a_share_link_runs_as_the_scenario_it_carries() {
+        let mut s = sim_core::presets::launch_day_gpus();
+        s.duration_s = 60.0;
+        let link = format!(
+            "https://example.org/throughput-lab/{}",
+            sim_core::link::encode_fragment_compared(&s, None)
+        );
+        let run = |scenario: PathBuf| {
+            execute(Command::Run {
+                scenario,
+                json: true,
+                set: Vec::new(),
+                trace: None,
+                trace_args: Default::default(),
+            })
+        };
+        let from_link = run(PathBuf::from(&link)).expect("a link runs");
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("s.json");
+        std::fs::write(&path, serde_json::to_string(&s).expect("json")).expect("write");
+        assert_eq!(from_link, run(path).expect("the file runs"));
+        // A damaged link says it is the link, cut short.
+        let bad = format!("{}X", &link[..link.len() - 10]);
+        let err = run(PathBuf::from(&bad)).expect_err("refused");
+        assert!(err.starts_with("the link https://example.org/"), "{err}");
+        assert!(err.chars().count() < 400, "{err}");
+    }
+
+    #[test]
     fn a_story_prints_every_step_with_its_claims_checked() {
         let text = execute(Command::Story {
             id: "pay-for-speed".into(),
