@@ -200,6 +200,15 @@ pub fn summary(s: &Scenario, r: &Report) -> String {
                 usd(t.usd),
                 usd(t.usd_per_month)
             );
+            if t.cache_used() {
+                o += &format!(
+                    "    prompt cache: {:.1} % of requests hit it, {} input tokens read from it, {} written; it saved {} on the run\n",
+                    t.cache_hit_rate() * 100.0,
+                    thousands(t.cached_input_tokens),
+                    thousands(t.cache_write_tokens),
+                    usd(t.usd_saved_by_cache)
+                );
+            }
         }
     }
     let k = &r.cost;

@@ -130,6 +130,13 @@ pub fn summary_csv(r: &Report) -> String {
             "api,attempts_per_request,{},attempts\n",
             a.attempts_per_request
         ));
+        if let Some(saved) = a.usd_saved_by_cache() {
+            o.push_str(&format!("api,usd_saved_by_cache,{saved},usd\n"));
+            o.push_str(&format!(
+                "api,cache_hit_rate,{},fraction\n",
+                a.cache_hit_rate()
+            ));
+        }
     }
     o
 }

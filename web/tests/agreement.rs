@@ -43,6 +43,7 @@ fn csv_of(card: &str) -> Option<(&'static str, &'static str, f64)> {
         "usd-per-request" => ("all", "usd_per_request", 1.0),
         "usd-per-year" => ("all", "usd_per_month", 12.0),
         "throttled" => ("api", "throttled_429", 1.0),
+        "cache-saving" => ("api", "usd_saved_by_cache", 1.0),
         "failed" => ("all", "error_fraction", 100.0),
         _ => return None,
     })
@@ -50,7 +51,21 @@ fn csv_of(card: &str) -> Option<(&'static str, &'static str, f64)> {
 
 #[test]
 fn cards_the_cli_summary_and_the_summary_csv_agree_on_every_preset() {
-    for p in sim_core::presets::all() {
+    // Every preset, and one whose provider caches its prompts.
+    let mut cached = sim_core::presets::launch_spike();
+    for (name, v) in [
+        ("shared_prompt.tokens[short email]", "3000"),
+        ("api.prompt_cache", "explicit_5m"),
+    ] {
+        sim_core::params::apply(&mut cached, name, v).expect("an edit");
+    }
+    let mut all = sim_core::presets::all();
+    all.push(sim_core::presets::Preset {
+        id: "launch-spike with a prompt cache",
+        scenario: cached,
+        ..all[1].clone()
+    });
+    for p in all {
         let s = p.scenario.clone().validate().expect("a valid preset");
         let r = sim_core::run(&s);
         let csv = csv_values(&summary_csv(&r));
@@ -90,7 +105,7 @@ fn cards_the_cli_summary_and_the_summary_csv_agree_on_every_preset() {
             // The CLI prints the same number the same way.
             let printed = match card.unit() {
                 Unit::Ms | Unit::Usd => text.clone(),
-                Unit::TokS => format!("{value:.0} output tok/s"),
+                Unit::TokS => format!("{} output tok/s", sim_core::format::rounded(value)),
                 Unit::Percent if card.id == "goodput" => format!("{value:.1} % of requests"),
                 Unit::Percent => format!("{text} failed, refused or timed out"),
                 Unit::Count => format!("{text} × 429"),

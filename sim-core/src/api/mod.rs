@@ -9,8 +9,10 @@ use crate::dist::Dist;
 use serde::{Deserialize, Serialize};
 
 mod limiter;
+mod prompt_cache;
 
 pub use limiter::{Charge, FixedWindow, Limiter, TokenBucket};
+pub use prompt_cache::{CacheMode, PromptCache, input_usd};
 
 /// The backend name that means "the self-hosted fleet in `serving`".
 pub const SELF_HOSTED: &str = "self-hosted";
@@ -78,6 +80,9 @@ pub struct ProviderTier {
     pub fast: Option<FastVariant>,
     /// Rate limits of this model for the account.
     pub limits: RateLimits,
+    /// The provider's prompt cache, if requests use it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_cache: Option<PromptCache>,
 }
 
 /// A faster variant of a tier ("priority" or "turbo" processing).
@@ -99,7 +104,8 @@ pub struct RateLimits {
     /// Requests per minute (ignored for Azure, where RPM = 6 per 1,000 TPM).
     pub rpm: u64,
     /// Tokens per minute: input + max_tokens (OpenAI, Azure), input only
-    /// (Anthropic's input TPM, Gemini).
+    /// (Anthropic's input TPM, where input read from the prompt cache does
+    /// not count; Gemini).
     pub tpm: u64,
     /// Anthropic only: output tokens per minute.
     #[serde(default)]

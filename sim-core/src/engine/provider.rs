@@ -1,9 +1,13 @@
 //! Requests sent to hosted API tiers: admission against the rate limits, 429s,
 //! client retries and the client-side queue, and the provider's own latency.
 
+use super::provider_cache::ProviderCache;
 use super::request::{Phase, ReqId};
 use super::{Event, Simulation, later, secs_to_ns};
-use crate::api::{Api, Charge, ClientPolicy, Limiter, full_jitter_delay_ns, sdk_retry_delay_ns};
+use crate::api::{
+    Api, CacheMode, Charge, ClientPolicy, LimitStyle, Limiter, PromptCache, full_jitter_delay_ns,
+    input_usd, sdk_retry_delay_ns,
+};
 use crate::dist::Sampler;
 use crate::report::{ApiReport, TierReport};
 use crate::rng::{Stream, StreamId};
@@ -17,8 +21,12 @@ pub(super) struct TierState {
     fast_speed: Option<Sampler>,
     fast_price: f64,
     input_tokens_per_s: f64,
-    usd_per_token_input: f64,
+    usd_per_mtok_input: f64,
     usd_per_token_output: f64,
+    /// Whether input read from the prompt cache is left out of the input
+    /// TPM (Anthropic).
+    cached_input_free_of_tpm: bool,
+    cache: Option<(PromptCache, ProviderCache)>,
     pub(super) limiter: Limiter,
     /// Requests held by the client: waiting for the limits, or for the concurrency cap.
     pub(super) queue: VecDeque<ReqId>,
@@ -34,6 +42,10 @@ pub(super) struct TierState {
     output_tokens: u64,
     usd: f64,
     usd_timed_out: f64,
+    cached_tokens: u64,
+    written_tokens: u64,
+    cache_hits: u64,
+    usd_saved_by_cache: f64,
 }
 
 /// Everything about the API side of a run.
@@ -66,8 +78,13 @@ impl ApiState {
                 fast_speed: t.fast.as_ref().map(|f| f.output_tokens_per_s.sampler()),
                 fast_price: t.fast.as_ref().map_or(1.0, |f| f.price_multiplier),
                 input_tokens_per_s: t.input_tokens_per_s,
-                usd_per_token_input: t.usd_per_mtok_input / 1e6,
+                usd_per_mtok_input: t.usd_per_mtok_input,
                 usd_per_token_output: t.usd_per_mtok_output / 1e6,
+                cached_input_free_of_tpm: t.limits.style == LimitStyle::Anthropic,
+                cache: t
+                    .prompt_cache
+                    .as_ref()
+                    .map(|c| (c.clone(), ProviderCache::new(secs_to_ns(c.ttl_s)))),
                 limiter: Limiter::new(&t.limits, api.rate_limit_multiplier),
                 queue: VecDeque::new(),
                 in_flight: 0,
@@ -81,6 +98,10 @@ impl ApiState {
                 output_tokens: 0,
                 usd: 0.0,
                 usd_timed_out: 0.0,
+                cached_tokens: 0,
+                written_tokens: 0,
+                cache_hits: 0,
+                usd_saved_by_cache: 0.0,
             })
             .collect();
         ApiState {
@@ -145,6 +166,10 @@ impl ApiState {
                     usd_timed_out: t.usd_timed_out,
                     usd_per_month: t.usd * month_factor,
                     tokens_per_minute_limit: t.limiter.tokens_per_minute(),
+                    cached_input_tokens: t.cached_tokens,
+                    cache_write_tokens: t.written_tokens,
+                    cache_hits: t.cache_hits,
+                    usd_saved_by_cache: t.usd_saved_by_cache,
                 })
                 .collect(),
         }
@@ -239,10 +264,10 @@ impl Simulation {
             // A reasoning request reserves its thinking on top of max_tokens.
             let max_tokens = u64::from(self.cfg.classes[req.class as usize].max_tokens)
                 + u64::from(req.reasoning);
-            match t
-                .limiter
-                .try_admit(now, u64::from(req.input_tokens), max_tokens)
-            {
+            let input = self.counted_input(head, tier);
+            let Some(api) = self.api.as_mut() else { return };
+            let t = &mut api.tiers[tier as usize];
+            match t.limiter.try_admit(now, input, max_tokens) {
                 Ok(charge) => {
                     t.queue.pop_front();
                     self.st.waiting -= 1;
@@ -294,10 +319,11 @@ impl Simulation {
             u64::from(self.cfg.classes[req.class as usize].max_tokens) + u64::from(req.reasoning);
         let fill = t.limiter.token_fill(now);
         self.rec.windows.api_fill(now, fill);
-        match t
-            .limiter
-            .try_admit(now, u64::from(req.input_tokens), max_tokens)
-        {
+        let input = self.counted_input(id, tier);
+        let Some(api) = self.api.as_mut() else { return };
+        let req = &mut self.st.requests[id];
+        let t = &mut api.tiers[tier as usize];
+        match t.limiter.try_admit(now, input, max_tokens) {
             Ok(charge) => self.api_send(id, charge),
             Err(retry_after) => {
                 api.throttled += 1;
@@ -357,13 +383,17 @@ impl Simulation {
     /// The provider accepted the request: schedule its tokens.
     fn api_send(&mut self, id: ReqId, charge: Charge) {
         let now = self.st.now;
+        let Some(tier) = self.st.requests[id].tier else {
+            return;
+        };
+        let hit = self.cache_hit(id, tier);
         let Some(api) = self.api.as_mut() else { return };
         let req = &mut self.st.requests[id];
-        let Some(tier) = req.tier else { return };
         let t = &mut api.tiers[tier as usize];
         t.in_flight += 1;
+        // The cached prefix needs no prompt processing.
         let first = t.ttft.sample(&mut api.latency_rng)
-            + f64::from(req.input_tokens) / t.input_tokens_per_s;
+            + f64::from(req.input_tokens - hit) / t.input_tokens_per_s;
         let speed = match (&t.fast_speed, req.fast) {
             (Some(fast), true) => fast.sample(&mut api.latency_rng),
             _ => t.speed.sample(&mut api.latency_rng),
@@ -381,8 +411,74 @@ impl Simulation {
             now,
             u64::from(req.input_tokens) + u64::from(req.output_tokens),
         );
-        let done = req.api_done_ns;
+        let (done, first_token) = (req.api_done_ns, req.first_token_ns);
         self.st.events.push(done, Event::ApiDone { req: id });
+        self.cache_use(id, tier, hit, first_token);
+    }
+
+    /// The prompt tokens of request `id` tier `tier`'s cache holds now
+    /// (0 without a cache).
+    fn cache_hit(&self, id: ReqId, tier: u16) -> u32 {
+        let Some((settings, cache)) = self
+            .api
+            .as_ref()
+            .and_then(|a| a.tiers[tier as usize].cache.as_ref())
+        else {
+            return 0;
+        };
+        let req = &self.st.requests[id];
+        let cached = cache.cached(
+            self.identity(id),
+            req.input_tokens,
+            &self.st.prefix_hashes,
+            self.st.now,
+        );
+        settings.hit_tokens(cached)
+    }
+
+    /// The input tokens of request `id` its tier's input TPM counts: all of
+    /// them, or (Anthropic) those not read from the prompt cache.
+    fn counted_input(&self, id: ReqId, tier: u16) -> u64 {
+        let input = u64::from(self.st.requests[id].input_tokens);
+        match self.api.as_ref() {
+            Some(a) if a.tiers[tier as usize].cached_input_free_of_tpm => {
+                input - u64::from(self.cache_hit(id, tier))
+            }
+            _ => input,
+        }
+    }
+
+    /// Request `id`, sent now with a hit of `hit` tokens, reads its cached
+    /// prefix and writes what later prompts can reuse (usable from its first
+    /// token at `ready_at`): the shared system prompt, and a conversation's
+    /// whole prompt. An explicit cache bills the tokens written beyond the
+    /// hit at its write price.
+    fn cache_use(&mut self, id: ReqId, tier: u16, hit: u32, ready_at: u64) {
+        let now = self.st.now;
+        let identity = self.identity(id);
+        let input = self.st.requests[id].input_tokens;
+        let Some(api) = self.api.as_mut() else { return };
+        let Some((settings, cache)) = api.tiers[tier as usize].cache.as_mut() else {
+            return;
+        };
+        let h = &self.st.prefix_hashes;
+        if hit > 0 {
+            cache.touch(identity, hit, h, now);
+        }
+        let reusable = identity
+            .spans(input / super::BLOCK as u32, h)
+            .map(|(_, span, _)| (span.end - span.start) * super::BLOCK as u32)
+            .sum::<u32>();
+        let mut written = 0;
+        if reusable >= settings.min_tokens.max(1) && reusable > hit {
+            cache.write(identity, reusable, h, now, ready_at);
+            if matches!(settings.mode, CacheMode::Explicit { .. }) {
+                written = reusable - hit;
+            }
+        }
+        let req = &mut self.st.requests[id];
+        req.api_cached = hit;
+        req.api_written = written;
     }
 
     /// The provider's answer is complete.
@@ -457,9 +553,21 @@ impl Simulation {
             output,
         );
         let price = if req.fast { t.fast_price } else { 1.0 };
-        let usd = price
-            * (f64::from(req.input_tokens) * t.usd_per_token_input
-                + output as f64 * t.usd_per_token_output);
+        let (input, cached, written) = (
+            u64::from(req.input_tokens),
+            u64::from(req.api_cached),
+            u64::from(req.api_written),
+        );
+        let settings = t.cache.as_ref().map(|(c, _)| c);
+        let input_usd = input_usd(input, cached, written, t.usd_per_mtok_input, settings);
+        let usd = price * (input_usd + output as f64 * t.usd_per_token_output);
+        if settings.is_some() {
+            t.cached_tokens += cached;
+            t.written_tokens += written;
+            t.cache_hits += u64::from(cached > 0);
+            t.usd_saved_by_cache +=
+                price * (input_usd_plain(input, t.usd_per_mtok_input) - input_usd);
+        }
         t.usd += usd;
         self.rec.overall.api_usd += usd;
         self.rec.per_class[req.class as usize].api_usd += usd;
@@ -474,4 +582,9 @@ impl Simulation {
         self.rec.per_class[class as usize].failed += 1;
         self.drop_request(id);
     }
+}
+
+/// A prompt's price without a cache.
+fn input_usd_plain(input: u64, usd_per_mtok_input: f64) -> f64 {
+    input_usd(input, 0, 0, usd_per_mtok_input, None)
 }

@@ -89,6 +89,10 @@ pub(super) struct Request {
     pub(super) abandoned: bool,
     /// At an API provider: when its last token is due (`u64::MAX` until sent).
     pub(super) api_done_ns: u64,
+    /// At an API provider: prompt tokens read from its prompt cache, and
+    /// written to it at the write price (both 0 without a cache).
+    pub(super) api_cached: u32,
+    pub(super) api_written: u32,
     /// A replayed trace's request: its prefix-block hashes' slot in the
     /// run's table ([`super::prefix::PrefixHashes`]), until it leaves.
     pub(super) hashes: Option<u32>,
@@ -273,6 +277,8 @@ impl Simulation {
             shared: 0,
             abandoned: false,
             api_done_ns: u64::MAX,
+            api_cached: 0,
+            api_written: 0,
             hashes,
             remote: super::disaggregation::NO_REMOTE,
             pulled_ns: 0,

@@ -376,15 +376,24 @@ pub(super) fn parse_stages(text: &str) -> Result<Vec<crate::scenario::Stage>, St
 /// Why a parameter can change nothing in `s`, when it cannot: the page says
 /// it under the control, so a switch that does nothing says why.
 pub fn inert(p: &Param, s: &Scenario) -> Option<&'static str> {
+    let reuse = || {
+        s.workload.classes.iter().any(|k| {
+            k.shared_prefix.is_some() || (k.conversation.is_some() && k.calls_per_task > 1)
+        }) || matches!(
+            s.workload.arrival,
+            crate::scenario::Arrival::Trace {
+                prefix_block_tokens: Some(_),
+                ..
+            }
+        )
+    };
     match p.path {
-        "prefix_caching" => {
-            let reuse = s.workload.classes.iter().any(|k| {
-                k.shared_prefix.is_some() || (k.conversation.is_some() && k.calls_per_task > 1)
-            });
-            (!reuse).then_some(
-                "Nothing to reuse here: no prompt starts the way another does (no shared system prompt, no conversation). Give a class a shared system prompt to see caching work.",
-            )
-        }
+        "prefix_caching" => (!reuse()).then_some(
+            "Nothing to reuse here: no prompt starts the way another does (no shared system prompt, no conversation). Give a class a shared system prompt to see caching work.",
+        ),
+        "api.prompt_cache" | "api.usd_per_mtok_cached" => (!reuse()).then_some(
+            "Nothing for the provider to cache: no prompt starts the way another does (no shared system prompt, no conversation). Give a class a shared system prompt of 1,024 tokens or more to see the bill change.",
+        ),
         "priority" => (s.serving.scheduling_policy
             != Some(crate::scenario::SchedulingPolicy::Priority))
         .then_some(

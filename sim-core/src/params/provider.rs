@@ -4,7 +4,7 @@
 use super::edits::{main_tier, main_tier_mut};
 use super::serving::{keys, owned};
 use super::{Choice, Group, Kind, Number, Param};
-use crate::api::{ClientPolicy, Route, SELF_HOSTED};
+use crate::api::{CacheMode, ClientPolicy, PromptCache, Route, SELF_HOSTED};
 use crate::scenario::{Scenario, Target};
 
 fn client_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
@@ -33,6 +33,26 @@ fn backend_options(s: &Scenario, _: usize) -> Vec<(String, String)> {
         }
     }
     o
+}
+
+fn cache_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
+    owned(&[
+        ("off", "Off"),
+        ("automatic", "Automatic (OpenAI-style, ≥ 1,024 tokens)"),
+        ("explicit_5m", "Explicit, 5 minutes (writes 1.25×)"),
+        ("explicit_1h", "Explicit, 1 hour (writes 2×)"),
+    ])
+}
+
+fn cache_key(c: Option<&PromptCache>) -> &'static str {
+    match c {
+        None => "off",
+        Some(c) => match c.mode {
+            CacheMode::Automatic { .. } => "automatic",
+            CacheMode::Explicit { .. } if c.ttl_s > 300.0 => "explicit_1h",
+            CacheMode::Explicit { .. } => "explicit_5m",
+        },
+    }
 }
 
 fn no_api() -> String {
@@ -139,6 +159,71 @@ pub(super) const PARAMS: &[Param] = &[
             get: |s, _| main_tier(s).map(|t| t.usd_per_mtok_output),
             set: |s, _, v| {
                 main_tier_mut(s)?.usd_per_mtok_output = v;
+                Ok(())
+            },
+        }),
+    },
+    Param {
+        path: "api.prompt_cache",
+        id: "prompt-cache",
+        group: Group::Provider,
+        label: "Prompt caching",
+        unit: "",
+        help: "The provider keeps prompt prefixes it has processed (a shared system prompt, a conversation so far): a later prompt that starts the same way pays the cached price for that part and skips its processing. Automatic caching is free to write; explicit caching bills what it writes at a premium and keeps it 5 minutes or an hour after its last use.",
+        kind: Kind::Choice(Choice {
+            options: cache_options,
+            get: |s, _| main_tier(s).map(|t| cache_key(t.prompt_cache.as_ref()).to_owned()),
+            set: |s, i, k| {
+                let known = keys(cache_options(s, i));
+                let tier = main_tier_mut(s)?;
+                // A cache chosen afresh reads at a tenth of the input price
+                // (OpenAI's and Anthropic's current models); the cached
+                // price already set is kept.
+                let read = tier
+                    .prompt_cache
+                    .as_ref()
+                    .map_or(tier.usd_per_mtok_input / 10.0, |c| c.usd_per_mtok_cached);
+                tier.prompt_cache = match k {
+                    "off" => None,
+                    "automatic" => Some(PromptCache::automatic(read)),
+                    "explicit_5m" | "explicit_1h" => Some(PromptCache {
+                        usd_per_mtok_cached: read,
+                        ..PromptCache::explicit(tier.usd_per_mtok_input, k == "explicit_1h")
+                    }),
+                    _ => {
+                        return Err(format!(
+                            "api.prompt_cache: unknown value {k:?}; one of {}",
+                            known.join(", ")
+                        ));
+                    }
+                };
+                Ok(())
+            },
+        }),
+    },
+    Param {
+        path: "api.usd_per_mtok_cached",
+        id: "api-price-cached",
+        group: Group::Provider,
+        label: "API price, cached input",
+        unit: "$/M tokens",
+        help: "What the main model tier charges per million prompt tokens read from its prompt cache (at most the input price).",
+        kind: Kind::Number(Number {
+            min: 0.0,
+            max: 10_000.0,
+            slider: (0.001, 100.0),
+            log: true,
+            decimals: 3,
+            get: |s, _| {
+                main_tier(s)
+                    .and_then(|t| t.prompt_cache.as_ref())
+                    .map(|c| c.usd_per_mtok_cached)
+            },
+            set: |s, _, v| {
+                let c = main_tier_mut(s)?.prompt_cache.as_mut().ok_or_else(|| {
+                    "api.usd_per_mtok_cached needs prompt caching on (api.prompt_cache)".to_owned()
+                })?;
+                c.usd_per_mtok_cached = v;
                 Ok(())
             },
         }),

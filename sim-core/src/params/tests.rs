@@ -315,6 +315,38 @@ fn prefix_caching_says_why_it_changes_nothing_without_a_shared_prefix() {
 }
 
 #[test]
+fn prompt_caching_is_chosen_priced_and_says_when_it_changes_nothing() {
+    let mut s = presets::launch_spike();
+    let p = find("api.prompt_cache").expect("param");
+    assert!(inert(p, &s).is_some_and(|w| w.contains("shared system prompt")));
+    assert!(
+        apply(&mut s, "api.usd_per_mtok_cached", "0.5").is_err(),
+        "no cache yet"
+    );
+    apply(&mut s, "api.prompt_cache", "explicit_1h").expect("cache");
+    let c = s.api.as_ref().expect("api").tiers[0]
+        .prompt_cache
+        .clone()
+        .expect("on");
+    assert_eq!(c.ttl_s, 3600.0);
+    assert_eq!(c.usd_per_mtok_cached, 0.25, "a tenth of $2.50");
+    apply(&mut s, "api.usd_per_mtok_cached", "0.5").expect("price");
+    // Another kind of cache keeps the price set.
+    apply(&mut s, "api.prompt_cache", "automatic").expect("automatic");
+    let c = s.api.as_ref().expect("api").tiers[0]
+        .prompt_cache
+        .clone()
+        .expect("on");
+    assert_eq!((c.usd_per_mtok_cached, c.min_tokens), (0.5, 1024));
+    assert_eq!(p.get_text(&s, 0).as_deref(), Some("automatic"));
+    apply(&mut s, "shared_prompt.tokens[short email]", "2000").expect("prompt");
+    assert_eq!(inert(p, &s), None);
+    apply(&mut s, "api.prompt_cache", "off").expect("off");
+    assert!(s.api.as_ref().expect("api").tiers[0].prompt_cache.is_none());
+    assert!(apply(&mut s, "api.prompt_cache", "forever").is_err());
+}
+
+#[test]
 fn priorities_say_why_they_change_nothing_until_they_can() {
     let mut s = presets::chat_and_batch();
     let (policy, priority) = (

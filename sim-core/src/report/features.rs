@@ -155,4 +155,59 @@ pub struct TierReport {
     pub usd_per_month: f64,
     /// The token limit per minute after the rate-limit tier multiplier.
     pub tokens_per_minute_limit: u64,
+    /// Prompt tokens billed at the cached price (completed and timed-out
+    /// requests), with a prompt cache.
+    #[serde(default)]
+    pub cached_input_tokens: u64,
+    /// Prompt tokens billed at an explicit cache's write price.
+    #[serde(default)]
+    pub cache_write_tokens: u64,
+    /// Billed requests that read some of their prompt from the cache.
+    #[serde(default)]
+    pub cache_hits: u64,
+    /// What the cache saved on the bill: the same prompts at the plain input
+    /// price, less what they cost (negative when writes cost more than reads
+    /// saved).
+    #[serde(default)]
+    pub usd_saved_by_cache: f64,
+}
+
+impl ApiReport {
+    /// What the tiers' prompt caches saved on the run, if any tier used one.
+    pub fn usd_saved_by_cache(&self) -> Option<f64> {
+        self.tiers
+            .iter()
+            .any(TierReport::cache_used)
+            .then(|| self.tiers.iter().map(|t| t.usd_saved_by_cache).sum())
+    }
+
+    /// The share of billed requests, over every tier, that read part of
+    /// their prompt from a prompt cache.
+    pub fn cache_hit_rate(&self) -> f64 {
+        let hits: u64 = self.tiers.iter().map(|t| t.cache_hits).sum();
+        let billed: u64 = self.tiers.iter().map(|t| t.completed + t.timed_out).sum();
+        if billed == 0 {
+            0.0
+        } else {
+            hits as f64 / billed as f64
+        }
+    }
+}
+
+impl TierReport {
+    /// The share of billed requests (completed or timed out) that read some
+    /// of their prompt from the tier's prompt cache.
+    pub fn cache_hit_rate(&self) -> f64 {
+        let billed = self.completed + self.timed_out;
+        if billed == 0 {
+            0.0
+        } else {
+            self.cache_hits as f64 / billed as f64
+        }
+    }
+
+    /// Whether the tier's prompt cache did anything in the run.
+    pub fn cache_used(&self) -> bool {
+        self.cache_hits > 0 || self.cache_write_tokens > 0
+    }
 }

@@ -3,7 +3,7 @@
 
 use super::validate::Checker;
 use super::{Scenario, bounds};
-use crate::api::{ClientPolicy, LimitStyle, Limiter, SELF_HOSTED};
+use crate::api::{CacheMode, ClientPolicy, LimitStyle, Limiter, PromptCache, SELF_HOSTED};
 
 impl Scenario {
     pub(super) fn validate_api(&self, c: &mut Checker) {
@@ -75,6 +75,9 @@ impl Scenario {
                     100.0,
                     "",
                 );
+            }
+            if let Some(cache) = &t.prompt_cache {
+                validate_cache(cache, &f, t.usd_per_mtok_input, c);
             }
             let l = &t.limits;
             if l.style != LimitStyle::Azure {
@@ -195,5 +198,49 @@ impl Scenario {
                 ));
             }
         }
+    }
+}
+
+/// A tier's prompt cache: prices within the input price's reach, a lifetime
+/// of at most a day, lengths within the token bound.
+fn validate_cache(cache: &PromptCache, tier: &str, usd_per_mtok_input: f64, c: &mut Checker) {
+    let f = format!("{tier}.prompt_cache");
+    c.range_f(
+        &format!("{f}.usd_per_mtok_cached"),
+        cache.usd_per_mtok_cached,
+        0.0,
+        10_000.0,
+        " $",
+    );
+    if cache.usd_per_mtok_cached > usd_per_mtok_input {
+        c.problems.push(format!(
+            "{f}.usd_per_mtok_cached must not exceed the tier's input price ({}), got {}",
+            crate::format::show(usd_per_mtok_input),
+            crate::format::show(cache.usd_per_mtok_cached)
+        ));
+    }
+    c.positive_f(&format!("{f}.ttl_s"), cache.ttl_s, 86_400.0, " s");
+    c.range_u(
+        &format!("{f}.min_tokens"),
+        u64::from(cache.min_tokens),
+        1,
+        u64::from(bounds::TOKENS),
+    );
+    match cache.mode {
+        CacheMode::Automatic { step_tokens } => c.range_u(
+            &format!("{f}.mode.step_tokens"),
+            u64::from(step_tokens),
+            1,
+            u64::from(bounds::TOKENS),
+        ),
+        CacheMode::Explicit {
+            write_price_multiplier,
+        } => c.range_f(
+            &format!("{f}.mode.write_price_multiplier"),
+            write_price_multiplier,
+            1.0,
+            10.0,
+            "×",
+        ),
     }
 }

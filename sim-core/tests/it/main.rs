@@ -22,6 +22,7 @@ mod planning;
 mod pool_plan;
 mod pools;
 mod priority;
+mod prompt_cache;
 mod providers;
 mod queueing;
 mod reasoning;

@@ -1,0 +1,62 @@
+// The hosted-API side on the page: a provider's prompt cache, chosen with
+// its control, takes the cached part of every prompt off the bill, says so
+// in a card, and travels in the link.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startLab } from './support/harness.mjs';
+import { LabPage } from './support/lab-page.mjs';
+
+let lab;
+before(async () => {
+  lab = await startLab();
+});
+after(async () => {
+  await lab?.close();
+});
+
+async function edit(p, id, set) {
+  const before = await p.text('run-time');
+  await set(p.byTestId(id));
+  await p.waitForTextChange('run-time', before, 30_000);
+  await p.waitForRun();
+}
+
+test('prompt caching takes the cached system prompt off the API bill', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  await p.byTestId('preset').selectOption('launch-spike');
+  await p.waitForRun();
+  // Nothing to cache yet: the control says why.
+  await p.byTestId('prompt-cache-inert').waitFor();
+  assert.equal(await p.byTestId('card-cache-saving').count(), 0, 'no card without a cache');
+  for (const id of ['shared-prompt-number', 'shared-prompt-1-number']) {
+    await edit(p, id, async (box) => {
+      await box.fill('3000');
+      await box.press('Enter');
+    });
+  }
+  await p.page.waitForFunction(() => !document.querySelector('[data-testid="prompt-cache-inert"]'), null, {
+    timeout: 10_000,
+  });
+  const plain = await p.value('card-usd-per-month');
+  await edit(p, 'prompt-cache', (select) => select.selectOption('explicit_5m'));
+  // A tenth of the $2.50 input price, chosen with the cache.
+  assert.equal(await p.value('api-price-cached-number'), 0.25);
+  const saved = await p.value('card-cache-saving');
+  const cached = await p.value('card-usd-per-month');
+  assert.ok(saved > 0, `saved ${saved}`);
+  assert.ok(cached < 0.6 * plain, `${cached} a month against ${plain}`);
+  assert.match(await p.text('card-cache-saving-note'), /\d+ % of requests read part of their prompt from it/);
+  // The link carries the cache.
+  const q = new LabPage(await lab.newPage(), lab.url);
+  await q.page.goto(p.page.url());
+  await q.waitForRun();
+  assert.equal(await q.byTestId('prompt-cache').inputValue(), 'explicit_5m');
+  assert.equal(await q.value('card-cache-saving'), saved);
+  // A cached price above the input price is refused, by name, under its control.
+  await q.byTestId('api-price-cached-number').fill('9');
+  await q.byTestId('api-price-cached-number').press('Enter');
+  await q.byTestId('api-price-cached-error').waitFor({ timeout: 10_000 });
+  assert.match(await q.text('api-price-cached-error'), /must not exceed the tier's input price/);
+  assert.deepEqual(lab.errors, []);
+});
