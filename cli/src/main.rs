@@ -360,7 +360,7 @@ fn execute(command: Command) -> Result<String, String> {
             }
             let usd = sim_core::format::usd;
             let mut o = format!(
-                "API tier {:?}: {} a request. One self-hosted replica: {}/month, {:.2} tasks/s saturated.\n",
+                "API tier {:?}: {} a task at the scenario's load. One self-hosted replica: {}/month, {:.2} tasks/s saturated.\n",
                 c.tier,
                 usd(c.api_usd_per_request),
                 usd(c.replica_usd_per_month),

@@ -33,7 +33,8 @@ pub struct CostPoint {
 pub struct CostComparison {
     /// The API tier priced.
     pub tier: String,
-    /// Mean API price of one request of the workload.
+    /// Mean API price of one task of the workload (all its calls; one
+    /// request when a task is one call), at the scenario's own load.
     pub api_usd_per_request: f64,
     /// Requests/s one replica sustains when saturated (simulated).
     pub replica_capacity_per_s: f64,
@@ -47,21 +48,10 @@ pub struct CostComparison {
     pub verdict: String,
 }
 
-/// The mean API price of one request of `scenario`'s workload on `tier`.
+/// The mean API price of one task of `scenario`'s workload on `tier` at the
+/// scenario's own peak load ([`crate::api::price::usd_per_task`]).
 pub fn api_usd_per_request(scenario: &Scenario, tier: &ProviderTier) -> f64 {
-    let classes = &scenario.workload.classes;
-    let total: f64 = classes.iter().map(|k| k.share).sum();
-    classes
-        .iter()
-        .map(|k| {
-            // Hidden reasoning is billed as output.
-            let out = k.mean_generated_tokens();
-            let usd = k.mean_input_tokens() * tier.usd_per_mtok_input / 1e6
-                + out * tier.usd_per_mtok_output / 1e6;
-            k.share * usd * f64::from(k.calls_per_task)
-        })
-        .sum::<f64>()
-        / total
+    crate::api::price::usd_per_task(scenario, tier, scenario.peak_tasks_per_s())
 }
 
 /// Requests/s one replica of `scenario.serving` sustains when saturated: closed-loop
@@ -236,6 +226,11 @@ pub fn compare_with_capacity(
         .and_then(|a| a.tiers.get(tier))
         .ok_or_else(|| bad(format!("tier index {tier} is not a tier of the scenario")))?;
     let per_request = api_usd_per_request(scenario, t);
+    // A prompt cache makes a task cheaper as load grows (it is hit more).
+    let price_at = |load: f64| match t.prompt_cache {
+        None => per_request,
+        Some(_) => crate::api::price::usd_per_task(scenario, t, load),
+    };
     let replica_month = f64::from(scenario.serving.gpus_per_replica)
         * scenario.usd_per_gpu_hour()
         * HOURS_PER_MONTH;
@@ -251,7 +246,7 @@ pub fn compare_with_capacity(
             };
             CostPoint {
                 load_per_s: load,
-                api_usd_per_month: load * month_s * per_request,
+                api_usd_per_month: load * month_s * price_at(load),
                 replicas: replicas.min(f64::from(u32::MAX)) as u32,
                 self_hosted_usd_per_month: replicas * replica_month,
             }
@@ -261,12 +256,29 @@ pub fn compare_with_capacity(
     // replica carries that load (F/a ≤ c); otherwise it never does, since every
     // extra replica adds F but only c of load.
     let a = month_s * per_request;
-    let break_even = if a > 0.0 {
-        replica_month / a
+    let crossover = if t.prompt_cache.is_none() {
+        let break_even = if a > 0.0 {
+            replica_month / a
+        } else {
+            f64::INFINITY
+        };
+        (break_even <= usable).then_some(break_even)
     } else {
-        f64::INFINITY
+        // The API's monthly cost λ·a(λ) still grows with λ: bisect for F.
+        let over = |load: f64| load * month_s * price_at(load) >= replica_month;
+        (usable > 0.0 && over(usable)).then(|| {
+            let (mut lo, mut hi) = (0.0, usable);
+            for _ in 0..60 {
+                let mid = 0.5 * (lo + hi);
+                if over(mid) {
+                    hi = mid;
+                } else {
+                    lo = mid;
+                }
+            }
+            hi
+        })
     };
-    let crossover = (break_even <= usable).then_some(break_even);
     let verdict = match crossover {
         Some(x) => format!(
             "self-hosting on {} × {} is cheaper from {x:.2} tasks/s ({:.0} tasks a month); below that the API is",
@@ -277,7 +289,7 @@ pub fn compare_with_capacity(
         None => format!(
             "the API stays cheaper at every load: one replica costs {} a month but carries only {usable:.2} tasks/s, which cost {} on the API",
             crate::format::usd(replica_month),
-            crate::format::usd(usable * a)
+            crate::format::usd(usable * month_s * price_at(usable))
         ),
     };
     Ok(CostComparison {

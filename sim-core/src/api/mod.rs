@@ -9,6 +9,7 @@ use crate::dist::Dist;
 use serde::{Deserialize, Serialize};
 
 mod limiter;
+pub mod price;
 mod prompt_cache;
 
 pub use limiter::{Charge, FixedWindow, Limiter, TokenBucket};

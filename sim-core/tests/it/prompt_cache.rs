@@ -233,3 +233,54 @@ fn a_cached_run_repeats_itself_and_a_bad_cache_is_refused_by_name() {
         "{err}"
     );
 }
+
+/// The cost-against-load comparison's price of a task (a formula) against
+/// the bill the run adds up, request by request.
+#[test]
+fn the_priced_task_agrees_with_the_simulated_bill_at_every_load() {
+    use sim_core::scenario::Conversation;
+    let caches = [
+        (None, "no cache"),
+        (Some(PromptCache::automatic(0.25)), "automatic"),
+        (Some(PromptCache::explicit(2.5, false)), "explicit"),
+    ];
+    for ((cache, label), turns) in caches.iter().flat_map(|c| [(c, 1), (c, 3)]) {
+        // Three-turn conversations (or single calls) after one of four
+        // 2,048-token system prompts, the user thinking two minutes on
+        // average between turns.
+        let mut s = cached(cache.clone(), LimitStyle::OpenAi);
+        let k = &mut s.workload.classes[0];
+        k.calls_per_task = turns;
+        k.input_tokens = Dist::Fixed { value: 200.0 };
+        k.output_tokens = Dist::Fixed { value: 100.0 };
+        k.shared_prefix = Some(SharedPrefix {
+            prompts: 4,
+            tokens: 2048,
+        });
+        k.conversation = (turns > 1).then_some(Conversation {
+            think_time_s: Dist::Exponential { mean: 120.0 },
+        });
+        let api = s.api.as_mut().expect("api");
+        api.tiers[0].limits.tpm = 100_000_000;
+        api.tiers[0].limits.rpm = 1_000_000;
+        let tier = api.tiers[0].clone();
+        for tasks_per_s in [0.003, 0.03, 0.3] {
+            s.workload.arrival = Arrival::Poisson {
+                rate_per_s: tasks_per_s,
+            };
+            s.duration_s = 1500.0 / tasks_per_s;
+            s.limits.max_sim_time_s = 2.0 * s.duration_s;
+            let r = run(&s).expect("valid");
+            let a = r.api.as_ref().expect("api");
+            let tasks = r.requests.completed as f64 / f64::from(turns);
+            let simulated = a.usd / tasks;
+            let priced = sim_core::api::price::usd_per_task(&s, &tier, tasks_per_s);
+            assert_close(
+                &format!("{label}, {turns} turns, at {tasks_per_s} tasks/s"),
+                priced,
+                simulated,
+                0.02,
+            );
+        }
+    }
+}
