@@ -10,12 +10,14 @@ use crate::scenario::{
     Serving, Slo, Workload,
 };
 
+mod caching;
 mod models;
 mod pools;
 mod priorities;
 mod stories;
 pub mod story;
 mod tiers;
+pub use caching::prompt_caching;
 pub use models::thinking_agent;
 pub use pools::{bench_pools, disaggregated, launch_day_gpus, two_models};
 pub use priorities::chat_and_batch;
@@ -526,6 +528,13 @@ pub fn all() -> Vec<Preset> {
             explanation: "Interactive chat and an overnight batch job of long documents share one H100, 18 requests/s together: more than it serves, so a queue builds. First come, first served, a chat user waits over half a minute for a first word behind the documents. Switch scheduling to priority (chat 0, the batch job 1, as vLLM's --scheduling-policy priority): chat gets its first token in about 0.15 s while the batch job takes the rest of the GPU — it makes as many tokens as before and its documents wait instead.",
             scenario: chat_and_batch(),
             steps: stories::CHAT_AND_BATCH,
+        },
+        Preset {
+            id: "prompt-caching",
+            title: "Prompt caching and the bill",
+            explanation: "A support assistant on a hosted model: every conversation starts with the same long system prompt, and each turn sends the earlier ones again, so most of what the provider reads it has read before. Without caching, the input-token limit answers the busy hours with 429s and every token is billed in full. Turn on the provider's prompt cache and watch the 429s, the bill and the first token; then see what a quiet night, when the cache expires between users, does to it, and what a longer lifetime buys.",
+            scenario: prompt_caching(),
+            steps: stories::PROMPT_CACHING,
         },
         Preset {
             id: "split-prefill-decode",

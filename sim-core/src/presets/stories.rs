@@ -423,3 +423,47 @@ pub const SPLIT_PREFILL_DECODE: &[Step] = &[
         ],
     },
 ];
+
+/// The provider's prompt cache: the bill and the rate limit, then a quiet
+/// night, then a longer lifetime.
+pub const PROMPT_CACHING: &[Step] = &[
+    Step {
+        title: "Start: no prompt caching",
+        say: "Every call sends the 4,000-token system prompt and the conversation so far, and the provider counts all of it against its limit of 800,000 input tokens a minute: {0} requests get a 429, and after the SDK's two retries {1} of all requests fail. A million output tokens cost {2}.",
+        edits: &[],
+        claims: &[
+            at_least(Q::Throttled, 3_000.0),
+            between(Q::UnansweredPct, 10.0, 20.0),
+            between(Q::UsdPerMtok, 50.0, 70.0),
+        ],
+    },
+    Step {
+        title: "Cache the system prompt and the conversation",
+        say: "Turn on explicit prompt caching for 5 minutes: the client marks the system prompt and each conversation's prompt, a write costs 1.25× the input price and a read a tenth of it. This provider does not count cached reads against its input limit, so the 429s fall to {0}. {1} of requests hit the cache, a million output tokens cost {2}, and the first token comes in {3} (median): cached tokens need no processing.",
+        edits: &[("api.prompt_cache", "explicit_5m")],
+        claims: &[
+            exactly(Q::Throttled, 0.0),
+            at_least(Q::CacheHitPct, 95.0),
+            between(Q::UsdPerMtok, 20.0, 30.0),
+            between(Q::TtftP50, 500.0, 750.0),
+        ],
+    },
+    Step {
+        title: "A quiet night",
+        say: "Overnight a conversation starts about every 17 minutes, for a day's run: between them the system prompt often outlives its 5 minutes, and the next first turn pays to write it again. The later turns still find their conversation cached, so {0} of requests hit, and a million output tokens cost {1}.",
+        edits: &[("arrival.rate", "0.001"), ("duration", "86400")],
+        claims: &[
+            between(Q::CacheHitPct, 78.0, 92.0),
+            between(Q::UsdPerMtok, 26.0, 36.0),
+        ],
+    },
+    Step {
+        title: "Keep it for an hour",
+        say: "A one-hour lifetime costs 2× the input price to write but outlives the gaps: {0} of requests hit, and a million output tokens cost {1}.",
+        edits: &[("api.prompt_cache", "explicit_1h")],
+        claims: &[
+            at_least(Q::CacheHitPct, 95.0),
+            between(Q::UsdPerMtok, 24.0, 30.0),
+        ],
+    },
+];

@@ -100,6 +100,9 @@ pub enum Quantity {
     UnansweredPct,
     /// API 429 responses.
     Throttled,
+    /// Share of the API's billed requests that read part of their prompt
+    /// from a prompt cache (%).
+    CacheHitPct,
     /// Share of arrived requests within the targets (%).
     GoodputPct,
     /// One saturated replica's tasks/s.
@@ -126,6 +129,7 @@ impl Quantity {
             Quantity::UsdPerMonth => "$ per month",
             Quantity::UnansweredPct => "Failed, refused or timed out",
             Quantity::Throttled => "429 responses",
+            Quantity::CacheHitPct => "Requests hitting the prompt cache",
             Quantity::GoodputPct => "Goodput",
             Quantity::CapacityPerReplica => "One replica's capacity",
             Quantity::ReplicasNeeded => "Replicas this traffic needs",
@@ -149,6 +153,7 @@ impl Quantity {
             Quantity::UsdPerMonth => "usd-per-month",
             Quantity::UnansweredPct => "failed",
             Quantity::Throttled => "throttled",
+            Quantity::CacheHitPct => "cache-saving",
             Quantity::GoodputPct => "goodput",
             Quantity::CapacityPerReplica => "capacity",
             Quantity::ReplicasNeeded => "replicas-needed",
@@ -183,6 +188,7 @@ impl Quantity {
             Quantity::UsdPerMonth => Some(r.cost.usd_per_month),
             Quantity::UnansweredPct => Some(100.0 * r.requests.error_fraction()),
             Quantity::Throttled => Some(r.api.as_ref().map_or(0, |a| a.throttled_429) as f64),
+            Quantity::CacheHitPct => r.api.as_ref().map(|a| 100.0 * a.cache_hit_rate()),
             Quantity::GoodputPct => r.throughput.goodput_fraction.map(|g| 100.0 * g),
             Quantity::CapacityPerReplica => load.map(|l| l.tasks_per_s_per_replica),
             Quantity::ReplicasNeeded => load.map(|l| f64::from(l.replicas_needed)),
@@ -202,7 +208,9 @@ impl Quantity {
             | Quantity::TaskP50 => format::duration_ms(Some(v)),
             Quantity::OutputTokensPerS => format::tokens_per_s(v),
             Quantity::UsdPerMtok | Quantity::UsdPerMonth => format::usd(v),
-            Quantity::UnansweredPct | Quantity::GoodputPct => format!("{v:.1} %"),
+            Quantity::UnansweredPct | Quantity::GoodputPct | Quantity::CacheHitPct => {
+                format!("{v:.1} %")
+            }
             Quantity::Throttled | Quantity::ReplicasNeeded => format::thousands(v as u64),
             Quantity::CapacityPerReplica => format!("{v:.1} tasks/s"),
             Quantity::Overloaded => (if v > 0.5 { "yes" } else { "no" }).to_owned(),

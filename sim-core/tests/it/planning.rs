@@ -77,6 +77,7 @@ presets! {
     two_models_plans_within_its_budget: "two-models",
     launch_day_gpus_plans_within_its_budget: "launch-day-gpus",
     split_prefill_decode_plans_within_its_budget: "split-prefill-decode",
+    prompt_caching_plans_within_its_budget: "prompt-caching",
 }
 
 #[test]
@@ -84,7 +85,7 @@ fn every_preset_is_covered() {
     let ids: Vec<&str> = sim_core::presets::all().iter().map(|p| p.id).collect();
     assert_eq!(
         ids.len(),
-        11,
+        12,
         "a new preset needs its planning test: {ids:?}"
     );
 }
