@@ -46,7 +46,7 @@ test('prompt caching takes the cached system prompt off the API bill', async () 
   const cached = await p.value('card-usd-per-month');
   assert.ok(saved > 0, `saved ${saved}`);
   assert.ok(cached < 0.6 * plain, `${cached} a month against ${plain}`);
-  assert.match(await p.text('card-cache-saving-note'), /\d+ % of requests read part of their prompt from it/);
+  assert.ok((await p.value('card-cache-hits')) > 90, 'nearly every request hits the cache');
   // The link carries the cache.
   const q = new LabPage(await lab.newPage(), lab.url);
   await q.page.goto(p.page.url());

@@ -275,14 +275,19 @@ pub fn cards() -> Vec<Card> {
                 let saved = r.api.as_ref()?.usd_saved_by_cache()?;
                 Some((fmt_usd(saved), saved))
             },
-            note: |r| {
-                r.api.as_ref().map(|a| {
-                    format!(
-                        "{:.0} % of requests read part of their prompt from it",
-                        a.cache_hit_rate() * 100.0
-                    )
-                })
+            note: no_note,
+        },
+        Card {
+            label: "Requests hitting the prompt cache",
+            id: "cache-hits",
+            help: "The share of the API's billed requests that read part of their prompt from the provider's prompt cache.",
+            value: |r| {
+                let a = r.api.as_ref()?;
+                a.usd_saved_by_cache()?;
+                let pct = 100.0 * a.cache_hit_rate();
+                Some((format!("{pct:.1} %"), pct))
             },
+            note: no_note,
         },
         Card {
             label: "Failed, refused or timed out",
@@ -317,9 +322,8 @@ impl Card {
     /// Which way is better for this number, if either.
     pub fn better(&self) -> Option<Better> {
         match self.id {
-            "user-speed" | "throughput" | "goodput" | "spec-tokens" | "cache-saving" => {
-                Some(Better::Higher)
-            }
+            "user-speed" | "throughput" | "goodput" | "spec-tokens" | "cache-saving"
+            | "cache-hits" => Some(Better::Higher),
             "failed" | "throttled" => Some(Better::Lower),
             id if id.starts_with("usd-") => Some(Better::Lower),
             _ if self.unit() == Unit::Ms => Some(Better::Lower),
@@ -341,7 +345,7 @@ impl Card {
     pub fn unit(&self) -> Unit {
         match self.id {
             "user-speed" | "throughput" => Unit::TokS,
-            "goodput" | "failed" => Unit::Percent,
+            "goodput" | "failed" | "cache-hits" => Unit::Percent,
             "throttled" | "spec-tokens" => Unit::Count,
             id if id.starts_with("usd-") => Unit::Usd,
             "cache-saving" => Unit::Usd,

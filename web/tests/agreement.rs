@@ -44,6 +44,7 @@ fn csv_of(card: &str) -> Option<(&'static str, &'static str, f64)> {
         "usd-per-year" => ("all", "usd_per_month", 12.0),
         "throttled" => ("api", "throttled_429", 1.0),
         "cache-saving" => ("api", "usd_saved_by_cache", 1.0),
+        "cache-hits" => ("api", "cache_hit_rate", 100.0),
         "failed" => ("all", "error_fraction", 100.0),
         _ => return None,
     })
@@ -107,6 +108,7 @@ fn cards_the_cli_summary_and_the_summary_csv_agree_on_every_preset() {
                 Unit::Ms | Unit::Usd => text.clone(),
                 Unit::TokS => format!("{} output tok/s", sim_core::format::rounded(value)),
                 Unit::Percent if card.id == "goodput" => format!("{value:.1} % of requests"),
+                Unit::Percent if card.id == "cache-hits" => format!("{text} of requests hit it"),
                 Unit::Percent => format!("{text} failed, refused or timed out"),
                 Unit::Count => format!("{text} × 429"),
             };

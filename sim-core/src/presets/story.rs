@@ -153,7 +153,7 @@ impl Quantity {
             Quantity::UsdPerMonth => "usd-per-month",
             Quantity::UnansweredPct => "failed",
             Quantity::Throttled => "throttled",
-            Quantity::CacheHitPct => "cache-saving",
+            Quantity::CacheHitPct => "cache-hits",
             Quantity::GoodputPct => "goodput",
             Quantity::CapacityPerReplica => "capacity",
             Quantity::ReplicasNeeded => "replicas-needed",
