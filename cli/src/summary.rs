@@ -200,6 +200,12 @@ pub fn summary(s: &Scenario, r: &Report) -> String {
                 usd(t.usd),
                 usd(t.usd_per_month)
             );
+            if t.batch_enqueued_peak_tokens > 0 {
+                o += &format!(
+                    "    batch queue: at most {} input tokens enqueued at once\n",
+                    thousands(t.batch_enqueued_peak_tokens)
+                );
+            }
             if t.cache_used() {
                 o += &format!(
                     "    prompt cache: {:.1} % of requests hit it, {} input tokens read from it, {} written; it saved {} on the run\n",

@@ -60,3 +60,30 @@ test('prompt caching takes the cached system prompt off the API bill', async () 
   assert.match(await q.text('api-price-cached-error'), /must not exceed the tier's input price/);
   assert.deepEqual(lab.errors, []);
 });
+
+test('a batch API takes the long threads out of the rate limit, answered within a day', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  await p.byTestId('preset').selectOption('launch-spike');
+  await p.waitForRun();
+  const throttled = await p.value('card-throttled');
+  assert.ok(throttled > 1000, `${throttled} × 429 before`);
+  await edit(p, 'batch-api', (select) => select.selectOption('on'));
+  // The long threads (the second class) go to the new batch tier.
+  await edit(p, 'backend-1', (select) => select.selectOption('frontier-batch'));
+  await p.page.waitForFunction(
+    () => Number(document.querySelector('[data-testid="card-throttled"]')?.dataset.value) === 0,
+    null,
+    { timeout: 60_000 },
+  );
+  // Hours to an answer, never more than the 24-hour window.
+  const p99 = await p.value('card-e2e-p99');
+  assert.ok(p99 > 3_600_000 && p99 <= 86_400_000, `${p99} ms`);
+  // The link carries the batch tier and the route.
+  const q = new LabPage(await lab.newPage(), lab.url);
+  await q.page.goto(p.page.url());
+  await q.waitForRun();
+  assert.equal(await q.byTestId('batch-api').inputValue(), 'on');
+  assert.equal(await q.byTestId('backend-1').inputValue(), 'frontier-batch');
+  assert.deepEqual(lab.errors, []);
+});

@@ -84,6 +84,45 @@ pub struct ProviderTier {
     /// The provider's prompt cache, if requests use it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_cache: Option<PromptCache>,
+    /// This tier is the provider's batch API for its model: requests are
+    /// queued and answered whole within a completion window, outside the
+    /// rate limits (the tier's prices are the batch prices).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<BatchApi>,
+}
+
+/// A provider's batch API (OpenAI's and Anthropic's Batch APIs): requests
+/// go into a queue, each result arrives whole within the completion window,
+/// and the account may hold only so many input tokens enqueued at once.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BatchApi {
+    /// The completion window, s: no result arrives later (24 h at OpenAI
+    /// and Anthropic).
+    pub window_s: f64,
+    /// Time from a request's submission to its result, s, cut at the
+    /// window. Providers promise only the window; the default is an
+    /// assumption (see `docs/api.md`).
+    pub turnaround_s: Dist,
+    /// Most input tokens the account may have enqueued (submitted and not
+    /// yet answered) at once; more wait in the client until results free
+    /// room.
+    pub enqueued_tokens: u64,
+}
+
+impl BatchApi {
+    /// A 24-hour window, results after a median of 2 hours (90 % within 8),
+    /// and `enqueued_tokens` of queue.
+    pub fn day(enqueued_tokens: u64) -> BatchApi {
+        BatchApi {
+            window_s: 86_400.0,
+            turnaround_s: Dist::LogNormal {
+                median: 7_200.0,
+                p90: 28_800.0,
+            },
+            enqueued_tokens,
+        }
+    }
 }
 
 /// A faster variant of a tier ("priority" or "turbo" processing).

@@ -40,6 +40,7 @@ mod pools;
 mod prefix;
 mod prefix_cache;
 mod provider;
+mod provider_batch;
 mod provider_cache;
 mod recorder;
 mod replica;

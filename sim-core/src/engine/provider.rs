@@ -1,12 +1,13 @@
 //! Requests sent to hosted API tiers: admission against the rate limits, 429s,
 //! client retries and the client-side queue, and the provider's own latency.
 
+use super::provider_batch::BatchState;
 use super::provider_cache::ProviderCache;
 use super::request::{Phase, ReqId};
 use super::{Event, Simulation, later, secs_to_ns};
 use crate::api::{
-    Api, CacheMode, Charge, ClientPolicy, LimitStyle, Limiter, PromptCache, full_jitter_delay_ns,
-    input_usd, sdk_retry_delay_ns,
+    Api, Charge, ClientPolicy, LimitStyle, Limiter, PromptCache, full_jitter_delay_ns, input_usd,
+    sdk_retry_delay_ns,
 };
 use crate::dist::Sampler;
 use crate::report::{ApiReport, TierReport};
@@ -15,7 +16,7 @@ use std::collections::VecDeque;
 
 /// One tier's configuration and live state.
 pub(super) struct TierState {
-    name: String,
+    pub(super) name: String,
     ttft: Sampler,
     speed: Sampler,
     fast_speed: Option<Sampler>,
@@ -25,8 +26,10 @@ pub(super) struct TierState {
     usd_per_token_output: f64,
     /// Whether input read from the prompt cache is left out of the input
     /// TPM (Anthropic).
-    cached_input_free_of_tpm: bool,
-    cache: Option<(PromptCache, ProviderCache)>,
+    pub(super) cached_input_free_of_tpm: bool,
+    pub(super) cache: Option<(PromptCache, ProviderCache)>,
+    /// The batch queue, when this tier is a batch API.
+    pub(super) batch: Option<BatchState>,
     pub(super) limiter: Limiter,
     /// Requests held by the client: waiting for the limits, or for the concurrency cap.
     pub(super) queue: VecDeque<ReqId>,
@@ -56,13 +59,13 @@ pub(super) struct ApiState {
     /// Requests waiting for a retry timer.
     pub(super) retry_pending: u64,
     retry_rng: Stream,
-    latency_rng: Stream,
-    attempts: u64,
+    pub(super) latency_rng: Stream,
+    pub(super) attempts: u64,
     throttled: u64,
     retries: u64,
     failed_429: u64,
-    failed_too_large: u64,
-    rejected_client: u64,
+    pub(super) failed_too_large: u64,
+    pub(super) rejected_client: u64,
     requests: u64,
 }
 
@@ -85,6 +88,7 @@ impl ApiState {
                     .prompt_cache
                     .as_ref()
                     .map(|c| (c.clone(), ProviderCache::new(secs_to_ns(c.ttl_s)))),
+                batch: t.batch.as_ref().map(BatchState::new),
                 limiter: Limiter::new(&t.limits, api.rate_limit_multiplier),
                 queue: VecDeque::new(),
                 in_flight: 0,
@@ -123,7 +127,10 @@ impl ApiState {
 
     /// Requests held in the client's queues.
     pub(super) fn queued(&self) -> u64 {
-        self.tiers.iter().map(|t| t.queue.len() as u64).sum()
+        self.tiers
+            .iter()
+            .map(|t| (t.queue.len() + t.batch.as_ref().map_or(0, |b| b.waiting.len())) as u64)
+            .sum()
     }
 
     /// Requests held by the client (queued, or waiting to retry) or in flight
@@ -170,6 +177,7 @@ impl ApiState {
                     cache_write_tokens: t.written_tokens,
                     cache_hits: t.cache_hits,
                     usd_saved_by_cache: t.usd_saved_by_cache,
+                    batch_enqueued_peak_tokens: t.batch.as_ref().map_or(0, |b| b.peak),
                 })
                 .collect(),
         }
@@ -187,6 +195,10 @@ impl Simulation {
         api.requests += 1;
         let t = &mut api.tiers[tier as usize];
         t.requests += 1;
+        if t.batch.is_some() {
+            self.batch_submit(id, tier);
+            return;
+        }
         // A request that can never be admitted would be retried forever.
         if let Err(e) = t.limiter.fits(
             u64::from(req.input_tokens),
@@ -416,71 +428,6 @@ impl Simulation {
         self.cache_use(id, tier, hit, first_token);
     }
 
-    /// The prompt tokens of request `id` tier `tier`'s cache holds now
-    /// (0 without a cache).
-    fn cache_hit(&self, id: ReqId, tier: u16) -> u32 {
-        let Some((settings, cache)) = self
-            .api
-            .as_ref()
-            .and_then(|a| a.tiers[tier as usize].cache.as_ref())
-        else {
-            return 0;
-        };
-        let req = &self.st.requests[id];
-        let cached = cache.cached(
-            self.identity(id),
-            req.input_tokens,
-            &self.st.prefix_hashes,
-            self.st.now,
-        );
-        settings.hit_tokens(cached)
-    }
-
-    /// The input tokens of request `id` its tier's input TPM counts: all of
-    /// them, or (Anthropic) those not read from the prompt cache.
-    fn counted_input(&self, id: ReqId, tier: u16) -> u64 {
-        let input = u64::from(self.st.requests[id].input_tokens);
-        match self.api.as_ref() {
-            Some(a) if a.tiers[tier as usize].cached_input_free_of_tpm => {
-                input - u64::from(self.cache_hit(id, tier))
-            }
-            _ => input,
-        }
-    }
-
-    /// Request `id`, sent now with a hit of `hit` tokens, reads its cached
-    /// prefix and writes what later prompts can reuse (usable from its first
-    /// token at `ready_at`): the shared system prompt, and a conversation's
-    /// whole prompt. An explicit cache bills the tokens written beyond the
-    /// hit at its write price.
-    fn cache_use(&mut self, id: ReqId, tier: u16, hit: u32, ready_at: u64) {
-        let now = self.st.now;
-        let identity = self.identity(id);
-        let input = self.st.requests[id].input_tokens;
-        let Some(api) = self.api.as_mut() else { return };
-        let Some((settings, cache)) = api.tiers[tier as usize].cache.as_mut() else {
-            return;
-        };
-        let h = &self.st.prefix_hashes;
-        if hit > 0 {
-            cache.touch(identity, hit, h, now);
-        }
-        let reusable = identity
-            .spans(input / super::BLOCK as u32, h)
-            .map(|(_, span, _)| (span.end - span.start) * super::BLOCK as u32)
-            .sum::<u32>();
-        let mut written = 0;
-        if reusable >= settings.min_tokens.max(1) && reusable > hit {
-            cache.write(identity, reusable, h, now, ready_at);
-            if matches!(settings.mode, CacheMode::Explicit { .. }) {
-                written = reusable - hit;
-            }
-        }
-        let req = &mut self.st.requests[id];
-        req.api_cached = hit;
-        req.api_written = written;
-    }
-
     /// The provider's answer is complete.
     pub(super) fn api_done(&mut self, id: ReqId) {
         if self.st.requests[id].abandoned {
@@ -569,8 +516,12 @@ impl Simulation {
                 price * (input_usd_plain(input, t.usd_per_mtok_input) - input_usd);
         }
         t.usd += usd;
+        let batch = t.batch.is_some();
         self.rec.overall.api_usd += usd;
         self.rec.per_class[req.class as usize].api_usd += usd;
+        if batch {
+            self.batch_release(tier, input);
+        }
         Some((tier, usd))
     }
 

@@ -12,8 +12,10 @@
 //! the table has doubled since the last sweep, so it holds at most about
 //! twice the owners used within one lifetime.
 
-use super::BLOCK;
 use super::prefix::{Owner, PrefixHashes, PromptIdentity};
+use super::request::ReqId;
+use super::{BLOCK, Simulation};
+use crate::api::CacheMode;
 use std::collections::BTreeMap;
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -127,6 +129,73 @@ impl ProviderCache {
     #[cfg(test)]
     pub(super) fn len(&self) -> usize {
         self.entries.len()
+    }
+}
+
+impl Simulation {
+    /// The prompt tokens of request `id` tier `tier`'s cache holds now
+    /// (0 without a cache).
+    pub(super) fn cache_hit(&self, id: ReqId, tier: u16) -> u32 {
+        let Some((settings, cache)) = self
+            .api
+            .as_ref()
+            .and_then(|a| a.tiers[tier as usize].cache.as_ref())
+        else {
+            return 0;
+        };
+        let req = &self.st.requests[id];
+        let cached = cache.cached(
+            self.identity(id),
+            req.input_tokens,
+            &self.st.prefix_hashes,
+            self.st.now,
+        );
+        settings.hit_tokens(cached)
+    }
+
+    /// The input tokens of request `id` its tier's input TPM counts: all of
+    /// them, or (Anthropic) those not read from the prompt cache.
+    pub(super) fn counted_input(&self, id: ReqId, tier: u16) -> u64 {
+        let input = u64::from(self.st.requests[id].input_tokens);
+        match self.api.as_ref() {
+            Some(a) if a.tiers[tier as usize].cached_input_free_of_tpm => {
+                input - u64::from(self.cache_hit(id, tier))
+            }
+            _ => input,
+        }
+    }
+
+    /// Request `id`, sent now with a hit of `hit` tokens, reads its cached
+    /// prefix and writes what later prompts can reuse (usable from its first
+    /// token at `ready_at`): the shared system prompt, and a conversation's
+    /// whole prompt. An explicit cache bills the tokens written beyond the
+    /// hit at its write price.
+    pub(super) fn cache_use(&mut self, id: ReqId, tier: u16, hit: u32, ready_at: u64) {
+        let now = self.st.now;
+        let identity = self.identity(id);
+        let input = self.st.requests[id].input_tokens;
+        let Some(api) = self.api.as_mut() else { return };
+        let Some((settings, cache)) = api.tiers[tier as usize].cache.as_mut() else {
+            return;
+        };
+        let h = &self.st.prefix_hashes;
+        if hit > 0 {
+            cache.touch(identity, hit, h, now);
+        }
+        let reusable = identity
+            .spans(input / super::BLOCK as u32, h)
+            .map(|(_, span, _)| (span.end - span.start) * super::BLOCK as u32)
+            .sum::<u32>();
+        let mut written = 0;
+        if reusable >= settings.min_tokens.max(1) && reusable > hit {
+            cache.write(identity, reusable, h, now, ready_at);
+            if matches!(settings.mode, CacheMode::Explicit { .. }) {
+                written = reusable - hit;
+            }
+        }
+        let req = &mut self.st.requests[id];
+        req.api_cached = hit;
+        req.api_written = written;
     }
 }
 

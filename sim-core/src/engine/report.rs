@@ -231,14 +231,26 @@ impl Simulation {
             }
         };
         let fleet_usd = (0..pools.len()).map(pool_usd).fold(0.0, |a, b| a + b);
-        let api = self.api.as_ref().map(|a| a.report(secs, HOURS_PER_MONTH));
+        // API spend scales to a month from the simulated time; with a batch
+        // tier, whose answers come up to a window after the last request,
+        // from the time requests arrived over instead (the spend is theirs).
+        let api_secs = match &self.api {
+            Some(a) if a.tiers.iter().any(|t| t.batch.is_some()) => {
+                secs.min((self.cfg.duration_ns as f64 / NS_PER_S).max(1e-9))
+            }
+            _ => secs,
+        };
+        let api = self
+            .api
+            .as_ref()
+            .map(|a| a.report(api_secs, HOURS_PER_MONTH));
         let api_usd = api.as_ref().map_or(0.0, |a| a.usd);
         let month_factor = HOURS_PER_MONTH * 3600.0 / secs;
         let total_usd = fleet_usd + api_usd;
         let per_mtok = |tokens: u64| (tokens > 0).then(|| total_usd / tokens as f64 * 1e6);
         if let Some(e) = &rec.too_large_example {
             warnings.push(format!(
-                "{} request(s) failed because they can never fit the rate limits ({e})",
+                "{} request(s) failed because they can never fit the rate limits or the batch queue ({e})",
                 api.as_ref().map_or(0, |a| a.failed_too_large)
             ));
         }

@@ -369,7 +369,8 @@ impl Simulation {
             pool: req.tier.is_none().then_some(req.pool),
             arrival_ns: req.arrival_ns,
             ttft_ns,
-            tpot_ns: (req.output_tokens > 1)
+            // A batch result arrives whole: no time per token.
+            tpot_ns: (req.output_tokens > 1 && self.st.now > req.first_token_ns)
                 .then(|| (self.st.now - req.first_token_ns) / u64::from(req.output_tokens - 1)),
             e2e_ns: now - req.arrival_ns,
             wait_ns: req.admitted_ns - req.arrival_ns,

@@ -88,7 +88,7 @@ impl Simulation {
             seed,
             duration_ns,
             max_events: scenario.limits.max_events,
-            max_sim_ns: secs_to_ns(scenario.limits.max_sim_time_s),
+            max_sim_ns: secs_to_ns(time_limit_s(scenario)),
             classes: scenario
                 .workload
                 .classes
@@ -175,5 +175,27 @@ impl Simulation {
         sim.start_arrivals();
         sim.start_autoscalers();
         sim
+    }
+}
+
+/// The run's time limit: `limits.max_sim_time_s`, raised (within
+/// `bounds::SIM_TIME_S`) to the arrival window plus the longest batch
+/// window, so that every batch answer, due within its window, comes.
+fn time_limit_s(scenario: &crate::scenario::Scenario) -> f64 {
+    let batch_window = scenario
+        .api
+        .as_ref()
+        .into_iter()
+        .flat_map(|a| a.tiers.iter())
+        .filter_map(|t| t.batch.as_ref().map(|b| b.window_s))
+        .fold(0.0, f64::max);
+    if batch_window > 0.0 {
+        scenario
+            .limits
+            .max_sim_time_s
+            .max(scenario.duration_s + batch_window)
+            .min(crate::scenario::bounds::SIM_TIME_S)
+    } else {
+        scenario.limits.max_sim_time_s
     }
 }

@@ -4,7 +4,7 @@
 use super::edits::{main_tier, main_tier_mut};
 use super::serving::{keys, owned};
 use super::{Choice, Group, Kind, Number, Param};
-use crate::api::{CacheMode, ClientPolicy, PromptCache, Route, SELF_HOSTED};
+use crate::api::{BatchApi, CacheMode, ClientPolicy, PromptCache, Route, SELF_HOSTED};
 use crate::scenario::{Scenario, Target};
 
 fn client_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
@@ -53,6 +53,70 @@ fn cache_key(c: Option<&PromptCache>) -> &'static str {
             CacheMode::Explicit { .. } => "explicit_5m",
         },
     }
+}
+
+fn batch_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
+    owned(&[
+        ("off", "Off"),
+        ("on", "On: a batch tier at half price, results within 24 h"),
+    ])
+}
+
+/// The batch queue a batch tier chosen on the page gets, input tokens.
+const BATCH_QUEUE_TOKENS: u64 = 200_000_000;
+
+/// Add the main tier's batch API as a tier of its own (`NAME-batch`, both
+/// prices halved, as OpenAI's and Anthropic's Batch APIs are), or remove
+/// every batch tier and send what went to them to the main tier.
+fn set_batch(s: &mut Scenario, on: bool) -> Result<(), String> {
+    let a = s.api.as_mut().ok_or_else(no_api)?;
+    // The main tier: the default backend's, else the first, not a batch one.
+    let sync = || a.tiers.iter().filter(|t| t.batch.is_none());
+    let main = sync()
+        .find(|t| t.name == a.default_backend)
+        .or_else(|| sync().next())
+        .ok_or("api.batch needs a tier that is not a batch tier")?
+        .clone();
+    if on {
+        if a.tiers.iter().any(|t| t.batch.is_some()) {
+            return Ok(());
+        }
+        let mut batch = main.clone();
+        batch.name = format!("{}-batch", main.name);
+        batch.usd_per_mtok_input *= 0.5;
+        batch.usd_per_mtok_output *= 0.5;
+        batch.fast = None;
+        batch.prompt_cache = None;
+        batch.batch = Some(BatchApi::day(BATCH_QUEUE_TOKENS));
+        if a.tiers.iter().any(|t| t.name == batch.name) {
+            return Err(format!(
+                "api.batch: a tier is already named {:?}",
+                batch.name
+            ));
+        }
+        a.tiers.push(batch);
+        return Ok(());
+    }
+    let gone: Vec<String> = a
+        .tiers
+        .iter()
+        .filter(|t| t.batch.is_some())
+        .map(|t| t.name.clone())
+        .collect();
+    a.tiers.retain(|t| t.batch.is_none());
+    a.routes.retain(|r| !gone.contains(&r.backend));
+    if gone.contains(&a.default_backend) {
+        a.default_backend = main.name.clone();
+    }
+    for rule in &mut s.routing {
+        if gone.contains(&rule.to) {
+            rule.to = main.name.clone();
+        }
+        if let Some(o) = rule.overflow.as_mut().filter(|o| gone.contains(&o.to)) {
+            o.to = main.name.clone();
+        }
+    }
+    Ok(())
 }
 
 fn no_api() -> String {
@@ -225,6 +289,32 @@ pub(super) const PARAMS: &[Param] = &[
                 })?;
                 c.usd_per_mtok_cached = v;
                 Ok(())
+            },
+        }),
+    },
+    Param {
+        path: "api.batch",
+        id: "batch-api",
+        group: Group::Provider,
+        label: "Batch API",
+        unit: "",
+        help: "The provider's batch API for the main model: requests wait in a queue, outside the rate limits, and each answer arrives whole within 24 hours, at half price. It appears as a tier of its own ('…-batch'): send a kind of request to it with 'Served by'.",
+        kind: Kind::Choice(Choice {
+            options: batch_options,
+            get: |s, _| {
+                s.api.as_ref().map(|a| {
+                    if a.tiers.iter().any(|t| t.batch.is_some()) {
+                        "on"
+                    } else {
+                        "off"
+                    }
+                    .to_owned()
+                })
+            },
+            set: |s, _, k| match k {
+                "on" => set_batch(s, true),
+                "off" => set_batch(s, false),
+                _ => Err(format!("api.batch: unknown value {k:?}; one of on, off")),
             },
         }),
     },

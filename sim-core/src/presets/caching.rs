@@ -34,6 +34,7 @@ fn assistant_tier() -> ProviderTier {
             output_tpm: 400_000,
         },
         prompt_cache: None,
+        batch: None,
     }
 }
 

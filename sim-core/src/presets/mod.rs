@@ -399,6 +399,7 @@ pub fn pay_for_speed() -> Scenario {
             output_tpm: 0,
         },
         prompt_cache: None,
+        batch: None,
     };
     Scenario {
         distilled_from: None,

@@ -27,6 +27,7 @@ pub fn frontier_tier() -> ProviderTier {
             output_tpm: 0,
         },
         prompt_cache: None,
+        batch: None,
     }
 }
 
@@ -53,5 +54,6 @@ pub fn small_tier() -> ProviderTier {
             output_tpm: 0,
         },
         prompt_cache: None,
+        batch: None,
     }
 }

@@ -170,6 +170,9 @@ pub struct TierReport {
     /// saved).
     #[serde(default)]
     pub usd_saved_by_cache: f64,
+    /// A batch tier: the most input tokens its queue held at once.
+    #[serde(default)]
+    pub batch_enqueued_peak_tokens: u64,
 }
 
 impl ApiReport {

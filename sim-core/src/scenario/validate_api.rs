@@ -79,6 +79,30 @@ impl Scenario {
             if let Some(cache) = &t.prompt_cache {
                 validate_cache(cache, &f, t.usd_per_mtok_input, c);
             }
+            if let Some(b) = &t.batch {
+                c.positive_f(
+                    &format!("{f}.batch.window_s"),
+                    b.window_s,
+                    7.0 * 86_400.0,
+                    " s",
+                );
+                b.turnaround_s.validate(
+                    &format!("{f}.batch.turnaround_s"),
+                    7.0 * 86_400.0,
+                    &mut c.problems,
+                );
+                c.range_u(
+                    &format!("{f}.batch.enqueued_tokens"),
+                    b.enqueued_tokens,
+                    1,
+                    1_000_000_000_000,
+                );
+                if t.prompt_cache.is_some() || t.fast.is_some() {
+                    c.problems.push(format!(
+                        "{f}: a batch tier has neither a prompt cache nor a fast variant here; give them to a tier of its own"
+                    ));
+                }
+            }
             let l = &t.limits;
             if l.style != LimitStyle::Azure {
                 c.range_u(&format!("{f}.limits.rpm"), l.rpm, 1, 1_000_000_000);
@@ -187,6 +211,19 @@ impl Scenario {
             let Some(input) = k.input_tokens.upper_bound() else {
                 continue;
             };
+            if let Some(b) = &tier.batch {
+                // A batch tier admits by its queue, not its rate limits.
+                if libm::round(input) as u64 > b.enqueued_tokens {
+                    c.problems.push(format!(
+                        "workload.classes[{i}] ({}): its largest request ({} input tokens) can never enter tier {:?}'s batch queue of {} enqueued tokens",
+                        k.name,
+                        libm::round(input),
+                        tier.name,
+                        b.enqueued_tokens
+                    ));
+                }
+                continue;
+            }
             let limiter = Limiter::new(&tier.limits, api.rate_limit_multiplier);
             if let Err(e) = limiter.fits(libm::round(input) as u64, u64::from(k.max_tokens)) {
                 c.problems.push(format!(

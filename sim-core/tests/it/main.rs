@@ -3,6 +3,7 @@
 mod anchors;
 mod async_scheduling;
 mod autoscale;
+mod batch_api;
 mod behaviour;
 mod calibration;
 mod capacity;
