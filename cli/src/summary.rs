@@ -190,6 +190,13 @@ pub fn summary(s: &Scenario, r: &Report) -> String {
             thousands(a.failed_429 + a.failed_too_large),
             thousands(a.rejected_by_client)
         );
+        if a.errors > 0 {
+            o += &format!(
+                "  provider errors: {} answered with an error (not billed), {} requests failed after them\n",
+                thousands(a.errors),
+                thousands(a.failed_errors)
+            );
+        }
         for t in &a.tiers {
             o += &format!(
                 "  tier {}: {} requests, {} × 429, {} timed out, {} for the run, {}/month\n",

@@ -38,6 +38,8 @@ impl StreamId {
     pub const ROUTING: StreamId = StreamId(10);
     /// Draft tokens accepted at each speculative decoding step.
     pub const SPECULATION: StreamId = StreamId(11);
+    /// Whether a provider answers an attempt with an error.
+    pub const API_ERRORS: StreamId = StreamId(12);
 }
 
 /// One deterministic stream of uniform and derived random numbers.

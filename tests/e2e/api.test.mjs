@@ -87,3 +87,33 @@ test('a batch API takes the long threads out of the rate limit, answered within 
   assert.equal(await q.byTestId('backend-1').inputValue(), 'frontier-batch');
   assert.deepEqual(lab.errors, []);
 });
+
+test('a provider incident fails what it answers with errors, and a bad incident is refused by name', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  await p.byTestId('preset').selectOption('pay-for-speed');
+  await p.waitForRun();
+  assert.equal(await p.value('card-failed'), 0);
+  const fast = await p.value('card-e2e-p50');
+  // Every attempt fails for the whole run: every request fails.
+  await edit(p, 'api-incidents', async (box) => {
+    await box.fill('at 0 for 100000: 100 %');
+    await box.press('Enter');
+  });
+  assert.equal(await p.value('card-failed'), 100);
+  // Half of them, three times slower: with the SDK's two retries, a request
+  // fails one time in eight (0.5³), and the rest come slower.
+  await edit(p, 'api-incidents', async (box) => {
+    await box.fill('at 0 for 100000: 50 %, ×3');
+    await box.press('Enter');
+  });
+  const failed = await p.value('card-failed');
+  assert.ok(failed > 10 && failed < 15, `${failed} % failed`);
+  assert.ok((await p.value('card-e2e-p50')) > 2 * fast, 'answers come slower');
+  // A malformed incident says how to write one, under its control.
+  await p.byTestId('api-incidents').fill('at 600: 50 %');
+  await p.byTestId('api-incidents').press('Enter');
+  await p.byTestId('api-incidents-error').waitFor({ timeout: 10_000 });
+  assert.match(await p.text('api-incidents-error'), /at START for SECONDS: RATE %, ×SLOWER/);
+  assert.deepEqual(lab.errors, []);
+});

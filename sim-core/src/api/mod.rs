@@ -8,10 +8,12 @@
 use crate::dist::Dist;
 use serde::{Deserialize, Serialize};
 
+mod errors;
 mod limiter;
 pub mod price;
 mod prompt_cache;
 
+pub use errors::{Incident, ProviderErrors};
 pub use limiter::{Charge, FixedWindow, Limiter, TokenBucket};
 pub use prompt_cache::{CacheMode, PromptCache, input_usd};
 
@@ -89,6 +91,9 @@ pub struct ProviderTier {
     /// rate limits (the tier's prices are the batch prices).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batch: Option<BatchApi>,
+    /// Errors besides 429s: a base rate and incidents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors: Option<ProviderErrors>,
 }
 
 /// A provider's batch API (OpenAI's and Anthropic's Batch APIs): requests

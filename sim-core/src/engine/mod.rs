@@ -42,6 +42,7 @@ mod prefix_cache;
 mod provider;
 mod provider_batch;
 mod provider_cache;
+mod provider_errors;
 mod recorder;
 mod replica;
 mod report;
@@ -421,9 +422,10 @@ impl Simulation {
             self.st.now
         );
         let in_flight = self.in_flight();
-        // Requests whose client gave up still sit in queues until reached:
-        // they no longer wait.
-        let waiting = self.st.waiting - self.st.abandoned_waiting;
+        // Requests whose client gave up still sit in queues (or wait for a
+        // retry timer) until reached: they no longer wait.
+        let retrying = self.api.as_ref().map_or(0, |a| a.retry_pending);
+        let waiting = self.st.waiting + retrying - self.st.abandoned_waiting;
         debug_assert!(
             waiting <= in_flight,
             "{waiting} waiting of {in_flight} in flight"

@@ -17,7 +17,7 @@ use std::collections::VecDeque;
 /// One tier's configuration and live state.
 pub(super) struct TierState {
     pub(super) name: String,
-    ttft: Sampler,
+    pub(super) ttft: Sampler,
     speed: Sampler,
     fast_speed: Option<Sampler>,
     fast_price: f64,
@@ -30,6 +30,10 @@ pub(super) struct TierState {
     pub(super) cache: Option<(PromptCache, ProviderCache)>,
     /// The batch queue, when this tier is a batch API.
     pub(super) batch: Option<BatchState>,
+    /// Its errors besides 429s.
+    pub(super) errors_cfg: Option<crate::api::ProviderErrors>,
+    /// Errors it answered with.
+    pub(super) errors: u64,
     pub(super) limiter: Limiter,
     /// Requests held by the client: waiting for the limits, or for the concurrency cap.
     pub(super) queue: VecDeque<ReqId>,
@@ -60,6 +64,11 @@ pub(super) struct ApiState {
     pub(super) retry_pending: u64,
     retry_rng: Stream,
     pub(super) latency_rng: Stream,
+    /// Whether an attempt is answered with an error.
+    pub(super) error_rng: Stream,
+    /// Errors (besides 429s) answered, and requests failed after them.
+    pub(super) errors: u64,
+    pub(super) failed_errors: u64,
     pub(super) attempts: u64,
     throttled: u64,
     retries: u64,
@@ -89,6 +98,8 @@ impl ApiState {
                     .as_ref()
                     .map(|c| (c.clone(), ProviderCache::new(secs_to_ns(c.ttl_s)))),
                 batch: t.batch.as_ref().map(BatchState::new),
+                errors_cfg: t.errors.clone(),
+                errors: 0,
                 limiter: Limiter::new(&t.limits, api.rate_limit_multiplier),
                 queue: VecDeque::new(),
                 in_flight: 0,
@@ -115,6 +126,9 @@ impl ApiState {
             retry_pending: 0,
             retry_rng: Stream::new(seed, StreamId::RETRY),
             latency_rng: Stream::new(seed, StreamId::API_LATENCY),
+            error_rng: Stream::new(seed, StreamId::API_ERRORS),
+            errors: 0,
+            failed_errors: 0,
             attempts: 0,
             throttled: 0,
             retries: 0,
@@ -155,6 +169,8 @@ impl ApiState {
             },
             failed_429: self.failed_429,
             failed_too_large: self.failed_too_large,
+            errors: self.errors,
+            failed_errors: self.failed_errors,
             rejected_by_client: self.rejected_client,
             usd,
             usd_per_month: usd * month_factor,
@@ -178,6 +194,7 @@ impl ApiState {
                     cache_hits: t.cache_hits,
                     usd_saved_by_cache: t.usd_saved_by_cache,
                     batch_enqueued_peak_tokens: t.batch.as_ref().map_or(0, |b| b.peak),
+                    errors: t.errors,
                 })
                 .collect(),
         }
@@ -333,7 +350,6 @@ impl Simulation {
         self.rec.windows.api_fill(now, fill);
         let input = self.counted_input(id, tier);
         let Some(api) = self.api.as_mut() else { return };
-        let req = &mut self.st.requests[id];
         let t = &mut api.tiers[tier as usize];
         match t.limiter.try_admit(now, input, max_tokens) {
             Ok(charge) => self.api_send(id, charge),
@@ -341,41 +357,56 @@ impl Simulation {
                 api.throttled += 1;
                 t.throttled += 1;
                 self.rec.windows.throttled(now);
-                let retries_done = u32::from(req.attempts);
-                req.attempts = req.attempts.saturating_add(1);
-                let delay = match api.client {
-                    ClientPolicy::FailFast => None,
-                    ClientPolicy::SdkRetries { max_retries } => {
-                        (retries_done < max_retries).then(|| {
-                            sdk_retry_delay_ns(retries_done, retry_after, api.retry_rng.uniform())
-                        })
-                    }
-                    ClientPolicy::FullJitter {
-                        max_retries,
-                        base_s,
-                        cap_s,
-                    } => (retries_done < max_retries).then(|| {
-                        full_jitter_delay_ns(retries_done, base_s, cap_s, api.retry_rng.uniform())
-                    }),
-                    // Handled above: a queueing client never gets here.
-                    ClientPolicy::Queue { .. } => None,
-                };
-                match delay {
-                    Some(d) => {
-                        self.rec.windows.retry(now);
-                        api.retries += 1;
-                        api.retry_pending += 1;
-                        self.st
-                            .events
-                            .push(now.saturating_add(d.max(1)), Event::ApiRetry { req: id });
-                    }
-                    None => {
+                if !self.retry_later(id, retry_after) {
+                    if let Some(api) = self.api.as_mut() {
                         api.failed_429 += 1;
-                        self.fail(id);
                     }
+                    self.fail(id);
                 }
             }
         }
+    }
+
+    /// Request `id`'s attempt was refused (a 429 saying `retry_after`, 0
+    /// if it says nothing, or an error): schedule a retry as the client's
+    /// policy says, and say whether it did (a queueing client, whose 429s
+    /// never happen, retries errors as the SDKs do).
+    pub(super) fn retry_later(&mut self, id: ReqId, retry_after: u64) -> bool {
+        let now = self.st.now;
+        let Some(api) = self.api.as_mut() else {
+            return false;
+        };
+        let req = &mut self.st.requests[id];
+        let retries_done = u32::from(req.attempts);
+        req.attempts = req.attempts.saturating_add(1);
+        // A draw only for a retry that happens (the stream stays as it was).
+        let rng = &mut api.retry_rng;
+        let mut sdk = |max_retries: u32| {
+            (retries_done < max_retries)
+                .then(|| sdk_retry_delay_ns(retries_done, retry_after, rng.uniform()))
+        };
+        let delay = match api.client {
+            ClientPolicy::FailFast => None,
+            ClientPolicy::SdkRetries { max_retries } => sdk(max_retries),
+            ClientPolicy::FullJitter {
+                max_retries,
+                base_s,
+                cap_s,
+            } => (retries_done < max_retries).then(|| {
+                full_jitter_delay_ns(retries_done, base_s, cap_s, api.retry_rng.uniform())
+            }),
+            ClientPolicy::Queue { .. } => sdk(2),
+        };
+        let Some(d) = delay else {
+            return false;
+        };
+        self.rec.windows.retry(now);
+        api.retries += 1;
+        api.retry_pending += 1;
+        self.st
+            .events
+            .push(now.saturating_add(d.max(1)), Event::ApiRetry { req: id });
+        true
     }
 
     /// A retry timer fired.
@@ -398,21 +429,32 @@ impl Simulation {
         let Some(tier) = self.st.requests[id].tier else {
             return;
         };
+        let (error, slow) = self.provider_outcome(tier);
+        if error {
+            self.api_send_error(id, tier, charge, slow);
+            return;
+        }
         let hit = self.cache_hit(id, tier);
         let Some(api) = self.api.as_mut() else { return };
         let req = &mut self.st.requests[id];
         let t = &mut api.tiers[tier as usize];
         t.in_flight += 1;
         // The cached prefix needs no prompt processing.
-        let first = t.ttft.sample(&mut api.latency_rng)
+        let mut first = t.ttft.sample(&mut api.latency_rng)
             + f64::from(req.input_tokens - hit) / t.input_tokens_per_s;
         let speed = match (&t.fast_speed, req.fast) {
             (Some(fast), true) => fast.sample(&mut api.latency_rng),
             _ => t.speed.sample(&mut api.latency_rng),
         }
         .max(1e-3);
+        let mut generate = f64::from(req.output_tokens) / speed;
+        if slow != 1.0 {
+            // An incident slows the first token and every one after it.
+            first *= slow;
+            generate *= slow;
+        }
         let ttft_ns = secs_to_ns(first).max(1);
-        let gen_ns = secs_to_ns(f64::from(req.output_tokens) / speed);
+        let gen_ns = secs_to_ns(generate);
         req.admitted_ns = req.admitted_ns.min(now);
         req.first_token_ns = later(now, ttft_ns);
         req.api_done_ns = later(req.first_token_ns, gen_ns);
@@ -433,6 +475,10 @@ impl Simulation {
         if self.st.requests[id].abandoned {
             // Settled with its tier when its client gave up (`api_abandon`).
             self.drop_abandoned_running(id);
+            return;
+        }
+        if self.st.requests[id].api_error {
+            self.api_error_back(id);
             return;
         }
         let now = self.st.now;
@@ -458,6 +504,16 @@ impl Simulation {
     /// Anthropic bill a cancelled stream). The request stays marked until its
     /// `ApiDone` comes, which then only drops it.
     pub(super) fn api_abandon(&mut self, id: ReqId) {
+        if self.st.requests[id].api_error {
+            // An error on its way back: nothing to bill.
+            if let Some(tier) = self.api_release_error(id) {
+                if let Some(api) = self.api.as_mut() {
+                    api.tiers[tier as usize].timed_out += 1;
+                }
+                self.client_pump(tier);
+            }
+            return;
+        }
         let now = self.st.now;
         let req = &self.st.requests[id];
         let (first, done) = (req.first_token_ns, req.api_done_ns);

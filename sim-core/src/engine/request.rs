@@ -93,6 +93,8 @@ pub(super) struct Request {
     /// written to it at the write price (both 0 without a cache).
     pub(super) api_cached: u32,
     pub(super) api_written: u32,
+    /// At an API provider: its attempt is coming back as an error.
+    pub(super) api_error: bool,
     /// A replayed trace's request: its prefix-block hashes' slot in the
     /// run's table ([`super::prefix::PrefixHashes`]), until it leaves.
     pub(super) hashes: Option<u32>,
@@ -279,6 +281,7 @@ impl Simulation {
             api_done_ns: u64::MAX,
             api_cached: 0,
             api_written: 0,
+            api_error: false,
             hashes,
             remote: super::disaggregation::NO_REMOTE,
             pulled_ns: 0,

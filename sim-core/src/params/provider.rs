@@ -3,8 +3,10 @@
 
 use super::edits::{main_tier, main_tier_mut};
 use super::serving::{keys, owned};
-use super::{Choice, Group, Kind, Number, Param};
-use crate::api::{BatchApi, CacheMode, ClientPolicy, PromptCache, Route, SELF_HOSTED};
+use super::{Choice, Group, Kind, Number, Param, Text};
+use crate::api::{
+    BatchApi, CacheMode, ClientPolicy, PromptCache, ProviderErrors, Route, SELF_HOSTED,
+};
 use crate::scenario::{Scenario, Target};
 
 fn client_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
@@ -315,6 +317,62 @@ pub(super) const PARAMS: &[Param] = &[
                 "on" => set_batch(s, true),
                 "off" => set_batch(s, false),
                 _ => Err(format!("api.batch: unknown value {k:?}; one of on, off")),
+            },
+        }),
+    },
+    Param {
+        path: "api.error_rate",
+        id: "api-error-rate",
+        group: Group::Provider,
+        label: "Provider errors",
+        unit: "%",
+        help: "The share of attempts the main model tier answers with an error (overloaded, 529 or 503; a server error) outside incidents. Errors are not billed; the client retries them as it retries a 429, then the request fails.",
+        kind: Kind::Number(Number {
+            min: 0.0,
+            max: 100.0,
+            slider: (0.0, 20.0),
+            log: false,
+            decimals: 1,
+            get: |s, _| {
+                main_tier(s).map(|t| t.errors.as_ref().map_or(0.0, |e| 100.0 * e.base_rate))
+            },
+            set: |s, _, v| {
+                let t = main_tier_mut(s)?;
+                let e = t.errors.get_or_insert_with(ProviderErrors::default);
+                e.base_rate = v / 100.0;
+                if e.base_rate == 0.0 && e.incidents.is_empty() {
+                    t.errors = None;
+                }
+                Ok(())
+            },
+        }),
+    },
+    Param {
+        path: "api.incidents",
+        id: "api-incidents",
+        group: Group::Provider,
+        label: "Provider incidents",
+        unit: "",
+        help: "Bad spells at the main model tier, each \"at START for SECONDS: RATE %, ×SLOWER\": from START seconds for SECONDS, RATE % of attempts get an error and answers come SLOWER times slower (\"at 600 for 300: 50 %, ×3\"). Separate incidents with ';'. Empty: none.",
+        kind: Kind::Text(Text {
+            example: "at 600 for 300: 50 %, ×3",
+            get: |s, _| {
+                main_tier(s).map(|t| {
+                    t.errors
+                        .as_ref()
+                        .map_or(String::new(), ProviderErrors::incidents_text)
+                })
+            },
+            set: |s, _, text| {
+                let incidents = ProviderErrors::parse_incidents(text)
+                    .map_err(|e| format!("api.incidents: {e}"))?;
+                let t = main_tier_mut(s)?;
+                let e = t.errors.get_or_insert_with(ProviderErrors::default);
+                e.incidents = incidents;
+                if e.base_rate == 0.0 && e.incidents.is_empty() {
+                    t.errors = None;
+                }
+                Ok(())
             },
         }),
     },

@@ -35,6 +35,7 @@ fn assistant_tier() -> ProviderTier {
         },
         prompt_cache: None,
         batch: None,
+        errors: None,
     }
 }
 

@@ -400,6 +400,7 @@ pub fn pay_for_speed() -> Scenario {
         },
         prompt_cache: None,
         batch: None,
+        errors: None,
     };
     Scenario {
         distilled_from: None,

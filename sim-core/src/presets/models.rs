@@ -29,6 +29,7 @@ fn tier(name: &str, ttft_s: f64, tokens_per_s: f64, usd_in: f64, usd_out: f64) -
         },
         prompt_cache: None,
         batch: None,
+        errors: None,
     }
 }
 

@@ -28,6 +28,7 @@ pub fn frontier_tier() -> ProviderTier {
         },
         prompt_cache: None,
         batch: None,
+        errors: None,
     }
 }
 
@@ -55,5 +56,6 @@ pub fn small_tier() -> ProviderTier {
         },
         prompt_cache: None,
         batch: None,
+        errors: None,
     }
 }

@@ -117,6 +117,12 @@ pub struct ApiReport {
     pub failed_429: u64,
     /// Requests larger than the limits could ever admit.
     pub failed_too_large: u64,
+    /// Errors the tiers answered with besides 429s.
+    #[serde(default)]
+    pub errors: u64,
+    /// Requests that failed because their last attempt got such an error.
+    #[serde(default)]
+    pub failed_errors: u64,
     /// Requests the client's own queue turned away (full, or waited too long).
     pub rejected_by_client: u64,
     /// API spend over the run.
@@ -173,6 +179,9 @@ pub struct TierReport {
     /// A batch tier: the most input tokens its queue held at once.
     #[serde(default)]
     pub batch_enqueued_peak_tokens: u64,
+    /// Errors it answered with besides 429s (overloaded, server errors).
+    #[serde(default)]
+    pub errors: u64,
 }
 
 impl ApiReport {

@@ -79,6 +79,9 @@ impl Scenario {
             if let Some(cache) = &t.prompt_cache {
                 validate_cache(cache, &f, t.usd_per_mtok_input, c);
             }
+            if let Some(e) = &t.errors {
+                c.problems.extend(e.problems(&format!("{f}.errors")));
+            }
             if let Some(b) = &t.batch {
                 c.positive_f(
                     &format!("{f}.batch.window_s"),

@@ -24,6 +24,7 @@ mod pool_plan;
 mod pools;
 mod priority;
 mod prompt_cache;
+mod provider_errors;
 mod providers;
 mod queueing;
 mod reasoning;

@@ -1,0 +1,191 @@
+//! A provider's errors and incidents, against exact oracles: failures at
+//! the error rate without retries and at its (k+1)-th power with k, every
+//! attempt in an all-failing incident lost, an incident's slowdown, errors
+//! never billed, and every request accounted for under any mix.
+
+use crate::{assert_close, run};
+use proptest::prelude::*;
+use sim_core::api::{ClientPolicy, Incident, ProviderErrors};
+use sim_core::dist::Dist;
+use sim_core::presets;
+use sim_core::scenario::{Arrival, Scenario, TraceRequest};
+
+/// Pay-for-speed's voice answers (1,000 in, 200 out, 0.3 s to the first
+/// token at 60 tokens/s) at 20 a second for 10 minutes, with `errors`.
+fn voice(errors: ProviderErrors, client: ClientPolicy) -> Scenario {
+    let mut s = presets::pay_for_speed();
+    s.workload.arrival = Arrival::Poisson { rate_per_s: 20.0 };
+    s.duration_s = 600.0;
+    let api = s.api.as_mut().expect("api");
+    api.client = client;
+    api.tiers[0].errors = Some(errors);
+    s
+}
+
+fn rate(p: f64) -> ProviderErrors {
+    ProviderErrors {
+        base_rate: p,
+        incidents: Vec::new(),
+    }
+}
+
+/// `k` within four standard deviations of a binomial's mean.
+fn binomial(what: &str, k: u64, n: u64, p: f64) {
+    let (mean, sd) = (n as f64 * p, (n as f64 * p * (1.0 - p)).sqrt());
+    assert!(
+        (k as f64 - mean).abs() <= 4.0 * sd + 1.0,
+        "{what}: {k} of {n}, expected {mean:.0} ± {:.0}",
+        4.0 * sd
+    );
+}
+
+#[test]
+fn without_retries_a_request_fails_at_the_error_rate_and_errors_are_free() {
+    let r = run(&voice(rate(0.05), ClientPolicy::FailFast)).expect("valid");
+    let a = r.api.as_ref().expect("api");
+    let n = r.requests.arrived;
+    binomial("failed", r.requests.failed, n, 0.05);
+    assert_eq!(
+        (a.failed_errors, a.errors),
+        (r.requests.failed, r.requests.failed)
+    );
+    assert_eq!(a.tiers[0].errors, a.errors);
+    assert_eq!(r.requests.completed + r.requests.failed, n);
+    // Only the answered requests are billed: 1,000 in at $1/M, 200 out at $12/M.
+    let per = (1000.0 * 1.0 + 200.0 * 12.0) / 1e6;
+    assert_close("the bill", a.usd, r.requests.completed as f64 * per, 1e-9);
+}
+
+#[test]
+fn with_k_retries_a_request_fails_at_the_rate_to_the_power_k_plus_one() {
+    for k in [1, 2] {
+        let p = 0.2;
+        let r = run(&voice(rate(p), ClientPolicy::SdkRetries { max_retries: k })).expect("valid");
+        let a = r.api.as_ref().expect("api");
+        let n = r.requests.arrived;
+        binomial(
+            &format!("{k} retries"),
+            r.requests.failed,
+            n,
+            p.powi(k as i32 + 1),
+        );
+        assert_eq!(a.failed_errors, r.requests.failed);
+        assert_eq!(r.requests.completed + r.requests.failed, n);
+        // Each attempt errs with p: attempts = requests + retries.
+        assert_eq!(a.attempts, n + a.retries);
+        binomial("errors per attempt", a.errors, a.attempts, p);
+    }
+}
+
+#[test]
+fn an_incident_loses_exactly_its_window_and_slows_what_it_answers() {
+    // One request a second for 100 s; every attempt from 30 s to 50 s errs.
+    let mut s = voice(
+        ProviderErrors {
+            base_rate: 0.0,
+            incidents: vec![Incident {
+                start_s: 30.0,
+                duration_s: 20.0,
+                error_rate: 1.0,
+                latency_multiplier: 1.0,
+            }],
+        },
+        ClientPolicy::FailFast,
+    );
+    let requests: Vec<TraceRequest> = (0..100)
+        .map(|i| TraceRequest {
+            at_s: f64::from(i),
+            input_tokens: 1000,
+            output_tokens: 200,
+            class: 0,
+            prefix_blocks: Vec::new(),
+        })
+        .collect();
+    s.workload.arrival = Arrival::Trace {
+        requests: requests.into(),
+        prefix_block_tokens: None,
+    };
+    s.duration_s = 100.0;
+    let r = run(&s).expect("valid");
+    assert_eq!((r.requests.failed, r.requests.completed), (20, 80));
+    // A slowdown ×3 instead: nothing fails, those 20 answers take 3 times
+    // as long (0.3 s + 200 tokens at 60 a second, ×3).
+    let i = &mut s.api.as_mut().expect("api").tiers[0]
+        .errors
+        .as_mut()
+        .expect("errors")
+        .incidents[0];
+    (i.error_rate, i.latency_multiplier) = (0.0, 3.0);
+    let r = run(&s).expect("valid");
+    assert_eq!(r.requests.completed, 100);
+    let normal = 300.0 + 200.0 / 60.0 * 1000.0;
+    assert_close("p50", r.overall.e2e.p50_ms.expect("p50"), normal, 0.01);
+    assert_close(
+        "max",
+        r.overall.e2e.max_ms.expect("max"),
+        3.0 * normal,
+        0.01,
+    );
+    // The page's text for incidents reads back.
+    let text = "at 30 for 20: 100 %, ×1";
+    assert_eq!(
+        ProviderErrors::parse_incidents(text).expect("reads")[0],
+        Incident {
+            start_s: 30.0,
+            duration_s: 20.0,
+            error_rate: 1.0,
+            latency_multiplier: 1.0
+        }
+    );
+}
+
+#[test]
+fn an_error_free_tier_runs_as_it_did() {
+    let plain = presets::pay_for_speed();
+    let mut s = plain.clone();
+    s.api.as_mut().expect("api").tiers[0].errors = Some(rate(0.0));
+    assert_eq!(run(&s).expect("valid"), run(&plain).expect("valid"));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_request_ends_once_whatever_the_errors_and_the_client(
+        p in 0.0..1.0f64,
+        start in 0.0..200.0f64,
+        length in 1.0..200.0f64,
+        burst in 0.0..1.0f64,
+        slower in 1.0..5.0f64,
+        client in 0..4usize,
+        timeout in prop::option::of(1.0..30.0f64),
+        seed in any::<u64>(),
+    ) {
+        let client = [
+            ClientPolicy::FailFast,
+            ClientPolicy::SdkRetries { max_retries: 2 },
+            ClientPolicy::FullJitter { max_retries: 3, base_s: 0.5, cap_s: 8.0 },
+            ClientPolicy::QUEUE,
+        ][client].clone();
+        let mut s = voice(
+            ProviderErrors {
+                base_rate: p,
+                incidents: vec![Incident { start_s: start, duration_s: length, error_rate: burst, latency_multiplier: slower }],
+            },
+            client,
+        );
+        s.seed = seed;
+        s.duration_s = 300.0;
+        s.workload.classes[0].timeout_s = timeout;
+        s.workload.classes[0].output_tokens = Dist::Fixed { value: 50.0 };
+        let r = run(&s).expect("valid");
+        let c = &r.requests;
+        prop_assert!(r.complete);
+        prop_assert_eq!(c.completed + c.failed + c.rejected + c.timed_out + c.in_flight, c.arrived);
+        prop_assert_eq!(c.in_flight, 0);
+        let a = r.api.as_ref().expect("api");
+        prop_assert!(a.usd.is_finite() && a.usd >= 0.0);
+        prop_assert!(a.failed_errors <= a.errors);
+        prop_assert_eq!(&run(&s).expect("valid"), &r);
+    }
+}
