@@ -197,6 +197,18 @@ pub fn summary(s: &Scenario, r: &Report) -> String {
                 thousands(a.failed_errors)
             );
         }
+        if a.fallbacks > 0 {
+            let to = s
+                .api
+                .as_ref()
+                .and_then(|x| x.fallback.as_deref())
+                .unwrap_or("?");
+            o += &format!(
+                "  fallback: {} requests their tier gave up on sent on to {}\n",
+                thousands(a.fallbacks),
+                printable(to)
+            );
+        }
         for t in &a.tiers {
             o += &format!(
                 "  tier {}: {} requests, {} × 429, {} timed out, {} for the run, {}/month\n",

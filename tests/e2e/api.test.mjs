@@ -117,3 +117,15 @@ test('a provider incident fails what it answers with errors, and a bad incident 
   assert.match(await p.text('api-incidents-error'), /at START for SECONDS: RATE %, ×SLOWER/);
   assert.deepEqual(lab.errors, []);
 });
+
+test('a fallback tier answers what the main tier gave up on', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  await p.byTestId('preset').selectOption('launch-spike');
+  await p.waitForRun();
+  const failed = await p.value('card-failed');
+  assert.ok(failed > 10, `${failed} % failed before`);
+  await edit(p, 'api-fallback', (select) => select.selectOption('small'));
+  assert.equal(await p.value('card-failed'), 0);
+  assert.deepEqual(lab.errors, []);
+});

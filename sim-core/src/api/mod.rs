@@ -43,6 +43,11 @@ pub struct Api {
     /// Rate-limit tier: every limit multiplied by this (providers raise limits by tier).
     #[serde(default = "one")]
     pub rate_limit_multiplier: u32,
+    /// Where a request goes when its tier has given up on it (its retries
+    /// spent on 429s or errors, or too large for it): another tier, a pool,
+    /// or `"self-hosted"`. A request falls back once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
 }
 
 fn one() -> u32 {

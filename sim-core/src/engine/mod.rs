@@ -129,6 +129,8 @@ struct Config {
     slo: Slo,
     /// Where each class is served when no rule decides.
     class_backend: Vec<Backend>,
+    /// Where a request its API tier gave up on goes, if anywhere.
+    api_fallback: Option<Backend>,
     /// Whether a replayed trace's prefix-block hashes name its blocks.
     hashed: bool,
 }

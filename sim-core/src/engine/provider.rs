@@ -3,6 +3,7 @@
 
 use super::provider_batch::BatchState;
 use super::provider_cache::ProviderCache;
+use super::provider_errors::GaveUp;
 use super::request::{Phase, ReqId};
 use super::{Event, Simulation, later, secs_to_ns};
 use crate::api::{
@@ -69,10 +70,12 @@ pub(super) struct ApiState {
     /// Errors (besides 429s) answered, and requests failed after them.
     pub(super) errors: u64,
     pub(super) failed_errors: u64,
+    /// Requests sent on to `api.fallback`.
+    pub(super) fallbacks: u64,
     pub(super) attempts: u64,
     throttled: u64,
     retries: u64,
-    failed_429: u64,
+    pub(super) failed_429: u64,
     pub(super) failed_too_large: u64,
     pub(super) rejected_client: u64,
     requests: u64,
@@ -129,6 +132,7 @@ impl ApiState {
             error_rng: Stream::new(seed, StreamId::API_ERRORS),
             errors: 0,
             failed_errors: 0,
+            fallbacks: 0,
             attempts: 0,
             throttled: 0,
             retries: 0,
@@ -171,6 +175,7 @@ impl ApiState {
             failed_too_large: self.failed_too_large,
             errors: self.errors,
             failed_errors: self.failed_errors,
+            fallbacks: self.fallbacks,
             rejected_by_client: self.rejected_client,
             usd,
             usd_per_month: usd * month_factor,
@@ -209,7 +214,8 @@ impl Simulation {
         let req = &mut self.st.requests[id];
         req.tier = Some(tier);
         req.fast = fast;
-        api.requests += 1;
+        // A request that fell back here was counted where it began.
+        api.requests += u64::from(!req.fell_back);
         let t = &mut api.tiers[tier as usize];
         t.requests += 1;
         if t.batch.is_some() {
@@ -221,11 +227,10 @@ impl Simulation {
             u64::from(req.input_tokens),
             u64::from(self.cfg.classes[req.class as usize].max_tokens) + u64::from(req.reasoning),
         ) {
-            api.failed_too_large += 1;
             if self.rec.too_large_example.is_none() {
                 self.rec.too_large_example = Some(format!("tier {:?}: {e}", t.name));
             }
-            self.fail(id);
+            self.api_give_up(id, GaveUp::TooLarge);
             return;
         }
         let queues = matches!(api.client, ClientPolicy::Queue { .. });
@@ -358,10 +363,7 @@ impl Simulation {
                 t.throttled += 1;
                 self.rec.windows.throttled(now);
                 if !self.retry_later(id, retry_after) {
-                    if let Some(api) = self.api.as_mut() {
-                        api.failed_429 += 1;
-                    }
-                    self.fail(id);
+                    self.api_give_up(id, GaveUp::Throttled);
                 }
             }
         }

@@ -53,14 +53,13 @@ impl Simulation {
         let t = &mut api.tiers[tier as usize];
         let Some(b) = t.batch.as_mut() else { return };
         if input > b.limit {
-            api.failed_too_large += 1;
             if self.rec.too_large_example.is_none() {
                 self.rec.too_large_example = Some(format!(
                     "tier {:?}: {input} input tokens, more than its batch queue of {} enqueued tokens",
                     t.name, b.limit
                 ));
             }
-            self.fail(id);
+            self.api_give_up(id, super::provider_errors::GaveUp::TooLarge);
             return;
         }
         if b.waiting.is_empty() && b.fits(input) {

@@ -6,7 +6,7 @@
 //! reservation, is not billed, and goes back to the client, which retries
 //! it as its policy says or lets the request fail.
 
-use super::request::{Phase, ReqId};
+use super::request::{Backend, Phase, ReqId};
 use super::{Event, NS_PER_S, Simulation, later, secs_to_ns};
 use crate::api::Charge;
 
@@ -75,11 +75,47 @@ impl Simulation {
             return;
         };
         if !self.retry_later(id, 0) {
-            if let Some(api) = self.api.as_mut() {
-                api.failed_errors += 1;
-            }
-            self.fail(id);
+            self.api_give_up(id, GaveUp::Error);
         }
         self.client_pump(tier);
     }
+
+    /// Request `id`'s tier gave up on it: it falls back (once) where
+    /// `api.fallback` says, or it fails, counted by why.
+    pub(super) fn api_give_up(&mut self, id: ReqId, why: GaveUp) {
+        let Some(api) = self.api.as_mut() else { return };
+        if let Some(to) = self.cfg.api_fallback
+            && !self.st.requests[id].fell_back
+        {
+            api.fallbacks += 1;
+            let req = &mut self.st.requests[id];
+            req.fell_back = true;
+            req.attempts = 0;
+            req.tier = None;
+            req.fast = false;
+            req.phase = Phase::Waiting;
+            match to {
+                Backend::Api { tier, fast } => self.api_submit(id, tier, fast),
+                Backend::Pool(p) => self.send_to_pool(id, p),
+            }
+            return;
+        }
+        match why {
+            GaveUp::Throttled => api.failed_429 += 1,
+            GaveUp::Error => api.failed_errors += 1,
+            GaveUp::TooLarge => api.failed_too_large += 1,
+        }
+        self.fail(id);
+    }
+}
+
+/// Why a tier gave up on a request.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum GaveUp {
+    /// Its retries were spent on 429s.
+    Throttled,
+    /// Its retries were spent on errors.
+    Error,
+    /// It can never fit the tier's limits or batch queue.
+    TooLarge,
 }

@@ -95,6 +95,8 @@ pub(super) struct Request {
     pub(super) api_written: u32,
     /// At an API provider: its attempt is coming back as an error.
     pub(super) api_error: bool,
+    /// It fell back from the tier that gave up on it (once at most).
+    pub(super) fell_back: bool,
     /// A replayed trace's request: its prefix-block hashes' slot in the
     /// run's table ([`super::prefix::PrefixHashes`]), until it leaves.
     pub(super) hashes: Option<u32>,
@@ -282,6 +284,7 @@ impl Simulation {
             api_cached: 0,
             api_written: 0,
             api_error: false,
+            fell_back: false,
             hashes,
             remote: super::disaggregation::NO_REMOTE,
             pulled_ns: 0,
@@ -309,19 +312,23 @@ impl Simulation {
         });
         match self.choose_backend(class, input, task) {
             Backend::Api { tier, fast } => self.api_submit(id, tier, fast),
-            Backend::Pool(p) => {
-                self.st.requests[id].pool = p;
-                let frontend = self.cfg.pools[usize::from(p)].frontend_in_ns;
-                if frontend > 0 {
-                    // The serving software's front end first (HTTP, tokenisation).
-                    self.st.waiting += 1;
-                    self.st.in_frontend += 1;
-                    let at = later(now, frontend);
-                    self.st.events.push(at, Event::Enqueue { req: id });
-                } else {
-                    self.route(id);
-                }
-            }
+            Backend::Pool(p) => self.send_to_pool(id, p),
+        }
+    }
+
+    /// Send request `id` to self-hosted pool `p`: through its front end, or
+    /// straight to its router.
+    pub(super) fn send_to_pool(&mut self, id: ReqId, p: u16) {
+        self.st.requests[id].pool = p;
+        let frontend = self.cfg.pools[usize::from(p)].frontend_in_ns;
+        if frontend > 0 {
+            // The serving software's front end first (HTTP, tokenisation).
+            self.st.waiting += 1;
+            self.st.in_frontend += 1;
+            let at = later(self.st.now, frontend);
+            self.st.events.push(at, Event::Enqueue { req: id });
+        } else {
+            self.route(id);
         }
     }
 

@@ -107,6 +107,12 @@ impl Simulation {
             rules,
             slo: scenario.slo.clone(),
             class_backend: request::class_backends(scenario),
+            api_fallback: scenario
+                .api
+                .as_ref()
+                .and_then(|a| a.fallback.as_deref())
+                .and_then(|name| scenario.target_named(name))
+                .map(pools::backend),
             hashed: block_tokens.is_some(),
             pools,
         };

@@ -121,6 +121,16 @@ fn set_batch(s: &mut Scenario, on: bool) -> Result<(), String> {
     Ok(())
 }
 
+fn fallback_options(s: &Scenario, i: usize) -> Vec<(String, String)> {
+    let mut o = vec![("none".to_owned(), "Nothing: the request fails".to_owned())];
+    o.extend(
+        backend_options(s, i)
+            .into_iter()
+            .filter(|(k, _)| !k.ends_with("+fast")),
+    );
+    o
+}
+
 fn no_api() -> String {
     "the scenario has no api section".into()
 }
@@ -372,6 +382,33 @@ pub(super) const PARAMS: &[Param] = &[
                 if e.base_rate == 0.0 && e.incidents.is_empty() {
                     t.errors = None;
                 }
+                Ok(())
+            },
+        }),
+    },
+    Param {
+        path: "api.fallback",
+        id: "api-fallback",
+        group: Group::Provider,
+        label: "When a tier gives up",
+        unit: "",
+        help: "Where a request goes once its API tier has given up on it (its retries spent on 429s or errors): nowhere (it fails), another tier, or your own servers. A request falls back once.",
+        kind: Kind::Choice(Choice {
+            options: fallback_options,
+            get: |s, _| {
+                s.api
+                    .as_ref()
+                    .map(|a| a.fallback.clone().unwrap_or_else(|| "none".to_owned()))
+            },
+            set: |s, i, k| {
+                let known = keys(fallback_options(s, i));
+                if !known.iter().any(|o| o == k) {
+                    return Err(format!(
+                        "api.fallback: unknown value {k:?}; one of {}",
+                        known.join(", ")
+                    ));
+                }
+                s.api.as_mut().ok_or_else(no_api)?.fallback = (k != "none").then(|| k.to_owned());
                 Ok(())
             },
         }),

@@ -365,6 +365,7 @@ pub fn launch_spike() -> Scenario {
             client: ClientPolicy::FailFast,
             concurrency_cap: None,
             rate_limit_multiplier: 1,
+            fallback: None,
         }),
     }
 }
@@ -434,6 +435,7 @@ pub fn pay_for_speed() -> Scenario {
             client: ClientPolicy::SdkRetries { max_retries: 2 },
             concurrency_cap: None,
             rate_limit_multiplier: 1,
+            fallback: None,
         }),
     }
 }

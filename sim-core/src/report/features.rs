@@ -123,6 +123,9 @@ pub struct ApiReport {
     /// Requests that failed because their last attempt got such an error.
     #[serde(default)]
     pub failed_errors: u64,
+    /// Requests sent on to `api.fallback` when their tier gave up on them.
+    #[serde(default)]
+    pub fallbacks: u64,
     /// Requests the client's own queue turned away (full, or waited too long).
     pub rejected_by_client: u64,
     /// API spend over the run.

@@ -169,6 +169,11 @@ impl Scenario {
                 api.default_backend
             ));
         }
+        if let Some(f) = api.fallback.as_deref().filter(|f| !backend_ok(f)) {
+            c.problems.push(format!(
+                "api.fallback must be \"{SELF_HOSTED}\", a pool or a tier name, got {f:?}"
+            ));
+        }
         if api.routes.len() > bounds::CLASSES {
             c.problems.push(format!(
                 "api.routes must have at most {} routes, got {}",

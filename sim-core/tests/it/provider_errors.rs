@@ -159,6 +159,7 @@ proptest! {
         slower in 1.0..5.0f64,
         client in 0..4usize,
         timeout in prop::option::of(1.0..30.0f64),
+        fallback in any::<bool>(),
         seed in any::<u64>(),
     ) {
         let client = [
@@ -178,6 +179,7 @@ proptest! {
         s.duration_s = 300.0;
         s.workload.classes[0].timeout_s = timeout;
         s.workload.classes[0].output_tokens = Dist::Fixed { value: 50.0 };
+        s.api.as_mut().expect("api").fallback = fallback.then(|| "self-hosted".to_owned());
         let r = run(&s).expect("valid");
         let c = &r.requests;
         prop_assert!(r.complete);
@@ -188,4 +190,73 @@ proptest! {
         prop_assert!(a.failed_errors <= a.errors);
         prop_assert_eq!(&run(&s).expect("valid"), &r);
     }
+}
+
+/// The incident scenario: one request a second for 100 s, every attempt
+/// from 30 s to 50 s failing, a fail-fast client, and `fallback`.
+fn bad_spell(fallback: Option<&str>) -> Scenario {
+    let mut s = voice(
+        ProviderErrors {
+            base_rate: 0.0,
+            incidents: vec![Incident {
+                start_s: 30.0,
+                duration_s: 20.0,
+                error_rate: 1.0,
+                latency_multiplier: 1.0,
+            }],
+        },
+        ClientPolicy::FailFast,
+    );
+    let requests: Vec<TraceRequest> = (0..100)
+        .map(|i| TraceRequest {
+            at_s: f64::from(i),
+            input_tokens: 1000,
+            output_tokens: 200,
+            class: 0,
+            prefix_blocks: Vec::new(),
+        })
+        .collect();
+    s.workload.arrival = Arrival::Trace {
+        requests: requests.into(),
+        prefix_block_tokens: None,
+    };
+    s.duration_s = 100.0;
+    s.api.as_mut().expect("api").fallback = fallback.map(str::to_owned);
+    s
+}
+
+#[test]
+fn a_fallback_takes_what_the_tier_gave_up_on_once() {
+    // To the self-hosted fleet: the 20 requests of the bad spell are served
+    // there, and none fails; the API bills the 80 it answered.
+    let r = run(&bad_spell(Some("self-hosted"))).expect("valid");
+    let a = r.api.as_ref().expect("api");
+    assert_eq!((r.requests.completed, r.requests.failed), (100, 0));
+    assert_eq!((a.fallbacks, a.errors, a.failed_errors), (20, 20, 0));
+    assert_eq!((a.requests, a.tiers[0].completed), (100, 80));
+    let per = (1000.0 * 1.0 + 200.0 * 12.0) / 1e6;
+    assert_close("the API bill", a.usd, 80.0 * per, 1e-9);
+    // To a second tier having the same bad spell: they fall back once, fail
+    // there, and fail for good.
+    let mut s = bad_spell(Some("backup"));
+    let api = s.api.as_mut().expect("api");
+    let mut backup = api.tiers[0].clone();
+    backup.name = "backup".into();
+    backup.fast = None;
+    api.tiers.push(backup);
+    let r = run(&s).expect("valid");
+    let a = r.api.as_ref().expect("api");
+    assert_eq!((r.requests.completed, r.requests.failed), (80, 20));
+    assert_eq!((a.fallbacks, a.errors, a.failed_errors), (20, 40, 20));
+    assert_eq!((a.tiers[1].requests, a.tiers[1].errors), (20, 20));
+    // A fallback must name a backend.
+    let err = run(&bad_spell(Some("nowhere")))
+        .expect_err("refused")
+        .to_string();
+    assert!(
+        err.contains(
+            "api.fallback must be \"self-hosted\", a pool or a tier name, got \"nowhere\""
+        ),
+        "{err}"
+    );
 }
