@@ -240,3 +240,28 @@ fn trace_read_1m(bencher: divan::Bencher, how: &str) {
         }
     });
 }
+
+/// An API launch (launch-spike, 5,000 users at its peak, the SDKs' retries
+/// and a fallback to the small model), and the same with the provider
+/// having a bad spell: 10 % errors all along, 50 % and three times slower
+/// for 20 minutes. Target: the bad spell costs ≤ 1.3× per request.
+#[divan::bench(args = ["plain", "incidents"], sample_count = 5)]
+fn api_launch(bencher: divan::Bencher, how: &str) {
+    let mut s = sim_core::presets::launch_spike();
+    let mut edits = vec![("api.client", "sdk_retries"), ("api.fallback", "small")];
+    if how == "incidents" {
+        edits.extend([
+            ("api.error_rate", "10"),
+            ("api.incidents", "at 600 for 1200: 50 %, ×3"),
+        ]);
+    }
+    for (name, value) in edits {
+        sim_core::params::apply(&mut s, name, value).expect("an edit");
+    }
+    let s = s.validate().expect("valid");
+    bencher
+        .counter(divan::counter::ItemsCount::new(
+            sim_core::run(&s).requests.arrived as usize,
+        ))
+        .bench(|| sim_core::run(divan::black_box(&s)).requests.completed);
+}
