@@ -197,6 +197,14 @@ pub fn summary(s: &Scenario, r: &Report) -> String {
                 thousands(a.failed_errors)
             );
         }
+        for t in a.tiers.iter().filter(|t| t.breaker_opened > 0) {
+            o += &format!(
+                "  breaker: opened {} times for tier {}, {} s in all\n",
+                thousands(t.breaker_opened),
+                printable(&t.name),
+                sim_core::format::plain(t.breaker_open_s)
+            );
+        }
         if a.fallbacks > 0 {
             let to = s
                 .api

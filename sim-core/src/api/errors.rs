@@ -38,6 +38,43 @@ fn one() -> f64 {
     1.0
 }
 
+/// The client's circuit breaker: after `errors` errors from a tier within
+/// `window_s`, it stops sending to the tier for `cool_down_s` (its
+/// requests fall back, or fail); then it lets one request through, and
+/// closes if that one is answered, or opens again if it errs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Breaker {
+    /// Errors that open it.
+    pub errors: u32,
+    /// Within this many seconds.
+    pub window_s: f64,
+    /// How long it stays open, s.
+    pub cool_down_s: f64,
+}
+
+impl Breaker {
+    /// Problems with the settings, each naming its field under `at`.
+    pub fn problems(&self, at: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        if !(1..=1_000_000).contains(&self.errors) {
+            out.push(format!(
+                "{at}.errors must be 1..=1000000, got {}",
+                self.errors
+            ));
+        }
+        for (name, v) in [
+            ("window_s", self.window_s),
+            ("cool_down_s", self.cool_down_s),
+        ] {
+            if !(v.is_finite() && v > 0.0 && v <= 86_400.0) {
+                out.push(format!("{at}.{name} must be > 0 and ≤ 86400 s, got {v}"));
+            }
+        }
+        out
+    }
+}
+
 impl ProviderErrors {
     /// The error rate and latency multiplier at `t_s` seconds.
     pub fn at(&self, t_s: f64) -> (f64, f64) {

@@ -13,7 +13,7 @@ mod limiter;
 pub mod price;
 mod prompt_cache;
 
-pub use errors::{Incident, ProviderErrors};
+pub use errors::{Breaker, Incident, ProviderErrors};
 pub use limiter::{Charge, FixedWindow, Limiter, TokenBucket};
 pub use prompt_cache::{CacheMode, PromptCache, input_usd};
 
@@ -48,6 +48,9 @@ pub struct Api {
     /// or `"self-hosted"`. A request falls back once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fallback: Option<String>,
+    /// The client's circuit breaker, for every tier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub breaker: Option<Breaker>,
 }
 
 fn one() -> u32 {

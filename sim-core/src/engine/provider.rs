@@ -3,13 +3,10 @@
 
 use super::provider_batch::BatchState;
 use super::provider_cache::ProviderCache;
-use super::provider_errors::GaveUp;
+use super::provider_errors::{BreakerState, GaveUp};
 use super::request::{Phase, ReqId};
 use super::{Event, Simulation, later, secs_to_ns};
-use crate::api::{
-    Api, Charge, ClientPolicy, LimitStyle, Limiter, PromptCache, full_jitter_delay_ns, input_usd,
-    sdk_retry_delay_ns,
-};
+use crate::api::{Api, Charge, ClientPolicy, LimitStyle, Limiter, PromptCache, input_usd};
 use crate::dist::Sampler;
 use crate::report::{ApiReport, TierReport};
 use crate::rng::{Stream, StreamId};
@@ -33,6 +30,8 @@ pub(super) struct TierState {
     pub(super) batch: Option<BatchState>,
     /// Its errors besides 429s.
     pub(super) errors_cfg: Option<crate::api::ProviderErrors>,
+    /// The client's breaker for it.
+    pub(super) breaker: BreakerState,
     /// Errors it answered with.
     pub(super) errors: u64,
     pub(super) limiter: Limiter,
@@ -59,11 +58,11 @@ pub(super) struct TierState {
 /// Everything about the API side of a run.
 pub(super) struct ApiState {
     pub(super) tiers: Vec<TierState>,
-    client: ClientPolicy,
+    pub(super) client: ClientPolicy,
     cap: u64,
     /// Requests waiting for a retry timer.
     pub(super) retry_pending: u64,
-    retry_rng: Stream,
+    pub(super) retry_rng: Stream,
     pub(super) latency_rng: Stream,
     /// Whether an attempt is answered with an error.
     pub(super) error_rng: Stream,
@@ -72,9 +71,12 @@ pub(super) struct ApiState {
     pub(super) failed_errors: u64,
     /// Requests sent on to `api.fallback`.
     pub(super) fallbacks: u64,
+    /// The client's circuit breaker, if it has one.
+    pub(super) breaker: Option<crate::api::Breaker>,
+    pub(super) failed_breaker: u64,
     pub(super) attempts: u64,
     throttled: u64,
-    retries: u64,
+    pub(super) retries: u64,
     pub(super) failed_429: u64,
     pub(super) failed_too_large: u64,
     pub(super) rejected_client: u64,
@@ -102,6 +104,7 @@ impl ApiState {
                     .map(|c| (c.clone(), ProviderCache::new(secs_to_ns(c.ttl_s)))),
                 batch: t.batch.as_ref().map(BatchState::new),
                 errors_cfg: t.errors.clone(),
+                breaker: BreakerState::default(),
                 errors: 0,
                 limiter: Limiter::new(&t.limits, api.rate_limit_multiplier),
                 queue: VecDeque::new(),
@@ -133,6 +136,8 @@ impl ApiState {
             errors: 0,
             failed_errors: 0,
             fallbacks: 0,
+            breaker: api.breaker.clone(),
+            failed_breaker: 0,
             attempts: 0,
             throttled: 0,
             retries: 0,
@@ -176,6 +181,7 @@ impl ApiState {
             errors: self.errors,
             failed_errors: self.failed_errors,
             fallbacks: self.fallbacks,
+            failed_breaker: self.failed_breaker,
             rejected_by_client: self.rejected_client,
             usd,
             usd_per_month: usd * month_factor,
@@ -200,6 +206,8 @@ impl ApiState {
                     usd_saved_by_cache: t.usd_saved_by_cache,
                     batch_enqueued_peak_tokens: t.batch.as_ref().map_or(0, |b| b.peak),
                     errors: t.errors,
+                    breaker_opened: t.breaker.opened,
+                    breaker_open_s: t.breaker.open_ns as f64 / 1e9,
                 })
                 .collect(),
         }
@@ -299,6 +307,15 @@ impl Simulation {
             let max_tokens = u64::from(self.cfg.classes[req.class as usize].max_tokens)
                 + u64::from(req.reasoning);
             let input = self.counted_input(head, tier);
+            if self.breaker_blocks(tier) {
+                // The breaker is open: the head leaves the queue for its fallback.
+                if let Some(api) = self.api.as_mut() {
+                    api.tiers[tier as usize].queue.pop_front();
+                }
+                self.st.waiting -= 1;
+                self.api_give_up(head, GaveUp::Breaker);
+                continue;
+            }
             let Some(api) = self.api.as_mut() else { return };
             let t = &mut api.tiers[tier as usize];
             match t.limiter.try_admit(now, input, max_tokens) {
@@ -347,6 +364,13 @@ impl Simulation {
             self.client_enqueue(id, tier);
             return;
         }
+        if self.breaker_blocks(tier) {
+            self.api_give_up(id, GaveUp::Breaker);
+            return;
+        }
+        let Some(api) = self.api.as_mut() else { return };
+        let req = &self.st.requests[id];
+        let t = &mut api.tiers[tier as usize];
         api.attempts += 1;
         // A reasoning request reserves its thinking on top of max_tokens.
         let max_tokens =
@@ -369,48 +393,6 @@ impl Simulation {
         }
     }
 
-    /// Request `id`'s attempt was refused (a 429 saying `retry_after`, 0
-    /// if it says nothing, or an error): schedule a retry as the client's
-    /// policy says, and say whether it did (a queueing client, whose 429s
-    /// never happen, retries errors as the SDKs do).
-    pub(super) fn retry_later(&mut self, id: ReqId, retry_after: u64) -> bool {
-        let now = self.st.now;
-        let Some(api) = self.api.as_mut() else {
-            return false;
-        };
-        let req = &mut self.st.requests[id];
-        let retries_done = u32::from(req.attempts);
-        req.attempts = req.attempts.saturating_add(1);
-        // A draw only for a retry that happens (the stream stays as it was).
-        let rng = &mut api.retry_rng;
-        let mut sdk = |max_retries: u32| {
-            (retries_done < max_retries)
-                .then(|| sdk_retry_delay_ns(retries_done, retry_after, rng.uniform()))
-        };
-        let delay = match api.client {
-            ClientPolicy::FailFast => None,
-            ClientPolicy::SdkRetries { max_retries } => sdk(max_retries),
-            ClientPolicy::FullJitter {
-                max_retries,
-                base_s,
-                cap_s,
-            } => (retries_done < max_retries).then(|| {
-                full_jitter_delay_ns(retries_done, base_s, cap_s, api.retry_rng.uniform())
-            }),
-            ClientPolicy::Queue { .. } => sdk(2),
-        };
-        let Some(d) = delay else {
-            return false;
-        };
-        self.rec.windows.retry(now);
-        api.retries += 1;
-        api.retry_pending += 1;
-        self.st
-            .events
-            .push(now.saturating_add(d.max(1)), Event::ApiRetry { req: id });
-        true
-    }
-
     /// A retry timer fired.
     pub(super) fn api_retry(&mut self, id: ReqId) {
         if let Some(api) = self.api.as_mut() {
@@ -431,6 +413,7 @@ impl Simulation {
         let Some(tier) = self.st.requests[id].tier else {
             return;
         };
+        self.breaker_sent(tier);
         let (error, slow) = self.provider_outcome(tier);
         if error {
             self.api_send_error(id, tier, charge, slow);
@@ -482,6 +465,9 @@ impl Simulation {
         if self.st.requests[id].api_error {
             self.api_error_back(id);
             return;
+        }
+        if let Some(tier) = self.st.requests[id].tier {
+            self.breaker_success(tier);
         }
         let now = self.st.now;
         let req = &self.st.requests[id];

@@ -8,7 +8,8 @@
 
 use super::request::{Backend, Phase, ReqId};
 use super::{Event, NS_PER_S, Simulation, later, secs_to_ns};
-use crate::api::Charge;
+use crate::api::{Breaker, Charge, ClientPolicy, full_jitter_delay_ns, sdk_retry_delay_ns};
+use std::collections::VecDeque;
 
 impl Simulation {
     /// Whether tier `tier` answers the attempt sent now with an error, and
@@ -62,6 +63,9 @@ impl Simulation {
         );
         t.errors += 1;
         api.errors += 1;
+        if let Some(b) = &api.breaker {
+            t.breaker.error(b, now);
+        }
         req.api_error = false;
         req.api_done_ns = u64::MAX;
         req.output_reserved = 0;
@@ -78,6 +82,48 @@ impl Simulation {
             self.api_give_up(id, GaveUp::Error);
         }
         self.client_pump(tier);
+    }
+
+    /// Request `id`'s attempt was refused (a 429 saying `retry_after`, 0
+    /// if it says nothing, or an error): schedule a retry as the client's
+    /// policy says, and say whether it did (a queueing client, whose 429s
+    /// never happen, retries errors as the SDKs do).
+    pub(super) fn retry_later(&mut self, id: ReqId, retry_after: u64) -> bool {
+        let now = self.st.now;
+        let Some(api) = self.api.as_mut() else {
+            return false;
+        };
+        let req = &mut self.st.requests[id];
+        let retries_done = u32::from(req.attempts);
+        req.attempts = req.attempts.saturating_add(1);
+        // A draw only for a retry that happens (the stream stays as it was).
+        let rng = &mut api.retry_rng;
+        let mut sdk = |max_retries: u32| {
+            (retries_done < max_retries)
+                .then(|| sdk_retry_delay_ns(retries_done, retry_after, rng.uniform()))
+        };
+        let delay = match api.client {
+            ClientPolicy::FailFast => None,
+            ClientPolicy::SdkRetries { max_retries } => sdk(max_retries),
+            ClientPolicy::FullJitter {
+                max_retries,
+                base_s,
+                cap_s,
+            } => (retries_done < max_retries).then(|| {
+                full_jitter_delay_ns(retries_done, base_s, cap_s, api.retry_rng.uniform())
+            }),
+            ClientPolicy::Queue { .. } => sdk(2),
+        };
+        let Some(d) = delay else {
+            return false;
+        };
+        self.rec.windows.retry(now);
+        api.retries += 1;
+        api.retry_pending += 1;
+        self.st
+            .events
+            .push(now.saturating_add(d.max(1)), Event::ApiRetry { req: id });
+        true
     }
 
     /// Request `id`'s tier gave up on it: it falls back (once) where
@@ -101,6 +147,7 @@ impl Simulation {
             return;
         }
         match why {
+            GaveUp::Breaker => api.failed_breaker += 1,
             GaveUp::Throttled => api.failed_429 += 1,
             GaveUp::Error => api.failed_errors += 1,
             GaveUp::TooLarge => api.failed_too_large += 1,
@@ -112,10 +159,96 @@ impl Simulation {
 /// Why a tier gave up on a request.
 #[derive(Clone, Copy, Debug)]
 pub(super) enum GaveUp {
+    /// The client's breaker for the tier is open.
+    Breaker,
     /// Its retries were spent on 429s.
     Throttled,
     /// Its retries were spent on errors.
     Error,
     /// It can never fit the tier's limits or batch queue.
     TooLarge,
+}
+
+/// A tier's circuit breaker in a run (`crate::api::Breaker`): the recent
+/// errors while closed, and when open, until when.
+#[derive(Clone, Debug, Default)]
+pub(super) struct BreakerState {
+    /// Times of the errors within the window (at most `errors` of them).
+    recent: VecDeque<u64>,
+    /// While open, the end of its cool-down (0: closed).
+    open_until: u64,
+    /// After the cool-down: the one request let through is out.
+    trial_out: bool,
+    /// Times it opened, and the time it spent open.
+    pub(super) opened: u64,
+    pub(super) open_ns: u64,
+}
+
+impl BreakerState {
+    /// Whether it keeps the client from sending now.
+    fn blocks(&self, now: u64) -> bool {
+        self.open_until != 0 && (now < self.open_until || self.trial_out)
+    }
+
+    fn open(&mut self, b: &Breaker, now: u64) {
+        let cool = secs_to_ns(b.cool_down_s).max(1);
+        self.open_until = later(now, cool);
+        self.trial_out = false;
+        self.recent.clear();
+        self.opened += 1;
+        self.open_ns = self.open_ns.saturating_add(cool);
+    }
+
+    /// An error came back from the tier at `now`.
+    fn error(&mut self, b: &Breaker, now: u64) {
+        if self.open_until != 0 {
+            // The trial erred (or a request sent before it opened): open again.
+            if self.trial_out {
+                self.open(b, now);
+            }
+            return;
+        }
+        let window = secs_to_ns(b.window_s);
+        while self.recent.front().is_some_and(|&t| now - t > window) {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(now);
+        if self.recent.len() as u64 >= u64::from(b.errors) {
+            self.open(b, now);
+        }
+    }
+}
+
+impl Simulation {
+    /// Whether the client's breaker for `tier` keeps it from sending now.
+    pub(super) fn breaker_blocks(&self, tier: u16) -> bool {
+        self.api.as_ref().is_some_and(|a| {
+            a.breaker.is_some() && a.tiers[tier as usize].breaker.blocks(self.st.now)
+        })
+    }
+
+    /// A request goes out to `tier`: after a cool-down, it is the trial.
+    pub(super) fn breaker_sent(&mut self, tier: u16) {
+        let now = self.st.now;
+        if let Some(api) = self.api.as_mut() {
+            let b = &mut api.tiers[tier as usize].breaker;
+            if b.open_until != 0 && now >= b.open_until {
+                b.trial_out = true;
+            }
+        }
+    }
+
+    /// `tier` answered a request: a trial's answer closes the breaker.
+    pub(super) fn breaker_success(&mut self, tier: u16) {
+        if let Some(api) = self.api.as_mut() {
+            let b = &mut api.tiers[tier as usize].breaker;
+            if b.trial_out {
+                *b = BreakerState {
+                    opened: b.opened,
+                    open_ns: b.open_ns,
+                    ..BreakerState::default()
+                };
+            }
+        }
+    }
 }

@@ -16,6 +16,7 @@ mod disaggregation;
 mod edits;
 mod pools;
 mod provider;
+mod provider_api;
 mod routing_text;
 mod scheduling;
 mod serving;
@@ -161,6 +162,7 @@ pub fn all() -> impl Iterator<Item = &'static Param> {
         .chain(scheduling::PARAMS.iter())
         .chain(targets::PARAMS.iter())
         .chain(provider::PARAMS.iter())
+        .chain(provider_api::PARAMS.iter())
 }
 
 /// The parameter a sweep or CLI path names.

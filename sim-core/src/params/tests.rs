@@ -347,6 +347,39 @@ fn prompt_caching_is_chosen_priced_and_says_when_it_changes_nothing() {
 }
 
 #[test]
+fn the_breaker_the_fallback_and_incidents_are_set_by_name() {
+    let mut s = presets::launch_spike();
+    let p = find("api.breaker").expect("param");
+    assert_eq!(p.get_text(&s, 0).as_deref(), Some("off"));
+    apply(&mut s, "api.breaker", "quick").expect("quick");
+    assert_eq!(
+        s.api
+            .as_ref()
+            .expect("api")
+            .breaker
+            .as_ref()
+            .map(|b| b.errors),
+        Some(5)
+    );
+    assert_eq!(p.get_text(&s, 0).as_deref(), Some("quick"));
+    assert!(apply(&mut s, "api.breaker", "sometimes").is_err());
+    apply(&mut s, "api.fallback", "small").expect("fallback");
+    assert!(apply(&mut s, "api.fallback", "nowhere").is_err());
+    apply(&mut s, "api.incidents", "at 60 for 30: 25 %, ×2").expect("incident");
+    let e = s.api.as_ref().expect("api").tiers[0]
+        .errors
+        .clone()
+        .expect("errors");
+    assert_eq!(
+        (e.incidents[0].error_rate, e.incidents[0].latency_multiplier),
+        (0.25, 2.0)
+    );
+    s.check().expect("valid");
+    apply(&mut s, "api.incidents", "").expect("none");
+    assert!(s.api.as_ref().expect("api").tiers[0].errors.is_none());
+}
+
+#[test]
 fn priorities_say_why_they_change_nothing_until_they_can() {
     let mut s = presets::chat_and_batch();
     let (policy, priority) = (

@@ -92,6 +92,7 @@ pub fn prompt_caching() -> Scenario {
             concurrency_cap: None,
             rate_limit_multiplier: 1,
             fallback: None,
+            breaker: None,
         }),
     }
 }

@@ -366,6 +366,7 @@ pub fn launch_spike() -> Scenario {
             concurrency_cap: None,
             rate_limit_multiplier: 1,
             fallback: None,
+            breaker: None,
         }),
     }
 }
@@ -436,6 +437,7 @@ pub fn pay_for_speed() -> Scenario {
             concurrency_cap: None,
             rate_limit_multiplier: 1,
             fallback: None,
+            breaker: None,
         }),
     }
 }

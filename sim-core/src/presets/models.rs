@@ -108,6 +108,7 @@ pub fn thinking_agent() -> Scenario {
             concurrency_cap: None,
             rate_limit_multiplier: 1,
             fallback: None,
+            breaker: None,
         }),
     }
 }

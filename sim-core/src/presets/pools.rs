@@ -82,6 +82,7 @@ pub fn launch_day_gpus() -> Scenario {
         concurrency_cap: None,
         rate_limit_multiplier: 1,
         fallback: None,
+        breaker: None,
     });
     s
 }

@@ -126,6 +126,9 @@ pub struct ApiReport {
     /// Requests sent on to `api.fallback` when their tier gave up on them.
     #[serde(default)]
     pub fallbacks: u64,
+    /// Requests that failed because the breaker was open (no fallback).
+    #[serde(default)]
+    pub failed_breaker: u64,
     /// Requests the client's own queue turned away (full, or waited too long).
     pub rejected_by_client: u64,
     /// API spend over the run.
@@ -185,6 +188,12 @@ pub struct TierReport {
     /// Errors it answered with besides 429s (overloaded, server errors).
     #[serde(default)]
     pub errors: u64,
+    /// Times the client's breaker opened for it.
+    #[serde(default)]
+    pub breaker_opened: u64,
+    /// Time its breaker was open, s.
+    #[serde(default)]
+    pub breaker_open_s: f64,
 }
 
 impl ApiReport {

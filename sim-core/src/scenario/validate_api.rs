@@ -169,6 +169,9 @@ impl Scenario {
                 api.default_backend
             ));
         }
+        if let Some(b) = &api.breaker {
+            c.problems.extend(b.problems("api.breaker"));
+        }
         if let Some(f) = api.fallback.as_deref().filter(|f| !backend_ok(f)) {
             c.problems.push(format!(
                 "api.fallback must be \"{SELF_HOSTED}\", a pool or a tier name, got {f:?}"

@@ -160,6 +160,7 @@ proptest! {
         client in 0..4usize,
         timeout in prop::option::of(1.0..30.0f64),
         fallback in any::<bool>(),
+        breaker in prop::option::of((1u32..5, 1.0..60.0f64, 1.0..120.0f64)),
         seed in any::<u64>(),
     ) {
         let client = [
@@ -180,6 +181,9 @@ proptest! {
         s.workload.classes[0].timeout_s = timeout;
         s.workload.classes[0].output_tokens = Dist::Fixed { value: 50.0 };
         s.api.as_mut().expect("api").fallback = fallback.then(|| "self-hosted".to_owned());
+        s.api.as_mut().expect("api").breaker = breaker.map(|(errors, window_s, cool_down_s)| {
+            sim_core::api::Breaker { errors, window_s, cool_down_s }
+        });
         let r = run(&s).expect("valid");
         let c = &r.requests;
         prop_assert!(r.complete);
@@ -207,7 +211,15 @@ fn bad_spell(fallback: Option<&str>) -> Scenario {
         },
         ClientPolicy::FailFast,
     );
-    let requests: Vec<TraceRequest> = (0..100)
+    s.workload.arrival = each_second(100);
+    s.duration_s = 100.0;
+    s.api.as_mut().expect("api").fallback = fallback.map(str::to_owned);
+    s
+}
+
+/// One voice request a second for `n` seconds.
+fn each_second(n: u32) -> Arrival {
+    let requests: Vec<TraceRequest> = (0..n)
         .map(|i| TraceRequest {
             at_s: f64::from(i),
             input_tokens: 1000,
@@ -216,13 +228,43 @@ fn bad_spell(fallback: Option<&str>) -> Scenario {
             prefix_blocks: Vec::new(),
         })
         .collect();
-    s.workload.arrival = Arrival::Trace {
+    Arrival::Trace {
         requests: requests.into(),
         prefix_block_tokens: None,
-    };
-    s.duration_s = 100.0;
-    s.api.as_mut().expect("api").fallback = fallback.map(str::to_owned);
-    s
+    }
+}
+
+#[test]
+fn a_breaker_never_sends_while_open_and_closes_on_its_trial() {
+    // Three errors within 10 s open it for 100 s: the errors of the
+    // requests sent at 30, 31 and 32 s come back 0.3 s later, and it stays
+    // open until 132.3 s, so the requests of 33–132 s never reach the tier.
+    // The one at 133 s is the trial; while it is out (its answer takes 3.6
+    // s) those of 134–136 s are held back too. The bad spell is over, the
+    // trial is answered, and the breaker closes.
+    let mut s = bad_spell(Some("self-hosted"));
+    s.workload.arrival = each_second(200);
+    s.duration_s = 200.0;
+    s.api.as_mut().expect("api").breaker = Some(sim_core::api::Breaker {
+        errors: 3,
+        window_s: 10.0,
+        cool_down_s: 100.0,
+    });
+    let r = run(&s).expect("valid");
+    let a = r.api.as_ref().expect("api");
+    let t = &a.tiers[0];
+    assert_eq!((r.requests.completed, r.requests.failed), (200, 0));
+    assert_eq!(a.attempts, 33 + 1 + 63, "0–32 s, 133 s, then 137–199 s");
+    assert_eq!((a.errors, a.fallbacks), (3, 3 + 100 + 3));
+    assert_eq!((t.breaker_opened, t.breaker_open_s), (1, 100.0));
+    // Without a fallback, what the open breaker holds back fails.
+    s.api.as_mut().expect("api").fallback = None;
+    let r = run(&s).expect("valid");
+    let a = r.api.as_ref().expect("api");
+    assert_eq!(
+        (a.failed_breaker, a.failed_errors, r.requests.failed),
+        (103, 3, 106)
+    );
 }
 
 #[test]

@@ -1,0 +1,350 @@
+//! The API tiers' service features as parameters: the prompt cache and its
+//! price, the batch API, errors and incidents, the fallback and the
+//! circuit breaker (each on the main tier, or the client's).
+
+use super::edits::{main_tier, main_tier_mut};
+use super::provider::{backend_options, no_api};
+use super::serving::{keys, owned};
+use super::{Choice, Group, Kind, Number, Param, Text};
+use crate::api::{BatchApi, Breaker, CacheMode, PromptCache, ProviderErrors};
+use crate::scenario::Scenario;
+
+fn cache_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
+    owned(&[
+        ("off", "Off"),
+        ("automatic", "Automatic (OpenAI-style, ≥ 1,024 tokens)"),
+        ("explicit_5m", "Explicit, 5 minutes (writes 1.25×)"),
+        ("explicit_1h", "Explicit, 1 hour (writes 2×)"),
+    ])
+}
+
+fn cache_key(c: Option<&PromptCache>) -> &'static str {
+    match c {
+        None => "off",
+        Some(c) => match c.mode {
+            CacheMode::Automatic { .. } => "automatic",
+            CacheMode::Explicit { .. } if c.ttl_s > 300.0 => "explicit_1h",
+            CacheMode::Explicit { .. } => "explicit_5m",
+        },
+    }
+}
+
+fn batch_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
+    owned(&[
+        ("off", "Off"),
+        ("on", "On: a batch tier at half price, results within 24 h"),
+    ])
+}
+
+/// The batch queue a batch tier chosen on the page gets, input tokens.
+const BATCH_QUEUE_TOKENS: u64 = 200_000_000;
+
+/// Add the main tier's batch API as a tier of its own (`NAME-batch`, both
+/// prices halved, as OpenAI's and Anthropic's Batch APIs are), or remove
+/// every batch tier and send what went to them to the main tier.
+fn set_batch(s: &mut Scenario, on: bool) -> Result<(), String> {
+    let a = s.api.as_mut().ok_or_else(no_api)?;
+    // The main tier: the default backend's, else the first, not a batch one.
+    let sync = || a.tiers.iter().filter(|t| t.batch.is_none());
+    let main = sync()
+        .find(|t| t.name == a.default_backend)
+        .or_else(|| sync().next())
+        .ok_or("api.batch needs a tier that is not a batch tier")?
+        .clone();
+    if on {
+        if a.tiers.iter().any(|t| t.batch.is_some()) {
+            return Ok(());
+        }
+        let mut batch = main.clone();
+        batch.name = format!("{}-batch", main.name);
+        batch.usd_per_mtok_input *= 0.5;
+        batch.usd_per_mtok_output *= 0.5;
+        batch.fast = None;
+        batch.prompt_cache = None;
+        batch.batch = Some(BatchApi::day(BATCH_QUEUE_TOKENS));
+        if a.tiers.iter().any(|t| t.name == batch.name) {
+            return Err(format!(
+                "api.batch: a tier is already named {:?}",
+                batch.name
+            ));
+        }
+        a.tiers.push(batch);
+        return Ok(());
+    }
+    let gone: Vec<String> = a
+        .tiers
+        .iter()
+        .filter(|t| t.batch.is_some())
+        .map(|t| t.name.clone())
+        .collect();
+    a.tiers.retain(|t| t.batch.is_none());
+    a.routes.retain(|r| !gone.contains(&r.backend));
+    if gone.contains(&a.default_backend) {
+        a.default_backend = main.name.clone();
+    }
+    for rule in &mut s.routing {
+        if gone.contains(&rule.to) {
+            rule.to = main.name.clone();
+        }
+        if let Some(o) = rule.overflow.as_mut().filter(|o| gone.contains(&o.to)) {
+            o.to = main.name.clone();
+        }
+    }
+    Ok(())
+}
+
+fn fallback_options(s: &Scenario, i: usize) -> Vec<(String, String)> {
+    let mut o = vec![("none".to_owned(), "Nothing: the request fails".to_owned())];
+    o.extend(
+        backend_options(s, i)
+            .into_iter()
+            .filter(|(k, _)| !k.ends_with("+fast")),
+    );
+    o
+}
+
+/// The breakers the page offers: off, quick to open, patient.
+const BREAKERS: [(&str, &str, Option<Breaker>); 3] = [
+    ("off", "Off", None),
+    (
+        "quick",
+        "5 errors in a minute: closed for a minute",
+        Some(Breaker {
+            errors: 5,
+            window_s: 60.0,
+            cool_down_s: 60.0,
+        }),
+    ),
+    (
+        "patient",
+        "20 errors in a minute: closed for 5 minutes",
+        Some(Breaker {
+            errors: 20,
+            window_s: 60.0,
+            cool_down_s: 300.0,
+        }),
+    ),
+];
+
+fn breaker_options(s: &Scenario, _: usize) -> Vec<(String, String)> {
+    let mut o: Vec<(String, String)> = BREAKERS
+        .iter()
+        .map(|(k, label, _)| ((*k).to_owned(), (*label).to_owned()))
+        .collect();
+    let custom = s.api.as_ref().is_some_and(|a| {
+        !BREAKERS
+            .iter()
+            .any(|(_, _, b)| a.breaker.as_ref() == b.as_ref())
+    });
+    if custom {
+        o.push(("custom".to_owned(), "As the scenario sets it".to_owned()));
+    }
+    o
+}
+
+pub(super) const PARAMS: &[Param] = &[
+    Param {
+        path: "api.prompt_cache",
+        id: "prompt-cache",
+        group: Group::Provider,
+        label: "Prompt caching",
+        unit: "",
+        help: "The provider keeps prompt prefixes it has processed (a shared system prompt, a conversation so far): a later prompt that starts the same way pays the cached price for that part and skips its processing. Automatic caching is free to write; explicit caching bills what it writes at a premium and keeps it 5 minutes or an hour after its last use.",
+        kind: Kind::Choice(Choice {
+            options: cache_options,
+            get: |s, _| main_tier(s).map(|t| cache_key(t.prompt_cache.as_ref()).to_owned()),
+            set: |s, i, k| {
+                let known = keys(cache_options(s, i));
+                let tier = main_tier_mut(s)?;
+                // A cache chosen afresh reads at a tenth of the input price
+                // (OpenAI's and Anthropic's current models); the cached
+                // price already set is kept.
+                let read = tier
+                    .prompt_cache
+                    .as_ref()
+                    .map_or(tier.usd_per_mtok_input / 10.0, |c| c.usd_per_mtok_cached);
+                tier.prompt_cache = match k {
+                    "off" => None,
+                    "automatic" => Some(PromptCache::automatic(read)),
+                    "explicit_5m" | "explicit_1h" => Some(PromptCache {
+                        usd_per_mtok_cached: read,
+                        ..PromptCache::explicit(tier.usd_per_mtok_input, k == "explicit_1h")
+                    }),
+                    _ => {
+                        return Err(format!(
+                            "api.prompt_cache: unknown value {k:?}; one of {}",
+                            known.join(", ")
+                        ));
+                    }
+                };
+                Ok(())
+            },
+        }),
+    },
+    Param {
+        path: "api.usd_per_mtok_cached",
+        id: "api-price-cached",
+        group: Group::Provider,
+        label: "API price, cached input",
+        unit: "$/M tokens",
+        help: "What the main model tier charges per million prompt tokens read from its prompt cache (at most the input price).",
+        kind: Kind::Number(Number {
+            min: 0.0,
+            max: 10_000.0,
+            slider: (0.001, 100.0),
+            log: true,
+            decimals: 3,
+            get: |s, _| {
+                main_tier(s)
+                    .and_then(|t| t.prompt_cache.as_ref())
+                    .map(|c| c.usd_per_mtok_cached)
+            },
+            set: |s, _, v| {
+                let c = main_tier_mut(s)?.prompt_cache.as_mut().ok_or_else(|| {
+                    "api.usd_per_mtok_cached needs prompt caching on (api.prompt_cache)".to_owned()
+                })?;
+                c.usd_per_mtok_cached = v;
+                Ok(())
+            },
+        }),
+    },
+    Param {
+        path: "api.batch",
+        id: "batch-api",
+        group: Group::Provider,
+        label: "Batch API",
+        unit: "",
+        help: "The provider's batch API for the main model: requests wait in a queue, outside the rate limits, and each answer arrives whole within 24 hours, at half price. It appears as a tier of its own ('…-batch'): send a kind of request to it with 'Served by'.",
+        kind: Kind::Choice(Choice {
+            options: batch_options,
+            get: |s, _| {
+                s.api.as_ref().map(|a| {
+                    if a.tiers.iter().any(|t| t.batch.is_some()) {
+                        "on"
+                    } else {
+                        "off"
+                    }
+                    .to_owned()
+                })
+            },
+            set: |s, _, k| match k {
+                "on" => set_batch(s, true),
+                "off" => set_batch(s, false),
+                _ => Err(format!("api.batch: unknown value {k:?}; one of on, off")),
+            },
+        }),
+    },
+    Param {
+        path: "api.error_rate",
+        id: "api-error-rate",
+        group: Group::Provider,
+        label: "Provider errors",
+        unit: "%",
+        help: "The share of attempts the main model tier answers with an error (overloaded, 529 or 503; a server error) outside incidents. Errors are not billed; the client retries them as it retries a 429, then the request fails.",
+        kind: Kind::Number(Number {
+            min: 0.0,
+            max: 100.0,
+            slider: (0.0, 20.0),
+            log: false,
+            decimals: 1,
+            get: |s, _| {
+                main_tier(s).map(|t| t.errors.as_ref().map_or(0.0, |e| 100.0 * e.base_rate))
+            },
+            set: |s, _, v| {
+                let t = main_tier_mut(s)?;
+                let e = t.errors.get_or_insert_with(ProviderErrors::default);
+                e.base_rate = v / 100.0;
+                if e.base_rate == 0.0 && e.incidents.is_empty() {
+                    t.errors = None;
+                }
+                Ok(())
+            },
+        }),
+    },
+    Param {
+        path: "api.incidents",
+        id: "api-incidents",
+        group: Group::Provider,
+        label: "Provider incidents",
+        unit: "",
+        help: "Bad spells at the main model tier, each \"at START for SECONDS: RATE %, ×SLOWER\": from START seconds for SECONDS, RATE % of attempts get an error and answers come SLOWER times slower (\"at 600 for 300: 50 %, ×3\"). Separate incidents with ';'. Empty: none.",
+        kind: Kind::Text(Text {
+            example: "at 600 for 300: 50 %, ×3",
+            get: |s, _| {
+                main_tier(s).map(|t| {
+                    t.errors
+                        .as_ref()
+                        .map_or(String::new(), ProviderErrors::incidents_text)
+                })
+            },
+            set: |s, _, text| {
+                let incidents = ProviderErrors::parse_incidents(text)
+                    .map_err(|e| format!("api.incidents: {e}"))?;
+                let t = main_tier_mut(s)?;
+                let e = t.errors.get_or_insert_with(ProviderErrors::default);
+                e.incidents = incidents;
+                if e.base_rate == 0.0 && e.incidents.is_empty() {
+                    t.errors = None;
+                }
+                Ok(())
+            },
+        }),
+    },
+    Param {
+        path: "api.fallback",
+        id: "api-fallback",
+        group: Group::Provider,
+        label: "When a tier gives up",
+        unit: "",
+        help: "Where a request goes once its API tier has given up on it (its retries spent on 429s or errors): nowhere (it fails), another tier, or your own servers. A request falls back once.",
+        kind: Kind::Choice(Choice {
+            options: fallback_options,
+            get: |s, _| {
+                s.api
+                    .as_ref()
+                    .map(|a| a.fallback.clone().unwrap_or_else(|| "none".to_owned()))
+            },
+            set: |s, i, k| {
+                let known = keys(fallback_options(s, i));
+                if !known.iter().any(|o| o == k) {
+                    return Err(format!(
+                        "api.fallback: unknown value {k:?}; one of {}",
+                        known.join(", ")
+                    ));
+                }
+                s.api.as_mut().ok_or_else(no_api)?.fallback = (k != "none").then(|| k.to_owned());
+                Ok(())
+            },
+        }),
+    },
+    Param {
+        path: "api.breaker",
+        id: "api-breaker",
+        group: Group::Provider,
+        label: "Circuit breaker",
+        unit: "",
+        help: "After a burst of errors from a tier, the client stops sending to it for a while (its requests go where 'When a tier gives up' says, or fail), then lets one request through to see whether the tier has recovered.",
+        kind: Kind::Choice(Choice {
+            options: breaker_options,
+            get: |s, _| {
+                s.api.as_ref().map(|a| {
+                    BREAKERS
+                        .iter()
+                        .find(|(_, _, b)| a.breaker.as_ref() == b.as_ref())
+                        .map_or("custom", |(k, _, _)| k)
+                        .to_owned()
+                })
+            },
+            set: |s, _, k| {
+                let (_, _, b) = BREAKERS
+                    .iter()
+                    .find(|(key, _, _)| *key == k)
+                    .ok_or_else(|| {
+                        format!("api.breaker: unknown value {k:?}; one of off, quick, patient")
+                    })?;
+                s.api.as_mut().ok_or_else(no_api)?.breaker = b.clone();
+                Ok(())
+            },
+        }),
+    },
+];
