@@ -283,8 +283,16 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match execute(cli.command) {
         Ok(out) => {
-            print!("{out}");
-            ExitCode::SUCCESS
+            use std::io::Write;
+            // A reader that stops early (`tlab … | head`) closes the pipe:
+            // the output was wanted only so far, which is not a failure.
+            match std::io::stdout().lock().write_all(out.as_bytes()) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    eprintln!("tlab: writing the output: {e}");
+                    ExitCode::FAILURE
+                }
+                _ => ExitCode::SUCCESS,
+            }
         }
         Err(msg) => {
             eprintln!("tlab: {msg}");
