@@ -282,18 +282,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match execute(cli.command) {
-        Ok(out) => {
-            use std::io::Write;
-            // A reader that stops early (`tlab … | head`) closes the pipe:
-            // the output was wanted only so far, which is not a failure.
-            match std::io::stdout().lock().write_all(out.as_bytes()) {
-                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-                    eprintln!("tlab: writing the output: {e}");
-                    ExitCode::FAILURE
-                }
-                _ => ExitCode::SUCCESS,
-            }
-        }
+        Ok(out) => tlab::write_output(&out),
         Err(msg) => {
             eprintln!("tlab: {msg}");
             ExitCode::FAILURE
