@@ -227,9 +227,10 @@ pub fn compare_with_capacity(
         .ok_or_else(|| bad(format!("tier index {tier} is not a tier of the scenario")))?;
     let per_request = api_usd_per_request(scenario, t);
     // A prompt cache makes a task cheaper as load grows (it is hit more).
+    let pricer = crate::api::price::TaskPrice::new(scenario, t);
     let price_at = |load: f64| match t.prompt_cache {
         None => per_request,
-        Some(_) => crate::api::price::usd_per_task(scenario, t, load),
+        Some(_) => pricer.at(load),
     };
     let replica_month = f64::from(scenario.serving.gpus_per_replica)
         * scenario.usd_per_gpu_hour()

@@ -282,8 +282,7 @@ pub fn cards() -> Vec<Card> {
             id: "cache-hits",
             help: "The share of the API's billed requests that read part of their prompt from the provider's prompt cache.",
             value: |r| {
-                let a = r.api.as_ref()?;
-                a.usd_saved_by_cache()?;
+                let a = r.api.as_ref().filter(|a| a.cache_used())?;
                 let pct = 100.0 * a.cache_hit_rate();
                 Some((format!("{pct:.1} %"), pct))
             },

@@ -34,22 +34,65 @@ const THINK_DRAWS: u32 = 4096;
 /// The mean price of one task (all its calls) of `scenario`'s workload on
 /// `tier`, when tasks arrive at `tasks_per_s`.
 pub fn usd_per_task(scenario: &Scenario, tier: &ProviderTier, tasks_per_s: f64) -> f64 {
-    let classes = &scenario.workload.classes;
-    let total: f64 = classes.iter().map(|k| k.share).sum();
-    classes
-        .iter()
-        .map(|k| {
-            let w = k.share / total;
-            // Hidden reasoning is billed as output.
-            let out = k.mean_generated_tokens() * tier.usd_per_mtok_output / 1e6;
-            let input = mean_input_usd(k, tier, tasks_per_s * w);
-            w * f64::from(k.calls_per_task) * (input + out)
-        })
-        .sum()
+    TaskPrice::new(scenario, tier).at(tasks_per_s)
 }
 
-/// A class's mean input price per call at `tasks_per_s` of its tasks.
-fn mean_input_usd(k: &RequestClass, tier: &ProviderTier, tasks_per_s: f64) -> f64 {
+/// A workload's task price on a tier at any load: what does not depend on
+/// the load (each class's users' returns within the cache's lifetime) is
+/// estimated once.
+pub struct TaskPrice<'a> {
+    scenario: &'a Scenario,
+    tier: &'a ProviderTier,
+    /// Per class: the chance a user comes back within the lifetime, and the
+    /// mean gap between turns cut at it.
+    returns: Vec<(f64, f64)>,
+}
+
+impl<'a> TaskPrice<'a> {
+    /// The price of `scenario`'s tasks on `tier`.
+    pub fn new(scenario: &'a Scenario, tier: &'a ProviderTier) -> Self {
+        let returns = scenario
+            .workload
+            .classes
+            .iter()
+            .map(|k| match (&tier.prompt_cache, &k.conversation) {
+                (Some(c), Some(conv)) => returns_within(&conv.think_time_s, c.ttl_s),
+                _ => (0.0, 0.0),
+            })
+            .collect();
+        TaskPrice {
+            scenario,
+            tier,
+            returns,
+        }
+    }
+
+    /// The mean price of one task when tasks arrive at `tasks_per_s`.
+    pub fn at(&self, tasks_per_s: f64) -> f64 {
+        let classes = &self.scenario.workload.classes;
+        let total: f64 = classes.iter().map(|k| k.share).sum();
+        classes
+            .iter()
+            .zip(&self.returns)
+            .map(|(k, &returns)| {
+                let w = k.share / total;
+                // Hidden reasoning is billed as output.
+                let out = k.mean_generated_tokens() * self.tier.usd_per_mtok_output / 1e6;
+                let input = mean_input_usd(k, self.tier, tasks_per_s * w, returns);
+                w * f64::from(k.calls_per_task) * (input + out)
+            })
+            .sum()
+    }
+}
+
+/// A class's mean input price per call at `tasks_per_s` of its tasks, its
+/// users coming back within the cache's lifetime as `returns` says.
+fn mean_input_usd(
+    k: &RequestClass,
+    tier: &ProviderTier,
+    tasks_per_s: f64,
+    (p_back, gap): (f64, f64),
+) -> f64 {
     let (q, a) = (k.mean_input_tokens(), k.mean_generated_tokens());
     let system = k
         .shared_prefix
@@ -81,10 +124,6 @@ fn mean_input_usd(k: &RequestClass, tier: &ProviderTier, tasks_per_s: f64) -> f6
     // lifetime, in between), and tasks come as a Poisson stream.
     let system_hit = f64::from(cache.hit_tokens(system as u32));
     let prompts = k.shared_prefix.as_ref().map_or(1, |p| p.prompts.max(1));
-    let (p_back, gap) = k
-        .conversation
-        .as_ref()
-        .map_or((0.0, 0.0), |c| returns_within(&c.think_time_s, cache.ttl_s));
     let alive = cache.ttl_s + f64::from(turns - 1) * gap;
     let p_system = 1.0 - libm::exp(-tasks_per_s / f64::from(prompts) * alive);
     let explicit = matches!(cache.mode, super::CacheMode::Explicit { .. });

@@ -3,7 +3,7 @@
 
 use super::provider_batch::BatchState;
 use super::provider_cache::ProviderCache;
-use super::provider_errors::{BreakerState, GaveUp};
+use super::provider_errors::{BreakerState, GaveUp, cool_down_ns};
 use super::request::{Phase, ReqId};
 use super::{Event, Simulation, later, secs_to_ns};
 use crate::api::{Api, Charge, ClientPolicy, LimitStyle, Limiter, PromptCache, input_usd};
@@ -53,6 +53,21 @@ pub(super) struct TierState {
     written_tokens: u64,
     cache_hits: u64,
     usd_saved_by_cache: f64,
+}
+
+impl TierState {
+    /// A request it held leaves, having produced `output` tokens: the
+    /// limiter settles what was reserved for its output.
+    pub(super) fn leave(&mut self, now: u64, output_reserved: u32, output: u64) {
+        self.in_flight -= 1;
+        self.limiter.settle(
+            now,
+            Charge {
+                output_reserved: u64::from(output_reserved),
+            },
+            output,
+        );
+    }
 }
 
 /// Everything about the API side of a run.
@@ -207,7 +222,9 @@ impl ApiState {
                     batch_enqueued_peak_tokens: t.batch.as_ref().map_or(0, |b| b.peak),
                     errors: t.errors,
                     breaker_opened: t.breaker.opened,
-                    breaker_open_s: t.breaker.open_ns as f64 / 1e9,
+                    breaker_open_s: self.breaker.as_ref().map_or(0.0, |b| {
+                        t.breaker.opened.saturating_mul(cool_down_ns(b)) as f64 / 1e9
+                    }),
                 })
                 .collect(),
         }
@@ -306,7 +323,7 @@ impl Simulation {
             // A reasoning request reserves its thinking on top of max_tokens.
             let max_tokens = u64::from(self.cfg.classes[req.class as usize].max_tokens)
                 + u64::from(req.reasoning);
-            let input = self.counted_input(head, tier);
+            let (input, hit) = self.counted_input(head, tier);
             if self.breaker_blocks(tier) {
                 // The breaker is open: the head leaves the queue for its fallback.
                 if let Some(api) = self.api.as_mut() {
@@ -323,7 +340,7 @@ impl Simulation {
                     t.queue.pop_front();
                     self.st.waiting -= 1;
                     api.attempts += 1;
-                    self.api_send(head, charge);
+                    self.api_send(head, charge, hit);
                 }
                 Err(wait) => {
                     // Backpressure: come back exactly when the limits allow the head.
@@ -368,6 +385,7 @@ impl Simulation {
             self.api_give_up(id, GaveUp::Breaker);
             return;
         }
+        let (input, hit) = self.counted_input(id, tier);
         let Some(api) = self.api.as_mut() else { return };
         let req = &self.st.requests[id];
         let t = &mut api.tiers[tier as usize];
@@ -377,11 +395,8 @@ impl Simulation {
             u64::from(self.cfg.classes[req.class as usize].max_tokens) + u64::from(req.reasoning);
         let fill = t.limiter.token_fill(now);
         self.rec.windows.api_fill(now, fill);
-        let input = self.counted_input(id, tier);
-        let Some(api) = self.api.as_mut() else { return };
-        let t = &mut api.tiers[tier as usize];
         match t.limiter.try_admit(now, input, max_tokens) {
-            Ok(charge) => self.api_send(id, charge),
+            Ok(charge) => self.api_send(id, charge, hit),
             Err(retry_after) => {
                 api.throttled += 1;
                 t.throttled += 1;
@@ -407,8 +422,9 @@ impl Simulation {
         self.api_attempt(id);
     }
 
-    /// The provider accepted the request: schedule its tokens.
-    fn api_send(&mut self, id: ReqId, charge: Charge) {
+    /// The provider accepted the request: schedule its tokens. `hit` is its
+    /// prompt-cache hit when admission already looked it up.
+    fn api_send(&mut self, id: ReqId, charge: Charge, hit: Option<u32>) {
         let now = self.st.now;
         let Some(tier) = self.st.requests[id].tier else {
             return;
@@ -419,7 +435,7 @@ impl Simulation {
             self.api_send_error(id, tier, charge, slow);
             return;
         }
-        let hit = self.cache_hit(id, tier);
+        let hit = hit.unwrap_or_else(|| self.cache_hit(id, tier));
         let Some(api) = self.api.as_mut() else { return };
         let req = &mut self.st.requests[id];
         let t = &mut api.tiers[tier as usize];
@@ -535,14 +551,7 @@ impl Simulation {
         let req = &self.st.requests[id];
         let tier = req.tier?;
         let t = &mut api.tiers[tier as usize];
-        t.in_flight -= 1;
-        t.limiter.settle(
-            now,
-            Charge {
-                output_reserved: u64::from(req.output_reserved),
-            },
-            output,
-        );
+        t.leave(now, req.output_reserved, output);
         let price = if req.fast { t.fast_price } else { 1.0 };
         let (input, cached, written) = (
             u64::from(req.input_tokens),

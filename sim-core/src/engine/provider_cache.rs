@@ -154,14 +154,16 @@ impl Simulation {
     }
 
     /// The input tokens of request `id` its tier's input TPM counts: all of
-    /// them, or (Anthropic) those not read from the prompt cache.
-    pub(super) fn counted_input(&self, id: ReqId, tier: u16) -> u64 {
+    /// them, or (Anthropic) those not read from the prompt cache, with the
+    /// hit it looked up to know (for the send at the same moment).
+    pub(super) fn counted_input(&self, id: ReqId, tier: u16) -> (u64, Option<u32>) {
         let input = u64::from(self.st.requests[id].input_tokens);
         match self.api.as_ref() {
             Some(a) if a.tiers[tier as usize].cached_input_free_of_tpm => {
-                input - u64::from(self.cache_hit(id, tier))
+                let hit = self.cache_hit(id, tier);
+                (input - u64::from(hit), Some(hit))
             }
-            _ => input,
+            _ => (input, None),
         }
     }
 

@@ -53,14 +53,7 @@ impl Simulation {
         let req = &mut self.st.requests[id];
         let tier = req.tier?;
         let t = &mut api.tiers[tier as usize];
-        t.in_flight -= 1;
-        t.limiter.settle(
-            now,
-            Charge {
-                output_reserved: u64::from(req.output_reserved),
-            },
-            0,
-        );
+        t.leave(now, req.output_reserved, 0);
         t.errors += 1;
         api.errors += 1;
         if let Some(b) = &api.breaker {
@@ -169,6 +162,11 @@ pub(super) enum GaveUp {
     TooLarge,
 }
 
+/// How long a breaker stays open each time it opens, ns.
+pub(super) fn cool_down_ns(b: &Breaker) -> u64 {
+    secs_to_ns(b.cool_down_s).max(1)
+}
+
 /// A tier's circuit breaker in a run (`crate::api::Breaker`): the recent
 /// errors while closed, and when open, until when.
 #[derive(Clone, Debug, Default)]
@@ -179,9 +177,8 @@ pub(super) struct BreakerState {
     open_until: u64,
     /// After the cool-down: the one request let through is out.
     trial_out: bool,
-    /// Times it opened, and the time it spent open.
+    /// Times it opened (each for the cool-down: [`cool_down_ns`]).
     pub(super) opened: u64,
-    pub(super) open_ns: u64,
 }
 
 impl BreakerState {
@@ -191,12 +188,10 @@ impl BreakerState {
     }
 
     fn open(&mut self, b: &Breaker, now: u64) {
-        let cool = secs_to_ns(b.cool_down_s).max(1);
-        self.open_until = later(now, cool);
+        self.open_until = later(now, cool_down_ns(b));
         self.trial_out = false;
         self.recent.clear();
         self.opened += 1;
-        self.open_ns = self.open_ns.saturating_add(cool);
     }
 
     /// An error came back from the tier at `now`.
@@ -245,7 +240,6 @@ impl Simulation {
             if b.trial_out {
                 *b = BreakerState {
                     opened: b.opened,
-                    open_ns: b.open_ns,
                     ..BreakerState::default()
                 };
             }

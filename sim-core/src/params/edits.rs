@@ -198,7 +198,7 @@ pub(super) fn known_key(path: &str, k: &str, known: &[String]) -> Result<(), Str
     }
 }
 
-fn unknown_key(path: &str, k: &str, known: &[String]) -> String {
+pub(super) fn unknown_key(path: &str, k: &str, known: &[String]) -> String {
     format!("{path}: unknown value {k:?}; one of {}", known.join(", "))
 }
 

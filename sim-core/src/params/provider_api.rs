@@ -2,7 +2,7 @@
 //! price, the batch API, errors and incidents, the fallback and the
 //! circuit breaker (each on the main tier, or the client's).
 
-use super::edits::{main_tier, main_tier_mut};
+use super::edits::{main_tier, main_tier_mut, unknown_key};
 use super::provider::{backend_options, no_api};
 use super::serving::{keys, owned};
 use super::{Choice, Group, Kind, Number, Param, Text};
@@ -170,12 +170,7 @@ pub(super) const PARAMS: &[Param] = &[
                         usd_per_mtok_cached: read,
                         ..PromptCache::explicit(tier.usd_per_mtok_input, k == "explicit_1h")
                     }),
-                    _ => {
-                        return Err(format!(
-                            "api.prompt_cache: unknown value {k:?}; one of {}",
-                            known.join(", ")
-                        ));
-                    }
+                    _ => return Err(unknown_key("api.prompt_cache", k, &known)),
                 };
                 Ok(())
             },
@@ -230,7 +225,7 @@ pub(super) const PARAMS: &[Param] = &[
             set: |s, _, k| match k {
                 "on" => set_batch(s, true),
                 "off" => set_batch(s, false),
-                _ => Err(format!("api.batch: unknown value {k:?}; one of on, off")),
+                _ => Err(unknown_key("api.batch", k, &keys(batch_options(s, 0)))),
             },
         }),
     },
@@ -307,10 +302,7 @@ pub(super) const PARAMS: &[Param] = &[
             set: |s, i, k| {
                 let known = keys(fallback_options(s, i));
                 if !known.iter().any(|o| o == k) {
-                    return Err(format!(
-                        "api.fallback: unknown value {k:?}; one of {}",
-                        known.join(", ")
-                    ));
+                    return Err(unknown_key("api.fallback", k, &known));
                 }
                 s.api.as_mut().ok_or_else(no_api)?.fallback = (k != "none").then(|| k.to_owned());
                 Ok(())
@@ -340,7 +332,9 @@ pub(super) const PARAMS: &[Param] = &[
                     .iter()
                     .find(|(key, _, _)| *key == k)
                     .ok_or_else(|| {
-                        format!("api.breaker: unknown value {k:?}; one of off, quick, patient")
+                        let known: Vec<String> =
+                            BREAKERS.iter().map(|(k, _, _)| (*k).to_owned()).collect();
+                        unknown_key("api.breaker", k, &known)
                     })?;
                 s.api.as_mut().ok_or_else(no_api)?.breaker = b.clone();
                 Ok(())

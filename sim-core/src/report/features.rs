@@ -197,11 +197,14 @@ pub struct TierReport {
 }
 
 impl ApiReport {
+    /// Whether any tier's prompt cache did anything in the run.
+    pub fn cache_used(&self) -> bool {
+        self.tiers.iter().any(TierReport::cache_used)
+    }
+
     /// What the tiers' prompt caches saved on the run, if any tier used one.
     pub fn usd_saved_by_cache(&self) -> Option<f64> {
-        self.tiers
-            .iter()
-            .any(TierReport::cache_used)
+        self.cache_used()
             .then(|| self.tiers.iter().map(|t| t.usd_saved_by_cache).sum())
     }
 

@@ -80,32 +80,7 @@ fn with_k_retries_a_request_fails_at_the_rate_to_the_power_k_plus_one() {
 #[test]
 fn an_incident_loses_exactly_its_window_and_slows_what_it_answers() {
     // One request a second for 100 s; every attempt from 30 s to 50 s errs.
-    let mut s = voice(
-        ProviderErrors {
-            base_rate: 0.0,
-            incidents: vec![Incident {
-                start_s: 30.0,
-                duration_s: 20.0,
-                error_rate: 1.0,
-                latency_multiplier: 1.0,
-            }],
-        },
-        ClientPolicy::FailFast,
-    );
-    let requests: Vec<TraceRequest> = (0..100)
-        .map(|i| TraceRequest {
-            at_s: f64::from(i),
-            input_tokens: 1000,
-            output_tokens: 200,
-            class: 0,
-            prefix_blocks: Vec::new(),
-        })
-        .collect();
-    s.workload.arrival = Arrival::Trace {
-        requests: requests.into(),
-        prefix_block_tokens: None,
-    };
-    s.duration_s = 100.0;
+    let mut s = bad_spell(None);
     let r = run(&s).expect("valid");
     assert_eq!((r.requests.failed, r.requests.completed), (20, 80));
     // A slowdown ×3 instead: nothing fails, those 20 answers take 3 times
