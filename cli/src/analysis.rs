@@ -108,6 +108,27 @@ pub fn plan_parallel(base: &Scenario, slo: PlanSlo, space: &Space, parallel: boo
     )
 }
 
+/// The planner's GPUs from `option` (`--gpus`) (catalogue keys, or `all`); none given
+/// means the planner's default list. Each key is read as the `gpu`
+/// parameter reads it, so an unknown one gets its message.
+pub fn plan_gpus(keys: &[String], option: &str) -> Result<Vec<sim_core::physics::Gpu>, String> {
+    use sim_core::physics::Gpu;
+    if keys.is_empty() {
+        return Ok(sim_core::plan::Space::default().gpus);
+    }
+    if keys.iter().any(|k| k == "all") {
+        return Ok(Gpu::ALL.to_vec());
+    }
+    let mut s = sim_core::presets::chatbot_h100();
+    keys.iter()
+        .map(|k| {
+            sim_core::params::apply(&mut s, "gpu", k.trim())
+                .map_err(|e| format!("{option}: {e}"))?;
+            Ok(s.serving.gpu)
+        })
+        .collect()
+}
+
 /// Write an SVG drawn by `draw` to `path`.
 pub fn write_svg(
     path: &std::path::Path,

@@ -5,7 +5,9 @@ pub mod calibrate;
 pub mod measured;
 pub mod measured_fit;
 pub mod profile_file;
+pub mod scenario_file;
 pub mod summary;
+pub mod trace;
 
 /// Write a command's output to standard output. A reader that stops early
 /// (`tlab … | head`) closes the pipe: the output was wanted only so far,

@@ -10,13 +10,12 @@ use std::process::ExitCode;
 use tlab::analysis;
 
 mod parameters;
-mod scenario_file;
-use scenario_file::{load, load_with};
+use tlab::scenario_file::{self, load, load_with};
 mod plan_text;
 mod pool_plan_text;
 mod story;
-mod trace;
 use tlab::summary::{ms, summary};
+use tlab::trace;
 
 #[derive(Parser)]
 #[command(name = "tlab", version, about = "Simulate LLM inference under load")]
@@ -475,7 +474,7 @@ fn execute(command: Command) -> Result<String, String> {
             set,
         } => {
             let s = load_with(&scenario, &set)?;
-            let gpus = plan_text::plan_gpus(&gpus)?;
+            let gpus = analysis::plan_gpus(&gpus, "--gpus")?;
             let slo = slo.targets(&s)?;
             if !(1..=1024).contains(&max_replicas) {
                 return Err(format!(

@@ -115,26 +115,6 @@ pub(crate) fn text(
     o
 }
 
-/// The planner's GPUs from `--gpus` (catalogue keys, or `all`); none given
-/// means the planner's default list. Each key is read as the `gpu`
-/// parameter reads it, so an unknown one gets its message.
-pub(crate) fn plan_gpus(keys: &[String]) -> Result<Vec<sim_core::physics::Gpu>, String> {
-    use sim_core::physics::Gpu;
-    if keys.is_empty() {
-        return Ok(sim_core::plan::Space::default().gpus);
-    }
-    if keys.iter().any(|k| k == "all") {
-        return Ok(Gpu::ALL.to_vec());
-    }
-    let mut s = sim_core::presets::chatbot_h100();
-    keys.iter()
-        .map(|k| {
-            sim_core::params::apply(&mut s, "gpu", k.trim()).map_err(|e| format!("--gpus: {e}"))?;
-            Ok(s.serving.gpu)
-        })
-        .collect()
-}
-
 /// `tlab plan --split [--link L] [--full] [--json]`.
 pub(crate) fn disaggregation_command(
     s: &Scenario,

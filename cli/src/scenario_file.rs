@@ -4,12 +4,14 @@
 //! page (anything holding `#s=`) stands for its scenario.
 
 use sim_core::{Scenario, ValidScenario};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Largest scenario file accepted, bytes.
 const MAX_SCENARIO_BYTES: u64 = 64 * 1024 * 1024;
 
-pub(crate) fn load(path: &PathBuf) -> Result<ValidScenario, String> {
+/// The scenario at `path` (a JSON file, "-" for standard input, or a
+/// share link), validated; its `serving.profile` file inlined.
+pub fn load(path: &Path) -> Result<ValidScenario, String> {
     // A share link from the page (`https://…/#s=v1.…`) runs as the page ran it.
     if let Some(link) = path.to_str().filter(|p| p.contains("#s=")) {
         let fragment = &link[link.find('#').unwrap_or(0)..];
@@ -20,17 +22,33 @@ pub(crate) fn load(path: &PathBuf) -> Result<ValidScenario, String> {
         Some(d) if path.as_os_str() != "-" => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let text = tlab::profile_file::inline(&read_scenario(path)?, &dir)
+    let text = crate::profile_file::inline(&read_scenario(path)?, &dir)
         .map_err(|e| format!("{}: {e}", path.display()))?;
     Scenario::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Load a scenario and apply `--set NAME=VALUE` edits, checking the result.
-pub(crate) fn load_with(path: &PathBuf, set: &[String]) -> Result<ValidScenario, String> {
-    let s = load(path)?;
-    if set.is_empty() {
-        return Ok(s);
+/// What else an edit changed is said on standard error.
+pub fn load_with(path: &Path, set: &[String]) -> Result<ValidScenario, String> {
+    let (s, notes) = with_edits(load(path)?, set)?;
+    for n in notes {
+        eprintln!("tlab: {n}");
     }
+    Ok(s)
+}
+
+/// `s` with `NAME=VALUE` edits applied in order (as `--set` takes them), the
+/// result checked; and, for each edit that changed more than its own value,
+/// what else it changed, in words: a run never differs silently from what
+/// was asked.
+pub fn with_edits(
+    s: ValidScenario,
+    set: &[String],
+) -> Result<(ValidScenario, Vec<String>), String> {
+    if set.is_empty() {
+        return Ok((s, Vec::new()));
+    }
+    let mut notes = Vec::new();
     let mut edited = s.into_inner();
     for kv in set {
         let (name, value) = kv
@@ -39,15 +57,13 @@ pub(crate) fn load_with(path: &PathBuf, set: &[String]) -> Result<ValidScenario,
         let before = edited.clone();
         sim_core::params::apply(&mut edited, name, value)
             .map_err(|e| format!("--set {kv}: {e}"))?;
-        // What else the edit changed, said: a run never differs silently
-        // from what was asked.
         if let Ok(p) = sim_core::params::check_name(name) {
             for change in sim_core::params::side_effects(&before, &edited, p) {
-                eprintln!("tlab: --set {kv} also changed {change}");
+                notes.push(format!("--set {kv} also changed {change}"));
             }
         }
     }
-    edited.validate().map_err(|e| e.to_string())
+    Ok((edited.validate().map_err(|e| e.to_string())?, notes))
 }
 
 /// A link cut to its first 60 characters for a message.
@@ -58,7 +74,7 @@ fn shorten(link: &str) -> String {
     }
 }
 
-fn read_scenario(path: &PathBuf) -> Result<String, String> {
+fn read_scenario(path: &Path) -> Result<String, String> {
     use std::io::Read;
     let mut text = String::new();
     let limited = |r: &mut dyn Read, text: &mut String| {
@@ -82,7 +98,7 @@ fn read_scenario(path: &PathBuf) -> Result<String, String> {
 }
 
 /// `tlab preset ID`: the preset's scenario as a JSON file.
-pub(crate) fn preset_json(id: &str) -> Result<String, String> {
+pub fn preset_json(id: &str) -> Result<String, String> {
     let all = sim_core::presets::all();
     let p = all.iter().find(|p| p.id == id).ok_or_else(|| {
         let ids: Vec<&str> = all.iter().map(|p| p.id).collect();

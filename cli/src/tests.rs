@@ -583,8 +583,8 @@ mod analysis_tests {
 
 #[test]
 fn the_planner_searches_the_gpus_asked_for_and_refuses_unknown_ones_by_name() {
-    use crate::plan_text::plan_gpus;
     use sim_core::physics::Gpu;
+    let plan_gpus = |keys: &[String]| tlab::analysis::plan_gpus(keys, "--gpus");
     assert_eq!(plan_gpus(&[]).expect("default"), Gpu::PLANNED.to_vec());
     assert_eq!(plan_gpus(&["all".into()]).expect("all"), Gpu::ALL.to_vec());
     assert_eq!(

@@ -7,6 +7,7 @@
 //! the tool versions pinned in `Trunk.toml`, `Cargo.lock` and `package-lock.json`.
 
 mod bench;
+mod python;
 mod tools;
 
 use std::io::{BufRead, BufReader};
@@ -21,7 +22,8 @@ commands:
   serve [--dev]   install what is missing, then serve the app at http://127.0.0.1:8080
                   (rebuilds on change; --dev skips optimisation for faster rebuilds)
   test            install what is missing, then run every check:
-                  fmt, clippy, native tests, release web build, browser tests
+                  fmt, clippy, native tests, Python package tests,
+                  release web build, browser tests
   build           release web build into dist/
   e2e             browser tests only, against the existing dist/
   bench-web       browser benchmark (headless Chromium) against the existing dist/
@@ -272,7 +274,7 @@ fn test(root: &Path) -> ExitCode {
 
 fn test_stages(root: &Path, total: &mut Tally) -> Result<()> {
     let env = tools::ensure_browser_tools(root)?;
-    let stage = |n: u32, what: &str| println!("\n==> [{n}/5] {what}");
+    let stage = |n: u32, what: &str| println!("\n==> [{n}/6] {what}");
 
     stage(1, "cargo fmt --check");
     run(Command::new("cargo")
@@ -305,10 +307,17 @@ fn test_stages(root: &Path, total: &mut Tally) -> Result<()> {
     );
     merge(total, native).map_err(|f| Failure(format!("native tests: {}", f.0)))?;
 
-    stage(4, "trunk build --release (web bundle into dist/)");
+    stage(
+        4,
+        "Python package: pip install ./python, pytest (python/tests)",
+    );
+    merge(total, python::run_tests(root, &env))
+        .map_err(|f| Failure(format!("Python tests: {}", f.0)))?;
+
+    stage(5, "trunk build --release (web bundle into dist/)");
     trunk_build(root, &env).map_err(|f| Failure(format!("web build: {}", f.0)))?;
 
-    stage(5, "browser end-to-end tests (headless Chromium)");
+    stage(6, "browser end-to-end tests (headless Chromium)");
     merge(total, run_e2e(root, &env)).map_err(|f| Failure(format!("browser tests: {}", f.0)))?;
     Ok(())
 }

@@ -61,7 +61,7 @@ fn version_of(env: &Env, program: &str) -> Option<String> {
     })
 }
 
-fn install(what: &str, cmd: &mut Command) -> Result<()> {
+pub fn install(what: &str, cmd: &mut Command) -> Result<()> {
     println!("xtask: installing {what}: {}", describe(cmd));
     let status = cmd
         .status()

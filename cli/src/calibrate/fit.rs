@@ -26,6 +26,21 @@ pub struct Options {
     pub timing: String,
 }
 
+impl Default for Options {
+    /// As `tlab calibrate` is asked with no flags: compare, no fit.
+    fn default() -> Self {
+        Options {
+            fit: false,
+            leave_out: None,
+            fit_below: None,
+            rounds: 40,
+            from_current: false,
+            moe: false,
+            timing: "vllm".into(),
+        }
+    }
+}
+
 /// `tlab calibrate`: read the CSVs (one after the other, as one table),
 /// optionally fit, and print the tables.
 pub fn command(csvs: &[String], opt: &Options) -> Result<String, String> {

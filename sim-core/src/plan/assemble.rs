@@ -3,7 +3,7 @@
 //! sizes, so identical larger ones are spared).
 
 use super::PlanSlo;
-use super::{Config, Evaluated, Finished, Search, Space, searches};
+use super::{Config, Evaluated, Finished, Search, Space};
 use crate::Report;
 use crate::scenario::{Scenario, ScenarioError};
 use serde::{Deserialize, Serialize};
@@ -381,18 +381,22 @@ pub fn groups(all: Vec<Search>) -> Vec<Vec<Search>> {
     out
 }
 
-/// Run one group of [`groups`] in order, sparing identical batch sizes.
+/// Run one group of [`groups`] in order, sparing identical batch sizes
+/// ([`super::steps::GroupRuns`] driven here).
 pub fn run_group(
-    mut group: Vec<Search>,
+    group: Vec<Search>,
     mut run: impl FnMut(Scenario) -> Result<Report, ScenarioError>,
 ) -> Vec<Search> {
-    for i in 0..group.len() {
-        let (head, rest) = group.split_at_mut(i + 1);
-        head[i].drive(&mut run);
-        head[i].skip_identical(rest);
-        head[i].hand_on(rest);
+    use super::Runs as _;
+    let mut g = super::steps::GroupRuns::new(group);
+    for _ in 0..super::runs::MAX_RUNS {
+        let Some(s) = g.next() else { break };
+        match run(s) {
+            Ok(r) => g.feed(&r),
+            Err(e) => g.refuse(&e),
+        }
     }
-    group
+    g.into_searches()
 }
 
 /// The outcome so far of each group of searches.
@@ -416,24 +420,10 @@ pub fn reopen_groups(groups: &mut [Vec<Search>], budget: u64) -> Vec<usize> {
         .collect()
 }
 
-/// Plan serially (the CLI parallelises the groups itself).
+/// Plan serially (the CLI parallelises the groups itself; Python's
+/// executors drive the same [`super::PlanSteps`]).
 pub fn plan(base: &Scenario, slo: PlanSlo, space: &Space) -> Plan {
-    let mut done: Vec<Vec<Search>> = groups(searches(base, slo, space))
-        .into_iter()
-        .map(|g| run_group(g, super::planning_run(slo)))
-        .collect();
-    for _ in 1..super::budget::PASSES {
-        let again = reopen_groups(&mut done, space.budget_events);
-        if again.is_empty() {
-            break;
-        }
-        for i in again {
-            let g = std::mem::take(&mut done[i]);
-            done[i] = run_group(g, super::planning_run(slo));
-        }
-    }
-    assemble(
-        done.into_iter().flatten().map(Search::finish).collect(),
-        space,
-    )
+    let mut steps = super::PlanSteps::new(base, slo, space);
+    super::steps::drive_steps(&mut steps, super::planning_run(slo));
+    steps.plan()
 }

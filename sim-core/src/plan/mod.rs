@@ -29,7 +29,9 @@ pub mod pools;
 mod question;
 mod runs;
 mod search;
+mod steps;
 pub use runs::{Runs, drive};
+pub use steps::{GroupRuns, PlanSteps, drive_steps};
 pub mod disaggregation;
 
 pub use assemble::{ApiAnswer, Plan, assemble, groups, outcomes, plan, reopen_groups, run_group};

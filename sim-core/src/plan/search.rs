@@ -234,12 +234,16 @@ impl Search {
             let Some(s) = self.next() else { break };
             match run(s) {
                 Ok(r) => self.feed(&r),
-                Err(e) => {
-                    self.pruned = Some(e.to_string());
-                    self.next = None;
-                }
+                Err(e) => self.refuse(&e),
             }
         }
+    }
+
+    /// The scenario [`Self::next`] returned could not run: the search ends,
+    /// pruned with the reason.
+    pub fn refuse(&mut self, error: &ScenarioError) {
+        self.pruned = Some(error.to_string());
+        self.next = None;
     }
 
     /// Mark the searches of `rest` that would repeat this finished one: the

@@ -335,3 +335,65 @@ fn the_setup_as_it_is_answers_when_it_meets_the_targets_and_rules_out_what_canno
                 && e.verdict.as_ref().is_err_and(|w| w.contains("TTFT")))
     );
 }
+
+#[test]
+fn a_plan_whose_runs_come_back_in_any_order_is_the_plan() {
+    // The reference: the CLI's way, each group run whole in turn, then the
+    // later passes over the groups reopened.
+    let s = small();
+    let space = Space {
+        gpus: vec![Gpu::H100, Gpu::L4, Gpu::A100],
+        tps: vec![1, 2],
+        // Small enough that the first pass leaves searches unsettled.
+        budget_events: 400_000,
+        ..Space::default()
+    };
+    let mut held: Vec<Vec<Search>> = groups(searches(&s, slo(), &space))
+        .into_iter()
+        .map(|g| run_group(g, planning_run(slo())))
+        .collect();
+    let mut passes = 1;
+    for _ in 1..budget::PASSES {
+        let again = reopen_groups(&mut held, space.budget_events);
+        if again.is_empty() {
+            break;
+        }
+        passes += 1;
+        for i in again {
+            let g = std::mem::take(&mut held[i]);
+            held[i] = run_group(g, planning_run(slo()));
+        }
+    }
+    let reference = assemble(
+        held.into_iter().flatten().map(Search::finish).collect(),
+        &space,
+    );
+    assert!(passes > 1, "the budget should leave work for a later pass");
+
+    // The steps, every run held back and the latest sent first, so groups
+    // interleave as a pool's workers would finish them.
+    let mut steps = PlanSteps::new(&s, slo(), &space);
+    let mut out: Vec<(usize, Scenario)> = Vec::new();
+    let mut run = planning_run(slo());
+    let mut runs = 0;
+    for _ in 0..100_000 {
+        out.extend(steps.ready());
+        let Some((g, scenario)) = out.pop() else {
+            break;
+        };
+        runs += 1;
+        match run(scenario) {
+            Ok(r) => steps.feed(g, Ok(&r)),
+            Err(e) => steps.feed(g, Err(&e)),
+        }
+    }
+    assert!(steps.is_over());
+    assert!(
+        runs > steps.len(),
+        "{runs} runs over {} groups",
+        steps.len()
+    );
+    assert_eq!(steps.plan(), reference);
+    // And the serial plan is the same.
+    assert_eq!(plan(&s, slo(), &space), reference);
+}

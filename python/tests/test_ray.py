@@ -1,0 +1,31 @@
+"""Sweeps and plans as Ray tasks on a local Ray: the same answers."""
+
+import os
+
+import pytest
+
+import throughput_lab as tl
+
+if os.environ.get("TLAB_REQUIRE_RAY"):
+    import ray  # noqa: F401  (cargo xtask test installs it: a missing Ray fails)
+else:
+    ray = pytest.importorskip("ray")
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    import ray
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+def test_a_sweep_and_a_plan_on_ray_are_the_local_ones(local_ray, small):
+    from throughput_lab import ray as tl_ray
+
+    _, s = small
+    vary = ["arrival.rate=4,16"]
+    assert tl_ray.sweep(s, vary, progress=False).equals(tl.sweep(s, vary, progress=False))
+    opts = dict(gpus=["h100", "l40s"], max_replicas=8)
+    assert tl_ray.plan(s, progress=False, **opts).json == tl.plan(s, **opts).json

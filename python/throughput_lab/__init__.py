@@ -1,0 +1,276 @@
+"""Throughput Lab from Python: the same simulator as the page and ``tlab``.
+
+A scenario is a dict, a path to a JSON file, a share link copied from the
+page, or a preset's id. Edits are named as ``tlab run --set`` names them:
+``run("chatbot-h100", arrival__rate=30)`` (a double underscore stands for
+the dot) or ``run(s, set={"share[chat]": 0.5})``. The same scenario gives
+the same numbers as the CLI and the page, byte for byte in the JSON.
+
+Every run happens in the native module with the GIL released. Sweeps and
+plans take any ``concurrent.futures`` executor (a local process pool by
+default for sweeps; ``throughput_lab.ray`` for a Ray cluster).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from concurrent.futures import Executor
+from typing import Any, Iterable, Mapping, Optional, Sequence, Union
+
+from . import _native, _work
+from ._native import ThroughputLabError
+from .report import Plan, Report, Table
+
+__all__ = [
+    "ThroughputLabError",
+    "Report",
+    "Plan",
+    "Table",
+    "run",
+    "scenario",
+    "sweep",
+    "curve",
+    "plan",
+    "headroom",
+    "compare",
+    "presets",
+    "preset",
+    "link",
+    "from_link",
+    "calibrate",
+    "read_trace",
+]
+
+__version__ = _native.__version__
+
+ScenarioLike = Union[Mapping[str, Any], str, "os.PathLike[str]"]
+
+
+def _value(v: Any) -> str:
+    """A Python value as ``--set`` reads it."""
+    if isinstance(v, bool):
+        return "on" if v else "off"
+    if isinstance(v, (list, tuple)):
+        return ",".join(_value(x) for x in v)
+    return str(v)
+
+
+def _edits(set: Optional[Mapping[str, Any]], edits: Mapping[str, Any]) -> list:
+    out = [f"{k}={_value(v)}" for k, v in (set or {}).items()]
+    out += [f"{k.replace('__', '.')}={_value(v)}" for k, v in edits.items()]
+    return out
+
+
+def _source(s: ScenarioLike) -> tuple:
+    """(text, kind) for the native module: what ``s`` stands for."""
+    if isinstance(s, Mapping):
+        return json.dumps(s), "json"
+    if isinstance(s, os.PathLike):
+        return os.fspath(s), "path"
+    if not isinstance(s, str):
+        raise TypeError(
+            f"a scenario is a dict, a path, a share link or a preset id, not {type(s).__name__}"
+        )
+    if "#s=" in s:
+        return s, "link"
+    if s.lstrip().startswith("{"):
+        return s, "json"
+    if os.path.exists(s) or s == "-":
+        return s, "path"
+    if s in {p["id"] for p in presets()}:
+        return _native.preset(s), "json"
+    raise ThroughputLabError(
+        f"{s}: no such file, link or preset (presets: {', '.join(p['id'] for p in presets())})"
+    )
+
+
+def _resolve(s: ScenarioLike, set: Optional[Mapping[str, Any]], edits: Mapping[str, Any]) -> str:
+    """The scenario as checked JSON text, its edits applied (what else an
+    edit changed is warned about, as the CLI says it on standard error)."""
+    text, kind = _source(s)
+    resolved, notes = _native.scenario(text, kind, _edits(set, edits))
+    if notes:
+        import warnings
+
+        for n in notes:
+            warnings.warn(n, stacklevel=3)
+    return resolved
+
+
+def scenario(s: ScenarioLike, *, set: Optional[Mapping[str, Any]] = None, **edits: Any) -> dict:
+    """The scenario ``s`` stands for, edits applied and checked, as a dict."""
+    return json.loads(_resolve(s, set, edits))
+
+
+def run(s: ScenarioLike, *, set: Optional[Mapping[str, Any]] = None, **edits: Any) -> Report:
+    """Run a scenario: its report (``tlab run --json``'s, as a typed object)."""
+    return Report(_native.run(_resolve(s, set, edits)))
+
+
+def sweep(
+    s: ScenarioLike,
+    vary: Union[str, Sequence[str]],
+    *,
+    executor: Optional[Executor] = None,
+    progress: Optional[bool] = None,
+    set: Optional[Mapping[str, Any]] = None,
+    **edits: Any,
+):
+    """Vary one or two parameters (``"arrival.rate=5:40:5"``, ``"gpu=h100,l40s"``)
+    and tabulate the summary metrics, as ``tlab sweep`` writes them: a pandas
+    DataFrame, one row per point in order.
+
+    Each point is one task on ``executor`` (any ``concurrent.futures``
+    executor; by default a local process pool of every core). Results are
+    identical however the points are run.
+    """
+    import io
+
+    import pandas as pd
+
+    vary = [vary] if isinstance(vary, str) else list(vary)
+    points = _native.sweep_points(_resolve(s, set, edits), vary)
+    summaries = _work.map_ordered(
+        executor, _work.sweep_point, [(sc,) for _, sc in points], progress, "points"
+    )
+    csv = _native.sweep_csv(vary, [(labels, sm) for (labels, _), sm in zip(points, summaries)])
+    return pd.read_csv(io.StringIO(csv))
+
+
+def curve(
+    s: ScenarioLike,
+    rates: str = "1:40:3",
+    *,
+    set: Optional[Mapping[str, Any]] = None,
+    **edits: Any,
+) -> list:
+    """Latency against throughput for every batching policy as the load
+    rises (``tlab curve --json``), on this machine's cores."""
+    return json.loads(_native.curve(_resolve(s, set, edits), rates))
+
+
+def _ask(
+    ttft_p99_ms, tpot_p99_ms, max_errors, min_goodput, max_replicas=None, gpus=None,
+    self_hosted=False, full=False,
+) -> str:
+    if isinstance(gpus, str):
+        gpus = [gpus]
+    ask = {
+        "ttft_p99_ms": ttft_p99_ms,
+        "tpot_p99_ms": tpot_p99_ms,
+        "max_errors": max_errors,
+        "min_goodput": min_goodput,
+        "max_replicas": max_replicas,
+        "gpus": list(gpus or []),
+        "self_hosted": bool(self_hosted),
+        "full": bool(full),
+    }
+    return json.dumps(ask)
+
+
+def plan(
+    s: ScenarioLike,
+    *,
+    ttft_p99_ms: Optional[float] = None,
+    tpot_p99_ms: Optional[float] = None,
+    max_errors: Optional[float] = None,
+    min_goodput: Optional[float] = None,
+    max_replicas: Optional[int] = None,
+    gpus: Optional[Iterable[str]] = None,
+    self_hosted: bool = False,
+    full: bool = False,
+    executor: Optional[Executor] = None,
+    progress: Optional[bool] = None,
+    set: Optional[Mapping[str, Any]] = None,
+    **edits: Any,
+) -> Plan:
+    """The cheapest setups that meet the targets at the scenario's load, as
+    ``tlab plan --json`` answers (the options are its flags).
+
+    Without ``executor`` the searches run on this machine's cores. With one,
+    every planning run is a task on it (a process pool, a Ray cluster): the
+    searches ask for runs and take their reports back in any order, within
+    the same work budget per search, so the plan is the same.
+    """
+    text = _resolve(s, set, edits)
+    ask = _ask(ttft_p99_ms, tpot_p99_ms, max_errors, min_goodput, max_replicas, gpus,
+               self_hosted, full)
+    if executor is None:
+        answer, notes = _native.plan(text, ask)
+        return Plan(answer, notes)
+    return _work.plan_on(executor, _native.Planner(text, ask), progress)
+
+
+def headroom(
+    s: ScenarioLike,
+    *,
+    ttft_p99_ms: Optional[float] = None,
+    tpot_p99_ms: Optional[float] = None,
+    max_errors: Optional[float] = None,
+    min_goodput: Optional[float] = None,
+    set: Optional[Mapping[str, Any]] = None,
+    **edits: Any,
+) -> dict:
+    """How far the load can grow before the targets break (``tlab headroom``):
+    the multiplier found, its bounds, and the verdict in words."""
+    ask = _ask(ttft_p99_ms, tpot_p99_ms, max_errors, min_goodput)
+    return json.loads(_native.headroom(_resolve(s, set, edits), ask))
+
+
+def compare(
+    s: ScenarioLike,
+    loads: Sequence[float] = (0.5, 1, 2, 5, 10, 20, 50, 100),
+    *,
+    tier: Optional[str] = None,
+    set: Optional[Mapping[str, Any]] = None,
+    **edits: Any,
+) -> dict:
+    """Monthly cost on an API tier against self-hosting as load grows, and
+    the crossover (``tlab compare --json``)."""
+    return json.loads(_native.compare(_resolve(s, set, edits), [float(x) for x in loads], tier))
+
+
+def presets() -> list:
+    """The built-in presets: ``[{"id": ..., "title": ...}, ...]``."""
+    return [{"id": i, "title": t} for i, t in _native.presets()]
+
+
+def preset(id: str) -> dict:
+    """A preset's scenario, ready to edit and run."""
+    return json.loads(_native.preset(id))
+
+
+def link(s: ScenarioLike, base: str = "", *, set: Optional[Mapping[str, Any]] = None,
+         **edits: Any) -> str:
+    """A share link for the scenario: ``base`` (the page's address) followed
+    by its ``#s=…`` fragment. The page, ``tlab run`` and :func:`run` open it
+    with the same numbers."""
+    return base + _native.link(_resolve(s, set, edits))
+
+
+def from_link(url: str) -> dict:
+    """The scenario a share link holds."""
+    return json.loads(_native.from_link(url))
+
+
+def calibrate(files: Union[str, "os.PathLike[str]", Sequence[Any]]):
+    """Measured runs against the simulator (``tlab calibrate --json``): MLPerf,
+    InferenceX or vLLM CSVs, each told by its header. A DataFrame with one
+    row per measured row: its keys, then ``measured.<column>`` and
+    ``simulated.<column>`` (the CSV's own column names); ``.attrs["summary"]``
+    holds the MAPE per source and per GPU × engine × model."""
+    import pandas as pd
+
+    if isinstance(files, (str, os.PathLike)):
+        files = [files]
+    out = json.loads(_native.calibrate([os.fspath(f) for f in files]))
+    df = pd.json_normalize(out["rows"])
+    df.attrs["summary"] = out["summary"]
+    return df
+
+
+def read_trace(path: Union[str, "os.PathLike[str]"], *, skip_bad_lines: bool = False) -> dict:
+    """What a request trace holds (``tlab trace FILE``): its name, SHA-256,
+    request count and summary in words."""
+    return json.loads(_native.read_trace(os.fspath(path), skip_bad_lines))

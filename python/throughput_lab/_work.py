@@ -1,0 +1,123 @@
+"""Work sent to executors: top-level functions (picklable by name, so a
+process pool or Ray can run them anywhere the package is installed), and
+the loops that hand it out and collect it with a progress bar."""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+from . import _native
+from ._native import ThroughputLabError
+
+#: Most tasks a driver waits on at once; a plan has one per group of
+#: searches, a sweep one per point. Bounds the loops below.
+MAX_TASKS = 1_000_000
+
+
+def sweep_point(scenario: str) -> str:
+    """One sweep point: its summary, JSON."""
+    return _native.sweep_point(scenario)
+
+
+def planning_run(scenario: str, slo: str) -> str:
+    """One planning run: its report, JSON."""
+    return _native.planning_run(scenario, slo)
+
+
+def run_report(scenario: str) -> str:
+    """One whole run: its report, JSON."""
+    return _native.run(scenario)
+
+
+def _bar(total: Optional[int], progress: Optional[bool], unit: str):
+    """A tqdm bar (a widget in notebooks), or None. By default shown for
+    more than 8 tasks, as the CLI shows its bar."""
+    if progress is False or (progress is None and total is not None and total <= 8):
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, unit=f" {unit}", leave=False)
+
+
+def _local_pool() -> Executor:
+    """A process pool of every core. Spawned, not forked: a fork would copy a
+    parent whose native threads may hold locks."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    return ProcessPoolExecutor(
+        max_workers=os.cpu_count() or 1, mp_context=multiprocessing.get_context("spawn")
+    )
+
+
+def map_ordered(
+    executor: Optional[Executor],
+    fn: Callable[..., Any],
+    args: Sequence[tuple],
+    progress: Optional[bool],
+    unit: str,
+) -> List[Any]:
+    """``fn(*a)`` for each of ``args`` on ``executor`` (a local process pool
+    when None), results in the order of ``args`` whatever order they finish in."""
+    if len(args) > MAX_TASKS:
+        raise ThroughputLabError(f"{len(args)} tasks: at most {MAX_TASKS}")
+    owned = executor is None
+    ex = _local_pool() if owned else executor
+    bar = _bar(len(args), progress, unit)
+    try:
+        futures = [ex.submit(fn, *a) for a in args]
+        index = {f: i for i, f in enumerate(futures)}
+        out: List[Any] = [None] * len(futures)
+        pending = set(futures)
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for f in done:
+                out[index[f]] = f.result()
+                if bar is not None:
+                    bar.update(1)
+        return out
+    finally:
+        if bar is not None:
+            bar.close()
+        if owned:
+            ex.shutdown(cancel_futures=True)
+
+
+def plan_on(executor: Executor, planner: "_native.Planner", progress: Optional[bool]):
+    """Drive a native ``Planner`` on ``executor``: every run that can start is
+    submitted at once; each report is fed back as it lands."""
+    from .report import Plan
+
+    slo = planner.slo
+    as_is = executor.submit(run_report, planner.as_is)
+    out: Dict[Future, int] = {}
+    bar = _bar(None, progress, "runs")
+    try:
+        for _ in range(MAX_TASKS):
+            for group, scenario in planner.ready():
+                out[executor.submit(planning_run, scenario, slo)] = group
+            if not out:
+                break
+            done, _ = wait(list(out), return_when=FIRST_COMPLETED)
+            for f in done:
+                group = out.pop(f)
+                try:
+                    report = f.result()
+                except ThroughputLabError as e:
+                    planner.refuse(group, str(e))
+                else:
+                    planner.feed(group, report)
+                if bar is not None:
+                    bar.update(1)
+        answer = planner.finish(as_is.result())
+    finally:
+        for f in out:
+            f.cancel()
+        if bar is not None:
+            bar.close()
+    return Plan(answer, planner.notes)
+
+
+__all__ = ["sweep_point", "planning_run", "run_report", "map_ordered", "plan_on"]
