@@ -33,6 +33,18 @@ fn ensure_venv(root: &Path, env: &tools::Env) -> Result<PathBuf> {
     Ok(python)
 }
 
+/// `dir` in front of the tools' PATH.
+fn path_with(dir: &Path, env: &tools::Env) -> Result<std::ffi::OsString> {
+    let tools_path = env
+        .vars()
+        .into_iter()
+        .find(|(k, _)| *k == "PATH")
+        .map(|(_, v)| v)
+        .unwrap_or_default();
+    let dirs = std::iter::once(dir.to_path_buf()).chain(std::env::split_paths(&tools_path));
+    std::env::join_paths(dirs).map_err(|e| Failure(format!("PATH: {e}")))
+}
+
 /// `pytest -v` lines: `path::test PASSED [ 50%]`, `FAILED`, `ERROR`.
 fn parse_pytest(line: &str, t: &mut Tally) {
     let mut words = line.split_whitespace();
@@ -54,6 +66,8 @@ fn parse_pytest(line: &str, t: &mut Tally) {
 pub fn run_tests(root: &Path, env: &tools::Env) -> Result<Tally, (Tally, Failure)> {
     let fail = |f: Failure| (Tally::default(), f);
     let python = ensure_venv(root, env).map_err(fail)?;
+    // The environment's tools (maturin, which pip calls to build) first.
+    let path = path_with(&root.join("target/python-venv/bin"), env).map_err(fail)?;
     let mut install = Command::new(&python);
     install
         .args([
@@ -67,7 +81,8 @@ pub fn run_tests(root: &Path, env: &tools::Env) -> Result<Tally, (Tally, Failure
             "./python",
         ])
         .current_dir(root)
-        .envs(env.vars());
+        .envs(env.vars())
+        .env("PATH", &path);
     println!("xtask: {}", describe(&install));
     crate::run(&mut install).map_err(fail)?;
     let mut cmd = Command::new(&python);
