@@ -301,6 +301,30 @@ pub fn replay(
     Ok((valid, report))
 }
 
+/// The trace at `path`, read as `args` say, distilled onto `base`'s fleet:
+/// the scenario (naming the file it came from) and what it loses.
+pub fn distil(
+    path: &Path,
+    args: &TraceArgs,
+    base: &sim_core::Scenario,
+) -> Result<traces::Distilled, String> {
+    let (t, reference) = read_with_ref(path, args)?;
+    distilled(path, &t, reference, base)
+}
+
+fn distilled(
+    path: &Path,
+    t: &Imported,
+    reference: sim_core::scenario::TraceRef,
+    base: &sim_core::Scenario,
+) -> Result<traces::Distilled, String> {
+    let mut d = t
+        .distil(base, &file_name(path))
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    d.scenario.distilled_from = Some(reference);
+    Ok(d)
+}
+
 /// `tlab trace FILE --distil SCENARIO`: the distilled scenario and the exact
 /// replay run on the same fleet, side by side, with what the distillation
 /// loses; the scenario written to `out` when given.
@@ -311,11 +335,7 @@ pub fn distil_text(
     out: Option<&Path>,
 ) -> Result<String, String> {
     use sim_core::format::{duration_ms, rounded, thousands};
-    let name = file_name(path);
-    let mut d = t
-        .distil(base, &name)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    d.scenario.distilled_from = Some(reference);
+    let d = distilled(path, t, reference, base)?;
     let mut exact = base.clone();
     t.apply_to(&mut exact);
     let run = |s: &sim_core::Scenario| -> Result<sim_core::Report, String> {

@@ -163,6 +163,11 @@ struct Ask {
     self_hosted: bool,
     #[serde(default)]
     full: bool,
+    #[serde(default)]
+    pools: bool,
+    #[serde(default)]
+    split: bool,
+    link: Option<String>,
 }
 
 impl Ask {
@@ -211,14 +216,54 @@ impl Ask {
 /// The cheapest setups that meet the targets, planned on this machine's
 /// cores as `tlab plan --json` plans them; `options` is JSON of the CLI's
 /// flags (`ttft_p99_ms`, `tpot_p99_ms`, `max_errors`, `min_goodput`,
-/// `max_replicas`, `gpus`, `self_hosted`, `full`). Also what the question
-/// cost said up front.
+/// `max_replicas`, `gpus`, `self_hosted`, `full`, `pools`, `split`,
+/// `link`). Also what the question cost said up front.
 #[pyfunction]
 fn plan(py: Python<'_>, scenario: &str, options: &str) -> PyResult<(String, Vec<String>)> {
     let s = valid(scenario)?;
     let ask = Ask::parse(options)?;
     let slo = ask.targets(&s)?;
     let space = ask.space(&s)?;
+    if ask.pools && ask.split {
+        return Err(refuse(
+            "pools and split: one or the other, as tlab plan takes them",
+        ));
+    }
+    if ask.link.is_some() && !ask.split {
+        return Err(refuse(
+            "link: the KV-cache link of a split plan (split=True)",
+        ));
+    }
+    if ask.split {
+        let link = ask
+            .link
+            .as_deref()
+            .map(|l| {
+                sim_core::scenario::KvLink::named(l).ok_or_else(|| {
+                    refuse(format!(
+                        "link must be nvlink, infiniband, roce or ethernet, got {l:?}"
+                    ))
+                })
+            })
+            .transpose()?;
+        let p = py
+            .detach(|| {
+                sim_core::plan::disaggregation::plan_disaggregation(
+                    &s,
+                    slo,
+                    link,
+                    space.budget_events,
+                )
+            })
+            .map_err(refuse)?;
+        return Ok((to_pretty(&p)?, Vec::new()));
+    }
+    if ask.pools {
+        let p = py
+            .detach(|| tlab::analysis::pool_plan_parallel(&s, slo, &space, true))
+            .map_err(refuse)?;
+        return Ok((to_pretty(&p)?, Vec::new()));
+    }
     let q = sim_core::plan::budget::question(&s, slo, &space);
     let p = py.detach(|| {
         let mut p = tlab::analysis::plan_parallel(&q.scenario, slo, &space, true);
@@ -246,6 +291,11 @@ impl Planner {
     fn new(scenario: &str, options: &str) -> PyResult<Planner> {
         let base = valid(scenario)?;
         let ask = Ask::parse(options)?;
+        if ask.pools || ask.split {
+            return Err(refuse(
+                "pools and split plans run on this machine's cores (no executor): their searches follow one another",
+            ));
+        }
         let slo = ask.targets(&base)?;
         let space = ask.space(&base)?;
         let q = sim_core::plan::budget::question(&base, slo, &space);
@@ -457,6 +507,43 @@ fn read_trace(py: Python<'_>, path: &str, skip_bad_lines: bool) -> PyResult<Stri
     to_pretty(&reference)
 }
 
+/// A trace distilled onto a scenario's fleet, as `tlab trace FILE
+/// --distil SCENARIO` distils it: the scenario (compact JSON, small enough
+/// for a share link) and what the distillation loses, in words.
+#[pyfunction]
+#[pyo3(signature = (path, base, skip_bad_lines=false))]
+fn distil_trace(
+    py: Python<'_>,
+    path: &str,
+    base: &str,
+    skip_bad_lines: bool,
+) -> PyResult<(String, Vec<String>)> {
+    let base = valid(base)?.into_inner();
+    let args = tlab::trace::TraceArgs {
+        skip_bad_lines,
+        ..tlab::trace::TraceArgs::default()
+    };
+    let d = py
+        .detach(|| tlab::trace::distil(Path::new(path), &args, &base))
+        .map_err(refuse)?;
+    Ok((to_json(&d.scenario)?, d.loses))
+}
+
+/// The scenario made the setup of a plan's row (its `config` and
+/// `replicas`), as the page's "Apply" makes it: compact JSON, checked.
+#[pyfunction]
+fn apply_setup(scenario: &str, setup: &str) -> PyResult<String> {
+    #[derive(serde::Deserialize)]
+    struct Setup {
+        config: sim_core::plan::Config,
+        replicas: u32,
+    }
+    let row: Setup = serde_json::from_str(setup).map_err(|e| refuse(format!("setup: {e}")))?;
+    let mut s = valid(scenario)?.into_inner();
+    sim_core::plan::apply_config(&mut s, &row.config, row.replicas).map_err(refuse)?;
+    to_json(&s.validate().map_err(refuse)?)
+}
+
 /// The module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -483,6 +570,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(from_link, m)?,
         wrap_pyfunction!(calibrate, m)?,
         wrap_pyfunction!(read_trace, m)?,
+        wrap_pyfunction!(distil_trace, m)?,
+        wrap_pyfunction!(apply_setup, m)?,
     ] {
         m.add_function(f)?;
     }

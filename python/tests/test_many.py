@@ -39,6 +39,20 @@ def test_a_sweep_is_the_same_on_every_executor_and_the_clis(tlab, small):
     assert h100["output_tokens_per_s"].is_monotonic_increasing
 
 
+def test_a_sweep_streams_its_rows_as_they_finish(small):
+    _, s = small
+    vary = "arrival.rate=4,8,16,32"
+    table = tl.sweep(s, vary, executor=InThisThread(), progress=False)
+    with ThreadPoolExecutor(2) as ex:
+        rows = list(tl.sweep_iter(s, vary, executor=ex, progress=False))
+    assert sorted(r["point"] for r in rows) == [0, 1, 2, 3]
+    for r in rows:
+        expected = table.iloc[r["point"]]
+        assert float(r["arrival.rate"]) == expected["arrival.rate"]
+        assert r["output_tokens_per_s"] == expected["output_tokens_per_s"]
+        assert r["requests_per_s"] == expected["requests_per_s"]
+
+
 def test_a_sweep_refuses_a_bad_axis_by_name(small):
     _, s = small
     with pytest.raises(tl.ThroughputLabError, match="vary"):
@@ -74,6 +88,23 @@ def test_a_budgeted_plan_is_the_same_on_an_executor(small):
         assert tl.plan(s, executor=ex, progress=False, **opts, **heavy).json == tl.plan(
             s, **opts, **heavy
         ).json
+
+
+def test_pool_and_split_plans_are_the_clis(tlab, root, tmp_path):
+    two = tmp_path / "two.json"
+    two.write_text(tlab("preset", "two-models"))
+    cli = json.loads(tlab("plan", str(two), "--pools", "--json", "--set", "duration=60"))
+    here = tl.plan(str(two), pools=True, duration=60)
+    assert here.to_dict() == cli
+    split = tmp_path / "split.json"
+    split.write_text(tlab("preset", "split-prefill-decode"))
+    cli = json.loads(tlab("plan", str(split), "--split", "--link", "infiniband", "--json",
+                          "--set", "duration=60"))
+    assert tl.plan(str(split), split=True, link="infiniband", duration=60).to_dict() == cli
+    with pytest.raises(tl.ThroughputLabError, match="link must be"):
+        tl.plan(str(split), split=True, link="carrier-pigeon", duration=60)
+    with pytest.raises(tl.ThroughputLabError, match="no executor"):
+        tl.plan(str(two), pools=True, executor=InThisThread())
 
 
 def test_plan_targets_are_checked_by_name(small):

@@ -6,7 +6,7 @@ import pytest
 
 import throughput_lab as tl
 
-if os.environ.get("TLAB_REQUIRE_RAY"):
+if os.environ.get("TLAB_REQUIRE_ALL"):
     import ray  # noqa: F401  (cargo xtask test installs it: a missing Ray fails)
 else:
     ray = pytest.importorskip("ray")

@@ -8,8 +8,8 @@ import pytest
 import throughput_lab as tl
 
 
-@pytest.mark.parametrize("preset", ["chatbot-h100", "launch-spike", "prompt-caching"])
-def test_a_run_is_the_clis_report_byte_for_byte(preset, tlab, tmp_path):
+@pytest.mark.parametrize("preset", [p["id"] for p in tl.presets()])
+def test_every_preset_runs_to_the_clis_report_byte_for_byte(preset, tlab, tmp_path):
     path = tmp_path / "s.json"
     path.write_text(tlab("preset", preset))
     cli = tlab("run", str(path), "--json")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 from concurrent.futures import Executor
-from typing import Any, Iterable, Mapping, Optional, Sequence, Union
+from typing import Any, Iterable, Iterator, Mapping, Optional, Sequence, Union
 
 from . import _native, _work
 from ._native import ThroughputLabError
@@ -30,6 +30,7 @@ __all__ = [
     "run",
     "scenario",
     "sweep",
+    "sweep_iter",
     "curve",
     "plan",
     "headroom",
@@ -40,6 +41,8 @@ __all__ = [
     "from_link",
     "calibrate",
     "read_trace",
+    "distil",
+    "apply",
 ]
 
 __version__ = _native.__version__
@@ -138,6 +141,27 @@ def sweep(
     return pd.read_csv(io.StringIO(csv))
 
 
+def sweep_iter(
+    s: ScenarioLike,
+    vary: Union[str, Sequence[str]],
+    *,
+    executor: Optional[Executor] = None,
+    progress: Optional[bool] = None,
+    set: Optional[Mapping[str, Any]] = None,
+    **edits: Any,
+) -> Iterator[dict]:
+    """:func:`sweep`'s rows as each point finishes (not in order): dicts of
+    the axis values (as typed) and the summary, with ``"point"`` its row in
+    :func:`sweep`'s table. For long sweeps watched in a notebook."""
+    vary = [vary] if isinstance(vary, str) else list(vary)
+    points = _native.sweep_points(_resolve(s, set, edits), vary)
+    names = [v.split("=", 1)[0] for v in vary]
+    for i, summary in _work.iter_completed(
+        executor, _work.sweep_point, [(sc,) for _, sc in points], progress, "points"
+    ):
+        yield {"point": i, **dict(zip(names, points[i][0])), **json.loads(summary)}
+
+
 def curve(
     s: ScenarioLike,
     rates: str = "1:40:3",
@@ -152,7 +176,7 @@ def curve(
 
 def _ask(
     ttft_p99_ms, tpot_p99_ms, max_errors, min_goodput, max_replicas=None, gpus=None,
-    self_hosted=False, full=False,
+    self_hosted=False, full=False, pools=False, split=False, link=None,
 ) -> str:
     if isinstance(gpus, str):
         gpus = [gpus]
@@ -165,6 +189,9 @@ def _ask(
         "gpus": list(gpus or []),
         "self_hosted": bool(self_hosted),
         "full": bool(full),
+        "pools": bool(pools),
+        "split": bool(split),
+        "link": link,
     }
     return json.dumps(ask)
 
@@ -180,6 +207,9 @@ def plan(
     gpus: Optional[Iterable[str]] = None,
     self_hosted: bool = False,
     full: bool = False,
+    pools: bool = False,
+    split: bool = False,
+    link: Optional[str] = None,
     executor: Optional[Executor] = None,
     progress: Optional[bool] = None,
     set: Optional[Mapping[str, Any]] = None,
@@ -192,10 +222,14 @@ def plan(
     every planning run is a task on it (a process pool, a Ray cluster): the
     searches ask for runs and take their reports back in any order, within
     the same work budget per search, so the plan is the same.
+
+    ``pools=True`` plans pools (``tlab plan --pools``), ``split=True`` a
+    prefill/decode split over ``link`` (``tlab plan --split``); their
+    searches follow one another, so they run here, without an executor.
     """
     text = _resolve(s, set, edits)
     ask = _ask(ttft_p99_ms, tpot_p99_ms, max_errors, min_goodput, max_replicas, gpus,
-               self_hosted, full)
+               self_hosted, full, pools, split, link)
     if executor is None:
         answer, notes = _native.plan(text, ask)
         return Plan(answer, notes)
@@ -274,3 +308,21 @@ def read_trace(path: Union[str, "os.PathLike[str]"], *, skip_bad_lines: bool = F
     """What a request trace holds (``tlab trace FILE``): its name, SHA-256,
     request count and summary in words."""
     return json.loads(_native.read_trace(os.fspath(path), skip_bad_lines))
+
+
+def distil(
+    path: Union[str, "os.PathLike[str]"], onto: ScenarioLike, *, skip_bad_lines: bool = False
+) -> tuple:
+    """A trace distilled onto ``onto``'s fleet (``tlab trace FILE --distil``):
+    ``(scenario, loses)``, the scenario as a dict (a rate schedule, quantile
+    tables of lengths, shared prefixes: small enough for a share link) and
+    what the distillation loses, in words."""
+    text, loses = _native.distil_trace(os.fspath(path), _resolve(onto, None, {}), skip_bad_lines)
+    return json.loads(text), list(loses)
+
+
+def apply(s: ScenarioLike, setup: Any) -> dict:
+    """The scenario with a plan's setup applied, as the page's "Apply" does:
+    ``setup`` is a row of ``plan(...).feasible`` (or its dict)."""
+    row = setup.to_dict() if hasattr(setup, "to_dict") else setup
+    return json.loads(_native.apply_setup(_resolve(s, None, {}), json.dumps(row)))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from . import _native
 from ._native import ThroughputLabError
@@ -52,6 +52,40 @@ def _local_pool() -> Executor:
     )
 
 
+def iter_completed(
+    executor: Optional[Executor],
+    fn: Callable[..., Any],
+    args: Sequence[tuple],
+    progress: Optional[bool],
+    unit: str,
+) -> Iterator[Tuple[int, Any]]:
+    """``(i, fn(*args[i]))`` for each of ``args``, run on ``executor`` (a
+    local process pool when None), yielded as each finishes."""
+    if len(args) > MAX_TASKS:
+        raise ThroughputLabError(f"{len(args)} tasks: at most {MAX_TASKS}")
+    owned = executor is None
+    ex = _local_pool() if owned else executor
+    bar = _bar(len(args), progress, unit)
+    futures: List[Future] = []
+    try:
+        futures = [ex.submit(fn, *a) for a in args]
+        index = {f: i for i, f in enumerate(futures)}
+        pending = set(futures)
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for f in sorted(done, key=index.__getitem__):
+                if bar is not None:
+                    bar.update(1)
+                yield index[f], f.result()
+    finally:
+        for f in futures:
+            f.cancel()
+        if bar is not None:
+            bar.close()
+        if owned:
+            ex.shutdown(cancel_futures=True)
+
+
 def map_ordered(
     executor: Optional[Executor],
     fn: Callable[..., Any],
@@ -59,30 +93,12 @@ def map_ordered(
     progress: Optional[bool],
     unit: str,
 ) -> List[Any]:
-    """``fn(*a)`` for each of ``args`` on ``executor`` (a local process pool
-    when None), results in the order of ``args`` whatever order they finish in."""
-    if len(args) > MAX_TASKS:
-        raise ThroughputLabError(f"{len(args)} tasks: at most {MAX_TASKS}")
-    owned = executor is None
-    ex = _local_pool() if owned else executor
-    bar = _bar(len(args), progress, unit)
-    try:
-        futures = [ex.submit(fn, *a) for a in args]
-        index = {f: i for i, f in enumerate(futures)}
-        out: List[Any] = [None] * len(futures)
-        pending = set(futures)
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for f in done:
-                out[index[f]] = f.result()
-                if bar is not None:
-                    bar.update(1)
-        return out
-    finally:
-        if bar is not None:
-            bar.close()
-        if owned:
-            ex.shutdown(cancel_futures=True)
+    """``fn(*a)`` for each of ``args`` on ``executor``, results in the order
+    of ``args`` whatever order they finish in."""
+    out: List[Any] = [None] * len(args)
+    for i, r in iter_completed(executor, fn, args, progress, unit):
+        out[i] = r
+    return out
 
 
 def plan_on(executor: Executor, planner: "_native.Planner", progress: Optional[bool]):
@@ -120,4 +136,6 @@ def plan_on(executor: Executor, planner: "_native.Planner", progress: Optional[b
     return Plan(answer, planner.notes)
 
 
-__all__ = ["sweep_point", "planning_run", "run_report", "map_ordered", "plan_on"]
+__all__ = [
+    "sweep_point", "planning_run", "run_report", "iter_completed", "map_ordered", "plan_on",
+]

@@ -1,6 +1,6 @@
 //! The Python package's tests: a virtual environment in `target/python-venv`
 //! with the pinned test tools (`python/requirements-test.txt`: maturin,
-//! pytest, pandas, tqdm, Ray), the package built from `python/` and
+//! pytest, pandas, tqdm, Ray, nbclient and matplotlib for the notebook), the package built from `python/` and
 //! installed into it as a user's `pip install ./python` does, then pytest.
 
 use crate::{Failure, Result, Tally, describe, run_counting, tools};
@@ -96,7 +96,7 @@ pub fn run_tests(root: &Path, env: &tools::Env) -> Result<Tally, (Tally, Failure
     ])
     .current_dir(root)
     .env("TLAB_BIN", root.join("target/debug/tlab"))
-    .env("TLAB_REQUIRE_RAY", "1")
+    .env("TLAB_REQUIRE_ALL", "1")
     .envs(env.vars());
     run_counting(&mut cmd, parse_pytest)
 }
