@@ -32,8 +32,14 @@ def test_a_sweep_is_the_same_on_every_executor_and_the_clis(tlab, small):
     pd.testing.assert_frame_equal(serial, cli)
     with ThreadPoolExecutor(3) as ex:
         pd.testing.assert_frame_equal(tl.sweep(s, vary, executor=ex, progress=False), cli)
-    # The default: a local process pool.
+    # The default: a local process pool. And points cut into tasks any way.
     pd.testing.assert_frame_equal(tl.sweep(str(path), vary, progress=False), cli)
+    for chunk in (1, 4, 100):
+        pd.testing.assert_frame_equal(
+            tl.sweep(s, vary, executor=InThisThread(), chunk=chunk, progress=False), cli
+        )
+    with pytest.raises(tl.ThroughputLabError, match="chunk"):
+        tl.sweep(s, vary, executor=InThisThread(), chunk=0, progress=False)
     # More load, more output: the rows are the points they say.
     h100 = serial[serial["gpu"] == "h100"].sort_values("arrival.rate")
     assert h100["output_tokens_per_s"].is_monotonic_increasing
@@ -44,7 +50,7 @@ def test_a_sweep_streams_its_rows_as_they_finish(small):
     vary = "arrival.rate=4,8,16,32"
     table = tl.sweep(s, vary, executor=InThisThread(), progress=False)
     with ThreadPoolExecutor(2) as ex:
-        rows = list(tl.sweep_iter(s, vary, executor=ex, progress=False))
+        rows = list(tl.sweep_iter(s, vary, executor=ex, chunk=1, progress=False))
     assert sorted(r["point"] for r in rows) == [0, 1, 2, 3]
     for r in rows:
         expected = table.iloc[r["point"]]

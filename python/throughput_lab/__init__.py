@@ -117,6 +117,7 @@ def sweep(
     *,
     executor: Optional[Executor] = None,
     progress: Optional[bool] = None,
+    chunk: Optional[int] = None,
     set: Optional[Mapping[str, Any]] = None,
     **edits: Any,
 ):
@@ -124,9 +125,11 @@ def sweep(
     and tabulate the summary metrics, as ``tlab sweep`` writes them: a pandas
     DataFrame, one row per point in order.
 
-    Each point is one task on ``executor`` (any ``concurrent.futures``
-    executor; by default a local process pool of every core). Results are
-    identical however the points are run.
+    The points run as tasks on ``executor`` (any ``concurrent.futures``
+    executor; by default a local process pool of every core), ``chunk``
+    points a task (by default the points cut into at most 64 tasks, so a
+    task's cost on the executor is spread). Results are identical however
+    the points are run.
     """
     import io
 
@@ -134,9 +137,9 @@ def sweep(
 
     vary = [vary] if isinstance(vary, str) else list(vary)
     points = _native.sweep_points(_resolve(s, set, edits), vary)
-    summaries = _work.map_ordered(
-        executor, _work.sweep_point, [(sc,) for _, sc in points], progress, "points"
-    )
+    summaries: list = [None] * len(points)
+    for i, summary in _work.iter_sweep(executor, [sc for _, sc in points], progress, chunk):
+        summaries[i] = summary
     csv = _native.sweep_csv(vary, [(labels, sm) for (labels, _), sm in zip(points, summaries)])
     return pd.read_csv(io.StringIO(csv))
 
@@ -147,6 +150,7 @@ def sweep_iter(
     *,
     executor: Optional[Executor] = None,
     progress: Optional[bool] = None,
+    chunk: Optional[int] = None,
     set: Optional[Mapping[str, Any]] = None,
     **edits: Any,
 ) -> Iterator[dict]:
@@ -156,9 +160,7 @@ def sweep_iter(
     vary = [vary] if isinstance(vary, str) else list(vary)
     points = _native.sweep_points(_resolve(s, set, edits), vary)
     names = [v.split("=", 1)[0] for v in vary]
-    for i, summary in _work.iter_completed(
-        executor, _work.sweep_point, [(sc,) for _, sc in points], progress, "points"
-    ):
+    for i, summary in _work.iter_sweep(executor, [sc for _, sc in points], progress, chunk):
         yield {"point": i, **dict(zip(names, points[i][0])), **json.loads(summary)}
 
 

@@ -16,9 +16,40 @@ from ._native import ThroughputLabError
 MAX_TASKS = 1_000_000
 
 
+#: Most tasks a sweep is cut into by default: each task carries several
+#: points, so a task's cost on the executor (about a millisecond on Ray, a
+#: pickle on a process pool) is spread over them, and the tasks still
+#: outnumber any one machine's cores for balance.
+SWEEP_TASKS = 64
+
+
 def sweep_point(scenario: str) -> str:
     """One sweep point: its summary, JSON."""
     return _native.sweep_point(scenario)
+
+
+def sweep_chunk(scenarios: List[str]) -> List[str]:
+    """Several sweep points, one after another: their summaries, JSON."""
+    return [_native.sweep_point(s) for s in scenarios]
+
+
+def iter_sweep(
+    executor: Optional[Executor], scenarios: List[str], progress: Optional[bool],
+    chunk: Optional[int],
+) -> Iterator[Tuple[int, str]]:
+    """``(i, summary)`` for each sweep point as its task finishes, the points
+    cut into tasks of ``chunk`` (by default at most :data:`SWEEP_TASKS` tasks)."""
+    n = len(scenarios)
+    if chunk is None:
+        chunk = max(1, -(-n // SWEEP_TASKS))
+    if not isinstance(chunk, int) or chunk < 1:
+        raise ThroughputLabError(f"chunk: points per task, a whole number ≥ 1, got {chunk!r}")
+    starts = list(range(0, n, chunk))
+    tasks = [(scenarios[a:a + chunk],) for a in starts]
+    sizes = [len(t[0]) for t in tasks]
+    for k, summaries in iter_completed(executor, sweep_chunk, tasks, progress, "points", sizes):
+        for j, summary in enumerate(summaries):
+            yield starts[k] + j, summary
 
 
 def planning_run(scenario: str, slo: str) -> str:
@@ -58,14 +89,17 @@ def iter_completed(
     args: Sequence[tuple],
     progress: Optional[bool],
     unit: str,
+    sizes: Optional[Sequence[int]] = None,
 ) -> Iterator[Tuple[int, Any]]:
     """``(i, fn(*args[i]))`` for each of ``args``, run on ``executor`` (a
-    local process pool when None), yielded as each finishes."""
+    local process pool when None), yielded as each finishes. The bar counts
+    ``sizes[i]`` for task ``i`` (one each by default)."""
     if len(args) > MAX_TASKS:
         raise ThroughputLabError(f"{len(args)} tasks: at most {MAX_TASKS}")
+    sizes = list(sizes) if sizes is not None else [1] * len(args)
     owned = executor is None
     ex = _local_pool() if owned else executor
-    bar = _bar(len(args), progress, unit)
+    bar = _bar(sum(sizes), progress, unit)
     futures: List[Future] = []
     try:
         futures = [ex.submit(fn, *a) for a in args]
@@ -75,7 +109,7 @@ def iter_completed(
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for f in sorted(done, key=index.__getitem__):
                 if bar is not None:
-                    bar.update(1)
+                    bar.update(sizes[index[f]])
                 yield index[f], f.result()
     finally:
         for f in futures:
@@ -137,5 +171,6 @@ def plan_on(executor: Executor, planner: "_native.Planner", progress: Optional[b
 
 
 __all__ = [
-    "sweep_point", "planning_run", "run_report", "iter_completed", "map_ordered", "plan_on",
+    "sweep_point", "sweep_chunk", "iter_sweep", "planning_run", "run_report",
+    "iter_completed", "map_ordered", "plan_on",
 ]

@@ -76,8 +76,16 @@ class Report(Table):
     __slots__ = ("_json",)
 
     def __init__(self, text: str):
-        super().__init__(json.loads(text))
+        # Parsed on first use: a sweep of runs that only keeps `.json` never
+        # pays for the objects.
         object.__setattr__(self, "_json", text)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "_data":
+            data = json.loads(self._json)
+            object.__setattr__(self, "_data", data)
+            return data
+        return super().__getattr__(name)
 
     @property
     def json(self) -> str:
