@@ -95,3 +95,22 @@ def test_runs_release_the_gil():
         counted += 1
     t.join()
     assert counted > 10_000, counted
+
+
+def test_a_link_made_in_python_is_left_for_the_page(root):
+    # The browser tests open this link on the page and compare its cards with
+    # these numbers (tests/e2e/python-link.test.mjs); `cargo xtask test` runs
+    # them after these.
+    s = tl.scenario("chatbot-h100", arrival__rate=12, prefix_caching=False, duration=120)
+    url = tl.link(s, "http://127.0.0.1:8080/")
+    r = tl.run(url)
+    assert r.json == tl.run(s).json
+    out = root / "tests/artifacts/python-link.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps({
+        "fragment": url[url.index("#"):],
+        "output_tokens_per_s": r.throughput.output_tokens_per_s,
+        "ttft_p99_ms": r.overall.ttft.p99_ms,
+        "e2e_p50_ms": r.overall.e2e.p50_ms,
+        "usd_per_month": r.cost.usd_per_month,
+    }))

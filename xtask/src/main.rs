@@ -53,7 +53,7 @@ fn main() -> ExitCode {
         Some("test") => return test(&root),
         Some("build") => tools::ensure_build_tools(&root).and_then(|env| trunk_build(&root, &env)),
         Some("e2e") => tools::ensure_browser_tools(&root)
-            .and_then(|env| merge(&mut Tally::default(), run_e2e(&root, &env))),
+            .and_then(|env| merge(&mut Tally::default(), run_e2e(&root, &env, false))),
         Some("bench") => bench::bench(&root),
         Some("fuzz") => fuzz(&root, args.get(1).map(String::as_str)),
         Some("bench-web") => tools::ensure_browser_tools(&root).and_then(|env| {
@@ -226,7 +226,9 @@ fn parse_tap(line: &str, t: &mut Tally) {
     }
 }
 
-fn run_e2e(root: &Path, env: &tools::Env) -> Result<Tally, (Tally, Failure)> {
+/// The browser tests; `strict` (the whole test run) fails a test whose
+/// input from an earlier stage is missing instead of skipping it.
+fn run_e2e(root: &Path, env: &tools::Env, strict: bool) -> Result<Tally, (Tally, Failure)> {
     let dir = root.join("tests/e2e");
     let mut specs: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map_err(|e| (Tally::default(), Failure(format!("{}: {e}", dir.display()))))?
@@ -245,6 +247,9 @@ fn run_e2e(root: &Path, env: &tools::Env) -> Result<Tally, (Tally, Failure)> {
         .args(&specs)
         .current_dir(root)
         .envs(env.vars());
+    if strict {
+        cmd.env("TLAB_REQUIRE_ALL", "1");
+    }
     run_counting(&mut cmd, parse_tap)
 }
 
@@ -318,7 +323,8 @@ fn test_stages(root: &Path, total: &mut Tally) -> Result<()> {
     trunk_build(root, &env).map_err(|f| Failure(format!("web build: {}", f.0)))?;
 
     stage(6, "browser end-to-end tests (headless Chromium)");
-    merge(total, run_e2e(root, &env)).map_err(|f| Failure(format!("browser tests: {}", f.0)))?;
+    merge(total, run_e2e(root, &env, true))
+        .map_err(|f| Failure(format!("browser tests: {}", f.0)))?;
     Ok(())
 }
 
