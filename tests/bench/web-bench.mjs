@@ -33,7 +33,7 @@ const want = (part) => !ONLY || ONLY.includes(part);
 const ONLY_PRESETS = process.env.BENCH_PRESETS?.split(',');
 const wantPreset = (id) => !ONLY_PRESETS || ONLY_PRESETS.includes(id ?? 'default');
 
-const PRESETS = ['launch-spike', 'self-hosted-tuning', 'overnight-batch', 'pay-for-speed', 'classification', 'thinking-agent', 'chatbot-h100', 'chat-and-batch', 'two-models', 'launch-day-gpus', 'prompt-caching'];
+const PRESETS = ['launch-spike', 'self-hosted-tuning', 'overnight-batch', 'pay-for-speed', 'classification', 'thinking-agent', 'chatbot-h100', 'chat-and-batch', 'two-models', 'launch-day-gpus', 'prompt-caching', 'bad-hour'];
 const lab = await startLab();
 const rows = [];
 let failed = false;

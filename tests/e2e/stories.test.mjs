@@ -78,7 +78,7 @@ async function floatNoise() {
   });
 }
 
-const PRESETS = ['self-hosted-tuning', 'chatbot-h100', 'launch-spike', 'thinking-agent', 'pay-for-speed', 'overnight-batch', 'classification', 'chat-and-batch', 'two-models', 'launch-day-gpus', 'prompt-caching'];
+const PRESETS = ['self-hosted-tuning', 'chatbot-h100', 'launch-spike', 'thinking-agent', 'pay-for-speed', 'overnight-batch', 'classification', 'chat-and-batch', 'two-models', 'launch-day-gpus', 'prompt-caching', 'bad-hour'];
 
 for (const id of PRESETS) {
   test(`the ${id} story runs to its end, every claim as the run shows`, async () => {

@@ -11,6 +11,7 @@ use crate::scenario::{
 };
 
 mod caching;
+mod incidents;
 mod models;
 mod pools;
 mod priorities;
@@ -18,6 +19,7 @@ mod stories;
 pub mod story;
 mod tiers;
 pub use caching::prompt_caching;
+pub use incidents::bad_hour;
 pub use models::thinking_agent;
 pub use pools::{bench_pools, disaggregated, launch_day_gpus, two_models};
 pub use priorities::chat_and_batch;
@@ -541,6 +543,13 @@ pub fn all() -> Vec<Preset> {
             explanation: "A support assistant on a hosted model: every conversation starts with the same long system prompt, and each turn sends the earlier ones again, so most of what the provider reads it has read before. Without caching, the input-token limit answers the busy hours with 429s and every token is billed in full. Turn on the provider's prompt cache and watch the 429s, the bill and the first token; then see what a quiet night, when the cache expires between users, does to it, and what a longer lifetime buys.",
             scenario: prompt_caching(),
             steps: stories::PROMPT_CACHING,
+        },
+        Preset {
+            id: "bad-hour",
+            title: "The provider has a bad hour",
+            explanation: "A writing assistant on a hosted frontier model, 4 requests a second for three hours. For one of them the provider answers 40 % of attempts with errors, and twice as slowly. The SDK's two retries hide most of it, at the cost of waiting; failing fast shows users every error. Fall back to a small model's tier and no request fails; add a circuit breaker that stops sending while the errors last, and users wait far less and the bill falls, on the small model's answers. Or keep a GPU of your own to fall back to, and pay for it all day.",
+            scenario: bad_hour(),
+            steps: stories::BAD_HOUR,
         },
         Preset {
             id: "split-prefill-decode",

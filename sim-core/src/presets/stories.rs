@@ -467,3 +467,56 @@ pub const PROMPT_CACHING: &[Step] = &[
         ],
     },
 ];
+
+/// The provider has a bad hour: retry, fail fast, fall back, stop sending.
+pub const BAD_HOUR: &[Step] = &[
+    Step {
+        title: "Start: the SDK retries",
+        say: "For an hour the provider answers 40 % of attempts with an error, twice as slowly. The SDK retries each error twice after a back-off, so a request fails only when all three attempts do: {0} of all requests fail, nearly all in that hour. The retries make users wait: {1} end to end for the slowest 1 %. A million output tokens cost {2}.",
+        edits: &[],
+        claims: &[
+            between(Q::UnansweredPct, 1.5, 3.0),
+            between(Q::E2eP99, 28_000.0, 38_000.0),
+            between(Q::UsdPerMtok, 17.0, 22.0),
+        ],
+    },
+    Step {
+        title: "Fail fast",
+        say: "Without retries every error reaches a user: {0} of requests fail, and the slowest 1 % still wait {1}, the provider's answers being twice as slow that hour.",
+        edits: &[("api.client", "fail_fast")],
+        claims: &[
+            between(Q::UnansweredPct, 11.0, 16.0),
+            between(Q::E2eP99, 25_000.0, 35_000.0),
+        ],
+    },
+    Step {
+        title: "Retry, then fall back to the small model",
+        say: "Retry as the SDK does, and send a request whose retries ran out to the small model's tier, another model with limits of its own: {0} of requests fail. The waiting stays ({1} end to end at p99); a million output tokens cost {2}.",
+        edits: &[("api.client", "sdk_retries"), ("api.fallback", "small")],
+        claims: &[
+            exactly(Q::UnansweredPct, 0.0),
+            between(Q::E2eP99, 28_000.0, 38_000.0),
+            between(Q::UsdPerMtok, 17.0, 22.0),
+        ],
+    },
+    Step {
+        title: "Stop sending for a while",
+        say: "A circuit breaker stops sending to the frontier tier for a minute after 5 errors in a minute, then tries one request: through the bad hour most requests go straight to the small model. {0} fail, the slowest 1 % wait {1} and the first token comes within {2} (p99). The small model is cheaper, so a million output tokens cost {3}: whether its answers are good enough is yours to judge.",
+        edits: &[("api.breaker", "quick")],
+        claims: &[
+            exactly(Q::UnansweredPct, 0.0),
+            between(Q::E2eP99, 15_000.0, 23_000.0),
+            between(Q::TtftP99, 2_500.0, 4_000.0),
+            between(Q::UsdPerMtok, 11.0, 16.0),
+        ],
+    },
+    Step {
+        title: "Fall back to your own GPU",
+        say: "Keep one H100 of Llama-3.1-8B to fall back to instead: it takes the bad hour's requests, {0} fail, and a million output tokens cost {1}, the GPU billed all day whether the provider errs or not.",
+        edits: &[("api.fallback", "self-hosted")],
+        claims: &[
+            exactly(Q::UnansweredPct, 0.0),
+            between(Q::UsdPerMtok, 12.0, 17.0),
+        ],
+    },
+];

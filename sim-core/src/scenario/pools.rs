@@ -317,9 +317,14 @@ impl Scenario {
     }
 
     /// Every backend a request of class `class` (by name) can reach: its
-    /// class's default and every rule that can match it, with overflows.
+    /// class's default and every rule that can match it, with overflows,
+    /// and the API's fallback (a request any tier gives up on goes there:
+    /// a fleet kept to take it is billed whether it is used or not).
     pub fn reachable_targets(&self, class: &str) -> Vec<Target> {
         let mut out = vec![self.class_target(class)];
+        if let Some(f) = self.api.as_ref().and_then(|a| a.fallback.as_deref()) {
+            out.extend(self.target_named(f));
+        }
         for r in &self.routing {
             if r.class.as_deref().is_some_and(|c| c != class) {
                 continue;

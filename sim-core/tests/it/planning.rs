@@ -78,6 +78,7 @@ presets! {
     launch_day_gpus_plans_within_its_budget: "launch-day-gpus",
     split_prefill_decode_plans_within_its_budget: "split-prefill-decode",
     prompt_caching_plans_within_its_budget: "prompt-caching",
+    bad_hour_plans_within_its_budget: "bad-hour",
 }
 
 #[test]
@@ -85,7 +86,7 @@ fn every_preset_is_covered() {
     let ids: Vec<&str> = sim_core::presets::all().iter().map(|p| p.id).collect();
     assert_eq!(
         ids.len(),
-        12,
+        13,
         "a new preset needs its planning test: {ids:?}"
     );
 }

@@ -277,3 +277,32 @@ fn a_fallback_takes_what_the_tier_gave_up_on_once() {
         "{err}"
     );
 }
+
+#[test]
+fn a_fleet_kept_to_fall_back_to_is_billed_whether_or_not_it_is_used() {
+    // Without a fallback the API serves everything and no GPU is billed.
+    let api_only = run(&bad_spell(None)).expect("valid");
+    assert_eq!((api_only.cost.gpus, api_only.cost.fleet_usd), (0, 0.0));
+    // A fleet kept for the tier's failures is provisioned for the whole run:
+    // billed as its GPUs' hours, as much on a run where nothing falls back.
+    let s = bad_spell(Some("self-hosted"));
+    assert!(s.uses_fleet());
+    let kept = run(&s).expect("valid");
+    assert_eq!(
+        kept.cost.gpus,
+        s.serving.gpus_per_replica * s.serving.replicas
+    );
+    let hours = kept.sim_time_s / 3600.0;
+    assert_close(
+        "the fleet's bill",
+        kept.cost.fleet_usd,
+        f64::from(kept.cost.gpus) * kept.cost.usd_per_gpu_hour * hours,
+        1e-9,
+    );
+    let mut calm = bad_spell(Some("self-hosted"));
+    calm.api.as_mut().expect("api").tiers[0].errors = None;
+    let unused = run(&calm).expect("valid");
+    assert_eq!(unused.cost.gpus, kept.cost.gpus);
+    assert!(unused.cost.fleet_usd > 0.0);
+    assert!(kept.api.as_ref().expect("api").fallbacks > 0);
+}
