@@ -215,7 +215,18 @@ pub fn overnight_batch() -> Scenario {
             tpot_ms: 200.0,
         },
         limits: Limits::default(),
-        api: None,
+        // A hosted small model to compare with, not used until a class is
+        // sent to it (its batch API is one choice away: `api.batch`).
+        api: Some(Api {
+            tiers: vec![small_tier()],
+            routes: Vec::new(),
+            default_backend: crate::api::SELF_HOSTED.into(),
+            client: ClientPolicy::SdkRetries { max_retries: 2 },
+            concurrency_cap: None,
+            rate_limit_multiplier: 1,
+            fallback: None,
+            breaker: None,
+        }),
     }
 }
 
@@ -498,7 +509,7 @@ pub fn all() -> Vec<Preset> {
         Preset {
             id: "overnight-batch",
             title: "Overnight batch summarisation",
-            explanation: "Long documents summarised in bulk, where only throughput and cost matter. Compare chunked prefill with plain continuous batching, and try a larger token budget per pass.",
+            explanation: "Long documents summarised in bulk, where only throughput and cost matter. Compare chunked prefill with plain continuous batching, and try a smaller token budget per pass. Then price the same documents on a hosted small model, at its list price and through its batch API: half the price, the results within a day.",
             scenario: overnight_batch(),
             steps: stories::OVERNIGHT,
         },

@@ -203,6 +203,25 @@ pub const OVERNIGHT: &[Step] = &[
         ],
         claims: &[between(Q::CapacityPerReplica, 6.6, 7.5)],
     },
+    Step {
+        title: "A hosted small model instead",
+        say: "Send the documents to a hosted small model at its list price ($0.15 a million tokens in, $0.60 out) instead: each summary is back in {0} (median), but the long prompts are billed token by token, and a million output tokens cost {1}, where the GPU, busy all the time, made them for about a quarter of that.",
+        edits: &[("backend[summary]", "small")],
+        claims: &[
+            between(Q::E2eP50, 2_500.0, 3_600.0),
+            between(Q::UsdPerMtok, 2.3, 2.9),
+        ],
+    },
+    Step {
+        title: "Through its batch API",
+        say: "Nobody reads these summaries before morning: send them through the provider's batch API, at half the price with results within 24 hours. A million output tokens cost {0}, still about twice the busy GPU's; a summary comes back after {1} (median), every one within the day ({2} at p99).",
+        edits: &[("api.batch", "on"), ("backend[summary]", "small-batch")],
+        claims: &[
+            between(Q::UsdPerMtok, 1.15, 1.45),
+            between(Q::E2eP50, 3_600_000.0, 3.0 * 3_600_000.0),
+            between(Q::E2eP99, 12.0 * 3_600_000.0, 24.0 * 3_600_000.0),
+        ],
+    },
 ];
 
 /// Bursty classification on four L4s.
