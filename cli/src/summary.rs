@@ -227,6 +227,21 @@ pub fn summary(s: &Scenario, r: &Report) -> String {
                 usd(t.usd),
                 usd(t.usd_per_month)
             );
+            if t.usd > 0.0 {
+                let b = &t.bill;
+                o += &format!(
+                    "    billed: input {}, cached input {}, cache writes {}, output {}{}\n",
+                    usd(b.input_usd),
+                    usd(b.cached_input_usd),
+                    usd(b.cache_write_usd),
+                    usd(b.output_usd),
+                    if t.errors > 0 {
+                        format!("; {} errors, not billed", thousands(t.errors))
+                    } else {
+                        String::new()
+                    }
+                );
+            }
             if t.batch_enqueued_peak_tokens > 0 {
                 o += &format!(
                     "    batch queue: at most {} input tokens enqueued at once\n",

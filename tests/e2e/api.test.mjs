@@ -129,3 +129,23 @@ test('a fallback tier answers what the main tier gave up on', async () => {
   assert.equal(await p.value('card-failed'), 0);
   assert.deepEqual(lab.errors, []);
 });
+
+test('the bill by tier: each line its tokens, the errors unbilled, the lines the whole', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  await p.byTestId('preset').selectOption('prompt-caching');
+  await p.waitForRun();
+  await edit(p, 'prompt-cache', (select) => select.selectOption('explicit_5m'));
+  const row = p.page.locator('[data-testid="per-tier-assistant"]');
+  await row.waitFor({ timeout: 10_000 });
+  const cell = async (id) => Number(await row.locator(`[data-testid="${id}"]`).getAttribute('data-value'));
+  const [input, cached, writes, output, total] = [
+    await cell('input'), await cell('cached-input'), await cell('cache-writes'), await cell('output'), await cell('usd'),
+  ];
+  assert.ok(cached > 0 && writes > 0 && input > 0 && output > 0, `${input} ${cached} ${writes} ${output}`);
+  assert.ok(Math.abs(input + cached + writes + output - total) <= 1e-9 * total, 'the lines add up');
+  assert.equal(await cell('errors'), 0);
+  // The month on the card is the tiers' months (no fleet is used).
+  assert.equal(await cell('usd-month'), await p.value('card-usd-per-month'));
+  assert.deepEqual(lab.errors, []);
+});

@@ -271,6 +271,7 @@ pub fn App() -> impl IntoView {
                 </div>
                 {crate::cards::per_class_view(report)}
                 {crate::pool_view::per_pool_view(report)}
+                {crate::tier_view::per_tier_view(report)}
                 {crate::measured_view::measured_view(measured, report, scenario)}
                 {playback_view(report, playhead, playing)}
                 {charts_view(shown, pinned_report, trace, costs)}

@@ -29,6 +29,7 @@ pub mod pool_view;
 pub mod runner;
 pub mod soon;
 pub mod story_view;
+pub mod tier_view;
 pub mod trace_ref_view;
 pub mod url_state;
 

@@ -8,14 +8,16 @@
 use crate::dist::Dist;
 use serde::{Deserialize, Serialize};
 
+mod bill;
 mod errors;
 mod limiter;
 pub mod price;
 mod prompt_cache;
 
+pub use bill::Bill;
 pub use errors::{Breaker, Incident, ProviderErrors};
 pub use limiter::{Charge, FixedWindow, Limiter, TokenBucket};
-pub use prompt_cache::{CacheMode, PromptCache, input_usd};
+pub use prompt_cache::{CacheMode, PromptCache, input_usd, input_usd_parts, input_usd_total};
 
 /// The backend name that means "the self-hosted fleet in `serving`".
 pub const SELF_HOSTED: &str = "self-hosted";

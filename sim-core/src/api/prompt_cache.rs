@@ -114,16 +114,41 @@ pub fn input_usd(
     usd_per_mtok_input: f64,
     cache: Option<&PromptCache>,
 ) -> f64 {
-    // Per-token prices, as the bill was always computed (old reports keep
-    // their last digit).
+    input_usd_total(input_usd_parts(
+        input,
+        cached,
+        written,
+        usd_per_mtok_input,
+        cache,
+    ))
+}
+
+/// The lines of [`input_usd_parts`] added up, in the order the bill was
+/// always summed (old reports keep their last digit).
+pub fn input_usd_total([plain, read, write]: [f64; 3]) -> f64 {
+    plain + read + write
+}
+
+/// [`input_usd`] by line: the tokens at the input price, those read from
+/// the cache, those written to it.
+pub fn input_usd_parts(
+    input: u64,
+    cached: u64,
+    written: u64,
+    usd_per_mtok_input: f64,
+    cache: Option<&PromptCache>,
+) -> [f64; 3] {
+    // Per-token prices, as the bill was always computed.
     let per_token = usd_per_mtok_input / 1e6;
     let Some(c) = cache else {
-        return input as f64 * per_token;
+        return [input as f64 * per_token, 0.0, 0.0];
     };
     let plain = input.saturating_sub(cached + written) as f64;
-    plain * per_token
-        + cached as f64 * (c.usd_per_mtok_cached / 1e6)
-        + written as f64 * per_token * c.write_multiplier()
+    [
+        plain * per_token,
+        cached as f64 * (c.usd_per_mtok_cached / 1e6),
+        written as f64 * per_token * c.write_multiplier(),
+    ]
 }
 
 #[cfg(test)]

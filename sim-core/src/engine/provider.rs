@@ -6,7 +6,10 @@ use super::provider_cache::ProviderCache;
 use super::provider_errors::{BreakerState, GaveUp, cool_down_ns};
 use super::request::{Phase, ReqId};
 use super::{Event, Simulation, later, secs_to_ns};
-use crate::api::{Api, Charge, ClientPolicy, LimitStyle, Limiter, PromptCache, input_usd};
+use crate::api::{
+    Api, Charge, ClientPolicy, LimitStyle, Limiter, PromptCache, input_usd, input_usd_parts,
+    input_usd_total,
+};
 use crate::dist::Sampler;
 use crate::report::{ApiReport, TierReport};
 use crate::rng::{Stream, StreamId};
@@ -53,6 +56,7 @@ pub(super) struct TierState {
     written_tokens: u64,
     cache_hits: u64,
     usd_saved_by_cache: f64,
+    bill: crate::api::Bill,
 }
 
 impl TierState {
@@ -138,6 +142,7 @@ impl ApiState {
                 written_tokens: 0,
                 cache_hits: 0,
                 usd_saved_by_cache: 0.0,
+                bill: crate::api::Bill::default(),
             })
             .collect();
         ApiState {
@@ -219,6 +224,7 @@ impl ApiState {
                     cache_write_tokens: t.written_tokens,
                     cache_hits: t.cache_hits,
                     usd_saved_by_cache: t.usd_saved_by_cache,
+                    bill: t.bill,
                     batch_enqueued_peak_tokens: t.batch.as_ref().map_or(0, |b| b.peak),
                     errors: t.errors,
                     breaker_opened: t.breaker.opened,
@@ -559,14 +565,17 @@ impl Simulation {
             u64::from(req.api_written),
         );
         let settings = t.cache.as_ref().map(|(c, _)| c);
-        let input_usd = input_usd(input, cached, written, t.usd_per_mtok_input, settings);
-        let usd = price * (input_usd + output as f64 * t.usd_per_token_output);
+        let parts = input_usd_parts(input, cached, written, t.usd_per_mtok_input, settings);
+        let prompt_usd = input_usd_total(parts);
+        let output_usd = output as f64 * t.usd_per_token_output;
+        let usd = price * (prompt_usd + output_usd);
+        t.bill.add(price, parts, output_usd);
         if settings.is_some() {
             t.cached_tokens += cached;
             t.written_tokens += written;
             t.cache_hits += u64::from(cached > 0);
             t.usd_saved_by_cache +=
-                price * (input_usd_plain(input, t.usd_per_mtok_input) - input_usd);
+                price * (input_usd(input, 0, 0, t.usd_per_mtok_input, None) - prompt_usd);
         }
         t.usd += usd;
         let batch = t.batch.is_some();
@@ -586,9 +595,4 @@ impl Simulation {
         self.rec.per_class[class as usize].failed += 1;
         self.drop_request(id);
     }
-}
-
-/// A prompt's price without a cache.
-fn input_usd_plain(input: u64, usd_per_mtok_input: f64) -> f64 {
-    input_usd(input, 0, 0, usd_per_mtok_input, None)
 }

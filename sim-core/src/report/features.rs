@@ -182,6 +182,9 @@ pub struct TierReport {
     /// saved).
     #[serde(default)]
     pub usd_saved_by_cache: f64,
+    /// `usd` by line: input, cached input, cache writes, output.
+    #[serde(default)]
+    pub bill: crate::api::Bill,
     /// A batch tier: the most input tokens its queue held at once.
     #[serde(default)]
     pub batch_enqueued_peak_tokens: u64,

@@ -178,6 +178,28 @@ fn an_explicit_cache_bills_what_it_writes_at_the_write_price() {
     // The saving nets the writes' premium against the reads' discount.
     let saved = (3.0 * 2048.0 * 2.25 - 2.0 * 2048.0 * 2.5 * 0.25) / 1e6;
     assert_close("the saving", t.usd_saved_by_cache, saved, 1e-12);
+    // The bill by line: each line its tokens at its price, the lines the whole.
+    let b = t.bill;
+    assert_close(
+        "uncached input",
+        b.input_usd,
+        5.0 * 100.0 * 2.5 / 1e6,
+        1e-12,
+    );
+    assert_close(
+        "writes",
+        b.cache_write_usd,
+        2.0 * 2048.0 * 2.5 * 1.25 / 1e6,
+        1e-12,
+    );
+    assert_close(
+        "reads",
+        b.cached_input_usd,
+        3.0 * 2048.0 * 0.25 / 1e6,
+        1e-12,
+    );
+    assert_close("output", b.output_usd, 5.0 * 50.0 * 10.0 / 1e6, 1e-12);
+    assert_close("the lines add up", b.total(), t.usd, 1e-12);
     // A one-hour cache keeps it past 400 s: one write, four reads.
     let hour = cached(Some(PromptCache::explicit(2.5, true)), LimitStyle::OpenAi);
     let t = frontier(&hashed_at(hour, &[0.0, 1.0, 100.0, 400.5, 401.5]));
@@ -282,5 +304,23 @@ fn the_priced_task_agrees_with_the_simulated_bill_at_every_load() {
                 0.02,
             );
         }
+    }
+}
+
+#[test]
+fn every_tier_bills_by_line_and_the_lines_add_up_to_its_spend() {
+    // The preset with its cache on and the busy hours' 429s and retries, then
+    // the same sent to its batch tier: each tier's lines are its spend.
+    let mut s = presets::prompt_caching();
+    s.duration_s = 600.0;
+    sim_core::params::apply(&mut s, "api.prompt_cache", "explicit_5m").expect("cache");
+    sim_core::params::apply(&mut s, "api.batch", "on").expect("batch");
+    let live = run(&s).expect("valid").api.expect("api").tiers[0].clone();
+    sim_core::params::apply(&mut s, "backend[support chat]", "assistant-batch").expect("route");
+    let batch = run(&s).expect("valid").api.expect("api").tiers[1].clone();
+    assert!(live.bill.cached_input_usd > 0.0 && live.bill.cache_write_usd > 0.0);
+    assert!(batch.requests > 0 && batch.bill.output_usd > 0.0);
+    for t in [&live, &batch] {
+        assert_close(&t.name, t.bill.total(), t.usd, 1e-9);
     }
 }

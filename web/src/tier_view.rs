@@ -1,0 +1,76 @@
+//! The by-tier bill: what each hosted API tier billed, by line (prompt
+//! tokens at the input price, read from the provider's cache, written to
+//! it, output tokens), beside its errors, which are not billed. A batch
+//! API is a tier of its own.
+
+use crate::format::fmt_usd;
+use leptos::prelude::*;
+use sim_core::Report;
+
+/// One row per API tier that saw a request in the run on screen.
+pub fn per_tier_view(report: RwSignal<Option<Report>>) -> impl IntoView {
+    let rows = move || {
+        report.with(|r| {
+            r.as_ref()
+                .and_then(|r| r.api.as_ref())
+                .map(|a| {
+                    a.tiers
+                        .iter()
+                        .filter(|t| t.requests > 0)
+                        .cloned()
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default()
+        })
+    };
+    let money = |testid: &'static str, v: f64| {
+        view! { <td data-testid=testid data-value=v.to_string()>{fmt_usd(v)}</td> }
+    };
+    view! {
+        <Show when=move || !rows().is_empty()>
+            <table class="per-class" data-testid="per-tier">
+                <caption>"By API tier: what each tier billed over the run, by line (errors are not billed)"</caption>
+                <thead>
+                    <tr>
+                        <th scope="col">"Tier"</th>
+                        <th scope="col">"Requests"</th>
+                        <th scope="col">"Errors"</th>
+                        <th scope="col">"Input"</th>
+                        <th scope="col">"Cached input"</th>
+                        <th scope="col">"Cache writes"</th>
+                        <th scope="col">"Output"</th>
+                        <th scope="col">"Run total"</th>
+                        <th scope="col">"$ per month"</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    {move || {
+                        rows()
+                            .into_iter()
+                            .map(|t| {
+                                let b = t.bill;
+                                view! {
+                                    <tr data-testid=format!("per-tier-{}", t.name)>
+                                        <th scope="row">{t.name.clone()}</th>
+                                        <td data-testid="requests" data-value=t.requests.to_string()>
+                                            {sim_core::format::thousands(t.requests)}
+                                        </td>
+                                        <td data-testid="errors" data-value=t.errors.to_string()>
+                                            {sim_core::format::thousands(t.errors)}
+                                        </td>
+                                        {money("input", b.input_usd)}
+                                        {money("cached-input", b.cached_input_usd)}
+                                        {money("cache-writes", b.cache_write_usd)}
+                                        {money("output", b.output_usd)}
+                                        {money("usd", t.usd)}
+                                        {money("usd-month", t.usd_per_month)}
+                                    </tr>
+                                }
+                            })
+                            .collect_view()
+                    }}
+                </tbody>
+            </table>
+        </Show>
+    }
+}
