@@ -1,5 +1,6 @@
 //! The limiters: exact integer token buckets (OpenAI, Anthropic with output
-//! refunds, Gemini) and Azure's fixed windows.
+//! refunds, Gemini) and Azure's fixed windows, and daily caps in fixed
+//! windows of a day.
 
 use super::{LimitStyle, MINUTE_NS, RateLimits};
 
@@ -137,9 +138,56 @@ pub struct Charge {
     pub output_reserved: u64,
 }
 
-/// The enforcement state of one tier's limits.
+/// The enforcement state of one tier's limits: its per-minute limits, and
+/// its daily caps if it has any.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Limiter {
+pub struct Limiter {
+    minute: Minute,
+    daily: Option<Daily>,
+}
+
+/// Requests and tokens per day, in fixed windows of 24 hours from the run's
+/// start (the run starts at midnight, the providers' reset): tokens counted
+/// as the tier's TPM counts them.
+#[derive(Clone, Debug, PartialEq)]
+struct Daily {
+    requests: Option<FixedWindow>,
+    tokens: Option<FixedWindow>,
+}
+
+/// A day, ns.
+const DAY_NS: u64 = 86_400 * 1_000_000_000;
+
+impl Daily {
+    fn new(limits: &RateLimits, m: u64) -> Option<Daily> {
+        let window = |cap: u64| (cap > 0).then(|| FixedWindow::new(DAY_NS, cap.saturating_mul(m)));
+        let d = Daily {
+            requests: window(limits.rpd),
+            tokens: window(limits.tpd),
+        };
+        (d.requests.is_some() || d.tokens.is_some()).then_some(d)
+    }
+
+    /// Nanoseconds until a request of `cost` tokens fits today's caps.
+    fn wait_ns(&mut self, now: u64, cost: u64) -> u64 {
+        let r = self.requests.as_mut().map_or(0, |w| w.wait_ns(now, 1));
+        let t = self.tokens.as_mut().map_or(0, |w| w.wait_ns(now, cost));
+        r.max(t)
+    }
+
+    fn take(&mut self, now: u64, cost: u64) {
+        if let Some(w) = self.requests.as_mut() {
+            w.take(now, 1);
+        }
+        if let Some(w) = self.tokens.as_mut() {
+            w.take(now, cost);
+        }
+    }
+}
+
+/// The per-minute limits as each provider enforces them.
+#[derive(Clone, Debug, PartialEq)]
+enum Minute {
     /// Continuous token buckets (OpenAI, Anthropic, Gemini).
     Buckets {
         /// Style whose costs apply.
@@ -164,23 +212,9 @@ impl Limiter {
     /// The limiter of `limits` with every limit multiplied by `multiplier`.
     pub fn new(limits: &RateLimits, multiplier: u32) -> Limiter {
         let m = u64::from(multiplier.max(1));
-        match limits.style {
-            LimitStyle::Azure => {
-                let tpm = limits.tpm.saturating_mul(m);
-                // 6 RPM per 1,000 TPM, both enforced per 10 s (a sixth of a minute).
-                let rpm = tpm * 6 / 1000;
-                Limiter::Windows {
-                    requests: FixedWindow::new(10_000_000_000, rpm / 6),
-                    tokens: FixedWindow::new(10_000_000_000, tpm / 6),
-                }
-            }
-            style => Limiter::Buckets {
-                style,
-                requests: TokenBucket::new(limits.rpm.saturating_mul(m)),
-                tokens: TokenBucket::new(limits.tpm.saturating_mul(m)),
-                output: (style == LimitStyle::Anthropic)
-                    .then(|| TokenBucket::new(limits.output_tpm.saturating_mul(m))),
-            },
+        Limiter {
+            minute: Minute::new(limits, m),
+            daily: Daily::new(limits, m),
         }
     }
 
@@ -195,14 +229,92 @@ impl Limiter {
     /// Whether a request of this size could ever be admitted; if not, which limit
     /// it exceeds and by how much.
     pub fn fits(&self, input: u64, max_tokens: u64) -> Result<(), String> {
+        self.minute.fits(input, max_tokens)?;
+        if let Some(w) = self.daily.as_ref().and_then(|d| d.tokens.as_ref()) {
+            let cost = Self::token_cost(self.minute.style(), input, max_tokens);
+            if cost > w.allowance {
+                return Err(format!(
+                    "{cost} tokens exceed the daily token limit of {}",
+                    w.allowance
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Admit a request now, or say how long until it would be (`retry-after`):
+    /// until the next minute's room, or, once a daily cap is spent, until the
+    /// next day.
+    pub fn try_admit(&mut self, now: u64, input: u64, max_tokens: u64) -> Result<Charge, u64> {
+        let cost = Self::token_cost(self.minute.style(), input, max_tokens);
+        if let Some(d) = self.daily.as_mut() {
+            let wait = d.wait_ns(now, cost);
+            if wait > 0 {
+                return Err(wait);
+            }
+        }
+        let charge = self.minute.try_admit(now, input, max_tokens)?;
+        if let Some(d) = self.daily.as_mut() {
+            d.take(now, cost);
+        }
+        Ok(charge)
+    }
+
+    /// At completion: refund the unused output reservation (Anthropic).
+    pub fn settle(&mut self, now: u64, charge: Charge, output_used: u64) {
+        self.minute.settle(now, charge, output_used);
+    }
+
+    /// Fraction of the token limit currently available (bucket level or window room).
+    pub fn token_fill(&mut self, now: u64) -> f64 {
+        self.minute.token_fill(now)
+    }
+
+    /// The token limit per minute (for TPM use).
+    pub fn tokens_per_minute(&self) -> u64 {
+        self.minute.tokens_per_minute()
+    }
+}
+
+impl Minute {
+    fn new(limits: &RateLimits, m: u64) -> Minute {
+        match limits.style {
+            LimitStyle::Azure => {
+                let tpm = limits.tpm.saturating_mul(m);
+                // 6 RPM per 1,000 TPM, both enforced per 10 s (a sixth of a minute).
+                let rpm = tpm * 6 / 1000;
+                Minute::Windows {
+                    requests: FixedWindow::new(10_000_000_000, rpm / 6),
+                    tokens: FixedWindow::new(10_000_000_000, tpm / 6),
+                }
+            }
+            style => Minute::Buckets {
+                style,
+                requests: TokenBucket::new(limits.rpm.saturating_mul(m)),
+                tokens: TokenBucket::new(limits.tpm.saturating_mul(m)),
+                output: (style == LimitStyle::Anthropic)
+                    .then(|| TokenBucket::new(limits.output_tpm.saturating_mul(m))),
+            },
+        }
+    }
+
+    /// Whose semantics apply.
+    fn style(&self) -> LimitStyle {
         match self {
-            Limiter::Buckets {
+            Minute::Buckets { style, .. } => *style,
+            Minute::Windows { .. } => LimitStyle::Azure,
+        }
+    }
+
+    fn fits(&self, input: u64, max_tokens: u64) -> Result<(), String> {
+        match self {
+            Minute::Buckets {
                 style,
                 tokens,
                 output,
                 ..
             } => {
-                let cost = Self::token_cost(*style, input, max_tokens);
+                let cost = Limiter::token_cost(*style, input, max_tokens);
                 if cost > tokens.capacity() {
                     return Err(format!(
                         "{cost} tokens exceed the TPM limit of {}",
@@ -219,7 +331,7 @@ impl Limiter {
                 }
                 Ok(())
             }
-            Limiter::Windows { tokens, requests } => {
+            Minute::Windows { tokens, requests } => {
                 let cost = input + max_tokens;
                 if requests.allowance == 0 {
                     return Err("the TPM limit allows no request per 10-second window".into());
@@ -235,16 +347,15 @@ impl Limiter {
         }
     }
 
-    /// Admit a request now, or say how long until it would be (`retry-after`).
-    pub fn try_admit(&mut self, now: u64, input: u64, max_tokens: u64) -> Result<Charge, u64> {
+    fn try_admit(&mut self, now: u64, input: u64, max_tokens: u64) -> Result<Charge, u64> {
         match self {
-            Limiter::Buckets {
+            Minute::Buckets {
                 style,
                 requests,
                 tokens,
                 output,
             } => {
-                let cost = Self::token_cost(*style, input, max_tokens);
+                let cost = Limiter::token_cost(*style, input, max_tokens);
                 let mut wait = requests.wait_ns(now, 1).max(tokens.wait_ns(now, cost));
                 if let Some(o) = output.as_mut() {
                     wait = wait.max(o.wait_ns(now, max_tokens));
@@ -261,7 +372,7 @@ impl Limiter {
                 }
                 Ok(charge)
             }
-            Limiter::Windows { requests, tokens } => {
+            Minute::Windows { requests, tokens } => {
                 let cost = input + max_tokens;
                 let wait = requests.wait_ns(now, 1).max(tokens.wait_ns(now, cost));
                 if wait > 0 {
@@ -274,9 +385,8 @@ impl Limiter {
         }
     }
 
-    /// At completion: refund the unused output reservation (Anthropic).
-    pub fn settle(&mut self, now: u64, charge: Charge, output_used: u64) {
-        if let Limiter::Buckets {
+    fn settle(&mut self, now: u64, charge: Charge, output_used: u64) {
+        if let Minute::Buckets {
             output: Some(o), ..
         } = self
         {
@@ -284,10 +394,9 @@ impl Limiter {
         }
     }
 
-    /// Fraction of the token limit currently available (bucket level or window room).
-    pub fn token_fill(&mut self, now: u64) -> f64 {
+    fn token_fill(&mut self, now: u64) -> f64 {
         match self {
-            Limiter::Buckets { tokens, .. } => {
+            Minute::Buckets { tokens, .. } => {
                 let cap = tokens.capacity();
                 if cap == 0 {
                     0.0
@@ -295,15 +404,14 @@ impl Limiter {
                     tokens.level(now) / cap as f64
                 }
             }
-            Limiter::Windows { tokens, .. } => tokens.fill(now),
+            Minute::Windows { tokens, .. } => tokens.fill(now),
         }
     }
 
-    /// The token limit per minute (for TPM use).
-    pub fn tokens_per_minute(&self) -> u64 {
+    fn tokens_per_minute(&self) -> u64 {
         match self {
-            Limiter::Buckets { tokens, .. } => tokens.capacity(),
-            Limiter::Windows { tokens, .. } => tokens.allowance * 6,
+            Minute::Buckets { tokens, .. } => tokens.capacity(),
+            Minute::Windows { tokens, .. } => tokens.allowance * 6,
         }
     }
 }

@@ -165,6 +165,16 @@ pub struct RateLimits {
     /// Anthropic only: output tokens per minute.
     #[serde(default)]
     pub output_tpm: u64,
+    /// Requests per day (0: none), in fixed days from the run's start.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub rpd: u64,
+    /// Tokens per day (0: none), counted as the TPM counts them.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub tpd: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 /// How a provider counts and enforces its limits (reference §5).
@@ -287,6 +297,8 @@ mod tests {
                 rpm: 1000,
                 tpm: 60_000,
                 output_tpm: 0,
+                rpd: 0,
+                tpd: 0,
             },
             1,
         );
@@ -303,6 +315,8 @@ mod tests {
             rpm: 100,
             tpm: 100_000,
             output_tpm: 8_000,
+            rpd: 0,
+            tpd: 0,
         };
         let mut l = Limiter::new(&limits, 1);
         let c = l.try_admit(0, 1000, 4000).expect("fits");
@@ -315,6 +329,8 @@ mod tests {
                 rpm: 100,
                 tpm: 1000,
                 output_tpm: 0,
+                rpd: 0,
+                tpd: 0,
             },
             1,
         );
@@ -332,6 +348,8 @@ mod tests {
                 rpm: 0,
                 tpm: 10_000,
                 output_tpm: 0,
+                rpd: 0,
+                tpd: 0,
             },
             1,
         );
@@ -357,6 +375,8 @@ mod tests {
                 rpm: 10,
                 tpm: 4000,
                 output_tpm: 0,
+                rpd: 0,
+                tpd: 0,
             },
             1,
         );
@@ -370,6 +390,8 @@ mod tests {
                 rpm: 10,
                 tpm: 4000,
                 output_tpm: 0,
+                rpd: 0,
+                tpd: 0,
             },
             4,
         );

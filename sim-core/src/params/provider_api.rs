@@ -1,6 +1,7 @@
 //! The API tiers' service features as parameters: the prompt cache and its
 //! price, the batch API, errors and incidents, the fallback and the
-//! circuit breaker (each on the main tier, or the client's).
+//! circuit breaker, the daily limits (each on the main tier, or the
+//! client's).
 
 use super::edits::{main_tier, main_tier_mut, unknown_key};
 use super::provider::{backend_options, no_api};
@@ -337,6 +338,46 @@ pub(super) const PARAMS: &[Param] = &[
                         unknown_key("api.breaker", k, &known)
                     })?;
                 s.api.as_mut().ok_or_else(no_api)?.breaker = b.clone();
+                Ok(())
+            },
+        }),
+    },
+    Param {
+        path: "api.rpd",
+        id: "rpd",
+        group: Group::Provider,
+        label: "Requests-per-day limit",
+        unit: "requests/day",
+        help: "RPD: the most requests the provider accepts for the main model tier in a day (0: no daily limit), before the rate-limit tier multiplier. Days run from the run's start; once a day's are spent, every request is refused with a 429 until the next.",
+        kind: Kind::Number(Number {
+            min: 0.0,
+            max: 1e12,
+            slider: (0.0, 1_000_000.0),
+            log: false,
+            decimals: 0,
+            get: |s, _| main_tier(s).map(|t| t.limits.rpd as f64),
+            set: |s, _, v| {
+                main_tier_mut(s)?.limits.rpd = v as u64;
+                Ok(())
+            },
+        }),
+    },
+    Param {
+        path: "api.tpd",
+        id: "tpd",
+        group: Group::Provider,
+        label: "Tokens-per-day limit",
+        unit: "tokens/day",
+        help: "TPD: the most tokens the provider accepts for the main model tier in a day, counted as its tokens-per-minute limit counts them (0: no daily limit), before the rate-limit tier multiplier. Days run from the run's start.",
+        kind: Kind::Number(Number {
+            min: 0.0,
+            max: 1e14,
+            slider: (0.0, 1_000_000_000.0),
+            log: false,
+            decimals: 0,
+            get: |s, _| main_tier(s).map(|t| t.limits.tpd as f64),
+            set: |s, _, v| {
+                main_tier_mut(s)?.limits.tpd = v as u64;
                 Ok(())
             },
         }),

@@ -32,6 +32,8 @@ fn assistant_tier() -> ProviderTier {
             rpm: 4_000,
             tpm: 800_000,
             output_tpm: 400_000,
+            rpd: 0,
+            tpd: 0,
         },
         prompt_cache: None,
         batch: None,

@@ -412,6 +412,8 @@ pub fn pay_for_speed() -> Scenario {
             rpm: 10_000,
             tpm: 10_000_000,
             output_tpm: 0,
+            rpd: 0,
+            tpd: 0,
         },
         prompt_cache: None,
         batch: None,

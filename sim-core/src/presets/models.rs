@@ -26,6 +26,8 @@ fn tier(name: &str, ttft_s: f64, tokens_per_s: f64, usd_in: f64, usd_out: f64) -
             rpm: 10_000,
             tpm: 30_000_000,
             output_tpm: 0,
+            rpd: 0,
+            tpd: 0,
         },
         prompt_cache: None,
         batch: None,

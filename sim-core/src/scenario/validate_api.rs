@@ -111,6 +111,9 @@ impl Scenario {
                 c.range_u(&format!("{f}.limits.rpm"), l.rpm, 1, 1_000_000_000);
             }
             c.range_u(&format!("{f}.limits.tpm"), l.tpm, 1, 100_000_000_000);
+            // Daily caps: 0 is none.
+            c.range_u(&format!("{f}.limits.rpd"), l.rpd, 0, 1_000_000_000_000);
+            c.range_u(&format!("{f}.limits.tpd"), l.tpd, 0, 100_000_000_000_000);
             if l.style == LimitStyle::Anthropic {
                 c.range_u(
                     &format!("{f}.limits.output_tpm"),

@@ -7,6 +7,7 @@ mod batch_api;
 mod behaviour;
 mod calibration;
 mod capacity;
+mod daily_limits;
 mod defects;
 mod determinism;
 mod disaggregation;

@@ -1,0 +1,105 @@
+//! Daily limits (requests and tokens per day): each day admits exactly its
+//! cap, the rest are refused with a 429 until the next day.
+
+use sim_core::api::{ClientPolicy, LimitStyle, Limiter, RateLimits};
+use sim_core::presets;
+use sim_core::scenario::{Arrival, Scenario, TraceRequest};
+
+const DAY_NS: u64 = 86_400 * 1_000_000_000;
+
+fn limits(rpd: u64, tpd: u64) -> RateLimits {
+    RateLimits {
+        style: LimitStyle::OpenAi,
+        rpm: 10_000,
+        tpm: 10_000_000,
+        output_tpm: 0,
+        rpd,
+        tpd,
+    }
+}
+
+#[test]
+fn a_day_admits_its_cap_and_the_next_day_admits_again() {
+    let mut l = Limiter::new(&limits(3, 0), 1);
+    for s in 0..3 {
+        assert!(l.try_admit(s * 1_000_000_000, 100, 50).is_ok());
+    }
+    // The fourth waits for the next day, to the nanosecond.
+    let now = 3_000_000_000;
+    assert_eq!(l.try_admit(now, 100, 50).err(), Some(DAY_NS - now));
+    assert!(l.try_admit(DAY_NS, 100, 50).is_ok());
+    // Tokens per day count as the TPM counts them (input + max_tokens here).
+    let mut t = Limiter::new(&limits(0, 1000), 1);
+    assert!(t.try_admit(0, 400, 100).is_ok());
+    assert!(t.try_admit(1, 400, 100).is_ok());
+    assert_eq!(t.try_admit(2, 1, 0).err(), Some(DAY_NS - 2));
+    let why = t.fits(1200, 100).expect_err("larger than a day's tokens");
+    assert!(why.contains("daily token limit of 1000"), "{why}");
+    // The rate-limit tier multiplier multiplies the daily caps too.
+    let mut m = Limiter::new(&limits(1, 0), 2);
+    assert!(m.try_admit(0, 1, 1).is_ok() && m.try_admit(1, 1, 1).is_ok());
+    assert!(m.try_admit(2, 1, 1).is_err());
+}
+
+/// `per_day` requests a day, evenly spaced, for `days` days, on the
+/// frontier tier with a fail-fast client.
+fn daily(per_day: u32, days: u32, rpd: u64) -> Scenario {
+    let mut s = presets::launch_spike();
+    let gap = 86_400.0 / f64::from(per_day);
+    let requests: Vec<TraceRequest> = (0..per_day * days)
+        .map(|i| TraceRequest {
+            at_s: f64::from(i) * gap,
+            input_tokens: 500,
+            output_tokens: 100,
+            class: 0,
+            prefix_blocks: Vec::new(),
+        })
+        .collect();
+    s.workload.arrival = Arrival::Trace {
+        requests: requests.into(),
+        prefix_block_tokens: None,
+    };
+    s.duration_s = 86_400.0 * f64::from(days);
+    s.limits.max_sim_time_s = s.duration_s + 3_600.0;
+    let api = s.api.as_mut().expect("api");
+    api.client = ClientPolicy::FailFast;
+    api.routes.clear();
+    api.default_backend = "frontier".into();
+    api.tiers[0].limits.rpd = rpd;
+    s
+}
+
+#[test]
+fn over_days_each_day_serves_exactly_its_cap() {
+    let r = crate::run(&daily(700, 2, 500)).expect("valid");
+    assert_eq!(r.requests.arrived, 1400);
+    assert_eq!(r.requests.completed, 1000, "500 a day for two days");
+    let api = r.api.expect("api");
+    assert_eq!(api.failed_429, 400);
+    assert_eq!(api.tiers[0].throttled_429, 400);
+    // Under the cap nothing is refused, and a scenario without one runs as before.
+    let under = crate::run(&daily(700, 2, 700)).expect("valid");
+    let none = crate::run(&daily(700, 2, 0)).expect("valid");
+    assert_eq!(under.requests.completed, 1400);
+    assert_eq!(
+        serde_json::to_string(&under).expect("json"),
+        serde_json::to_string(&none).expect("json")
+    );
+}
+
+#[test]
+fn a_daily_cap_is_an_edit_and_is_checked_by_name() {
+    let mut s = presets::launch_spike();
+    sim_core::params::apply(&mut s, "api.rpd", "2000").expect("rpd");
+    sim_core::params::apply(&mut s, "api.tpd", "5000000").expect("tpd");
+    let t = &s.api.as_ref().expect("api").tiers[0].limits;
+    assert_eq!((t.rpd, t.tpd), (2000, 5_000_000));
+    let e = sim_core::params::apply(&mut s, "api.rpd", "-1").expect_err("negative");
+    assert!(
+        e.contains("api.rpd") || e.contains("≥ 0") || e.contains("0"),
+        "{e}"
+    );
+    // A scenario without daily caps serialises as before (old links unchanged).
+    let plain = serde_json::to_string(&presets::launch_spike()).expect("json");
+    assert!(!plain.contains("rpd") && !plain.contains("tpd"));
+}
