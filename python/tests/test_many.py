@@ -3,24 +3,13 @@ answers, whatever runs them and in whatever order they finish."""
 
 import io
 import json
-from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 
 import pandas as pd
 import pytest
 
 import throughput_lab as tl
-
-
-class InThisThread(Executor):
-    """Runs each task as it is submitted: the serial reference."""
-
-    def submit(self, fn, /, *args, **kwargs):
-        f = Future()
-        try:
-            f.set_result(fn(*args, **kwargs))
-        except Exception as e:  # handed back as a pool would
-            f.set_exception(e)
-        return f
+from executors import InThisThread
 
 
 def test_a_sweep_is_the_same_on_every_executor_and_the_clis(tlab, small):
