@@ -144,7 +144,13 @@ pub struct Charge {
 pub struct Limiter {
     minute: Minute,
     daily: Option<Daily>,
+    max_concurrent: u64,
 }
+
+/// The `retry-after` of a 429 for too many requests at once, ns: providers
+/// give none, and a request finishing frees room at no time they announce.
+/// An assumption (`docs/api.md`).
+pub const CONCURRENCY_RETRY_NS: u64 = 1_000_000_000;
 
 /// Requests and tokens per day, in fixed windows of 24 hours from the run's
 /// start (the run starts at midnight, the providers' reset): tokens counted
@@ -215,7 +221,13 @@ impl Limiter {
         Limiter {
             minute: Minute::new(limits, m),
             daily: Daily::new(limits, m),
+            max_concurrent: limits.max_concurrent.saturating_mul(m),
         }
+    }
+
+    /// Requests the tier holds at once (0: no limit).
+    pub fn max_concurrent(&self) -> u64 {
+        self.max_concurrent
     }
 
     /// The token cost counted against the (input) TPM for a request.

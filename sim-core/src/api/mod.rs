@@ -16,7 +16,7 @@ mod prompt_cache;
 
 pub use bill::Bill;
 pub use errors::{Breaker, Incident, ProviderErrors};
-pub use limiter::{Charge, FixedWindow, Limiter, TokenBucket};
+pub use limiter::{CONCURRENCY_RETRY_NS, Charge, FixedWindow, Limiter, TokenBucket};
 pub use prompt_cache::{CacheMode, PromptCache, input_usd, input_usd_parts, input_usd_total};
 
 /// The backend name that means "the self-hosted fleet in `serving`".
@@ -171,6 +171,10 @@ pub struct RateLimits {
     /// Tokens per day (0: none), counted as the TPM counts them.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub tpd: u64,
+    /// Requests the tier holds at once for the account (0: none); one more
+    /// is refused with a 429.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub max_concurrent: u64,
 }
 
 fn is_zero(v: &u64) -> bool {
@@ -299,6 +303,7 @@ mod tests {
                 output_tpm: 0,
                 rpd: 0,
                 tpd: 0,
+                max_concurrent: 0,
             },
             1,
         );
@@ -317,6 +322,7 @@ mod tests {
             output_tpm: 8_000,
             rpd: 0,
             tpd: 0,
+            max_concurrent: 0,
         };
         let mut l = Limiter::new(&limits, 1);
         let c = l.try_admit(0, 1000, 4000).expect("fits");
@@ -331,6 +337,7 @@ mod tests {
                 output_tpm: 0,
                 rpd: 0,
                 tpd: 0,
+                max_concurrent: 0,
             },
             1,
         );
@@ -350,6 +357,7 @@ mod tests {
                 output_tpm: 0,
                 rpd: 0,
                 tpd: 0,
+                max_concurrent: 0,
             },
             1,
         );
@@ -377,6 +385,7 @@ mod tests {
                 output_tpm: 0,
                 rpd: 0,
                 tpd: 0,
+                max_concurrent: 0,
             },
             1,
         );
@@ -392,6 +401,7 @@ mod tests {
                 output_tpm: 0,
                 rpd: 0,
                 tpd: 0,
+                max_concurrent: 0,
             },
             4,
         );

@@ -43,6 +43,7 @@ mod provider;
 mod provider_batch;
 mod provider_cache;
 mod provider_errors;
+mod provider_limits;
 mod recorder;
 mod replica;
 mod report;

@@ -341,7 +341,7 @@ impl Simulation {
             }
             let Some(api) = self.api.as_mut() else { return };
             let t = &mut api.tiers[tier as usize];
-            match t.limiter.try_admit(now, input, max_tokens) {
+            match t.admit(now, input, max_tokens) {
                 Ok(charge) => {
                     t.queue.pop_front();
                     self.st.waiting -= 1;
@@ -401,7 +401,7 @@ impl Simulation {
             u64::from(self.cfg.classes[req.class as usize].max_tokens) + u64::from(req.reasoning);
         let fill = t.limiter.token_fill(now);
         self.rec.windows.api_fill(now, fill);
-        match t.limiter.try_admit(now, input, max_tokens) {
+        match t.admit(now, input, max_tokens) {
             Ok(charge) => self.api_send(id, charge, hit),
             Err(retry_after) => {
                 api.throttled += 1;

@@ -1,7 +1,7 @@
 //! The API tiers' service features as parameters: the prompt cache and its
 //! price, the batch API, errors and incidents, the fallback and the
-//! circuit breaker, the daily limits (each on the main tier, or the
-//! client's).
+//! circuit breaker, the daily and concurrency limits (each on the main
+//! tier, or the client's).
 
 use super::edits::{main_tier, main_tier_mut, unknown_key};
 use super::provider::{backend_options, no_api};
@@ -378,6 +378,26 @@ pub(super) const PARAMS: &[Param] = &[
             get: |s, _| main_tier(s).map(|t| t.limits.tpd as f64),
             set: |s, _, v| {
                 main_tier_mut(s)?.limits.tpd = v as u64;
+                Ok(())
+            },
+        }),
+    },
+    Param {
+        path: "api.max_concurrent",
+        id: "max-concurrent",
+        group: Group::Provider,
+        label: "Concurrent-request limit",
+        unit: "requests",
+        help: "The most requests the provider works on at once for the account on the main model tier (0: no such limit), before the rate-limit tier multiplier. One more is refused with a 429; the client tries again a second later, as it does any 429.",
+        kind: Kind::Number(Number {
+            min: 0.0,
+            max: 10_000_000.0,
+            slider: (0.0, 1_000.0),
+            log: false,
+            decimals: 0,
+            get: |s, _| main_tier(s).map(|t| t.limits.max_concurrent as f64),
+            set: |s, _, v| {
+                main_tier_mut(s)?.limits.max_concurrent = v as u64;
                 Ok(())
             },
         }),

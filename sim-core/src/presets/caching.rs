@@ -34,6 +34,7 @@ fn assistant_tier() -> ProviderTier {
             output_tpm: 400_000,
             rpd: 0,
             tpd: 0,
+            max_concurrent: 0,
         },
         prompt_cache: None,
         batch: None,

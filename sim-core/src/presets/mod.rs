@@ -414,6 +414,7 @@ pub fn pay_for_speed() -> Scenario {
             output_tpm: 0,
             rpd: 0,
             tpd: 0,
+            max_concurrent: 0,
         },
         prompt_cache: None,
         batch: None,

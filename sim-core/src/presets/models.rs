@@ -28,6 +28,7 @@ fn tier(name: &str, ttft_s: f64, tokens_per_s: f64, usd_in: f64, usd_out: f64) -
             output_tpm: 0,
             rpd: 0,
             tpd: 0,
+            max_concurrent: 0,
         },
         prompt_cache: None,
         batch: None,

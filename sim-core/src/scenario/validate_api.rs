@@ -114,6 +114,12 @@ impl Scenario {
             // Daily caps: 0 is none.
             c.range_u(&format!("{f}.limits.rpd"), l.rpd, 0, 1_000_000_000_000);
             c.range_u(&format!("{f}.limits.tpd"), l.tpd, 0, 100_000_000_000_000);
+            c.range_u(
+                &format!("{f}.limits.max_concurrent"),
+                l.max_concurrent,
+                0,
+                10_000_000,
+            );
             if l.style == LimitStyle::Anthropic {
                 c.range_u(
                     &format!("{f}.limits.output_tpm"),

@@ -15,6 +15,7 @@ fn limits(rpd: u64, tpd: u64) -> RateLimits {
         output_tpm: 0,
         rpd,
         tpd,
+        max_concurrent: 0,
     }
 }
 
@@ -45,20 +46,7 @@ fn a_day_admits_its_cap_and_the_next_day_admits_again() {
 /// frontier tier with a fail-fast client.
 fn daily(per_day: u32, days: u32, rpd: u64) -> Scenario {
     let mut s = presets::launch_spike();
-    let gap = 86_400.0 / f64::from(per_day);
-    let requests: Vec<TraceRequest> = (0..per_day * days)
-        .map(|i| TraceRequest {
-            at_s: f64::from(i) * gap,
-            input_tokens: 500,
-            output_tokens: 100,
-            class: 0,
-            prefix_blocks: Vec::new(),
-        })
-        .collect();
-    s.workload.arrival = Arrival::Trace {
-        requests: requests.into(),
-        prefix_block_tokens: None,
-    };
+    s.workload.arrival = evenly(per_day * days, 86_400.0 / f64::from(per_day));
     s.duration_s = 86_400.0 * f64::from(days);
     s.limits.max_sim_time_s = s.duration_s + 3_600.0;
     let api = s.api.as_mut().expect("api");
@@ -67,6 +55,28 @@ fn daily(per_day: u32, days: u32, rpd: u64) -> Scenario {
     api.default_backend = "frontier".into();
     api.tiers[0].limits.rpd = rpd;
     s
+}
+
+/// `n` requests of 500 tokens in and 100 out, `gap_s` apart from 0.
+fn evenly(n: u32, gap_s: f64) -> Arrival {
+    arriving((0..n).map(|i| f64::from(i) * gap_s))
+}
+
+/// Requests of 500 tokens in and 100 out, arriving at `times`.
+fn arriving(times: impl Iterator<Item = f64>) -> Arrival {
+    let requests: Vec<TraceRequest> = times
+        .map(|at_s| TraceRequest {
+            at_s,
+            input_tokens: 500,
+            output_tokens: 100,
+            class: 0,
+            prefix_blocks: Vec::new(),
+        })
+        .collect();
+    Arrival::Trace {
+        requests: requests.into(),
+        prefix_block_tokens: None,
+    }
 }
 
 #[test]
@@ -102,4 +112,50 @@ fn a_daily_cap_is_an_edit_and_is_checked_by_name() {
     // A scenario without daily caps serialises as before (old links unchanged).
     let plain = serde_json::to_string(&presets::launch_spike()).expect("json");
     assert!(!plain.contains("rpd") && !plain.contains("tpd"));
+}
+
+/// Requests at `times` on the frontier tier, each taking 0.5 s to its first
+/// token and 100 tokens at 100 tok/s after it (about 1.5 s in all), with at
+/// most `cap` at once.
+fn at_once(times: &[f64], cap: u64, client: ClientPolicy) -> Scenario {
+    let mut s = daily(1, 1, 0);
+    s.workload.arrival = arriving(times.iter().copied());
+    s.duration_s = times.last().copied().unwrap_or(0.0) + 1.0;
+    let api = s.api.as_mut().expect("api");
+    api.client = client;
+    let t = &mut api.tiers[0];
+    t.ttft_s = sim_core::dist::Dist::Fixed { value: 0.5 };
+    t.output_tokens_per_s = sim_core::dist::Dist::Fixed { value: 100.0 };
+    t.limits.max_concurrent = cap;
+    s
+}
+
+#[test]
+fn a_tier_holding_its_most_requests_refuses_one_more() {
+    // One a second, each still running when the next arrives: with one at
+    // a time, every other one is refused; two at a time hold them all.
+    let each_second: Vec<f64> = (0..10).map(f64::from).collect();
+    let r = crate::run(&at_once(&each_second, 1, ClientPolicy::FailFast)).expect("valid");
+    assert_eq!(r.requests.completed, 5);
+    assert_eq!(r.api.expect("api").failed_429, 5);
+    let two = crate::run(&at_once(&each_second, 2, ClientPolicy::FailFast)).expect("valid");
+    assert_eq!(two.requests.completed, 10);
+    // Pairs arriving together every 4 s: one of each is refused, and the
+    // SDK's retries (a second apart) get it through once the first is done.
+    let pairs: Vec<f64> = (0..10).map(|i| f64::from(i / 2 * 4)).collect();
+    let fail_fast = crate::run(&at_once(&pairs, 1, ClientPolicy::FailFast)).expect("valid");
+    assert_eq!(fail_fast.requests.completed, 5);
+    let retried = crate::run(&at_once(
+        &pairs,
+        1,
+        ClientPolicy::SdkRetries { max_retries: 2 },
+    ))
+    .expect("valid");
+    assert_eq!(retried.requests.completed, 10);
+    let api = retried.api.expect("api");
+    assert_eq!(
+        api.tiers[0].throttled_429, 10,
+        "each second of a pair refused twice"
+    );
+    assert!(retried.overall.ttft.max_ms.expect("ttft") >= 2_000.0);
 }
