@@ -425,7 +425,9 @@ mod tests {
             tpm in 1_000u64..200_000,
             arrivals in prop::collection::vec((0u64..5_000_000_000, 1u64..500, 1u64..500), 1..300),
         ) {
-            let limits = RateLimits { style, rpm: 1_000_000, tpm, output_tpm: tpm };
+            let limits = RateLimits {
+                style, rpm: 1_000_000, tpm, output_tpm: tpm, rpd: 0, tpd: 0, max_concurrent: 0,
+            };
             let mut l = Limiter::new(&limits, 1);
             let mut t = 0u64;
             let mut admitted: Vec<(u64, u64)> = Vec::new();
