@@ -337,17 +337,7 @@ fn execute(command: Command) -> Result<String, String> {
             json,
         } => {
             let s = load(&scenario)?;
-            let tiers: Vec<String> = s
-                .api
-                .as_ref()
-                .map(|a| a.tiers.iter().map(|t| t.name.clone()).collect())
-                .unwrap_or_default();
-            let index = match &tier {
-                None => 0,
-                Some(name) => tiers.iter().position(|t| t == name).ok_or_else(|| {
-                    format!("no tier {name:?}; the scenario has: {}", tiers.join(", "))
-                })?,
-            };
+            let index = sim_core::compare::tier_index(&s, tier.as_deref())?;
             let c = sim_core::compare::compare(&s, index, &loads).map_err(|e| e.to_string())?;
             if json {
                 return serde_json::to_string_pretty(&c)

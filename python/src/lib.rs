@@ -423,20 +423,7 @@ fn compare(
     tier: Option<String>,
 ) -> PyResult<String> {
     let s = valid(scenario)?;
-    let tiers: Vec<String> = s
-        .api
-        .as_ref()
-        .map(|a| a.tiers.iter().map(|t| t.name.clone()).collect())
-        .unwrap_or_default();
-    let index = match &tier {
-        None => 0,
-        Some(name) => tiers.iter().position(|t| t == name).ok_or_else(|| {
-            refuse(format!(
-                "no tier {name:?}; the scenario has: {}",
-                tiers.join(", ")
-            ))
-        })?,
-    };
+    let index = sim_core::compare::tier_index(&s, tier.as_deref()).map_err(refuse)?;
     let c = py
         .detach(|| sim_core::compare::compare(&s, index, &loads))
         .map_err(refuse)?;

@@ -123,6 +123,15 @@ def test_curve_compare_and_headroom_are_the_clis(tlab, small):
     assert tl.compare(str(spike_path), [1, 10]) == json.loads(
         tlab("compare", str(spike_path), "--loads", "1,10", "--json")
     )
+    assert tl.compare(str(spike_path), [1], tier="small") == json.loads(
+        tlab("compare", str(spike_path), "--loads", "1", "--tier", "small", "--json")
+    )
+    with pytest.raises(tl.ThroughputLabError) as e:
+        tl.compare(str(spike_path), [1], tier="nosuch")
+    cli = tlab("compare", str(spike_path), "--tier", "nosuch", ok=False)
+    assert str(e.value) == cli.removeprefix("tlab: ").strip() == (
+        'no tier "nosuch"; the scenario has: frontier, small'
+    )
 
 
 def test_presets_and_their_scenarios(tlab):

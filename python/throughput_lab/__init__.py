@@ -111,6 +111,12 @@ def run(s: ScenarioLike, *, set: Optional[Mapping[str, Any]] = None, **edits: An
     return Report(_native.run(_resolve(s, set, edits)))
 
 
+def _sweep_points(s: ScenarioLike, vary, set, edits) -> tuple:
+    """The axes as a list, and each point's axis values and scenario."""
+    vary = [vary] if isinstance(vary, str) else list(vary)
+    return vary, _native.sweep_points(_resolve(s, set, edits), vary)
+
+
 def sweep(
     s: ScenarioLike,
     vary: Union[str, Sequence[str]],
@@ -135,8 +141,7 @@ def sweep(
 
     import pandas as pd
 
-    vary = [vary] if isinstance(vary, str) else list(vary)
-    points = _native.sweep_points(_resolve(s, set, edits), vary)
+    vary, points = _sweep_points(s, vary, set, edits)
     summaries: list = [None] * len(points)
     for i, summary in _work.iter_sweep(executor, [sc for _, sc in points], progress, chunk):
         summaries[i] = summary
@@ -157,8 +162,7 @@ def sweep_iter(
     """:func:`sweep`'s rows as each point finishes (not in order): dicts of
     the axis values (as typed) and the summary, with ``"point"`` its row in
     :func:`sweep`'s table. For long sweeps watched in a notebook."""
-    vary = [vary] if isinstance(vary, str) else list(vary)
-    points = _native.sweep_points(_resolve(s, set, edits), vary)
+    vary, points = _sweep_points(s, vary, set, edits)
     names = [v.split("=", 1)[0] for v in vary]
     for i, summary in _work.iter_sweep(executor, [sc for _, sc in points], progress, chunk):
         yield {"point": i, **dict(zip(names, points[i][0])), **json.loads(summary)}

@@ -167,6 +167,23 @@ pub fn capacity_from_over(scenario: &Scenario, report: &crate::Report, duration_
     tokens / time / per_task
 }
 
+/// The index of the API tier named `tier` in `s` (the first when None), as
+/// `compare` takes it; an unknown name is refused with the tiers there are.
+pub fn tier_index(s: &Scenario, tier: Option<&str>) -> Result<usize, String> {
+    let names: Vec<&str> = s
+        .api
+        .as_ref()
+        .map(|a| a.tiers.iter().map(|t| t.name.as_str()).collect())
+        .unwrap_or_default();
+    match tier {
+        None => Ok(0),
+        Some(name) => names
+            .iter()
+            .position(|t| *t == name)
+            .ok_or_else(|| format!("no tier {name:?}; the scenario has: {}", names.join(", "))),
+    }
+}
+
 /// Compare the API tier `tier` with the self-hosted fleet of `scenario` at each load.
 pub fn compare(
     scenario: &Scenario,
