@@ -17,6 +17,10 @@ pub struct ProviderErrors {
     /// Incident windows, in time order and not overlapping.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub incidents: Vec<Incident>,
+    /// Latency multipliers by hour of the day (24, or none): the provider's
+    /// peak hours, on top of any incident's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub diurnal: Vec<f64>,
 }
 
 /// A bad spell at the provider.
@@ -78,12 +82,19 @@ impl Breaker {
 impl ProviderErrors {
     /// The error rate and latency multiplier at `t_s` seconds.
     pub fn at(&self, t_s: f64) -> (f64, f64) {
-        self.incidents
+        let (rate, slow) = self
+            .incidents
             .iter()
             .find(|i| t_s >= i.start_s && t_s < i.start_s + i.duration_s)
             .map_or((self.base_rate, 1.0), |i| {
                 (i.error_rate, i.latency_multiplier)
-            })
+            });
+        (rate, slow * super::diurnal::multiplier(&self.diurnal, t_s))
+    }
+
+    /// Whether it changes nothing: no errors, no incidents, no slow hours.
+    pub fn is_inert(&self) -> bool {
+        self.base_rate == 0.0 && self.incidents.is_empty() && self.diurnal.is_empty()
     }
 
     /// Problems with the settings, each naming its field under `at`.
@@ -134,6 +145,10 @@ impl ProviderErrors {
             }
             end = i.start_s + i.duration_s;
         }
+        out.extend(super::diurnal::problems(
+            &self.diurnal,
+            &format!("{at}.diurnal"),
+        ));
         out
     }
 
@@ -217,6 +232,7 @@ mod tests {
         let e = ProviderErrors {
             base_rate: 0.01,
             incidents,
+            diurnal: Vec::new(),
         };
         assert_eq!(
             e.incidents_text(),
@@ -240,6 +256,7 @@ mod tests {
         let p = ProviderErrors {
             base_rate: 2.0,
             incidents: overlapping,
+            diurnal: Vec::new(),
         }
         .problems("e");
         assert_eq!(p.len(), 2, "{p:?}");

@@ -9,6 +9,7 @@ use crate::dist::Dist;
 use serde::{Deserialize, Serialize};
 
 mod bill;
+pub mod diurnal;
 mod errors;
 mod limiter;
 pub mod price;

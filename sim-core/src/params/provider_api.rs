@@ -250,7 +250,7 @@ pub(super) const PARAMS: &[Param] = &[
                 let t = main_tier_mut(s)?;
                 let e = t.errors.get_or_insert_with(ProviderErrors::default);
                 e.base_rate = v / 100.0;
-                if e.base_rate == 0.0 && e.incidents.is_empty() {
+                if e.is_inert() {
                     t.errors = None;
                 }
                 Ok(())
@@ -279,7 +279,36 @@ pub(super) const PARAMS: &[Param] = &[
                 let t = main_tier_mut(s)?;
                 let e = t.errors.get_or_insert_with(ProviderErrors::default);
                 e.incidents = incidents;
-                if e.base_rate == 0.0 && e.incidents.is_empty() {
+                if e.is_inert() {
+                    t.errors = None;
+                }
+                Ok(())
+            },
+        }),
+    },
+    Param {
+        path: "api.diurnal",
+        id: "api-diurnal",
+        group: Group::Provider,
+        label: "Provider's slow hours",
+        unit: "",
+        help: "Hours of the day when the main model tier answers slower (its peak) or faster, each \"FROM–TO h ×SLOWER\" (\"14–18 h ×1.5\"); a range past midnight wraps (\"22–6 h ×0.8\"). Hours count from the run's start, at midnight. Separate ranges with ';'. Empty: the same at every hour.",
+        kind: Kind::Text(Text {
+            example: "14–18 h ×1.5",
+            get: |s, _| {
+                main_tier(s).map(|t| {
+                    t.errors
+                        .as_ref()
+                        .map_or(String::new(), ProviderErrors::diurnal_text)
+                })
+            },
+            set: |s, _, text| {
+                let curve =
+                    ProviderErrors::parse_diurnal(text).map_err(|e| format!("api.diurnal: {e}"))?;
+                let t = main_tier_mut(s)?;
+                let e = t.errors.get_or_insert_with(ProviderErrors::default);
+                e.diurnal = curve;
+                if e.is_inert() {
                     t.errors = None;
                 }
                 Ok(())

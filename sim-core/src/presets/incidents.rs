@@ -22,6 +22,7 @@ pub fn bad_hour() -> Scenario {
             error_rate: 0.4,
             latency_multiplier: 2.0,
         }],
+        diurnal: Vec::new(),
     });
     let writing = RequestClass::new(
         "writing help",

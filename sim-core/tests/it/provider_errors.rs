@@ -26,6 +26,7 @@ fn rate(p: f64) -> ProviderErrors {
     ProviderErrors {
         base_rate: p,
         incidents: Vec::new(),
+        diurnal: Vec::new(),
     }
 }
 
@@ -148,6 +149,7 @@ proptest! {
             ProviderErrors {
                 base_rate: p,
                 incidents: vec![Incident { start_s: start, duration_s: length, error_rate: burst, latency_multiplier: slower }],
+                diurnal: Vec::new(),
             },
             client,
         );
@@ -183,6 +185,7 @@ fn bad_spell(fallback: Option<&str>) -> Scenario {
                 error_rate: 1.0,
                 latency_multiplier: 1.0,
             }],
+            diurnal: Vec::new(),
         },
         ClientPolicy::FailFast,
     );
@@ -305,4 +308,48 @@ fn a_fleet_kept_to_fall_back_to_is_billed_whether_or_not_it_is_used() {
     assert_eq!(unused.cost.gpus, kept.cost.gpus);
     assert!(unused.cost.fleet_usd > 0.0);
     assert!(kept.api.as_ref().expect("api").fallbacks > 0);
+}
+
+#[test]
+fn a_slow_hour_slows_every_answer_in_it_by_its_multiplier() {
+    // One request, alone, at `at_s`, on a tier whose first token takes a
+    // fixed 0.5 s (plus its prompt's processing), slower from 1 to 2 a.m.
+    let ttft_at = |at_s: f64, diurnal: &str| {
+        let mut s = voice(ProviderErrors::default(), ClientPolicy::FailFast);
+        s.workload.arrival = Arrival::Trace {
+            requests: vec![TraceRequest {
+                at_s,
+                input_tokens: 1000,
+                output_tokens: 200,
+                class: 0,
+                prefix_blocks: Vec::new(),
+            }]
+            .into(),
+            prefix_block_tokens: None,
+        };
+        s.duration_s = at_s + 60.0;
+        s.limits.max_sim_time_s = s.duration_s + 3_600.0;
+        let api = s.api.as_mut().expect("api");
+        api.tiers[0].ttft_s = Dist::Fixed { value: 0.5 };
+        api.tiers[0].errors = None;
+        sim_core::params::apply(&mut s, "api.diurnal", diurnal).expect("hours");
+        let r = run(&s).expect("valid");
+        assert_eq!(r.requests.completed, 1);
+        r.overall.ttft.max_ms.expect("ttft")
+    };
+    let (night, peak) = (ttft_at(100.0, "1–2 h ×3"), ttft_at(3_700.0, "1–2 h ×3"));
+    assert_close(
+        "three times slower in the slow hour",
+        peak,
+        3.0 * night,
+        2e-3,
+    );
+    // The next day's slow hour too, and none without the curve.
+    assert_close(
+        "a day later",
+        ttft_at(86_400.0 + 3_700.0, "1–2 h ×3"),
+        peak,
+        2e-3,
+    );
+    assert_eq!(ttft_at(3_700.0, ""), night);
 }
