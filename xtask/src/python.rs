@@ -16,7 +16,32 @@ fn ensure_venv(root: &Path, env: &tools::Env) -> Result<PathBuf> {
     if !python.exists() {
         let mut cmd = Command::new("python3");
         cmd.args(["-m", "venv"]).arg(&venv).envs(env.vars());
-        tools::install("a Python environment for the package's tests", &mut cmd)?;
+        if tools::install("a Python environment for the package's tests", &mut cmd).is_err() {
+            // Debian's own Python keeps venv in a package of its own.
+            if !(Path::new("/usr/bin/apt-get").exists() && tools::is_root()) {
+                return Err(Failure(
+                    "the Python tests need `python3 -m venv`, and this user cannot install it. \
+                     Install it by hand (Debian/Ubuntu: `sudo apt-get install -y python3-venv`), \
+                     then run this again"
+                        .into(),
+                ));
+            }
+            let _ = std::fs::remove_dir_all(&venv);
+            tools::install(
+                "the package lists for apt",
+                Command::new("apt-get").arg("update").envs(env.vars()),
+            )?;
+            tools::install(
+                "Python's venv module from apt",
+                Command::new("apt-get")
+                    .args(["install", "-y", "--no-install-recommends", "python3-venv"])
+                    .env("DEBIAN_FRONTEND", "noninteractive")
+                    .envs(env.vars()),
+            )?;
+            let mut again = Command::new("python3");
+            again.args(["-m", "venv"]).arg(&venv).envs(env.vars());
+            tools::install("a Python environment for the package's tests", &mut again)?;
+        }
     }
     let pinned = root.join("python/requirements-test.txt");
     let stamp = venv.join("requirements-test.installed");

@@ -204,7 +204,7 @@ fn ensure_npm_packages(root: &Path, env: &Env) -> Result<()> {
     )
 }
 
-fn is_root() -> bool {
+pub fn is_root() -> bool {
     Command::new("id")
         .arg("-u")
         .output()
