@@ -4,6 +4,7 @@ pub mod analysis;
 pub mod calibrate;
 pub mod measured;
 pub mod measured_fit;
+pub mod plan_ask;
 pub mod profile_file;
 pub mod scenario_file;
 pub mod summary;

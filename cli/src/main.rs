@@ -44,25 +44,20 @@ struct SloArgs {
 }
 
 impl SloArgs {
+    /// The question these flags ask, with no space options.
+    fn ask(&self) -> tlab::plan_ask::PlanAsk {
+        tlab::plan_ask::PlanAsk {
+            ttft_p99_ms: self.ttft_p99_ms,
+            tpot_p99_ms: self.tpot_p99_ms,
+            max_errors: self.max_errors,
+            min_goodput: self.min_goodput,
+            ..Default::default()
+        }
+    }
+
     /// The targets for `s`, each flag given overriding the scenario's.
     fn targets(&self, s: &Scenario) -> Result<sim_core::plan::PlanSlo, String> {
-        let base = sim_core::plan::PlanSlo::for_scenario(s);
-        sim_core::plan::PlanSlo {
-            ttft_p99_ms: self.ttft_p99_ms.unwrap_or(base.ttft_p99_ms),
-            tpot_p99_ms: self.tpot_p99_ms.unwrap_or(base.tpot_p99_ms),
-            max_error_fraction: self.max_errors.unwrap_or(base.max_error_fraction),
-            min_goodput: self.min_goodput.unwrap_or(base.min_goodput),
-        }
-        .checked()
-        .map_err(|e| {
-            // Name the flag as typed.
-            let field = e.split(' ').next().unwrap_or_default();
-            let flag = match field {
-                "max_error_fraction" => "max-errors".to_owned(),
-                f => f.replace('_', "-"),
-            };
-            format!("--{flag}{}", &e[field.len()..])
-        })
+        self.ask().targets(s, tlab::plan_ask::flag)
     }
 }
 
@@ -464,24 +459,15 @@ fn execute(command: Command) -> Result<String, String> {
             set,
         } => {
             let s = load_with(&scenario, &set)?;
-            let gpus = analysis::plan_gpus(&gpus, "--gpus")?;
-            let slo = slo.targets(&s)?;
-            if !(1..=1024).contains(&max_replicas) {
-                return Err(format!(
-                    "--max-replicas must be 1..=1024, got {max_replicas}"
-                ));
-            }
-            let space = sim_core::plan::Space {
-                max_replicas,
+            let ask = tlab::plan_ask::PlanAsk {
+                max_replicas: Some(max_replicas),
                 gpus,
-                self_hosted: self_hosted || s.uses_fleet(),
-                budget_events: if full {
-                    u64::MAX
-                } else {
-                    sim_core::plan::budget::PLAN_EVENTS
-                },
-                ..sim_core::plan::Space::default()
+                self_hosted,
+                full,
+                ..slo.ask()
             };
+            let slo = ask.targets(&s, tlab::plan_ask::flag)?;
+            let space = ask.space(&s, tlab::plan_ask::flag)?;
             if split {
                 return plan_text::disaggregation_command(&s, slo, link.as_deref(), full, json);
             }
@@ -504,9 +490,7 @@ fn execute(command: Command) -> Result<String, String> {
                 }
             }
             let started = std::time::Instant::now();
-            let mut p = analysis::plan_parallel(&q.scenario, slo, &space, !serial);
-            // The setup as it is, from a whole run of it.
-            p.include_as_is(&s, &slo, &sim_core::run(&s));
+            let p = tlab::plan_ask::answer(&s, &q, slo, &space, !serial);
             if json {
                 return serde_json::to_string_pretty(&p)
                     .map(|j| j + "\n")

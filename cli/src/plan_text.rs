@@ -123,13 +123,7 @@ pub(crate) fn disaggregation_command(
     full: bool,
     json: bool,
 ) -> Result<String, String> {
-    let link = link
-        .map(|l| {
-            sim_core::scenario::KvLink::named(l).ok_or_else(|| {
-                format!("--link must be nvlink, infiniband, roce or ethernet, got {l:?}")
-            })
-        })
-        .transpose()?;
+    let link = tlab::plan_ask::kv_link(link, tlab::plan_ask::flag)?;
     let budget = if full {
         u64::MAX
     } else {

@@ -6,7 +6,7 @@
 //! message.
 
 use pyo3::prelude::*;
-use sim_core::plan::{PlanSlo, PlanSteps, Space};
+use sim_core::plan::{PlanSlo, PlanSteps};
 use sim_core::{Report, Scenario, ValidScenario};
 use std::path::{Path, PathBuf};
 
@@ -148,69 +148,17 @@ fn curve(py: Python<'_>, scenario: &str, rates: &str) -> PyResult<String> {
     to_pretty(&curves)
 }
 
-/// What `plan` and `headroom` are asked, as the CLI's flags say it.
-#[derive(serde::Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct Ask {
-    ttft_p99_ms: Option<f64>,
-    tpot_p99_ms: Option<f64>,
-    max_errors: Option<f64>,
-    min_goodput: Option<f64>,
-    max_replicas: Option<u32>,
-    #[serde(default)]
-    gpus: Vec<String>,
-    #[serde(default)]
-    self_hosted: bool,
-    #[serde(default)]
-    full: bool,
-    #[serde(default)]
-    pools: bool,
-    #[serde(default)]
-    split: bool,
-    link: Option<String>,
+/// What `plan` and `headroom` are asked: the CLI's flags as keywords, read
+/// as `tlab` reads them (`tlab::plan_ask`).
+type Ask = tlab::plan_ask::PlanAsk;
+
+fn ask_of(json: &str) -> PyResult<Ask> {
+    serde_json::from_str(json).map_err(|e| refuse(format!("options: {e}")))
 }
 
-impl Ask {
-    fn parse(json: &str) -> PyResult<Ask> {
-        serde_json::from_str(json).map_err(|e| refuse(format!("options: {e}")))
-    }
-
-    /// The targets for `s`, each option given overriding the scenario's.
-    fn targets(&self, s: &Scenario) -> PyResult<PlanSlo> {
-        let base = PlanSlo::for_scenario(s);
-        PlanSlo {
-            ttft_p99_ms: self.ttft_p99_ms.unwrap_or(base.ttft_p99_ms),
-            tpot_p99_ms: self.tpot_p99_ms.unwrap_or(base.tpot_p99_ms),
-            max_error_fraction: self.max_errors.unwrap_or(base.max_error_fraction),
-            min_goodput: self.min_goodput.unwrap_or(base.min_goodput),
-        }
-        .checked()
-        .map_err(|e| match e.split_once(' ') {
-            Some(("max_error_fraction", rest)) => refuse(format!("max_errors {rest}")),
-            _ => refuse(e),
-        })
-    }
-
-    /// The space a plan searches, as `tlab plan` builds it.
-    fn space(&self, s: &Scenario) -> PyResult<Space> {
-        let max_replicas = self.max_replicas.unwrap_or(64);
-        if !(1..=1024).contains(&max_replicas) {
-            return Err(refuse(format!(
-                "max_replicas must be 1..=1024, got {max_replicas}"
-            )));
-        }
-        Ok(Space {
-            max_replicas,
-            gpus: tlab::analysis::plan_gpus(&self.gpus, "gpus").map_err(refuse)?,
-            self_hosted: self.self_hosted || s.uses_fleet(),
-            budget_events: if self.full {
-                u64::MAX
-            } else {
-                sim_core::plan::budget::PLAN_EVENTS
-            },
-            ..Space::default()
-        })
-    }
+/// An option's name as Python spells it: as is.
+fn keyword(option: &str) -> String {
+    option.to_owned()
 }
 
 /// The cheapest setups that meet the targets, planned on this machine's
@@ -221,9 +169,9 @@ impl Ask {
 #[pyfunction]
 fn plan(py: Python<'_>, scenario: &str, options: &str) -> PyResult<(String, Vec<String>)> {
     let s = valid(scenario)?;
-    let ask = Ask::parse(options)?;
-    let slo = ask.targets(&s)?;
-    let space = ask.space(&s)?;
+    let ask = ask_of(options)?;
+    let slo = ask.targets(&s, keyword).map_err(refuse)?;
+    let space = ask.space(&s, keyword).map_err(refuse)?;
     if ask.pools && ask.split {
         return Err(refuse(
             "pools and split: one or the other, as tlab plan takes them",
@@ -235,17 +183,7 @@ fn plan(py: Python<'_>, scenario: &str, options: &str) -> PyResult<(String, Vec<
         ));
     }
     if ask.split {
-        let link = ask
-            .link
-            .as_deref()
-            .map(|l| {
-                sim_core::scenario::KvLink::named(l).ok_or_else(|| {
-                    refuse(format!(
-                        "link must be nvlink, infiniband, roce or ethernet, got {l:?}"
-                    ))
-                })
-            })
-            .transpose()?;
+        let link = tlab::plan_ask::kv_link(ask.link.as_deref(), keyword).map_err(refuse)?;
         let p = py
             .detach(|| {
                 sim_core::plan::disaggregation::plan_disaggregation(
@@ -265,11 +203,7 @@ fn plan(py: Python<'_>, scenario: &str, options: &str) -> PyResult<(String, Vec<
         return Ok((to_pretty(&p)?, Vec::new()));
     }
     let q = sim_core::plan::budget::question(&s, slo, &space);
-    let p = py.detach(|| {
-        let mut p = tlab::analysis::plan_parallel(&q.scenario, slo, &space, true);
-        p.include_as_is(&s, &slo, &sim_core::run(&s));
-        p
-    });
+    let p = py.detach(|| tlab::plan_ask::answer(&s, &q, slo, &space, true));
     Ok((to_pretty(&p)?, q.notes))
 }
 
@@ -290,14 +224,14 @@ impl Planner {
     #[new]
     fn new(scenario: &str, options: &str) -> PyResult<Planner> {
         let base = valid(scenario)?;
-        let ask = Ask::parse(options)?;
+        let ask = ask_of(options)?;
         if ask.pools || ask.split {
             return Err(refuse(
                 "pools and split plans run on this machine's cores (no executor): their searches follow one another",
             ));
         }
-        let slo = ask.targets(&base)?;
-        let space = ask.space(&base)?;
+        let slo = ask.targets(&base, keyword).map_err(refuse)?;
+        let space = ask.space(&base, keyword).map_err(refuse)?;
         let q = sim_core::plan::budget::question(&base, slo, &space);
         Ok(Planner {
             steps: Some(PlanSteps::new(&q.scenario, slo, &space)),
@@ -405,7 +339,7 @@ fn planning_run(py: Python<'_>, scenario: &str, slo: &str) -> PyResult<String> {
 #[pyfunction]
 fn headroom(py: Python<'_>, scenario: &str, options: &str) -> PyResult<String> {
     let s = valid(scenario)?;
-    let slo = Ask::parse(options)?.targets(&s)?;
+    let slo = ask_of(options)?.targets(&s, keyword).map_err(refuse)?;
     let h = py
         .detach(|| sim_core::plan::headroom(&s, slo, 0.01))
         .map_err(refuse)?;

@@ -70,12 +70,7 @@ impl ProviderErrors {
     pub fn parse_diurnal(text: &str) -> Result<Vec<f64>, String> {
         let mut curve = vec![1.0; HOURS];
         let mut any = false;
-        for (k, part) in text
-            .split(';')
-            .map(str::trim)
-            .filter(|p| !p.is_empty())
-            .enumerate()
-        {
+        for (k, part) in super::errors::entries(text) {
             let bad = || {
                 format!(
                     "hours {} ({part:?}): write them as \"FROM–TO h ×SLOWER\", e.g. \"14–18 h ×1.5\"",

@@ -42,6 +42,15 @@ fn one() -> f64 {
     1.0
 }
 
+/// The non-empty entries of a `;`-separated text, trimmed, numbered from 0
+/// (incidents, slow hours).
+pub(super) fn entries(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.split(';')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .enumerate()
+}
+
 /// The client's circuit breaker: after `errors` errors from a tier within
 /// `window_s`, it stops sending to the tier for `cool_down_s` (its
 /// requests fall back, or fail); then it lets one request through, and
@@ -173,12 +182,7 @@ impl ProviderErrors {
     /// (`×M` may be left out: 1); empty text is none.
     pub fn parse_incidents(text: &str) -> Result<Vec<Incident>, String> {
         let mut out = Vec::new();
-        for (k, part) in text
-            .split(';')
-            .map(str::trim)
-            .filter(|p| !p.is_empty())
-            .enumerate()
-        {
+        for (k, part) in entries(text) {
             let bad = || {
                 format!(
                     "incident {} ({part:?}): write it as \"at START for SECONDS: RATE %, ×SLOWER\", e.g. \"at 600 for 300: 50 %, ×3\"",
