@@ -46,7 +46,8 @@ pub fn App() -> impl IntoView {
     // A link's pinned scenario A: run it in the background, then pin it.
     if let Some(a) = start.pinned {
         let progress = RwSignal::new(None::<f64>);
-        let _ = crate::jobs::run(crate::jobs::OneRun::new(a), progress, move |j| {
+        let never = crate::jobs::Stop::default();
+        crate::jobs::run(crate::jobs::OneRun::new(a), progress, &never, move |j| {
             if let Some((s, r)) = j.into_result() {
                 pinned.set(Some((s, r)));
             }
@@ -96,19 +97,16 @@ pub fn App() -> impl IntoView {
 
     let report = runner.report;
 
-    let cost_job: std::rc::Rc<std::cell::RefCell<Option<std::rc::Rc<std::cell::RefCell<bool>>>>> =
-        Default::default();
+    // The capacity measurement and the fleet-size search it starts: one
+    // handle stops both.
+    let cost_job = crate::jobs::Slot::default();
     let cost_progress = RwSignal::new(None::<f64>);
     // Every report on screen restarts playback from the whole run, and ends
     // a capacity measurement made for another scenario.
     let (state, ran, preview) = (runner.state, runner.ran, runner.preview);
     let stop_costs = {
         let cost_job = cost_job.clone();
-        move || {
-            if let Some(alive) = cost_job.borrow_mut().take() {
-                *alive.borrow_mut() = false;
-            }
-        }
+        move || cost_job.stop()
     };
     {
         let stop_costs = stop_costs.clone();
@@ -151,9 +149,13 @@ pub fn App() -> impl IntoView {
                             trace.set(first_seconds(&t));
                         }
                     });
-                    let next = job.clone();
-                    let handle =
-                        crate::jobs::run(crate::jobs::CostJobs::new(&s), cost_progress, move |j| {
+                    let stop = job.renew();
+                    let then = stop.clone();
+                    crate::jobs::run(
+                        crate::jobs::CostJobs::new(&s),
+                        cost_progress,
+                        &stop,
+                        move |j| {
                             costs.set(j.capacity().map(|c| cost_curves(j.scenario(), c)));
                             load.set(j.capacity().and_then(|c| load_check(j.scenario(), c)));
                             load_for.set(Some(j.scenario().clone()));
@@ -173,13 +175,15 @@ pub fn App() -> impl IntoView {
                             if let Some(search) = search {
                                 let progress = RwSignal::new(None::<f64>);
                                 let of = j.scenario().clone();
-                                let handle = crate::jobs::run(search, progress, move |f| {
-                                    fleet.set(f.result().map(|n| (of, n)));
+                                crate::jobs::run(search, progress, &then, move |f| {
+                                    // Never over the answer for the run on screen.
+                                    if ran.with_untracked(|r| r.as_ref() == Some(&of)) {
+                                        fleet.set(f.result().map(|n| (of, n)));
+                                    }
                                 });
-                                *next.borrow_mut() = Some(handle);
                             }
-                        });
-                    *job.borrow_mut() = Some(handle);
+                        },
+                    );
                 },
                 SETTLE,
             );

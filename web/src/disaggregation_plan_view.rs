@@ -8,22 +8,24 @@ use leptos::prelude::*;
 use sim_core::Scenario;
 use sim_core::plan::disaggregation::{DisaggregationPlan, DisaggregationSearch, Tried};
 
-/// Start the search for `s` in slices; the handle stops it. Err says why
-/// it cannot be asked.
+/// Start the search for `s` in slices, until `stop`. Err says why it
+/// cannot be asked.
 pub fn start(
     s: &Scenario,
     progress: RwSignal<Option<f64>>,
+    stop: &jobs::Stop,
     result: RwSignal<Option<DisaggregationPlan>>,
-) -> Result<std::rc::Rc<std::cell::RefCell<bool>>, String> {
+) -> Result<(), String> {
     let search = DisaggregationSearch::new(
         s,
         crate::planner::targets(s),
         None,
         sim_core::plan::budget::PLAN_EVENTS,
     )?;
-    Ok(jobs::run(search, progress, move |j| {
+    jobs::run(search, progress, stop, move |j| {
         result.set(Some(j.finish()))
-    }))
+    });
+    Ok(())
 }
 
 fn counts(t: &Tried) -> String {

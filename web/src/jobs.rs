@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use sim_core::plan::{self, PlanSlo, Runs, Search, Space};
 use sim_core::sweep::{self, Curve};
 use sim_core::{Report, Scenario, Simulation};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 /// Longest one slice may block the page, ms: the run on screen and the
@@ -267,18 +267,56 @@ impl Runs for OneRun {
     }
 }
 
-/// Run `jobs` in slices; `progress` follows along, `done` is called at the end.
-/// Returns a handle: setting it to false cancels the work.
+/// Stops background work: a job started with it stops before its next
+/// slice once [`Stop::stop`] is called, and never calls its `done`. A job
+/// that starts another when it finishes hands its `Stop` on, so one call
+/// stops the whole chain, however quickly any link of it finished.
+#[derive(Clone, Debug, Default)]
+pub struct Stop(Rc<Cell<bool>>);
+
+impl Stop {
+    /// Stop every job started with this handle (or a clone of it).
+    pub fn stop(&self) {
+        self.0.set(true);
+    }
+
+    /// Whether [`Stop::stop`] was called.
+    pub fn stopped(&self) -> bool {
+        self.0.get()
+    }
+}
+
+/// The one piece of background work a view keeps at a time: starting the
+/// next stops the one before.
+#[derive(Clone, Debug, Default)]
+pub struct Slot(Rc<RefCell<Stop>>);
+
+impl Slot {
+    /// Stop the work in the slot and give the handle of the work that
+    /// replaces it.
+    pub fn renew(&self) -> Stop {
+        let fresh = Stop::default();
+        self.0.replace(fresh.clone()).stop();
+        fresh
+    }
+
+    /// Stop the work in the slot.
+    pub fn stop(&self) {
+        self.0.borrow().stop();
+    }
+}
+
+/// Run `jobs` in slices until done or `stop` is stopped; `progress` follows
+/// along, `done` is called at the end (never after a stop).
 pub fn run<J: Runs + 'static>(
     jobs: J,
     progress: RwSignal<Option<f64>>,
+    stop: &Stop,
     done: impl FnOnce(J) + 'static,
-) -> Rc<RefCell<bool>> {
-    let alive = Rc::new(RefCell::new(true));
+) {
     let state = Rc::new(RefCell::new((jobs, None::<Simulation>)));
     progress.set(Some(0.0));
-    step(state, progress, Box::new(done), alive.clone());
-    alive
+    step(state, progress, Box::new(done), stop.clone());
 }
 
 type Done<J> = Box<dyn FnOnce(J)>;
@@ -287,9 +325,9 @@ fn step<J: Runs + 'static>(
     state: Rc<RefCell<(J, Option<Simulation>)>>,
     progress: RwSignal<Option<f64>>,
     done: Done<J>,
-    alive: Rc<RefCell<bool>>,
+    stop: Stop,
 ) {
-    if !*alive.borrow() {
+    if stop.stopped() {
         progress.set(None);
         return;
     }
@@ -343,13 +381,28 @@ fn step<J: Runs + 'static>(
     }
     SLICES.with(|s| s.borrow_mut().add(events));
     progress.set(Some(state.borrow().0.progress()));
-    request_animation_frame(move || step(state, progress, done, alive));
+    request_animation_frame(move || step(state, progress, done, stop));
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use sim_core::plan::EARLY_CHECK_EVENTS;
+
+    #[test]
+    fn renewing_a_slot_stops_the_chain_started_before() {
+        let slot = Slot::default();
+        let first = slot.renew();
+        // A job that finished at once handed its stop to the one it started.
+        let chained = first.clone();
+        assert!(!chained.stopped());
+        let second = slot.renew();
+        assert!(first.stopped() && chained.stopped(), "the old chain stops");
+        assert!(!second.stopped(), "the new work runs");
+        slot.stop();
+        assert!(second.stopped());
+        assert!(!slot.renew().stopped(), "a stopped slot starts afresh");
+    }
 
     /// Drive `jobs` as the page's slices do: each scenario in chunks of
     /// `EARLY_CHECK_EVENTS`, stopped once its verdict is settled.

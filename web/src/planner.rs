@@ -9,8 +9,6 @@ use leptos::prelude::*;
 use sim_core::Scenario;
 use sim_core::plan::{Headroom, HeadroomSearch, Plan, PlanSlo, Space};
 use sim_core::sweep::Curve;
-use std::cell::RefCell;
-use std::rc::Rc;
 
 /// The targets the planner uses: sim-core's one definition (the scenario's
 /// TTFT and TPOT targets as p99 limits, 1 % errors, 90 % goodput), which
@@ -71,7 +69,9 @@ pub fn Planner(
     let notes = RwSignal::new(Vec::<String>::new());
     // For a scenario an API serves: also try self-hosting (another model).
     let self_hosting = RwSignal::new(false);
-    let cancel: Rc<RefCell<Option<Rc<RefCell<bool>>>>> = Rc::new(RefCell::new(None));
+    // The question being answered in slices on the page (asking another
+    // stops it).
+    let cancel = jobs::Slot::default();
     // Workers the last plan ran on (0: on the page, in slices).
     let workers = RwSignal::new(0usize);
     // The scenario the answers below were asked for: after an edit (or an
@@ -90,9 +90,7 @@ pub fn Planner(
     let stop_previous = {
         let cancel = cancel.clone();
         move || {
-            if let Some(alive) = cancel.borrow_mut().take() {
-                *alive.borrow_mut() = false;
-            }
+            cancel.stop();
             crate::plan_pool::cancel();
         }
     };
@@ -135,7 +133,7 @@ pub fn Planner(
                 };
                 notes.set(Vec::new());
                 if let Err(e) =
-                    crate::pool_plan_view::start(&s, targets(&s), &space, sinks, cancel.clone())
+                    crate::pool_plan_view::start(&s, targets(&s), &space, sinks, cancel.renew())
                 {
                     error.set(Some(format!("Pools class by class: {e}.")));
                 }
@@ -166,12 +164,12 @@ pub fn Planner(
                 workers.set(crate::plan_pool::size());
             } else {
                 workers.set(0);
-                let handle = jobs::run(
+                jobs::run(
                     PlanJobs::new(&s, targets(&s), space),
                     progress,
+                    &cancel.renew(),
                     move |mut j| plan.set(Some(finish(j.plan()))),
                 );
-                *cancel.borrow_mut() = Some(handle);
             }
         }
     };
@@ -190,12 +188,12 @@ pub fn Planner(
             error.set(None);
             headroom.set(None);
             asked_for.set(Some(s.clone()));
-            let handle = jobs::run(
+            jobs::run(
                 HeadroomSearch::new(&s, targets(&s), 0.02),
                 progress,
+                &cancel.renew(),
                 move |h| headroom.set(h.result().cloned()),
             );
-            *cancel.borrow_mut() = Some(handle);
         }
     };
     let start_split = {
@@ -209,9 +207,10 @@ pub fn Planner(
             split_plan.set(None);
             applied.set(None);
             asked_for.set(Some(s.clone()));
-            match crate::disaggregation_plan_view::start(&s, progress, split_plan) {
-                Ok(handle) => *cancel.borrow_mut() = Some(handle),
-                Err(e) => error.set(Some(format!("Split prefill and decode: {e}."))),
+            if let Err(e) =
+                crate::disaggregation_plan_view::start(&s, progress, &cancel.renew(), split_plan)
+            {
+                error.set(Some(format!("Split prefill and decode: {e}.")));
             }
         }
     };
@@ -227,12 +226,11 @@ pub fn Planner(
                     error.set(None);
                     curves.set(None);
                     asked_for.set(Some(s.clone()));
-                    let handle = jobs::run(j, progress, move |j| {
+                    jobs::run(j, progress, &cancel.renew(), move |j| {
                         let c = j.curves();
                         today.set(today_on_curve(&s, &c));
                         curves.set(Some(c));
                     });
-                    *cancel.borrow_mut() = Some(handle);
                 }
                 Err(e) => error.set(Some(format!(
                     "The curve needs an open-loop arrival rate: {e}"

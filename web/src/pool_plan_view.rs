@@ -26,24 +26,24 @@ pub struct Sinks {
     pub workers: RwSignal<usize>,
 }
 
-/// The handle that stops the plan's runs in slices.
-pub type Cancel = Rc<RefCell<Option<Rc<RefCell<bool>>>>>;
-
 /// Start the plan over pools of `s`; Err says why it cannot be asked.
 pub fn start(
     s: &Scenario,
     slo: PlanSlo,
     space: &Space,
     sinks: Sinks,
-    cancel: Cancel,
+    stop: jobs::Stop,
 ) -> Result<(), String> {
     let planner = PoolPlanner::new(s, slo, space)?;
-    ask(Rc::new(RefCell::new(Some(planner))), 0, sinks, cancel);
+    ask(Rc::new(RefCell::new(Some(planner))), 0, sinks, stop);
     Ok(())
 }
 
 /// Ask question `i` (or, past the last, run the rest).
-fn ask(planner: Rc<RefCell<Option<PoolPlanner>>>, i: usize, sinks: Sinks, cancel: Cancel) {
+fn ask(planner: Rc<RefCell<Option<PoolPlanner>>>, i: usize, sinks: Sinks, stop: jobs::Stop) {
+    if stop.stopped() {
+        return;
+    }
     let Some(q) = planner
         .borrow()
         .as_ref()
@@ -55,8 +55,9 @@ fn ask(planner: Rc<RefCell<Option<PoolPlanner>>>, i: usize, sinks: Sinks, cancel
         sinks
             .what
             .set("Trying autoscaling, then running the classes' answers together…".into());
-        let handle = jobs::run(p, sinks.progress, move |p| sinks.result.set(p.result()));
-        *cancel.borrow_mut() = Some(handle);
+        jobs::run(p, sinks.progress, &stop, move |p| {
+            sinks.result.set(p.result())
+        });
         return;
     };
     let n = planner.borrow().as_ref().map_or(0, |p| p.questions().len());
@@ -71,12 +72,12 @@ fn ask(planner: Rc<RefCell<Option<PoolPlanner>>>, i: usize, sinks: Sinks, cancel
         Some(c) => format!("Planning class {c} on its own (question {} of {n})…", i + 1),
     });
     let next = {
-        let cancel = cancel.clone();
+        let stop = stop.clone();
         move |plan: Plan| {
             if let Some(p) = planner.borrow_mut().as_mut() {
                 p.give(i, plan);
             }
-            ask(planner, i + 1, sinks, cancel);
+            ask(planner, i + 1, sinks, stop);
         }
     };
     let on_workers = {
@@ -98,12 +99,12 @@ fn ask(planner: Rc<RefCell<Option<PoolPlanner>>>, i: usize, sinks: Sinks, cancel
         sinks.workers.set(crate::plan_pool::size());
     } else {
         sinks.workers.set(0);
-        let handle = jobs::run(
+        jobs::run(
             PlanJobs::new(&q.scenario, q.slo, q.space),
             sinks.progress,
+            &stop,
             move |mut j| next(j.plan()),
         );
-        *cancel.borrow_mut() = Some(handle);
     }
 }
 
