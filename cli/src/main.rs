@@ -82,6 +82,11 @@ enum Command {
         trace: Option<PathBuf>,
         #[command(flatten)]
         trace_args: trace::TraceArgs,
+        /// Also run the scenario with its step times at the profile's
+        /// measured error (p10, p90) and over seeds, and give every headline
+        /// figure its range, the share meeting the targets and a verdict.
+        #[arg(long, conflicts_with = "trace")]
+        ranges: bool,
     },
     /// What a real request trace holds: its format, rate, lengths and prefix reuse.
     Trace {
@@ -258,6 +263,11 @@ enum Command {
         /// {...}} as JSON instead of the tables.
         #[arg(long)]
         json: bool,
+        /// Print the step-time error bands of the rows compared, per GPU ×
+        /// profile × model family, as JSON (`sim-core/src/ranges/bands.json`
+        /// is this over every file of data/calibration/, with --moe).
+        #[arg(long, conflicts_with = "json")]
+        bands: bool,
     },
     /// List the built-in presets.
     Presets,
@@ -308,8 +318,17 @@ fn execute(command: Command) -> Result<String, String> {
             set,
             trace,
             trace_args,
+            ranges,
         } => {
             let s = load_with(&scenario, &set)?;
+            if ranges {
+                let (report, r) = sim_core::ranges::ranges(&s).map_err(|e| e.to_string())?;
+                return if json {
+                    tlab::summary::ranges_json(&report, &r)
+                } else {
+                    Ok(summary(&s, &report) + &tlab::summary::ranges_text(&r))
+                };
+            }
             let (s, report) = match trace {
                 None => {
                     let report = sim_core::run(&s);
@@ -524,6 +543,7 @@ fn execute(command: Command) -> Result<String, String> {
             holdout,
             profile_out,
             json,
+            bands,
         } => {
             if let Some(path) = measured {
                 return tlab::measured::command(
@@ -547,7 +567,11 @@ fn execute(command: Command) -> Result<String, String> {
                     moe,
                     timing,
                 },
-                json,
+                match (json, bands) {
+                    (_, true) => tlab::calibrate::public::Output::Bands,
+                    (true, _) => tlab::calibrate::public::Output::Json,
+                    _ => tlab::calibrate::public::Output::Tables,
+                },
             )
         }
         Command::Presets => Ok(sim_core::presets::all()
@@ -561,8 +585,12 @@ fn execute(command: Command) -> Result<String, String> {
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_analysis;
+#[cfg(test)]
 mod tests_calibrate;
 #[cfg(test)]
 mod tests_hostile;
 #[cfg(test)]
 mod tests_profile;
+#[cfg(test)]
+mod tests_ranges;

@@ -282,3 +282,47 @@ pub fn summary(s: &Scenario, r: &Report) -> String {
     );
     o
 }
+
+/// `tlab run --ranges`: the headline figures with their ranges, what the
+/// runs were, how many met the targets, and the verdict.
+pub fn ranges_text(r: &sim_core::ranges::Ranges) -> String {
+    let mut o = format!("Ranges ({}):\n", r.method());
+    for (label, text) in r.lines() {
+        o += &format!("  {label:<22} {text}\n");
+    }
+    o += &format!(
+        "  meets the targets in {} of {} runs\n  {}\n",
+        r.meeting_targets,
+        r.runs,
+        r.verdict.words()
+    );
+    o
+}
+
+/// `tlab run --ranges --json`: the report's JSON with `ranges` beside its
+/// figures (each `{value, low, high}` by the report's name), the verdict
+/// and the band the runs used.
+pub fn ranges_json(report: &Report, r: &sim_core::ranges::Ranges) -> Result<String, String> {
+    let mut v = serde_json::to_value(report).map_err(|e| e.to_string())?;
+    let figures: serde_json::Map<String, serde_json::Value> = r
+        .figures
+        .iter()
+        .map(|(name, f)| (name.to_string(), serde_json::json!(f)))
+        .collect();
+    if let Some(obj) = v.as_object_mut() {
+        obj.insert(
+            "ranges".into(),
+            serde_json::json!({
+                "figures": figures,
+                "verdict": r.verdict,
+                "runs": r.runs,
+                "growing": r.growing,
+                "meeting_targets": r.meeting_targets,
+                "basis": r.basis,
+            }),
+        );
+    }
+    serde_json::to_string_pretty(&v)
+        .map(|j| j + "\n")
+        .map_err(|e| e.to_string())
+}

@@ -3,7 +3,7 @@
 use crate::*;
 
 /// A file of `data/calibration/`.
-fn calibration_file(name: &str) -> PathBuf {
+pub(crate) fn calibration_file(name: &str) -> PathBuf {
     [
         env!("CARGO_MANIFEST_DIR"),
         "..",
@@ -29,6 +29,7 @@ fn calibrate(csv: Vec<PathBuf>, json: bool, fit: bool) -> Result<String, String>
         holdout: false,
         profile_out: None,
         json,
+        bands: false,
     })
 }
 

@@ -39,6 +39,7 @@ fn run_json(
         set: set.iter().map(|s| (*s).to_owned()).collect(),
         trace,
         trace_args: Default::default(),
+        ranges: false,
     })?;
     Ok(serde_json::from_str(&out).expect("report JSON"))
 }

@@ -15,6 +15,7 @@ fn run_file(path: &std::path::Path) -> Result<String, String> {
         set: Vec::new(),
         trace: None,
         trace_args: Default::default(),
+        ranges: false,
     })
 }
 

@@ -407,7 +407,11 @@ fn from_link(url: &str) -> PyResult<String> {
 fn calibrate(py: Python<'_>, paths: Vec<String>) -> PyResult<String> {
     let paths: Vec<PathBuf> = paths.into_iter().map(PathBuf::from).collect();
     py.detach(|| {
-        tlab::calibrate::public::command(&paths, tlab::calibrate::Options::default(), true)
+        tlab::calibrate::public::command(
+            &paths,
+            tlab::calibrate::Options::default(),
+            tlab::calibrate::public::Output::Json,
+        )
     })
     .map_err(refuse)
 }

@@ -483,6 +483,7 @@ impl Anchor {
                 scheduling_policy: None,
                 expert_parallel: false,
                 fitted_profile: None,
+                step_time_scale: None,
                 disaggregation: None,
                 speculative: None,
             },

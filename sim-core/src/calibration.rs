@@ -221,6 +221,7 @@ impl Measurement {
                 scheduling_policy: None,
                 expert_parallel: false,
                 fitted_profile: None,
+                step_time_scale: None,
                 disaggregation: None,
                 speculative: None,
             },

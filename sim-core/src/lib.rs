@@ -21,6 +21,7 @@ pub mod params;
 pub mod physics;
 pub mod plan;
 pub mod presets;
+pub mod ranges;
 pub mod report;
 pub mod rng;
 pub mod scenario;

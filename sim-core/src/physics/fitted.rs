@@ -154,6 +154,7 @@ impl FittedProfile {
             },
             prefix_caching: true,
             async_scheduling: true,
+            step_time_scale: 1.0,
         }
     }
 

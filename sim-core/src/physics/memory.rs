@@ -256,6 +256,7 @@ impl Deployment {
             prefill_fixed_ns: u64::from(dims.layers) * eff.prefill_layer_overhead_ns,
             eff,
             timing,
+            scale: self.profile.step_time_scale,
             peak_16: spec.bf16_tflops * 1e12,
             peak_low: low_peak.map(|t| t * 1e12),
             embedding_params: if dims.tied_embeddings {

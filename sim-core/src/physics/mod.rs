@@ -173,6 +173,8 @@ pub struct StepModel {
     eff: Efficiency,
     /// How passes are timed (the fields above serve `Timing::TensorrtLlm`).
     timing: Timing,
+    /// Every pass's time multiplied by this ([`super::Profile::step_time_scale`]).
+    scale: f64,
     /// Dense 16-bit peak of one GPU, FLOP/s.
     peak_16: f64,
     /// The low-precision (FP8 or FP4) peak the matrix multiplies run at,
@@ -231,9 +233,26 @@ pub struct StepCost {
 impl StepModel {
     /// The cost of one forward pass of the given shape.
     pub fn step(&self, s: &BatchShape) -> StepCost {
+        let mut cost = self.unscaled_step(s);
+        cost.time_ns = self.scaled(cost.time_ns);
+        cost
+    }
+
+    /// A pass's cost as the profile times it, before [`Self::scaled`].
+    fn unscaled_step(&self, s: &BatchShape) -> StepCost {
         match self.timing {
             Timing::TensorrtLlm(_) => self.tensorrt_llm_step(s),
             Timing::Serving(c) => self.serving_step(&c, s),
+        }
+    }
+
+    /// `ns` times the step-time scale, to the nearest ns and at least 1
+    /// (exactly `ns` at scale 1, so unscaled runs keep their numbers).
+    fn scaled(&self, ns: u64) -> u64 {
+        if self.scale == 1.0 {
+            ns
+        } else {
+            (ns as f64 * self.scale).round().max(1.0) as u64
         }
     }
 
@@ -465,12 +484,12 @@ impl StepModel {
     /// draft pass): its cost without the scheduler's per-step and
     /// per-sequence time, which the step it belongs to pays once.
     pub fn inner_pass(&self, s: &BatchShape) -> StepCost {
-        let mut cost = self.step(s);
+        let mut cost = self.unscaled_step(s);
         let scheduler = match self.timing {
             Timing::Serving(c) => c.step_ns + c.per_seq_ns * (s.decode_seqs + s.prefill_seqs),
             Timing::TensorrtLlm(e) => e.step_overhead_ns,
         };
-        cost.time_ns = cost.time_ns.saturating_sub(scheduler).max(1);
+        cost.time_ns = self.scaled(cost.time_ns.saturating_sub(scheduler).max(1));
         cost
     }
 

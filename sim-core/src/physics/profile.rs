@@ -239,15 +239,28 @@ pub struct Profile {
     /// joins the pass after the next one. Adds about one pass to TTFT and
     /// nothing to the time per token; costs no GPU time.
     pub async_scheduling: bool,
+    /// Every pass's time multiplied by this (1 for the profile as fitted):
+    /// a scenario's `serving.step_time_scale`, and the range runs' low and
+    /// high ends (`crate::ranges`).
+    pub step_time_scale: f64,
 }
 
 impl Profile {
+    /// This profile with every pass's time multiplied by `scale`.
+    pub fn scaled(self, scale: f64) -> Profile {
+        Profile {
+            step_time_scale: self.step_time_scale * scale,
+            ..self
+        }
+    }
+
     /// TensorRT-LLM: today's constants, unchanged (see [`Efficiency::CALIBRATED`]).
     pub const TENSORRT_LLM: Profile = Profile {
         timing: Timing::TensorrtLlm(Efficiency::CALIBRATED),
         memory: MemoryModel::TensorrtLlm,
         prefix_caching: false,
         async_scheduling: false,
+        step_time_scale: 1.0,
     };
 
     /// vLLM V1, fitted by `tlab calibrate --moe --fit` to both files of
@@ -267,6 +280,7 @@ impl Profile {
         },
         prefix_caching: true,
         async_scheduling: true,
+        step_time_scale: 1.0,
     };
 }
 

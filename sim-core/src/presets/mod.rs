@@ -85,6 +85,7 @@ pub fn h100_llama_8b() -> Serving {
         scheduling_policy: None,
         expert_parallel: false,
         fitted_profile: None,
+        step_time_scale: None,
         disaggregation: None,
         speculative: None,
     }

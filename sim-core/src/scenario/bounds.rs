@@ -57,3 +57,7 @@ pub const PREFIX_BLOCKS: f64 = 400_000_000.0;
 pub const CACHED_BLOCKS: f64 = 24_000_000.0;
 /// A class's scheduling priority (vLLM takes any integer; lower first).
 pub const PRIORITY: u32 = 1_000;
+/// Lowest and highest `serving.step_time_scale`: a quarter to four times
+/// the profile, wider than any error measured (`docs/ranges.md`), narrow
+/// enough that a typo (0.01, 100) is refused rather than run.
+pub const STEP_TIME_SCALE: (f64, f64) = (0.25, 4.0);

@@ -250,9 +250,14 @@ impl super::Serving {
     /// The profile in effect (how passes are timed and KV sized): the
     /// user's fitted one when given, else the serving software's.
     pub fn profile(&self) -> crate::physics::Profile {
-        self.fitted_profile
+        let profile = self
+            .fitted_profile
             .as_ref()
-            .map_or_else(|| self.software.profile(), |p| p.profile())
+            .map_or_else(|| self.software.profile(), |p| p.profile());
+        match self.step_time_scale {
+            Some(scale) => profile.scaled(scale),
+            None => profile,
+        }
     }
 
     /// The profile in effect, in words: its name, where its constants come

@@ -73,6 +73,11 @@ pub struct Serving {
     /// software's constants, and says where it was validated.
     #[serde(default, rename = "profile", skip_serializing_if = "Option::is_none")]
     pub fitted_profile: Option<Box<crate::physics::FittedProfile>>,
+    /// Every forward pass's time multiplied by this (absent: 1): an engine
+    /// slower or faster than its profile. The range runs scale by the
+    /// profile's measured error in the same way (`crate::ranges`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_time_scale: Option<f64>,
     /// Prefill only, and hand each prompt's KV cache to another pool, which
     /// decodes (prefill/decode disaggregation); None serves both phases.
     #[serde(default, skip_serializing_if = "Option::is_none")]

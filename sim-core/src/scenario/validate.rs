@@ -432,6 +432,10 @@ impl Scenario {
         if let Some(p) = s.usd_per_gpu_hour {
             c.range_f("serving.usd_per_gpu_hour", p, 0.0, 1000.0, " $/h");
         }
+        if let Some(k) = s.step_time_scale {
+            let (lo, hi) = bounds::STEP_TIME_SCALE;
+            c.range_f("serving.step_time_scale", k, lo, hi, "");
+        }
         if let Gpu::Custom(g) = &s.gpu {
             // Ranges that hold every accelerator sold and a decade of growth.
             let f = |name: &str| format!("serving.gpu.custom.{name}");

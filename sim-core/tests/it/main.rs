@@ -28,6 +28,7 @@ mod prompt_cache;
 mod provider_errors;
 mod providers;
 mod queueing;
+mod ranges;
 mod reasoning;
 mod repro;
 mod serving;

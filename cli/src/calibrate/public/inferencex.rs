@@ -220,6 +220,7 @@ pub fn compare(row: &Row) -> Compared {
     let o = &r.overall;
     let layout = format!("{}{}", setup.describe(), if mtp { ", MTP" } else { "" });
     let mut c = Compared::expressed(Source::Inferencex, row.line, keys(row), group, Some(layout));
+    c.system = Some(setup.system());
     for (name, measured, simulated) in [
         (
             "tput_per_gpu",

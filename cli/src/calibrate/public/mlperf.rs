@@ -312,6 +312,7 @@ pub fn compare(row: &Row) -> Compared {
         if chosen { ", precision chosen" } else { "" }
     );
     let mut c = Compared::expressed(Source::Mlperf, row.line, keys(row), group, Some(layout));
+    c.system = Some(setup.system());
     let outcome = if row.scenario_norm == "Offline" {
         offline(row, &setup, &class, capacity, &mut c)
     } else {

@@ -18,6 +18,7 @@ use sim_core::scenario::{
     Batching, Limits, RequestClass, SCENARIO_VERSION, Scenario, Slo, Workload,
 };
 
+pub mod bands;
 pub mod inferencex;
 mod layout;
 pub mod mlperf;
@@ -118,6 +119,10 @@ pub struct Compared {
     /// `target_qps` keeps both p99 limits.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limits_hold: Option<bool>,
+    /// The system simulated (GPU, profile, whether the model is a mixture
+    /// of experts), for the error bands (`bands`); not in the JSON.
+    #[serde(skip)]
+    pub system: Option<(Gpu, ServingSoftware, bool)>,
 }
 
 impl Compared {
@@ -159,6 +164,7 @@ impl Compared {
             simulated: BTreeMap::new(),
             rate_ratio: None,
             limits_hold: None,
+            system: None,
         }
     }
 
@@ -295,14 +301,26 @@ impl Job {
     }
 }
 
+/// What `tlab calibrate` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Output {
+    /// The tables (markdown).
+    Tables,
+    /// `{"rows", "summary"}`.
+    Json,
+    /// The step-time error bands of the rows (`bands`).
+    Bands,
+}
+
 /// `tlab calibrate FILE...` (without `--measured`): each file told by its
-/// header; public files give their tables (or, with `json`, `{"rows",
-/// "summary"}`), vLLM runs the vLLM table, fitted with `opt` where asked.
+/// header; public files give their tables (or `{"rows", "summary"}`, or
+/// the error bands), vLLM runs the vLLM table, fitted with `opt` where asked.
 pub fn command(
     paths: &[std::path::PathBuf],
     opt: super::Options,
-    json: bool,
+    output: Output,
 ) -> Result<String, String> {
+    let json = output != Output::Tables;
     let files = paths
         .iter()
         .map(|p| {
@@ -329,6 +347,11 @@ pub fn command(
     let mut c = compare_with(&public, &bar)?;
     if json {
         c.rows.extend(vllm::rows(&vllm_files, &opt)?);
+        if output == Output::Bands {
+            return serde_json::to_string_pretty(&bands::bands(&c.rows))
+                .map(|j| j + "\n")
+                .map_err(|e| e.to_string());
+        }
         c.summary = summary(&c.rows);
         return serde_json::to_string_pretty(&c)
             .map(|j| j + "\n")
@@ -409,6 +432,12 @@ pub struct Setup {
 }
 
 impl Setup {
+    /// GPU, profile and whether the model is a mixture of experts: the
+    /// key of its error band (`bands`).
+    pub fn system(&self) -> (Gpu, ServingSoftware, bool) {
+        (self.gpu, self.software, self.model.dims().moe.is_some())
+    }
+
     /// The scenario that serves `class` on this setup with `arrival`, for
     /// `duration_s`. The engines' batching: chunked prefill with the
     /// engine's default token budget and batch (`docs/calibration-public.md`).

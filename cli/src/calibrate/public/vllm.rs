@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use sim_core::physics::{Profile, Timing, VLLM_COSTS};
+use sim_core::physics::{Profile, ServingSoftware, Timing, VLLM_COSTS};
 
 use super::{Compared, Source};
 use crate::calibrate::{Options, Row, compare_each, read};
@@ -24,9 +24,9 @@ pub fn rows(texts: &[(String, String)], opt: &Options) -> Result<Vec<Compared>, 
     if opt.fit || opt.leave_out.is_some() || opt.fit_below.is_some() {
         return Err("--json compares; fit with the tables (drop --json)".into());
     }
-    let timing = match opt.timing.as_str() {
-        "tensorrt-llm" => Profile::TENSORRT_LLM.timing,
-        _ => Timing::Serving(VLLM_COSTS),
+    let (timing, software) = match opt.timing.as_str() {
+        "tensorrt-llm" => (Profile::TENSORRT_LLM.timing, ServingSoftware::TensorrtLlm),
+        _ => (Timing::Serving(VLLM_COSTS), ServingSoftware::Vllm),
     };
     let mut all: Vec<(usize, Row)> = Vec::new();
     for (name, text) in texts {
@@ -56,6 +56,7 @@ pub fn rows(texts: &[(String, String)], opt: &Options) -> Result<Vec<Compared>, 
                 return Compared::refused(Source::Vllm, line, keys, group, "no run".into());
             };
             let mut out = Compared::expressed(Source::Vllm, line, keys, group, None);
+            out.system = row.gpu().ok().map(|g| (g, software, row.is_moe()));
             for (i, name) in COLUMNS.into_iter().enumerate() {
                 // A warm-up row's TTFT mean and end-to-end p99 are not
                 // counted (`Comparison::counted`): shown in the tables, left

@@ -1,0 +1,110 @@
+//! `tlab run --ranges` and `tlab calibrate --bands`.
+
+use crate::*;
+
+fn chatbot(dir: &tempfile::TempDir) -> PathBuf {
+    let path = dir.path().join("chatbot.json");
+    let json = execute(Command::Preset {
+        id: "chatbot-h100".into(),
+    })
+    .expect("preset");
+    std::fs::write(&path, json).expect("write");
+    path
+}
+
+fn run(scenario: PathBuf, json: bool, set: &[&str]) -> Result<String, String> {
+    execute(Command::Run {
+        scenario,
+        json,
+        set: set.iter().map(|s| s.to_string()).collect(),
+        trace: None,
+        trace_args: Default::default(),
+        ranges: true,
+    })
+}
+
+#[test]
+fn ranges_print_each_figure_with_its_range_and_the_verdict() {
+    let dir = tempfile::tempdir().expect("dir");
+    let out = run(chatbot(&dir), false, &["arrival.rate=32"]).expect("ranges");
+    // The summary first, unchanged, then the ranges.
+    let plain = execute(Command::Run {
+        scenario: chatbot(&dir),
+        json: false,
+        set: vec!["arrival.rate=32".into()],
+        trace: None,
+        trace_args: Default::default(),
+        ranges: false,
+    })
+    .expect("run");
+    assert!(out.starts_with(&plain), "{out}");
+    let rest = &out[plain.len()..];
+    assert!(
+        rest.starts_with("Ranges (9 runs: step times ×0.90 and ×1.16 (the profile's p10–p90 error; 49 rows of vLLM"),
+        "{rest}"
+    );
+    let ttft = rest
+        .lines()
+        .find(|l| l.contains("TTFT p99"))
+        .expect("TTFT p99");
+    assert!(ttft.contains(" s (") && ttft.contains(" ms – "), "{ttft}");
+    assert!(rest.contains("near the knee"), "{rest}");
+}
+
+#[test]
+fn ranges_in_json_sit_beside_the_report() {
+    let dir = tempfile::tempdir().expect("dir");
+    let out = run(chatbot(&dir), true, &[]).expect("ranges");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
+    let f = &v["ranges"]["figures"]["ttft_p99_ms"];
+    let (value, low, high) = (f["value"].as_f64(), f["low"].as_f64(), f["high"].as_f64());
+    assert_eq!(value, v["overall"]["ttft"]["p99_ms"].as_f64());
+    assert!(low <= value && value <= high, "{f}");
+    assert_eq!(v["ranges"]["verdict"], "stable");
+    assert_eq!(v["ranges"]["basis"]["measured"], true);
+    // The report's own fields are the plain run's.
+    let report: sim_core::Report = serde_json::from_value(v).expect("a report");
+    assert!(report.complete);
+}
+
+#[test]
+fn ranges_do_not_take_a_trace() {
+    use clap::Parser;
+    let parsed = Cli::try_parse_from(["tlab", "run", "s.json", "--ranges", "--trace", "t.jsonl"]);
+    let e = parsed.err().expect("refused");
+    assert!(e.to_string().contains("cannot be used with"), "{e}");
+}
+
+#[test]
+fn the_committed_bands_are_what_calibrate_gives_on_the_vllm_runs() {
+    use crate::tests_calibrate::calibration_file;
+    let out = execute(Command::Calibrate {
+        csv: vec![
+            calibration_file("vllm-h100-runs.csv"),
+            calibration_file("vllm-h100-runs-2.csv"),
+        ],
+        fit: false,
+        leave_out: None,
+        fit_below: None,
+        rounds: 1,
+        from_current: false,
+        moe: true,
+        timing: "vllm".into(),
+        measured: None,
+        holdout: false,
+        profile_out: None,
+        json: false,
+        bands: true,
+    })
+    .expect("bands");
+    let fresh: Vec<sim_core::ranges::Band> = serde_json::from_str(&out).expect("bands JSON");
+    assert_eq!(fresh.len(), 2, "H100 dense and MoE: {out}");
+    // The public files' bands take a minute to make (`docs/ranges.md`);
+    // the vLLM runs' must be in the committed table exactly.
+    for b in &fresh {
+        assert!(
+            sim_core::ranges::bands().contains(b),
+            "regenerate sim-core/src/ranges/bands.json: {b:?}"
+        );
+    }
+}

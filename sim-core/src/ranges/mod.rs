@@ -1,0 +1,166 @@
+//! Every number with its range: the step-time model's own measured error,
+//! run through the simulation.
+//!
+//! A profile's error is a table ([`bands`]): per GPU × serving software ×
+//! model family, the 10th and 90th percentiles of measured ÷ simulated
+//! step time over the real runs compared (`tlab calibrate --bands`, which
+//! writes `bands.json`), with the rows behind them. Where nothing was
+//! measured, the nearest family's band widened and called an estimate
+//! ([`band_for`]).
+//!
+//! A scenario's ranges are then simulations, not a formula ([`RangeRuns`]):
+//! the scenario again with every pass's time scaled to the band's low and
+//! high ends, and at its own times, each over [`SEEDS`] seeds. Every
+//! headline figure's range is the lowest and highest the runs give, the
+//! point run included, and [`Verdict`] says whether the runs' queues drain.
+
+mod runs;
+
+pub use runs::{Figure, RangeRuns, Ranges, Verdict, grows, ranges};
+
+use crate::physics::{Gpu, ServingSoftware};
+use crate::scenario::Serving;
+use serde::{Deserialize, Serialize};
+use std::sync::OnceLock;
+
+/// Seeds each end of the band (and the point) runs over.
+pub const SEEDS: u64 = 3;
+
+/// Rows a measured band needs to stand on its own; fewer borrow the
+/// nearest family's width too.
+pub const MIN_ROWS: u32 = 3;
+
+/// How much wider (in log scale) a borrowed band is than the one it comes
+/// from, and the narrowest estimate (±25 %, the trust sentence's figure
+/// where nothing was measured).
+const WIDEN: f64 = 1.5;
+const ESTIMATE_FLOOR: (f64, f64) = (0.8, 1.25);
+
+/// One measured band: what the calibration rows of a GPU × software ×
+/// family say of the step time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Band {
+    /// The GPU.
+    pub gpu: Gpu,
+    /// The serving software's profile the rows ran under.
+    pub software: ServingSoftware,
+    /// Whether the model is a mixture of experts.
+    pub moe: bool,
+    /// 10th percentile of measured ÷ simulated step time.
+    pub low: f64,
+    /// 90th percentile.
+    pub high: f64,
+    /// Rows behind it.
+    pub rows: u32,
+    /// Where the rows come from, in words.
+    pub source: String,
+}
+
+/// The band a scenario's fleet runs under, as used.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Basis {
+    /// Step-time scale of the low end (faster than the profile when < 1).
+    pub low: f64,
+    /// Step-time scale of the high end.
+    pub high: f64,
+    /// Rows measured behind it (0 for an estimate from nothing).
+    pub rows: u32,
+    /// Whether the band was measured on this GPU, software and family.
+    pub measured: bool,
+    /// Where it comes from, in words ("estimate: …" when borrowed).
+    pub source: String,
+}
+
+/// The committed table (`tlab calibrate --bands` over `data/calibration/`).
+pub fn bands() -> &'static [Band] {
+    static BANDS: OnceLock<Vec<Band>> = OnceLock::new();
+    BANDS.get_or_init(|| {
+        // The file is the project's own, checked by a test: a broken one
+        // is a build defect, and then no band is measured.
+        serde_json::from_str(include_str!("bands.json")).unwrap_or_default()
+    })
+}
+
+/// The band for a pool served as `s`: its own measured band when it has
+/// [`MIN_ROWS`], else the nearest (same software and family on another
+/// GPU, then the same GPU and software, then any of the software),
+/// widened [`WIDEN`]× in log scale and no narrower than ±25 %.
+pub fn band_for(s: &Serving) -> Basis {
+    let mut b = band_in(bands(), s.gpu, s.software, s.model.dims().moe.is_some());
+    // The ends a scenario may run at (`serving.step_time_scale`), with the
+    // scenario's own scale on top.
+    let own = s.step_time_scale.unwrap_or(1.0);
+    b.low = b.low.max(SCALE_BOUNDS.0 / own);
+    b.high = b.high.min(SCALE_BOUNDS.1 / own);
+    b
+}
+
+/// The step-time scales a scenario may run at (its validation's bounds).
+pub const SCALE_BOUNDS: (f64, f64) = crate::scenario::bounds::STEP_TIME_SCALE;
+
+fn band_in(table: &[Band], gpu: Gpu, software: ServingSoftware, moe: bool) -> Basis {
+    let own = table
+        .iter()
+        .find(|b| b.gpu == gpu && b.software == software && b.moe == moe);
+    if let Some(b) = own.filter(|b| b.rows >= MIN_ROWS) {
+        return Basis {
+            low: b.low.min(1.0),
+            high: b.high.max(1.0),
+            rows: b.rows,
+            measured: true,
+            source: b.source.clone(),
+        };
+    }
+    // The nearest: most rows first among equals, so the pick is stable.
+    let near = |f: &dyn Fn(&Band) -> bool| {
+        table
+            .iter()
+            .filter(|b| b.rows >= MIN_ROWS && f(b))
+            .max_by(|a, b| a.rows.cmp(&b.rows).then(b.high.total_cmp(&a.high)))
+    };
+    let borrowed = near(&|b| b.software == software && b.moe == moe)
+        .or_else(|| near(&|b| b.gpu == gpu && b.software == software))
+        .or_else(|| near(&|b| b.software == software));
+    let (low, high, what) = match borrowed {
+        Some(b) => (
+            (b.low.min(1.0)).powf(WIDEN),
+            (b.high.max(1.0)).powf(WIDEN),
+            format!(
+                "estimate: nothing measured on {} with {}; {} widened {WIDEN}×",
+                gpu.spec().name,
+                software.name(),
+                b.source
+            ),
+        ),
+        None => (
+            ESTIMATE_FLOOR.0,
+            ESTIMATE_FLOOR.1,
+            format!("estimate: nothing measured with {}; ±25 %", software.name()),
+        ),
+    };
+    Basis {
+        low: low.min(ESTIMATE_FLOOR.0),
+        high: high.max(ESTIMATE_FLOOR.1),
+        rows: own.map_or(0, |b| b.rows),
+        measured: false,
+        source: what,
+    }
+}
+
+/// The `p`-quantile (0..=1) of `values`, linearly between order
+/// statistics; None when empty.
+pub fn quantile(values: &[f64], p: f64) -> Option<f64> {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let at = p.clamp(0.0, 1.0) * (v.len() - 1) as f64;
+    let (i, f) = (at.floor() as usize, at.fract());
+    let hi = v[(i + 1).min(v.len() - 1)];
+    Some(v[i] + f * (hi - v[i]))
+}
+
+#[cfg(test)]
+mod tests;

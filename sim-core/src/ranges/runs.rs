@@ -1,0 +1,329 @@
+//! The range runs of one scenario, and what they say (see [`super`]).
+
+use super::{Basis, SEEDS, band_for};
+use crate::plan::{PlanSlo, Runs};
+use crate::report::Report;
+use crate::scenario::{Scenario, ScenarioError};
+use serde::Serialize;
+
+/// A figure with its range over the range runs (the point run included).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Figure {
+    /// The scenario's own run.
+    pub value: f64,
+    /// The lowest any range run gave.
+    pub low: f64,
+    /// The highest.
+    pub high: f64,
+}
+
+/// Where the scenario sits, by whether the range runs' queues drain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Every range run drains.
+    Stable,
+    /// Some range runs grow their queue, some drain.
+    NearTheKnee,
+    /// Every range run grows its queue.
+    Overloaded,
+}
+
+impl Verdict {
+    /// In words, for the page and the CLI.
+    pub fn words(self) -> &'static str {
+        match self {
+            Verdict::Stable => "stable: every range run drains its queue",
+            Verdict::NearTheKnee => {
+                "near the knee: within the model's error, the queue may grow without end"
+            }
+            Verdict::Overloaded => "overloaded: every range run grows its queue",
+        }
+    }
+}
+
+/// The ranges of a scenario's headline figures.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Ranges {
+    /// The step-time band of the scenario's main fleet (None when no fleet
+    /// serves: an API's numbers vary only with the seed).
+    pub basis: Option<Basis>,
+    /// Runs made, the point run included.
+    pub runs: u32,
+    /// Of them, runs whose queue grew ([`grows`]).
+    pub growing: u32,
+    /// Where the scenario sits.
+    pub verdict: Verdict,
+    /// Of the runs, those meeting the scenario's targets (as the planner
+    /// judges them).
+    pub meeting_targets: u32,
+    /// Each figure by its report name (`ttft_p99_ms`, …), where the point
+    /// run has it.
+    pub figures: Vec<(&'static str, Figure)>,
+}
+
+impl Ranges {
+    /// The figure named `name`, if the point run has it.
+    pub fn figure(&self, name: &str) -> Option<Figure> {
+        self.figures
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, f)| *f)
+    }
+
+    /// Each figure as a person reads it, with its label: ("TTFT p99",
+    /// "480 ms (410 ms – 1.9 s)").
+    pub fn lines(&self) -> Vec<(&'static str, String)> {
+        self.figures
+            .iter()
+            .map(|(name, f)| {
+                let label = FIGURES
+                    .iter()
+                    .find(|(n, ..)| n == name)
+                    .map_or(*name, |(_, l, _)| *l);
+                (label, f.show(name))
+            })
+            .collect()
+    }
+
+    /// What the runs were, in a sentence.
+    pub fn method(&self) -> String {
+        let seeds = format!("each at {SEEDS} seeds");
+        match &self.basis {
+            Some(b) => format!(
+                "{} runs: step times ×{:.2} and ×{:.2} ({}; {}), and as modelled, {seeds}",
+                self.runs,
+                b.low,
+                b.high,
+                if b.measured {
+                    "the profile's p10–p90 error"
+                } else {
+                    "an estimate"
+                },
+                b.source
+            ),
+            None => format!(
+                "{} runs at {SEEDS} seeds (no fleet: an API's numbers)",
+                self.runs
+            ),
+        }
+    }
+}
+
+impl Figure {
+    /// The value and its range in the unit of the figure named `name`:
+    /// "480 ms (410 ms – 1.9 s)".
+    pub fn show(&self, name: &str) -> String {
+        let f = |v: f64| -> String {
+            if name.ends_with("_ms") {
+                crate::format::duration_ms(Some(v))
+            } else if name.starts_with("usd") {
+                crate::format::usd(v)
+            } else if name.ends_with("fraction") {
+                format!("{:.1} %", 100.0 * v)
+            } else {
+                crate::format::tokens_per_s(v)
+            }
+        };
+        let (v, lo, hi) = (f(self.value), f(self.low), f(self.high));
+        if lo == hi {
+            v
+        } else {
+            format!("{v} ({lo} – {hi})")
+        }
+    }
+}
+
+/// The figures every range carries: name and how to read it off a report.
+type Read = fn(&Report) -> Option<f64>;
+const FIGURES: [(&str, &str, Read); 9] = [
+    ("ttft_p50_ms", "TTFT p50", |r| r.overall.ttft.p50_ms),
+    ("ttft_p99_ms", "TTFT p99", |r| r.overall.ttft.p99_ms),
+    ("tpot_p50_ms", "time per token p50", |r| {
+        r.overall.tpot.p50_ms
+    }),
+    ("tpot_p99_ms", "time per token p99", |r| {
+        r.overall.tpot.p99_ms
+    }),
+    ("e2e_p50_ms", "end to end p50", |r| r.overall.e2e.p50_ms),
+    ("e2e_p99_ms", "end to end p99", |r| r.overall.e2e.p99_ms),
+    ("output_tokens_per_s", "output throughput", |r| {
+        Some(r.throughput.output_tokens_per_s)
+    }),
+    ("goodput_fraction", "goodput", |r| {
+        r.throughput.goodput_fraction
+    }),
+    ("usd_per_mtok_output", "$ per M output tokens", |r| {
+        r.cost.usd_per_mtok_output
+    }),
+];
+
+/// Whether a run's queue grew over its arrival window, rather than
+/// draining: a limit stopped it, over 1 % of its requests were refused by
+/// a full queue, or the mean time a request spends in the system (Little's
+/// law: requests in flight ÷ arrivals per second, a window's means) in the
+/// window's last quarter exceeds its second quarter's by half and by more
+/// than half a second. A queue that keeps up holds that time steady
+/// whatever the rate does; one that does not piles up what it cannot serve.
+pub fn grows(r: &Report, arrival_window_s: f64) -> bool {
+    if !r.complete {
+        return true;
+    }
+    let n = r.requests.arrived.max(1) as f64;
+    if r.requests.rejected as f64 > 0.01 * n {
+        return true;
+    }
+    let s = &r.series;
+    let in_system = |from: f64, to: f64| {
+        let (mut flight, mut rate, mut k) = (0.0, 0.0, 0u32);
+        for (i, t) in s.t_s.iter().enumerate() {
+            if *t > from * arrival_window_s && *t <= to * arrival_window_s {
+                flight += s.in_flight.get(i).copied().unwrap_or(0.0);
+                rate += s.arrivals_per_s.get(i).copied().unwrap_or(0.0);
+                k += 1;
+            }
+        }
+        (k >= 2 && rate > 0.0).then(|| flight / rate)
+    };
+    match (in_system(0.25, 0.5), in_system(0.75, 1.0)) {
+        (Some(mid), Some(late)) => late > 1.5 * mid && late - mid > 0.5,
+        _ => false,
+    }
+}
+
+/// The range runs of one scenario, driven by the planner's protocol
+/// ([`Runs`]) so the CLI, the page's slices and Python's executors run
+/// them alike. The point run is fed first.
+#[derive(Clone, Debug)]
+pub struct RangeRuns {
+    base: Scenario,
+    basis: Option<Basis>,
+    /// (step-time scale, seed offset) of each run still to make.
+    todo: Vec<(f64, u64)>,
+    total: usize,
+    slo: PlanSlo,
+    reports: Vec<(f64, Report)>,
+}
+
+impl RangeRuns {
+    /// The runs for `s`: its point run, then its step times at the band's
+    /// low and high ends, each at [`SEEDS`] seeds, and the point at the
+    /// other seeds.
+    pub fn new(s: &Scenario) -> RangeRuns {
+        let basis = s.uses_fleet().then(|| band_for(&s.serving));
+        let mut todo = vec![(1.0, 0)];
+        for k in 1..SEEDS {
+            todo.push((1.0, k));
+        }
+        if let Some(b) = &basis {
+            for scale in [b.low, b.high] {
+                for k in 0..SEEDS {
+                    todo.push((scale, k));
+                }
+            }
+        }
+        todo.reverse();
+        RangeRuns {
+            base: s.clone(),
+            basis,
+            total: todo.len(),
+            todo,
+            slo: PlanSlo::for_scenario(s),
+            reports: Vec::new(),
+        }
+    }
+
+    /// The scenario of run (`scale`, `seed offset`): every pool's passes
+    /// scaled by its own band's end (the main fleet's `scale` stands for
+    /// "low" or "high"), the seed moved on.
+    fn scenario(&self, scale: f64, k: u64) -> Scenario {
+        let mut s = self.base.clone();
+        s.seed = s.seed.wrapping_add(k);
+        if scale != 1.0 {
+            let low = self.basis.as_ref().is_some_and(|b| scale == b.low);
+            let scale_pool = |p: &mut crate::scenario::Serving| {
+                let band = band_for(p);
+                let end = if low { band.low } else { band.high };
+                p.step_time_scale = Some(p.step_time_scale.unwrap_or(1.0) * end);
+            };
+            scale_pool(&mut s.serving);
+            for p in &mut s.pools {
+                scale_pool(p);
+            }
+        }
+        s
+    }
+
+    /// The ranges, once every run is fed (None before, or when the point
+    /// run is missing).
+    pub fn result(&self) -> Option<Ranges> {
+        if !self.todo.is_empty() {
+            return None;
+        }
+        let (_, point) = self.reports.first()?;
+        let window = self.base.duration_s;
+        let growing = self
+            .reports
+            .iter()
+            .filter(|(_, r)| grows(r, window))
+            .count() as u32;
+        let runs = self.reports.len() as u32;
+        let verdict = match growing {
+            0 => Verdict::Stable,
+            g if g == runs => Verdict::Overloaded,
+            _ => Verdict::NearTheKnee,
+        };
+        let figures = FIGURES
+            .iter()
+            .filter_map(|(name, _, read)| {
+                let value = read(point)?;
+                let (mut low, mut high) = (value, value);
+                for v in self.reports.iter().filter_map(|(_, r)| read(r)) {
+                    low = low.min(v);
+                    high = high.max(v);
+                }
+                Some((*name, Figure { value, low, high }))
+            })
+            .collect();
+        Some(Ranges {
+            basis: self.basis.clone(),
+            runs,
+            growing,
+            verdict,
+            meeting_targets: self
+                .reports
+                .iter()
+                .filter(|(_, r)| self.slo.check(r).is_ok())
+                .count() as u32,
+            figures,
+        })
+    }
+}
+
+impl Runs for RangeRuns {
+    fn next(&mut self) -> Option<Scenario> {
+        let (scale, k) = *self.todo.last()?;
+        Some(self.scenario(scale, k))
+    }
+
+    fn feed(&mut self, report: &Report) {
+        if let Some((scale, _)) = self.todo.pop() {
+            self.reports.push((scale, report.clone()));
+        }
+    }
+
+    fn progress(&self) -> f64 {
+        1.0 - self.todo.len() as f64 / self.total.max(1) as f64
+    }
+}
+
+/// The ranges of `s`, run here to the end, with its own run's report (the
+/// first of the range runs, identical to [`crate::run`]'s).
+pub fn ranges(s: &Scenario) -> Result<(Report, Ranges), ScenarioError> {
+    let mut runs = RangeRuns::new(s);
+    crate::plan::drive(&mut runs)?;
+    let point = runs.reports.first().map(|(_, r)| r.clone());
+    point.zip(runs.result()).ok_or_else(|| ScenarioError {
+        problems: vec!["the range runs did not finish".to_owned()],
+    })
+}

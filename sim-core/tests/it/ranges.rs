@@ -1,0 +1,98 @@
+//! Ranges: the scenario run again at the profile's measured step-time
+//! error and over seeds (`sim_core::ranges`).
+
+use sim_core::compare::replica_capacity_per_s;
+use sim_core::presets;
+use sim_core::ranges::{Verdict, band_for, ranges};
+use sim_core::scenario::{Arrival, Scenario};
+
+fn chatbot_at(rate: f64) -> Scenario {
+    let mut s = presets::chatbot_h100();
+    s.workload.arrival = Arrival::Poisson { rate_per_s: rate };
+    s
+}
+
+#[test]
+fn a_scale_of_one_changes_nothing_and_a_slower_engine_is_slower() {
+    let s = chatbot_at(4.0);
+    let base = sim_core::run_scenario(s.clone()).unwrap();
+    let mut one = s.clone();
+    one.serving.step_time_scale = Some(1.0);
+    let same = sim_core::run_scenario(one).unwrap();
+    assert_eq!(
+        serde_json::to_string(&base).unwrap(),
+        serde_json::to_string(&same).unwrap()
+    );
+    let mut slow = s;
+    slow.serving.step_time_scale = Some(1.2);
+    let slower = sim_core::run_scenario(slow).unwrap();
+    let ratio = slower.overall.tpot.p50_ms.unwrap() / base.overall.tpot.p50_ms.unwrap();
+    // At light load the time per token is the pass time, the scheduler's
+    // CPU time included (scaled too).
+    assert!((ratio - 1.2).abs() < 0.03, "time per token ×{ratio}");
+}
+
+#[test]
+fn a_scale_out_of_bounds_is_refused_by_name() {
+    let mut s = chatbot_at(4.0);
+    s.serving.step_time_scale = Some(10.0);
+    let e = s.validate().unwrap_err().to_string();
+    assert!(
+        e.contains("serving.step_time_scale must be 0.25..=4, got 10"),
+        "{e}"
+    );
+}
+
+#[test]
+fn the_default_fleet_has_its_measured_band_and_others_an_estimate() {
+    let s = chatbot_at(4.0);
+    let b = band_for(&s.serving);
+    assert!(b.measured, "{b:?}");
+    assert!(b.low < 1.0 && b.high > 1.0 && b.rows >= 40, "{b:?}");
+    let mut other = s.serving.clone();
+    other.gpu = sim_core::physics::Gpu::L4;
+    let e = band_for(&other);
+    assert!(!e.measured && e.source.starts_with("estimate"), "{e:?}");
+    assert!(e.low <= 0.8 && e.high >= 1.25, "{e:?}");
+}
+
+#[test]
+fn every_range_holds_its_point_and_repeats_exactly() {
+    let s = chatbot_at(20.0);
+    let (report, r) = ranges(&s).unwrap();
+    let point = sim_core::run_scenario(s.clone()).unwrap();
+    assert_eq!(
+        serde_json::to_string(&report).unwrap(),
+        serde_json::to_string(&point).unwrap(),
+        "the first range run is the scenario's own"
+    );
+    assert_eq!(r.runs, 9);
+    for (name, f) in &r.figures {
+        assert!(f.low <= f.value && f.value <= f.high, "{name}: {f:?}");
+    }
+    // A slower engine answers later: the p99 TTFT range is not a point.
+    let ttft = r.figure("ttft_p99_ms").unwrap();
+    assert!(ttft.high > ttft.value * 1.05, "{ttft:?}");
+    let again = ranges(&s).unwrap().1;
+    assert_eq!(
+        serde_json::to_string(&r).unwrap(),
+        serde_json::to_string(&again).unwrap()
+    );
+}
+
+#[test]
+fn the_verdict_follows_the_load_against_the_measured_capacity() {
+    let capacity = replica_capacity_per_s(&chatbot_at(1.0)).expect("a capacity");
+    // Well below capacity (80 %, where even the slow end keeps up): stable.
+    let (_, low) = ranges(&chatbot_at(0.7 * capacity)).unwrap();
+    assert_eq!(low.verdict, Verdict::Stable, "{low:?}");
+    assert_eq!(low.growing, 0);
+    // Above the fast end's capacity: every run grows its queue.
+    let (_, high) = ranges(&chatbot_at(1.3 * capacity)).unwrap();
+    assert_eq!(high.verdict, Verdict::Overloaded, "{:?}", high.growing);
+    assert_eq!(high.meeting_targets, 0);
+    // At the capacity itself, within the error: some drain, some do not.
+    let (_, knee) = ranges(&chatbot_at(capacity)).unwrap();
+    assert_eq!(knee.verdict, Verdict::NearTheKnee, "{:?}", knee.growing);
+    assert!(knee.growing > 0 && knee.growing < knee.runs);
+}
