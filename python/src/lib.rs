@@ -71,6 +71,15 @@ fn run(py: Python<'_>, scenario: &str) -> PyResult<String> {
     to_pretty(&report)
 }
 
+/// `scenario` and its range runs (`sim_core::ranges`): `tlab run --ranges
+/// --json`'s text, the report with `ranges` beside its fields.
+#[pyfunction]
+fn ranges(py: Python<'_>, scenario: &str) -> PyResult<String> {
+    let s = valid(scenario)?;
+    let (report, r) = py.detach(|| sim_core::ranges::ranges(&s)).map_err(refuse)?;
+    tlab::summary::ranges_json(&report, &r).map_err(refuse)
+}
+
 /// The scenarios of a sweep over `vary` (`NAME=START:STOP:STEP` or
 /// `NAME=A,B,C`, once or twice, as `tlab sweep --vary`): each point's axis
 /// values and its scenario.
@@ -480,6 +489,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     for f in [
         wrap_pyfunction!(scenario, m)?,
         wrap_pyfunction!(run, m)?,
+        wrap_pyfunction!(ranges, m)?,
         wrap_pyfunction!(sweep_points, m)?,
         wrap_pyfunction!(sweep_point, m)?,
         wrap_pyfunction!(sweep_csv, m)?,

@@ -114,3 +114,19 @@ def test_a_link_made_in_python_is_left_for_the_page(root):
         "e2e_p50_ms": r.overall.e2e.p50_ms,
         "usd_per_month": r.cost.usd_per_month,
     }))
+
+
+def test_ranges_are_the_clis_and_say_where_the_run_sits(tlab, tmp_path):
+    path = tmp_path / "chatbot.json"
+    path.write_text(tlab("preset", "chatbot-h100"))
+    cli = tlab("run", str(path), "--set", "arrival.rate=32", "--ranges", "--json")
+    r = tl.ranges(str(path), arrival__rate=32)
+    assert r.json == cli
+    d = json.loads(r.json)["ranges"]
+    assert d["verdict"] == "near_the_knee"
+    f = d["figures"]["ttft_p99_ms"]
+    assert f["low"] <= f["value"] <= f["high"]
+    assert d["runs"] == 9 and 0 < d["meeting_targets"] < 9
+    # The report beside the ranges is the plain run's.
+    plain = json.loads(tl.run(str(path), arrival__rate=32).json)
+    assert {k: v for k, v in json.loads(r.json).items() if k != "ranges"} == plain

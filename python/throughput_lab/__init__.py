@@ -28,6 +28,7 @@ __all__ = [
     "Plan",
     "Table",
     "run",
+    "ranges",
     "scenario",
     "sweep",
     "sweep_iter",
@@ -109,6 +110,15 @@ def scenario(s: ScenarioLike, *, set: Optional[Mapping[str, Any]] = None, **edit
 def run(s: ScenarioLike, *, set: Optional[Mapping[str, Any]] = None, **edits: Any) -> Report:
     """Run a scenario: its report (``tlab run --json``'s, as a typed object)."""
     return Report(_native.run(_resolve(s, set, edits)))
+
+
+def ranges(s: ScenarioLike, *, set: Optional[Mapping[str, Any]] = None, **edits: Any) -> Report:
+    """Run a scenario and its range runs (``tlab run --ranges --json``): the
+    report, with ``.ranges`` beside its fields: ``figures`` (each
+    ``{value, low, high}`` by the report's name, ``ttft_p99_ms``…),
+    ``verdict`` (``stable``, ``near_the_knee``, ``overloaded``), ``runs``,
+    ``meeting_targets`` and the step-time ``basis`` the runs used."""
+    return Report(_native.ranges(_resolve(s, set, edits)))
 
 
 def _sweep_points(s: ScenarioLike, vary, set, edits) -> tuple:

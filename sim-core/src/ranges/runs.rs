@@ -103,7 +103,7 @@ impl Ranges {
                 b.source
             ),
             None => format!(
-                "{} runs at {SEEDS} seeds (no fleet: an API's numbers)",
+                "{} runs, one at each of {SEEDS} seeds: no fleet serves, so an API's numbers vary with the seed alone",
                 self.runs
             ),
         }
