@@ -40,7 +40,7 @@ fn ranges_print_each_figure_with_its_range_and_the_verdict() {
     assert!(out.starts_with(&plain), "{out}");
     let rest = &out[plain.len()..];
     assert!(
-        rest.starts_with("Ranges (9 runs: step times ×0.90 and ×1.16 (the profile's p10–p90 error; 49 rows of vLLM"),
+        rest.starts_with("Ranges (9 runs: as modelled and with every pass ×0.90 and ×1.16 (the profile's p10–p90 error: 49 rows of vLLM v0.15.1 runs, the fit's own), each at 3 seeds):"),
         "{rest}"
     );
     let ttft = rest

@@ -143,6 +143,32 @@ test('near the knee the cards say what the targets need, not only the throughput
   assert.match(await page.text('card-replicas-for-targets-note'), /p99 first token ≤ 500 ms/);
 });
 
+test('the page says how sure it is: stable at light load, near the knee at 32 req/s', async () => {
+  // Issue 45: the range runs (the profile's measured step-time error, three
+  // seeds) give each headline figure its range and say where the run sits.
+  await choose('chatbot-h100');
+  const verdict = () => page.page.locator('[data-testid="ranges-verdict"]').getAttribute('data-value');
+  await page.byTestId('ranges-verdict').waitFor({ timeout: 60_000 });
+  assert.equal(await verdict(), 'stable');
+  const before = await page.text('run-time');
+  await page.byTestId('arrival-rate-number').fill('32');
+  await page.byTestId('arrival-rate-number').press('Enter');
+  await page.waitForTextChange('run-time', before, 30_000);
+  await page.waitForRun();
+  await page.page.waitForFunction(
+    () => document.querySelector('[data-testid="ranges-verdict"]')?.dataset.value === 'near_the_knee',
+    null,
+    { timeout: 60_000 },
+  );
+  assert.match(await page.text('ranges-verdict'), /^Near the knee.*Between [\d.]+ and [\d.]+ tasks\/s this fleet tips over/);
+  const row = page.page.locator('[data-testid="range-ttft_p99_ms"]');
+  const [low, value, high] = await Promise.all(['data-low', 'data-value', 'data-high'].map(async (a) => Number(await row.getAttribute(a))));
+  assert.ok(low <= value && value < high, `${low} ≤ ${value} < ${high}`);
+  assert.equal(value, await page.value('card-ttft-p99'), 'the range is around the run on screen');
+  assert.match(await page.text('ranges-targets'), /^Meets the scenario's targets in [1-8] of 9 runs\.$/);
+  assert.match(await page.text('ranges-method'), /every pass ×0\.90 and ×1\.16/);
+});
+
 test('a reasoning model shows its thinking and its first visible token', async () => {
   await choose('thinking-agent');
   const visible = await page.value('card-visible-p50');

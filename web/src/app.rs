@@ -59,6 +59,9 @@ pub fn App() -> impl IntoView {
     // with the scenario it was searched for (shown only while that is the
     // run on screen).
     let fleet = RwSignal::new(None::<(Scenario, FleetSize)>);
+    // The range runs of the scenario on screen (`sim_core::ranges`), run
+    // after its capacity measurement, with the scenario they are of.
+    let ranges = RwSignal::new(None::<(Scenario, sim_core::ranges::Ranges)>);
     // The scenario `load` was measured for.
     let load_for = RwSignal::new(None::<Scenario>);
     let trace = RwSignal::new(None::<(TraceLog, f64)>);
@@ -118,6 +121,7 @@ pub fn App() -> impl IntoView {
                     stop_costs();
                     load.set(None);
                     fleet.set(None);
+                    ranges.set(None);
                 }
             }
         });
@@ -142,6 +146,7 @@ pub fn App() -> impl IntoView {
                     crate::plan_pool::warm();
                     load.set(None);
                     fleet.set(None);
+                    ranges.set(None);
                     // The GPU timeline's simulation in a task of its own.
                     let t = s.clone();
                     crate::soon::soon(move || {
@@ -172,6 +177,18 @@ pub fn App() -> impl IntoView {
                                 .capacity()
                                 .zip(on_screen)
                                 .and_then(|(c, r)| FleetSizeSearch::new(j.scenario(), &r, c));
+                            // Beside it, the range runs.
+                            let of = j.scenario().clone();
+                            crate::jobs::run(
+                                sim_core::ranges::RangeRuns::new(&of),
+                                RwSignal::new(None::<f64>),
+                                &then,
+                                move |r| {
+                                    if ran.with_untracked(|s| s.as_ref() == Some(&of)) {
+                                        ranges.set(r.result().map(|r| (of, r)));
+                                    }
+                                },
+                            );
                             if let Some(search) = search {
                                 let progress = RwSignal::new(None::<f64>);
                                 let of = j.scenario().clone();
@@ -272,6 +289,16 @@ pub fn App() -> impl IntoView {
                             })
                         }))}
                     </div>
+                    {crate::ranges_view::ranges_view(
+                        Signal::derive(move || {
+                            ranges.with(|r| {
+                                r.as_ref()
+                                    .filter(|(s, _)| ran.with(|r| r.as_ref() == Some(s)))
+                                    .map(|(_, r)| r.clone())
+                            })
+                        }),
+                        load,
+                    )}
                 </div>
                 {crate::cards::per_class_view(report)}
                 {crate::pool_view::per_pool_view(report)}

@@ -10,3 +10,11 @@ pub fn fmt_ms(v: Option<f64>) -> String {
 pub fn fmt_usd(v: f64) -> String {
     sim_core::format::usd(v)
 }
+
+/// `s` with its first letter in capitals (a class name may start with any).
+pub fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}

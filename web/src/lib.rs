@@ -26,6 +26,7 @@ pub mod playback;
 pub mod pool_cards;
 pub mod pool_plan_view;
 pub mod pool_view;
+pub mod ranges_view;
 pub mod runner;
 pub mod soon;
 pub mod story_view;

@@ -108,14 +108,6 @@ fn ask(planner: Rc<RefCell<Option<PoolPlanner>>>, i: usize, sinks: Sinks, stop: 
     }
 }
 
-/// `s` with its first letter in capitals (a class name may start with any).
-fn capitalised(s: &str) -> String {
-    let mut c = s.chars();
-    c.next()
-        .map(|f| f.to_uppercase().chain(c).collect())
-        .unwrap_or_default()
-}
-
 fn usd(v: f64) -> String {
     crate::format::fmt_usd(v)
 }
@@ -217,7 +209,7 @@ pub fn pool_plan_view(
                         data-value=sp.usd_per_month.to_string()>
                         {format!(
                             "{}, run together: {}/month.",
-                            capitalised(&how),
+                            crate::format::capitalised(&how),
                             usd(sp.usd_per_month)
                         )}
                     </p>

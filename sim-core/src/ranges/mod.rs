@@ -18,6 +18,7 @@ mod runs;
 
 pub use runs::{Figure, RangeRuns, Ranges, Verdict, grows, ranges};
 
+use crate::compare::LoadCheck;
 use crate::physics::{Gpu, ServingSoftware};
 use crate::scenario::Serving;
 use serde::{Deserialize, Serialize};
@@ -68,7 +69,7 @@ pub struct Basis {
     pub rows: u32,
     /// Whether the band was measured on this GPU, software and family.
     pub measured: bool,
-    /// Where it comes from, in words ("estimate: …" when borrowed).
+    /// Where it comes from, in words ("nothing measured on …" when borrowed).
     pub source: String,
 }
 
@@ -127,7 +128,7 @@ fn band_in(table: &[Band], gpu: Gpu, software: ServingSoftware, moe: bool) -> Ba
             (b.low.min(1.0)).powf(WIDEN),
             (b.high.max(1.0)).powf(WIDEN),
             format!(
-                "estimate: nothing measured on {} with {}; {} widened {WIDEN}×",
+                "nothing measured on {} with {}; {} widened {WIDEN}×",
                 gpu.spec().name,
                 software.name(),
                 b.source
@@ -136,7 +137,7 @@ fn band_in(table: &[Band], gpu: Gpu, software: ServingSoftware, moe: bool) -> Ba
         None => (
             ESTIMATE_FLOOR.0,
             ESTIMATE_FLOOR.1,
-            format!("estimate: nothing measured with {}; ±25 %", software.name()),
+            format!("nothing measured with {}; ±25 %", software.name()),
         ),
     };
     Basis {
@@ -146,6 +147,29 @@ fn band_in(table: &[Band], gpu: Gpu, software: ServingSoftware, moe: bool) -> Ba
         measured: false,
         source: what,
     }
+}
+
+/// The loads, tasks/s, between which the fleet tips over within the
+/// model's error: the saturated capacity `load` measured at the profile's
+/// own step times, divided by the band's high and low ends (a saturated
+/// replica makes its batch once a pass, so its throughput scales as one
+/// over the pass time). A formula on the measured capacity, not a run.
+pub fn tipping_loads(load: &LoadCheck, basis: &Basis) -> (f64, f64) {
+    let fleet = load.tasks_per_s_per_replica * load.capacity_tokens_per_s
+        / load.tokens_per_s_per_replica.max(f64::MIN_POSITIVE);
+    (fleet / basis.high, fleet / basis.low)
+}
+
+/// [`tipping_loads`] in a sentence, with the load the traffic asks for:
+/// "Between 28.8 and 37.0 tasks/s this fleet tips over; the traffic asks
+/// for 32.0."
+pub fn tipping_words(load: &LoadCheck, basis: &Basis) -> String {
+    let (lo, hi) = tipping_loads(load, basis);
+    let asked = load.demand_tokens_per_s * load.tasks_per_s_per_replica
+        / load.tokens_per_s_per_replica.max(f64::MIN_POSITIVE);
+    format!(
+        "Between {lo:.1} and {hi:.1} tasks/s this fleet tips over; the traffic asks for {asked:.1}."
+    )
 }
 
 /// The `p`-quantile (0..=1) of `values`, linearly between order

@@ -30,6 +30,15 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// Its name in the JSON (`stable`, `near_the_knee`, `overloaded`).
+    pub fn id(self) -> &'static str {
+        match self {
+            Verdict::Stable => "stable",
+            Verdict::NearTheKnee => "near_the_knee",
+            Verdict::Overloaded => "overloaded",
+        }
+    }
+
     /// In words, for the page and the CLI.
     pub fn words(self) -> &'static str {
         match self {
@@ -91,7 +100,7 @@ impl Ranges {
         let seeds = format!("each at {SEEDS} seeds");
         match &self.basis {
             Some(b) => format!(
-                "{} runs: step times ×{:.2} and ×{:.2} ({}; {}), and as modelled, {seeds}",
+                "{} runs: as modelled and with every pass ×{:.2} and ×{:.2} ({}: {}), {seeds}",
                 self.runs,
                 b.low,
                 b.high,

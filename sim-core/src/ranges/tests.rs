@@ -38,7 +38,7 @@ fn an_unmeasured_system_borrows_the_nearest_band_widened() {
     assert!(!b.measured);
     assert_eq!(b.low, 0.8, "0.9^1.5 = 0.854 is narrower than the floor");
     assert_eq!(b.high, 1.25);
-    assert!(b.source.starts_with("estimate: nothing measured on B200"));
+    assert!(b.source.starts_with("nothing measured on B200"));
     // Two rows on A100 are too few: the estimate says so by its rows.
     let a = band_in(&t, Gpu::A100, ServingSoftware::Vllm, false);
     assert!(!a.measured);

@@ -52,7 +52,10 @@ fn the_default_fleet_has_its_measured_band_and_others_an_estimate() {
     let mut other = s.serving.clone();
     other.gpu = sim_core::physics::Gpu::L4;
     let e = band_for(&other);
-    assert!(!e.measured && e.source.starts_with("estimate"), "{e:?}");
+    assert!(
+        !e.measured && e.source.starts_with("nothing measured on L4"),
+        "{e:?}"
+    );
     assert!(e.low <= 0.8 && e.high >= 1.25, "{e:?}");
 }
 

@@ -66,9 +66,9 @@ pub fn bands(rows: &[Compared]) -> Vec<Band> {
             let names: Vec<&str> = sources
                 .iter()
                 .map(|s| match s {
-                    Source::Vllm => "vLLM v0.15.1 runs (the fit's own rows)",
-                    Source::Mlperf => "MLPerf Inference v4.1–v6.0 (never fitted)",
-                    Source::Inferencex => "InferenceX sweeps (never fitted)",
+                    Source::Vllm => "vLLM v0.15.1 runs, the fit's own",
+                    Source::Mlperf => "MLPerf Inference v4.1–v6.0, never fitted",
+                    Source::Inferencex => "InferenceX sweeps, never fitted",
                 })
                 .collect();
             band.source = format!("{} rows of {}", band.rows, names.join(" and "));

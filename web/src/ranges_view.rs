@@ -1,0 +1,81 @@
+//! How sure the numbers are: the range runs' verdict and each headline
+//! figure's range (`sim_core::ranges`), shown once the runs of the
+//! scenario on screen finish.
+
+use leptos::prelude::*;
+use sim_core::compare::LoadCheck;
+use sim_core::ranges::{Ranges, Verdict};
+
+/// The panel: the verdict in words (and, near the knee, the loads between
+/// which the fleet tips over), each figure with its range, the runs that
+/// meet the targets, and what the runs were.
+pub fn ranges_view(
+    ranges: Signal<Option<Ranges>>,
+    load: RwSignal<Option<LoadCheck>>,
+) -> impl IntoView {
+    let verdict = move || {
+        ranges.with(|r| {
+            r.as_ref().map_or(String::new(), |r| {
+                let mut words = r.verdict.words().to_owned();
+                let tipping = r
+                    .basis
+                    .as_ref()
+                    .zip(load.get())
+                    .filter(|_| r.verdict != Verdict::Stable)
+                    .map(|(b, l)| sim_core::ranges::tipping_words(&l, b));
+                if let Some(t) = tipping {
+                    words = format!("{words}. {t}");
+                }
+                crate::format::capitalised(&words)
+            })
+        })
+    };
+    let verdict_id = move || ranges.with(|r| r.as_ref().map_or("", |r| r.verdict.id()));
+    let rows = move || {
+        ranges.with(|r| {
+            r.as_ref().map_or(Vec::new(), |r| {
+                r.lines()
+                    .into_iter()
+                    .zip(&r.figures)
+                    .map(|((label, text), (name, f))| {
+                        view! {
+                            <tr data-testid=format!("range-{name}") data-value=f.value.to_string() data-low=f.low.to_string() data-high=f.high.to_string()>
+                                <th scope="row">{label}</th>
+                                <td>{text}</td>
+                            </tr>
+                        }
+                    })
+                    .collect()
+            })
+        })
+    };
+    let met = move || {
+        ranges.with(|r| {
+            r.as_ref().map_or(String::new(), |r| {
+                format!(
+                    "Meets the scenario's targets in {} of {} runs.",
+                    r.meeting_targets, r.runs
+                )
+            })
+        })
+    };
+    let method = move || {
+        ranges.with(|r| {
+            r.as_ref()
+                .map_or(String::new(), |r| format!("Ranges from {}.", r.method()))
+        })
+    };
+    view! {
+        <Show when=move || ranges.with(|r| r.is_some())>
+            <section class="ranges" data-testid="ranges" aria-label="How sure these numbers are">
+                <h3>"How sure"</h3>
+                <p class="ranges-verdict" data-testid="ranges-verdict" data-value=verdict_id>{verdict}</p>
+                <table>
+                    <tbody>{rows}</tbody>
+                </table>
+                <p data-testid="ranges-targets">{met}</p>
+                <p class="hint" data-testid="ranges-method">{method}</p>
+            </section>
+        </Show>
+    }
+}
