@@ -17,6 +17,7 @@ pub(crate) fn test_trace(name: &str) -> std::path::PathBuf {
 mod runs {
     use super::test_trace;
     use crate::*;
+    use std::path::PathBuf;
 
     /// Write preset `id` as a scenario file in `dir`.
     fn preset_file(dir: &tempfile::TempDir, id: &str) -> PathBuf {
@@ -365,7 +366,7 @@ mod runs {
         let headroom = |set: Vec<String>| {
             execute(Command::Headroom {
                 scenario: path.clone(),
-                slo: crate::SloArgs {
+                slo: crate::commands::SloArgs {
                     ttft_p99_ms: Some(2000.0),
                     tpot_p99_ms: Some(200.0),
                     max_errors: None,
@@ -380,7 +381,7 @@ mod runs {
         assert_ne!(vllm, trt, "the software changes the step times");
         let err = execute(Command::Headroom {
             scenario: path.clone(),
-            slo: crate::SloArgs {
+            slo: crate::commands::SloArgs {
                 ttft_p99_ms: Some(-1.0),
                 tpot_p99_ms: None,
                 max_errors: None,
@@ -404,7 +405,7 @@ mod runs {
         let plan = |link: Option<&str>, json: bool| {
             execute(Command::Plan {
                 scenario: path.clone(),
-                slo: crate::SloArgs {
+                slo: crate::commands::SloArgs {
                     ttft_p99_ms: None,
                     tpot_p99_ms: None,
                     max_errors: None,
@@ -445,7 +446,7 @@ mod runs {
         let plan = |serial: bool, json: bool| {
             execute(Command::Plan {
                 scenario: path.clone(),
-                slo: crate::SloArgs {
+                slo: crate::commands::SloArgs {
                     ttft_p99_ms: None,
                     tpot_p99_ms: None,
                     max_errors: None,

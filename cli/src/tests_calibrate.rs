@@ -1,6 +1,7 @@
 //! `tlab calibrate` on public files end to end: JSON rows, refusals.
 
 use crate::*;
+use std::path::PathBuf;
 
 /// A file of `data/calibration/`.
 pub(crate) fn calibration_file(name: &str) -> PathBuf {

@@ -3,6 +3,7 @@
 //! where, or runs as asked.
 
 use crate::*;
+use std::path::PathBuf;
 
 /// A file of the hostile corpus.
 fn hostile(name: &str) -> PathBuf {

@@ -1,6 +1,7 @@
 //! `tlab run --ranges` and `tlab calibrate --bands`.
 
 use crate::*;
+use std::path::PathBuf;
 
 fn chatbot(dir: &tempfile::TempDir) -> PathBuf {
     let path = dir.path().join("chatbot.json");
