@@ -187,6 +187,12 @@ pub(crate) enum Command {
         /// `tlab sweep --help-parameters`); may be repeated.
         #[arg(long = "set", value_name = "NAME=VALUE")]
         set: Vec<String>,
+        /// Check the cheapest setups over their range runs (the profile's
+        /// measured step-time error, three seeds) and answer with the
+        /// cheapest meeting the targets in at least this share of them
+        /// (0.5–1; 0.9 needs 9 of 9), beside the point answer.
+        #[arg(long, value_name = "SHARE", conflicts_with_all = ["pools", "split"])]
+        confidence: Option<f64>,
     },
     /// How far the scenario's load can grow before the targets break.
     Headroom {

@@ -211,8 +211,12 @@ fn execute(command: Command) -> Result<String, String> {
             full,
             json,
             set,
+            confidence,
         } => {
             let s = load_with(&scenario, &set)?;
+            if let Some(c) = confidence.filter(|c| !(0.5..=1.0).contains(c)) {
+                return Err(format!("--confidence must be 0.5..=1, got {c}"));
+            }
             let ask = tlab::plan_ask::PlanAsk {
                 max_replicas: Some(max_replicas),
                 gpus,
@@ -245,19 +249,18 @@ fn execute(command: Command) -> Result<String, String> {
             }
             let started = std::time::Instant::now();
             let p = tlab::plan_ask::answer(&s, &q, slo, &space, !serial);
+            let sure = confidence
+                .map(|level| sim_core::plan::confidence::confidence(&q.scenario, &p, slo, level))
+                .transpose()
+                .map_err(|e| e.to_string())?;
             if json {
-                return serde_json::to_string_pretty(&p)
-                    .map(|j| j + "\n")
-                    .map_err(|e| e.to_string());
+                return plan_text::json(&p, sure.as_ref());
             }
-            Ok(plan_text::text(
-                &s,
-                slo,
-                &q,
-                &p,
-                started.elapsed().as_secs_f64(),
-                full,
-            ))
+            let mut o = plan_text::text(&s, slo, &q, &p, started.elapsed().as_secs_f64(), full);
+            if let Some(c) = &sure {
+                o += &format!("{}\n", c.words());
+            }
+            Ok(o)
         }
         Command::Headroom { scenario, slo, set } => {
             let s = load_with(&scenario, &set)?;

@@ -204,3 +204,26 @@ pub(crate) fn disaggregation_text(
     }
     o
 }
+
+/// `tlab plan --json`: the plan (byte for byte without `--confidence`),
+/// with `confidence` after its fields when asked for.
+pub fn json(
+    p: &sim_core::plan::Plan,
+    sure: Option<&sim_core::plan::confidence::Confidence>,
+) -> Result<String, String> {
+    #[derive(serde::Serialize)]
+    struct WithConfidence<'a> {
+        #[serde(flatten)]
+        plan: &'a sim_core::plan::Plan,
+        confidence: &'a sim_core::plan::confidence::Confidence,
+    }
+    match sure {
+        None => serde_json::to_string_pretty(p),
+        Some(confidence) => serde_json::to_string_pretty(&WithConfidence {
+            plan: p,
+            confidence,
+        }),
+    }
+    .map(|j| j + "\n")
+    .map_err(|e| e.to_string())
+}

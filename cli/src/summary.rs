@@ -299,30 +299,34 @@ pub fn ranges_text(r: &sim_core::ranges::Ranges) -> String {
     o
 }
 
-/// `tlab run --ranges --json`: the report's JSON with `ranges` beside its
-/// figures (each `{value, low, high}` by the report's name), the verdict
-/// and the band the runs used.
+/// `tlab run --ranges --json`: the report's JSON, its fields in their
+/// order, with `ranges` after them: each figure `{value, low, high}` by the
+/// report's name, the verdict, the runs and the band they used.
 pub fn ranges_json(report: &Report, r: &sim_core::ranges::Ranges) -> Result<String, String> {
-    let mut v = serde_json::to_value(report).map_err(|e| e.to_string())?;
-    let figures: serde_json::Map<String, serde_json::Value> = r
-        .figures
-        .iter()
-        .map(|(name, f)| (name.to_string(), serde_json::json!(f)))
-        .collect();
-    if let Some(obj) = v.as_object_mut() {
-        obj.insert(
-            "ranges".into(),
-            serde_json::json!({
-                "figures": figures,
-                "verdict": r.verdict,
-                "runs": r.runs,
-                "growing": r.growing,
-                "meeting_targets": r.meeting_targets,
-                "basis": r.basis,
-            }),
-        );
+    #[derive(serde::Serialize)]
+    struct Figures<'a> {
+        figures: std::collections::BTreeMap<&'static str, sim_core::ranges::Figure>,
+        verdict: sim_core::ranges::Verdict,
+        runs: u32,
+        growing: u32,
+        meeting_targets: u32,
+        basis: &'a Option<sim_core::ranges::Basis>,
     }
-    serde_json::to_string_pretty(&v)
+    #[derive(serde::Serialize)]
+    struct WithRanges<'a> {
+        #[serde(flatten)]
+        report: &'a Report,
+        ranges: Figures<'a>,
+    }
+    let ranges = Figures {
+        figures: r.figures.iter().copied().collect(),
+        verdict: r.verdict,
+        runs: r.runs,
+        growing: r.growing,
+        meeting_targets: r.meeting_targets,
+        basis: &r.basis,
+    };
+    serde_json::to_string_pretty(&WithRanges { report, ranges })
         .map(|j| j + "\n")
         .map_err(|e| e.to_string())
 }

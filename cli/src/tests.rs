@@ -421,6 +421,7 @@ mod runs {
                 full: false,
                 json,
                 set: Vec::new(),
+                confidence: None,
             })
         };
         let text = plan(Some("nvlink"), false).expect("plan --split");
@@ -465,6 +466,7 @@ mod runs {
                     "ttft_target_ms[batch job]=60000".into(),
                     "tpot_target_ms[batch job]=200".into(),
                 ],
+                confidence: None,
             })
             .expect("plan --pools")
         };

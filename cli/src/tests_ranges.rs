@@ -56,6 +56,18 @@ fn ranges_print_each_figure_with_its_range_and_the_verdict() {
 fn ranges_in_json_sit_beside_the_report() {
     let dir = tempfile::tempdir().expect("dir");
     let out = run(chatbot(&dir), true, &[]).expect("ranges");
+    let plain = execute(Command::Run {
+        scenario: chatbot(&dir),
+        json: true,
+        set: Vec::new(),
+        trace: None,
+        trace_args: Default::default(),
+        ranges: false,
+    })
+    .expect("run");
+    // The report's fields first, byte for byte, then `ranges`.
+    let fields = plain.trim_end().trim_end_matches('}').trim_end();
+    assert!(out.starts_with(fields) && out[fields.len()..].starts_with(",\n  \"ranges\": {"));
     let v: serde_json::Value = serde_json::from_str(&out).expect("JSON");
     let f = &v["ranges"]["figures"]["ttft_p99_ms"];
     let (value, low, high) = (f["value"].as_f64(), f["low"].as_f64(), f["high"].as_f64());
@@ -108,4 +120,47 @@ fn the_committed_bands_are_what_calibrate_gives_on_the_vllm_runs() {
             "regenerate sim-core/src/ranges/bands.json: {b:?}"
         );
     }
+}
+
+fn plan(scenario: PathBuf, confidence: Option<f64>) -> Result<String, String> {
+    execute(Command::Plan {
+        scenario,
+        slo: crate::commands::SloArgs {
+            ttft_p99_ms: None,
+            tpot_p99_ms: None,
+            max_errors: None,
+            min_goodput: None,
+        },
+        max_replicas: 4,
+        gpus: vec!["h100".into()],
+        self_hosted: false,
+        serial: true,
+        pools: false,
+        split: false,
+        link: None,
+        full: false,
+        json: true,
+        set: vec!["arrival.rate=30".into()],
+        confidence,
+    })
+}
+
+#[test]
+fn plan_with_confidence_adds_the_check_after_the_plan_it_leaves_unchanged() {
+    let dir = tempfile::tempdir().expect("dir");
+    let point = plan(chatbot(&dir), None).expect("plan");
+    let sure = plan(chatbot(&dir), Some(0.9)).expect("plan with confidence");
+    // The plan's own fields first, byte for byte, then `confidence`.
+    let fields = point.trim_end().trim_end_matches('}').trim_end();
+    assert!(sure.starts_with(fields), "{sure}");
+    let v: serde_json::Value = serde_json::from_str(&sure).expect("JSON");
+    let c = &v["confidence"];
+    assert_eq!(c["level"], 0.9);
+    assert_eq!(c["confident"]["meets"], c["confident"]["runs"], "{c}");
+    assert!(
+        c["point"]["meets"].as_u64() < c["point"]["runs"].as_u64(),
+        "{c}"
+    );
+    let why = plan(chatbot(&dir), Some(1.5)).expect_err("out of range");
+    assert_eq!(why, "--confidence must be 0.5..=1, got 1.5");
 }

@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 
 mod assemble;
 pub mod budget;
+pub mod confidence;
 pub mod fleet_size;
 mod headroom;
 mod pool_plan;

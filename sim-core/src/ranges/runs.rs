@@ -211,6 +211,9 @@ pub struct RangeRuns {
     todo: Vec<(f64, u64)>,
     total: usize,
     slo: PlanSlo,
+    /// Stop each run once its miss of `slo` is settled (only the verdicts
+    /// are wanted: its figures are then of the part run).
+    early: bool,
     reports: Vec<(f64, Report)>,
 }
 
@@ -219,6 +222,20 @@ impl RangeRuns {
     /// low and high ends, each at [`SEEDS`] seeds, and the point at the
     /// other seeds.
     pub fn new(s: &Scenario) -> RangeRuns {
+        Self::with_slo(s, PlanSlo::for_scenario(s))
+    }
+
+    /// The same runs, judged against `slo`, each stopped once its miss is
+    /// settled as the planner's runs are: for a share meeting the targets
+    /// (`plan::confidence`), not for figures.
+    pub fn verdicts(s: &Scenario, slo: PlanSlo) -> RangeRuns {
+        RangeRuns {
+            early: true,
+            ..Self::with_slo(s, slo)
+        }
+    }
+
+    fn with_slo(s: &Scenario, slo: PlanSlo) -> RangeRuns {
         let basis = s.uses_fleet().then(|| band_for(&s.serving));
         let mut todo = vec![(1.0, 0)];
         for k in 1..SEEDS {
@@ -237,7 +254,8 @@ impl RangeRuns {
             basis,
             total: todo.len(),
             todo,
-            slo: PlanSlo::for_scenario(s),
+            slo,
+            early: false,
             reports: Vec::new(),
         }
     }
@@ -309,10 +327,17 @@ impl RangeRuns {
     }
 }
 
-impl Runs for RangeRuns {
-    fn next(&mut self) -> Option<Scenario> {
+impl RangeRuns {
+    /// The scenario [`Runs::next`] gives, without taking it.
+    fn next_scenario(&self) -> Option<Scenario> {
         let (scale, k) = *self.todo.last()?;
         Some(self.scenario(scale, k))
+    }
+}
+
+impl Runs for RangeRuns {
+    fn next(&mut self) -> Option<Scenario> {
+        self.next_scenario()
     }
 
     fn feed(&mut self, report: &Report) {
@@ -323,6 +348,20 @@ impl Runs for RangeRuns {
 
     fn progress(&self) -> f64 {
         1.0 - self.todo.len() as f64 / self.total.max(1) as f64
+    }
+
+    fn begin(&self, sim: &mut crate::Simulation) {
+        if self.early {
+            self.slo.watch(sim);
+        }
+    }
+
+    fn settled(&self, sim: &crate::Simulation) -> Option<String> {
+        if !self.early {
+            return None;
+        }
+        let s = self.next_scenario()?;
+        crate::plan::early_bound(&s).and_then(|u| self.slo.settled_fail(sim, u))
     }
 }
 

@@ -99,3 +99,60 @@ fn the_verdict_follows_the_load_against_the_measured_capacity() {
     assert_eq!(knee.verdict, Verdict::NearTheKnee, "{:?}", knee.growing);
     assert!(knee.growing > 0 && knee.growing < knee.runs);
 }
+
+#[test]
+fn the_confident_plan_meets_the_targets_at_both_ends_and_says_what_it_costs() {
+    use sim_core::physics::{Gpu, Precision};
+    use sim_core::plan::{PlanSlo, Space, confidence::confidence, plan};
+    // Near the knee of one H100, where the point answer is one replica.
+    let s = chatbot_at(30.0);
+    let slo = PlanSlo::for_scenario(&s);
+    let space = Space {
+        gpus: vec![Gpu::H100],
+        tps: vec![1],
+        weights: vec![Precision::Bf16],
+        max_seqs: vec![256],
+        max_replicas: 4,
+        ..Space::default()
+    };
+    let p = plan(&s, slo, &space);
+    let point = p
+        .feasible
+        .first()
+        .expect("a setup meets the targets")
+        .clone();
+    let sure = confidence(&s, &p, slo, 0.9).unwrap();
+    let checked_point = sure.point.clone().expect("the point answer checked");
+    assert_eq!(checked_point.replicas, point.replicas);
+    assert_eq!(checked_point.runs, 9);
+    assert!(
+        checked_point.meets < checked_point.runs,
+        "at 30 req/s one H100 is near its knee: {checked_point:?}"
+    );
+    let c = sure
+        .confident
+        .clone()
+        .expect("a confident setup within two more replicas");
+    // 0.9 of 9 runs is all of them: both ends of the band meet the targets.
+    assert_eq!(c.meets, c.runs);
+    assert!(c.replicas >= point.replicas && c.replicas <= point.replicas + 2);
+    let price = sure.price_usd_per_month().unwrap();
+    assert!(price >= 0.0);
+    if checked_point.meets < checked_point.runs {
+        assert!(c.replicas > point.replicas && price > 0.0, "{sure:?}");
+        assert!(
+            sure.words().contains("Confidence costs"),
+            "{}",
+            sure.words()
+        );
+    }
+    // At an even chance the point answer itself is confident enough, or
+    // the check says why not.
+    let even = confidence(&s, &p, slo, 0.5).unwrap();
+    match &even.confident {
+        Some(e) => assert!(e.usd_per_month <= c.usd_per_month),
+        None => assert!(even.words().starts_with("No setup checked is confident")),
+    }
+    // The same question gives the same answer.
+    assert_eq!(confidence(&s, &p, slo, 0.9).unwrap(), sure);
+}
