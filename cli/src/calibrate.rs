@@ -580,6 +580,7 @@ pub fn markdown(rows: &[Comparison]) -> String {
     o
 }
 
+pub mod coverage;
 mod fit;
 pub mod public;
 pub use fit::{FIT_START, Options, as_rust, command, fit, search};

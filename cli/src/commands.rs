@@ -263,6 +263,10 @@ pub(crate) enum Command {
         /// is this over every file of data/calibration/, with --moe).
         #[arg(long, conflicts_with = "json")]
         bands: bool,
+        /// For vLLM runs: how often each row's measured figures fall inside
+        /// the range its range runs give (`docs/ranges.md`).
+        #[arg(long, conflicts_with_all = ["json", "bands"])]
+        coverage: bool,
     },
     /// List the built-in presets.
     Presets,

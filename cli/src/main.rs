@@ -282,6 +282,7 @@ fn execute(command: Command) -> Result<String, String> {
             profile_out,
             json,
             bands,
+            coverage,
         } => {
             if let Some(path) = measured {
                 return tlab::measured::command(
@@ -305,9 +306,10 @@ fn execute(command: Command) -> Result<String, String> {
                     moe,
                     timing,
                 },
-                match (json, bands) {
-                    (_, true) => tlab::calibrate::public::Output::Bands,
-                    (true, _) => tlab::calibrate::public::Output::Json,
+                match (json, bands, coverage) {
+                    (_, _, true) => tlab::calibrate::public::Output::Coverage,
+                    (_, true, _) => tlab::calibrate::public::Output::Bands,
+                    (true, ..) => tlab::calibrate::public::Output::Json,
                     _ => tlab::calibrate::public::Output::Tables,
                 },
             )

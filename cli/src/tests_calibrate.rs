@@ -31,6 +31,7 @@ fn calibrate(csv: Vec<PathBuf>, json: bool, fit: bool) -> Result<String, String>
         profile_out: None,
         json,
         bands: false,
+        coverage: false,
     })
 }
 

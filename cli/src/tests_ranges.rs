@@ -108,6 +108,7 @@ fn the_committed_bands_are_what_calibrate_gives_on_the_vllm_runs() {
         profile_out: None,
         json: false,
         bands: true,
+        coverage: false,
     })
     .expect("bands");
     let fresh: Vec<sim_core::ranges::Band> = serde_json::from_str(&out).expect("bands JSON");
@@ -163,4 +164,30 @@ fn plan_with_confidence_adds_the_check_after_the_plan_it_leaves_unchanged() {
     );
     let why = plan(chatbot(&dir), Some(1.5)).expect_err("out of range");
     assert_eq!(why, "--confidence must be 0.5..=1, got 1.5");
+}
+
+#[test]
+fn the_vllm_runs_fall_inside_their_ranges() {
+    use crate::tests_calibrate::calibration_file;
+    let mut rows = Vec::new();
+    for f in ["vllm-h100-runs.csv", "vllm-h100-runs-2.csv"] {
+        let text = std::fs::read_to_string(calibration_file(f)).expect("the runs");
+        rows.extend(tlab::calibrate::read(&text).expect("rows"));
+    }
+    let c = tlab::calibrate::coverage::coverage(&rows).expect("coverage");
+    let share = |i: usize| f64::from(c[i].inside) / f64::from(c[i].rows);
+    // Time per token, end to end mean and p99: inside at least as often as
+    // a p10–p90 range says (docs/ranges.md has the table).
+    for i in 1..4 {
+        assert!(share(i) >= 0.8, "{}: {c:?}", tlab::calibrate::METRICS[i]);
+    }
+    // TTFT falls short of 80 % (78 % today: the profile's TTFT is biased
+    // high on large dense models, which one band for every pass does not
+    // capture); this holds it from getting worse.
+    assert!(share(0) >= 0.75, "{c:?}");
+    // The ranges are not a blank cheque: their median width stays under a
+    // third of the value.
+    for m in &c {
+        assert!(m.median_width < 0.33, "{c:?}");
+    }
 }

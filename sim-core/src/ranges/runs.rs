@@ -281,6 +281,11 @@ impl RangeRuns {
         s
     }
 
+    /// The reports fed so far, the point run first.
+    pub fn reports(&self) -> impl Iterator<Item = &Report> {
+        self.reports.iter().map(|(_, r)| r)
+    }
+
     /// The ranges, once every run is fed (None before, or when the point
     /// run is missing).
     pub fn result(&self) -> Option<Ranges> {

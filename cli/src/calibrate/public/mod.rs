@@ -310,6 +310,9 @@ pub enum Output {
     Json,
     /// The step-time error bands of the rows (`bands`).
     Bands,
+    /// How often the vLLM runs fall inside their ranges
+    /// (`calibrate::coverage`).
+    Coverage,
 }
 
 /// `tlab calibrate FILE...` (without `--measured`): each file told by its
@@ -330,6 +333,18 @@ pub fn command(
         })
         .collect::<Result<Vec<_>, _>>()?;
     let (public, vllm_files) = split(files)?;
+    if output == Output::Coverage {
+        if !public.is_empty() {
+            return Err("--coverage runs the vLLM runs' ranges; MLPerf and InferenceX rows are not covered yet".into());
+        }
+        let mut rows = Vec::new();
+        for (name, text) in &vllm_files {
+            let all = super::read(sim_core::text::without_bom(text))
+                .map_err(|e| format!("{name}: {e}"))?;
+            rows.extend(all.into_iter().filter(|r| opt.moe || !r.is_moe()));
+        }
+        return super::coverage::coverage(&rows).map(|c| super::coverage::markdown(&c));
+    }
     let vllm: Vec<String> = vllm_files.iter().map(|(_, t)| t.clone()).collect();
     if public.is_empty() && !json {
         return super::command(&vllm, &opt);
