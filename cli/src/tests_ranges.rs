@@ -13,31 +13,23 @@ fn chatbot(dir: &tempfile::TempDir) -> PathBuf {
     path
 }
 
-fn run(scenario: PathBuf, json: bool, set: &[&str]) -> Result<String, String> {
+fn run(scenario: PathBuf, json: bool, set: &[&str], ranges: bool) -> Result<String, String> {
     execute(Command::Run {
         scenario,
         json,
         set: set.iter().map(|s| s.to_string()).collect(),
         trace: None,
         trace_args: Default::default(),
-        ranges: true,
+        ranges,
     })
 }
 
 #[test]
 fn ranges_print_each_figure_with_its_range_and_the_verdict() {
     let dir = tempfile::tempdir().expect("dir");
-    let out = run(chatbot(&dir), false, &["arrival.rate=32"]).expect("ranges");
+    let out = run(chatbot(&dir), false, &["arrival.rate=32"], true).expect("ranges");
     // The summary first, unchanged, then the ranges.
-    let plain = execute(Command::Run {
-        scenario: chatbot(&dir),
-        json: false,
-        set: vec!["arrival.rate=32".into()],
-        trace: None,
-        trace_args: Default::default(),
-        ranges: false,
-    })
-    .expect("run");
+    let plain = run(chatbot(&dir), false, &["arrival.rate=32"], false).expect("run");
     assert!(out.starts_with(&plain), "{out}");
     let rest = &out[plain.len()..];
     assert!(
@@ -55,16 +47,8 @@ fn ranges_print_each_figure_with_its_range_and_the_verdict() {
 #[test]
 fn ranges_in_json_sit_beside_the_report() {
     let dir = tempfile::tempdir().expect("dir");
-    let out = run(chatbot(&dir), true, &[]).expect("ranges");
-    let plain = execute(Command::Run {
-        scenario: chatbot(&dir),
-        json: true,
-        set: Vec::new(),
-        trace: None,
-        trace_args: Default::default(),
-        ranges: false,
-    })
-    .expect("run");
+    let out = run(chatbot(&dir), true, &[], true).expect("ranges");
+    let plain = run(chatbot(&dir), true, &[], false).expect("run");
     // The report's fields first, byte for byte, then `ranges`.
     let fields = plain.trim_end().trim_end_matches('}').trim_end();
     assert!(out.starts_with(fields) && out[fields.len()..].starts_with(",\n  \"ranges\": {"));

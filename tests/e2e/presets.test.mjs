@@ -27,6 +27,15 @@ async function choose(id) {
   assert.ok((await page.text('preset-explanation')).length > 80, `${id} explains what to try`);
 }
 
+/** Type `rate` into the arrival rate and wait for its run's numbers. */
+async function setRate(rate) {
+  const before = await page.text('run-time');
+  await page.byTestId('arrival-rate-number').fill(rate);
+  await page.byTestId('arrival-rate-number').press('Enter');
+  await page.waitForTextChange('run-time', before, 30_000);
+  await page.waitForRun();
+}
+
 test('launch spike shows 429s and failures under fail-fast', async () => {
   await choose('launch-spike');
   assert.ok((await page.value('card-throttled')) > 1000, 'thousands of 429s');
@@ -109,11 +118,7 @@ test('self-hosted tuning: about 1,500 tok/s, then the levers its story names', a
 
 test('demand past capacity shows the overload banner with both numbers', async () => {
   await choose('chatbot-h100');
-  const before = await page.text('run-time');
-  await page.byTestId('arrival-rate-number').fill('200');
-  await page.byTestId('arrival-rate-number').press('Enter');
-  await page.waitForTextChange('run-time', before, 30_000);
-  await page.waitForRun();
+  await setRate('200');
   await page.byTestId('overload').waitFor({ timeout: 30_000 });
   assert.match(
     await page.text('overload'),
@@ -126,11 +131,7 @@ test('near the knee the cards say what the targets need, not only the throughput
   // At 32 req/s one H100 keeps up on throughput but misses the 500 ms p99
   // first-token target: the cards must not say the fleet suffices (issue 48).
   await choose('chatbot-h100');
-  const before = await page.text('run-time');
-  await page.byTestId('arrival-rate-number').fill('32');
-  await page.byTestId('arrival-rate-number').press('Enter');
-  await page.waitForTextChange('run-time', before, 30_000);
-  await page.waitForRun();
+  await setRate('32');
   // The search runs after the capacity measurement: wait for its answer for
   // this run (a card shown for an earlier run would be hidden, not kept).
   await page.page.waitForFunction(
@@ -150,11 +151,7 @@ test('the page says how sure it is: stable at light load, near the knee at 32 re
   const verdict = () => page.page.locator('[data-testid="ranges-verdict"]').getAttribute('data-value');
   await page.byTestId('ranges-verdict').waitFor({ timeout: 60_000 });
   assert.equal(await verdict(), 'stable');
-  const before = await page.text('run-time');
-  await page.byTestId('arrival-rate-number').fill('32');
-  await page.byTestId('arrival-rate-number').press('Enter');
-  await page.waitForTextChange('run-time', before, 30_000);
-  await page.waitForRun();
+  await setRate('32');
   await page.page.waitForFunction(
     () => document.querySelector('[data-testid="ranges-verdict"]')?.dataset.value === 'near_the_knee',
     null,
