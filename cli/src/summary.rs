@@ -300,32 +300,15 @@ pub fn ranges_text(r: &sim_core::ranges::Ranges) -> String {
 }
 
 /// `tlab run --ranges --json`: the report's JSON, its fields in their
-/// order, with `ranges` after them: each figure `{value, low, high}` by the
-/// report's name, the verdict, the runs and the band they used.
-pub fn ranges_json(report: &Report, r: &sim_core::ranges::Ranges) -> Result<String, String> {
-    #[derive(serde::Serialize)]
-    struct Figures<'a> {
-        figures: std::collections::BTreeMap<&'static str, sim_core::ranges::Figure>,
-        verdict: sim_core::ranges::Verdict,
-        runs: u32,
-        growing: u32,
-        meeting_targets: u32,
-        basis: &'a Option<sim_core::ranges::Basis>,
-    }
+/// order, with `ranges` after them (each figure `{value, low, high}` by
+/// the report's name, the verdict, the runs and the band they used).
+pub fn ranges_json(report: &Report, ranges: &sim_core::ranges::Ranges) -> Result<String, String> {
     #[derive(serde::Serialize)]
     struct WithRanges<'a> {
         #[serde(flatten)]
         report: &'a Report,
-        ranges: Figures<'a>,
+        ranges: &'a sim_core::ranges::Ranges,
     }
-    let ranges = Figures {
-        figures: r.figures.iter().copied().collect(),
-        verdict: r.verdict,
-        runs: r.runs,
-        growing: r.growing,
-        meeting_targets: r.meeting_targets,
-        basis: &r.basis,
-    };
     serde_json::to_string_pretty(&WithRanges { report, ranges })
         .map(|j| j + "\n")
         .map_err(|e| e.to_string())

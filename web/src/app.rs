@@ -281,22 +281,10 @@ pub fn App() -> impl IntoView {
                     {toolbar_view(scenario, report, pinned)}
                     <div class="cards">
                         {cards_view(report, pinned)}
-                        {capacity_cards(scenario, load, Signal::derive(move || {
-                            fleet.with(|f| {
-                                f.as_ref()
-                                    .filter(|(s, _)| ran.with(|r| r.as_ref() == Some(s)))
-                                    .map(|(_, n)| *n)
-                            })
-                        }))}
+                        {capacity_cards(scenario, load, of_run_on_screen(fleet, ran))}
                     </div>
                     {crate::ranges_view::ranges_view(
-                        Signal::derive(move || {
-                            ranges.with(|r| {
-                                r.as_ref()
-                                    .filter(|(s, _)| ran.with(|r| r.as_ref() == Some(s)))
-                                    .map(|(_, r)| r.clone())
-                            })
-                        }),
+                        of_run_on_screen(ranges, ran),
                         load,
                     )}
                 </div>
@@ -310,4 +298,19 @@ pub fn App() -> impl IntoView {
             </section>
         </main>
     }
+}
+
+/// A background answer kept with the scenario it is of, shown only while
+/// that scenario is the run on screen.
+fn of_run_on_screen<T: Clone + Send + Sync + 'static>(
+    answer: RwSignal<Option<(Scenario, T)>>,
+    ran: RwSignal<Option<Scenario>>,
+) -> Signal<Option<T>> {
+    Signal::derive(move || {
+        answer.with(|a| {
+            a.as_ref()
+                .filter(|(s, _)| ran.with(|r| r.as_ref() == Some(s)))
+                .map(|(_, v)| v.clone())
+        })
+    })
 }

@@ -246,15 +246,7 @@ pub(super) const PARAMS: &[Param] = &[
             get: |s, _| {
                 main_tier(s).map(|t| t.errors.as_ref().map_or(0.0, |e| 100.0 * e.base_rate))
             },
-            set: |s, _, v| {
-                let t = main_tier_mut(s)?;
-                let e = t.errors.get_or_insert_with(ProviderErrors::default);
-                e.base_rate = v / 100.0;
-                if e.is_inert() {
-                    t.errors = None;
-                }
-                Ok(())
-            },
+            set: |s, _, v| edit_errors(s, |e| e.base_rate = v / 100.0),
         }),
     },
     Param {
@@ -276,13 +268,7 @@ pub(super) const PARAMS: &[Param] = &[
             set: |s, _, text| {
                 let incidents = ProviderErrors::parse_incidents(text)
                     .map_err(|e| format!("api.incidents: {e}"))?;
-                let t = main_tier_mut(s)?;
-                let e = t.errors.get_or_insert_with(ProviderErrors::default);
-                e.incidents = incidents;
-                if e.is_inert() {
-                    t.errors = None;
-                }
-                Ok(())
+                edit_errors(s, |e| e.incidents = incidents)
             },
         }),
     },
@@ -305,13 +291,7 @@ pub(super) const PARAMS: &[Param] = &[
             set: |s, _, text| {
                 let curve =
                     ProviderErrors::parse_diurnal(text).map_err(|e| format!("api.diurnal: {e}"))?;
-                let t = main_tier_mut(s)?;
-                let e = t.errors.get_or_insert_with(ProviderErrors::default);
-                e.diurnal = curve;
-                if e.is_inert() {
-                    t.errors = None;
-                }
-                Ok(())
+                edit_errors(s, |e| e.diurnal = curve)
             },
         }),
     },
@@ -432,3 +412,16 @@ pub(super) const PARAMS: &[Param] = &[
         }),
     },
 ];
+
+/// Edit the main tier's provider errors, created when absent and dropped
+/// when the edit leaves them doing nothing (so a scenario without errors
+/// serialises as before).
+fn edit_errors(s: &mut Scenario, edit: impl FnOnce(&mut ProviderErrors)) -> Result<(), String> {
+    let t = main_tier_mut(s)?;
+    let e = t.errors.get_or_insert_with(ProviderErrors::default);
+    edit(e);
+    if e.is_inert() {
+        t.errors = None;
+    }
+    Ok(())
+}

@@ -67,8 +67,13 @@ pub struct Ranges {
     /// judges them).
     pub meeting_targets: u32,
     /// Each figure by its report name (`ttft_p99_ms`, …), where the point
-    /// run has it.
+    /// run has it (in JSON, an object keyed by the names).
+    #[serde(serialize_with = "by_name")]
     pub figures: Vec<(&'static str, Figure)>,
+}
+
+fn by_name<S: serde::Serializer>(f: &[(&'static str, Figure)], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_map(f.iter().map(|(name, figure)| (name, figure)))
 }
 
 impl Ranges {
@@ -207,20 +212,32 @@ pub fn grows(r: &Report, arrival_window_s: f64) -> bool {
 pub struct RangeRuns {
     base: Scenario,
     basis: Option<Basis>,
-    /// (step-time scale, seed offset) of each run still to make.
-    todo: Vec<(f64, u64)>,
+    /// (the band's end, seed offset) of each run still to make.
+    todo: Vec<(End, u64)>,
     total: usize,
     slo: PlanSlo,
     /// Stop each run once its miss of `slo` is settled (only the verdicts
     /// are wanted: its figures are then of the part run).
     early: bool,
-    reports: Vec<(f64, Report)>,
+    /// The early-stop bound of the run in progress (set by `next`).
+    bound: Option<f64>,
+    reports: Vec<Report>,
+}
+
+/// Which step times a range run has: the profile's own, or each pool's
+/// band's low or high end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum End {
+    Point,
+    Low,
+    High,
 }
 
 impl RangeRuns {
-    /// The runs for `s`: its point run, then its step times at the band's
-    /// low and high ends, each at [`SEEDS`] seeds, and the point at the
-    /// other seeds.
+    /// The runs for `s`: its point run and the point at the other
+    /// [`SEEDS`], then its step times at the band's low and high ends, each
+    /// at every seed (an end that scales no pool is the point: not run
+    /// again).
     pub fn new(s: &Scenario) -> RangeRuns {
         Self::with_slo(s, PlanSlo::for_scenario(s))
     }
@@ -237,17 +254,20 @@ impl RangeRuns {
 
     fn with_slo(s: &Scenario, slo: PlanSlo) -> RangeRuns {
         let basis = s.uses_fleet().then(|| band_for(&s.serving));
-        let mut todo = vec![(1.0, 0)];
-        for k in 1..SEEDS {
-            todo.push((1.0, k));
-        }
-        if let Some(b) = &basis {
-            for scale in [b.low, b.high] {
-                for k in 0..SEEDS {
-                    todo.push((scale, k));
-                }
+        let pools = || std::iter::once(&s.serving).chain(&s.pools).map(band_for);
+        let mut ends = vec![End::Point];
+        if basis.is_some() {
+            if pools().any(|b| b.low != 1.0) {
+                ends.push(End::Low);
+            }
+            if pools().any(|b| b.high != 1.0) {
+                ends.push(End::High);
             }
         }
+        let mut todo: Vec<(End, u64)> = ends
+            .into_iter()
+            .flat_map(|e| (0..SEEDS).map(move |k| (e, k)))
+            .collect();
         todo.reverse();
         RangeRuns {
             base: s.clone(),
@@ -256,26 +276,21 @@ impl RangeRuns {
             todo,
             slo,
             early: false,
+            bound: None,
             reports: Vec::new(),
         }
     }
 
-    /// The scenario of run (`scale`, `seed offset`): every pool's passes
-    /// scaled by its own band's end (the main fleet's `scale` stands for
-    /// "low" or "high"), the seed moved on.
-    fn scenario(&self, scale: f64, k: u64) -> Scenario {
+    /// The scenario of run (`end`, `seed offset`): every pool's passes
+    /// scaled by its own band's end, the seed moved on.
+    fn scenario(&self, end: End, k: u64) -> Scenario {
         let mut s = self.base.clone();
         s.seed = s.seed.wrapping_add(k);
-        if scale != 1.0 {
-            let low = self.basis.as_ref().is_some_and(|b| scale == b.low);
-            let scale_pool = |p: &mut crate::scenario::Serving| {
+        if end != End::Point {
+            for p in std::iter::once(&mut s.serving).chain(&mut s.pools) {
                 let band = band_for(p);
-                let end = if low { band.low } else { band.high };
-                p.step_time_scale = Some(p.step_time_scale.unwrap_or(1.0) * end);
-            };
-            scale_pool(&mut s.serving);
-            for p in &mut s.pools {
-                scale_pool(p);
+                let scale = if end == End::Low { band.low } else { band.high };
+                p.step_time_scale = Some(p.step_time_scale.unwrap_or(1.0) * scale);
             }
         }
         s
@@ -283,7 +298,7 @@ impl RangeRuns {
 
     /// The reports fed so far, the point run first.
     pub fn reports(&self) -> impl Iterator<Item = &Report> {
-        self.reports.iter().map(|(_, r)| r)
+        self.reports.iter()
     }
 
     /// The ranges, once every run is fed (None before, or when the point
@@ -292,13 +307,9 @@ impl RangeRuns {
         if !self.todo.is_empty() {
             return None;
         }
-        let (_, point) = self.reports.first()?;
+        let point = self.reports.first()?;
         let window = self.base.duration_s;
-        let growing = self
-            .reports
-            .iter()
-            .filter(|(_, r)| grows(r, window))
-            .count() as u32;
+        let growing = self.reports.iter().filter(|r| grows(r, window)).count() as u32;
         let runs = self.reports.len() as u32;
         let verdict = match growing {
             0 => Verdict::Stable,
@@ -310,7 +321,7 @@ impl RangeRuns {
             .filter_map(|(name, _, read)| {
                 let value = read(point)?;
                 let (mut low, mut high) = (value, value);
-                for v in self.reports.iter().filter_map(|(_, r)| read(r)) {
+                for v in self.reports.iter().filter_map(read) {
                     low = low.min(v);
                     high = high.max(v);
                 }
@@ -325,29 +336,28 @@ impl RangeRuns {
             meeting_targets: self
                 .reports
                 .iter()
-                .filter(|(_, r)| self.slo.check(r).is_ok())
+                .filter(|r| self.slo.check(r).is_ok())
                 .count() as u32,
             figures,
         })
     }
 }
 
-impl RangeRuns {
-    /// The scenario [`Runs::next`] gives, without taking it.
-    fn next_scenario(&self) -> Option<Scenario> {
-        let (scale, k) = *self.todo.last()?;
-        Some(self.scenario(scale, k))
-    }
-}
-
 impl Runs for RangeRuns {
     fn next(&mut self) -> Option<Scenario> {
-        self.next_scenario()
+        let (end, k) = *self.todo.last()?;
+        let s = self.scenario(end, k);
+        self.bound = if self.early {
+            crate::plan::early_bound(&s)
+        } else {
+            None
+        };
+        Some(s)
     }
 
     fn feed(&mut self, report: &Report) {
-        if let Some((scale, _)) = self.todo.pop() {
-            self.reports.push((scale, report.clone()));
+        if self.todo.pop().is_some() {
+            self.reports.push(report.clone());
         }
     }
 
@@ -362,11 +372,7 @@ impl Runs for RangeRuns {
     }
 
     fn settled(&self, sim: &crate::Simulation) -> Option<String> {
-        if !self.early {
-            return None;
-        }
-        let s = self.next_scenario()?;
-        crate::plan::early_bound(&s).and_then(|u| self.slo.settled_fail(sim, u))
+        self.bound.and_then(|u| self.slo.settled_fail(sim, u))
     }
 }
 
@@ -375,7 +381,7 @@ impl Runs for RangeRuns {
 pub fn ranges(s: &Scenario) -> Result<(Report, Ranges), ScenarioError> {
     let mut runs = RangeRuns::new(s);
     crate::plan::drive(&mut runs)?;
-    let point = runs.reports.first().map(|(_, r)| r.clone());
+    let point = runs.reports.first().cloned();
     point.zip(runs.result()).ok_or_else(|| ScenarioError {
         problems: vec!["the range runs did not finish".to_owned()],
     })

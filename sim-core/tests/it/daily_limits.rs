@@ -3,7 +3,7 @@
 
 use sim_core::api::{ClientPolicy, LimitStyle, Limiter, RateLimits};
 use sim_core::presets;
-use sim_core::scenario::{Arrival, Scenario, TraceRequest};
+use sim_core::scenario::{Arrival, Scenario};
 
 const DAY_NS: u64 = 86_400 * 1_000_000_000;
 
@@ -64,19 +64,7 @@ fn evenly(n: u32, gap_s: f64) -> Arrival {
 
 /// Requests of 500 tokens in and 100 out, arriving at `times`.
 fn arriving(times: impl Iterator<Item = f64>) -> Arrival {
-    let requests: Vec<TraceRequest> = times
-        .map(|at_s| TraceRequest {
-            at_s,
-            input_tokens: 500,
-            output_tokens: 100,
-            class: 0,
-            prefix_blocks: Vec::new(),
-        })
-        .collect();
-    Arrival::Trace {
-        requests: requests.into(),
-        prefix_block_tokens: None,
-    }
+    crate::trace_at(times, 500, 100)
 }
 
 #[test]

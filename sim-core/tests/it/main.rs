@@ -60,6 +60,24 @@ pub fn fixed_class(input: u32, output: u32) -> RequestClass {
     )
 }
 
+/// A trace of one-class requests of `input` tokens in and `output` out,
+/// arriving at `times` (seconds).
+pub fn trace_at(times: impl Iterator<Item = f64>, input: u32, output: u32) -> Arrival {
+    let requests: Vec<sim_core::scenario::TraceRequest> = times
+        .map(|at_s| sim_core::scenario::TraceRequest {
+            at_s,
+            input_tokens: input,
+            output_tokens: output,
+            class: 0,
+            prefix_blocks: Vec::new(),
+        })
+        .collect();
+    Arrival::Trace {
+        requests: requests.into(),
+        prefix_block_tokens: None,
+    }
+}
+
 /// A textbook queue: Poisson arrivals at `rate`, `servers` replicas behind `router`,
 /// the abstract service model with the given service-time distribution.
 pub fn textbook(

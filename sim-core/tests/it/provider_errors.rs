@@ -197,19 +197,7 @@ fn bad_spell(fallback: Option<&str>) -> Scenario {
 
 /// One voice request a second for `n` seconds.
 fn each_second(n: u32) -> Arrival {
-    let requests: Vec<TraceRequest> = (0..n)
-        .map(|i| TraceRequest {
-            at_s: f64::from(i),
-            input_tokens: 1000,
-            output_tokens: 200,
-            class: 0,
-            prefix_blocks: Vec::new(),
-        })
-        .collect();
-    Arrival::Trace {
-        requests: requests.into(),
-        prefix_block_tokens: None,
-    }
+    crate::trace_at((0..n).map(f64::from), 1000, 200)
 }
 
 #[test]

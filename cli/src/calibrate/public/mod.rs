@@ -337,12 +337,10 @@ pub fn command(
         if !public.is_empty() {
             return Err("--coverage runs the vLLM runs' ranges; MLPerf and InferenceX rows are not covered yet".into());
         }
-        let mut rows = Vec::new();
-        for (name, text) in &vllm_files {
-            let all = super::read(sim_core::text::without_bom(text))
-                .map_err(|e| format!("{name}: {e}"))?;
-            rows.extend(all.into_iter().filter(|r| opt.moe || !r.is_moe()));
-        }
+        let rows: Vec<_> = vllm::read_all(&vllm_files, opt.moe)?
+            .into_iter()
+            .map(|(_, r)| r)
+            .collect();
         return super::coverage::coverage(&rows).map(|c| super::coverage::markdown(&c));
     }
     let vllm: Vec<String> = vllm_files.iter().map(|(_, t)| t.clone()).collect();

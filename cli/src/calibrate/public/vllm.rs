@@ -17,6 +17,22 @@ const COLUMNS: [&str; 4] = [
     "e2e_p99_ms",
 ];
 
+/// Every row of the vLLM CSVs `texts` (mixture-of-experts rows with
+/// `moe`), each with its line in its file (the header is line 1).
+pub fn read_all(texts: &[(String, String)], moe: bool) -> Result<Vec<(usize, Row)>, String> {
+    let mut all = Vec::new();
+    for (name, text) in texts {
+        let rows = read(sim_core::text::without_bom(text)).map_err(|e| format!("{name}: {e}"))?;
+        all.extend(
+            rows.into_iter()
+                .enumerate()
+                .map(|(i, r)| (i + 2, r))
+                .filter(|(_, r)| moe || !r.is_moe()),
+        );
+    }
+    Ok(all)
+}
+
 /// Every row of the vLLM CSVs `texts` compared with the profile `opt.timing`
 /// names (mixture-of-experts rows with `opt.moe`), in file order; an
 /// experiment that cannot run gives its rows with the reason.
@@ -28,16 +44,7 @@ pub fn rows(texts: &[(String, String)], opt: &Options) -> Result<Vec<Compared>, 
         "tensorrt-llm" => (Profile::TENSORRT_LLM.timing, ServingSoftware::TensorrtLlm),
         _ => (Timing::Serving(VLLM_COSTS), ServingSoftware::Vllm),
     };
-    let mut all: Vec<(usize, Row)> = Vec::new();
-    for (name, text) in texts {
-        let rows = read(sim_core::text::without_bom(text)).map_err(|e| format!("{name}: {e}"))?;
-        all.extend(
-            rows.into_iter()
-                .enumerate()
-                .map(|(i, r)| (i + 2, r))
-                .filter(|(_, r)| opt.moe || !r.is_moe()),
-        );
-    }
+    let all = read_all(texts, opt.moe)?;
     let only: Vec<Row> = all.iter().map(|(_, r)| r.clone()).collect();
     let (table, failed) = compare_each(&only, timing);
     let mut ran = table.into_iter();
