@@ -116,13 +116,26 @@ pub enum Mark {
         /// Colour.
         colour: RGBColor,
     },
+    /// The x values from `x.0` to `x.1` shaded across the chart, beneath
+    /// the lines (a range: where the fleet tips over within the model's
+    /// error).
+    Span {
+        /// From and to, x units.
+        x: (f64, f64),
+        /// Its legend entry.
+        label: String,
+        /// Colour (drawn light).
+        colour: RGBColor,
+    },
 }
 
 impl Mark {
     /// Its text, shown in the legend.
     pub fn label(&self) -> &str {
         match self {
-            Mark::Horizontal { label, .. } | Mark::Vertical { label, .. } => label,
+            Mark::Horizontal { label, .. }
+            | Mark::Vertical { label, .. }
+            | Mark::Span { label, .. } => label,
         }
     }
 }

@@ -17,6 +17,18 @@ pub type DrawResult<DB> = Result<(), DrawingAreaErrorKind<<DB as DrawingBackend>
 const FONT: &str = "sans-serif";
 const DASH: (u32, u32) = (6, 4);
 
+/// How opaque a shaded span is: light enough that every line drawn over
+/// it keeps its contrast.
+const SPAN_ALPHA: f64 = 0.14;
+
+fn span_style(colour: &RGBColor) -> ShapeStyle {
+    ShapeStyle {
+        color: colour.mix(SPAN_ALPHA),
+        filled: true,
+        stroke_width: 0,
+    }
+}
+
 fn to_coord(a: &Axis, v: f64) -> f64 {
     match a.scale {
         Scale::Linear => v,
@@ -181,6 +193,20 @@ pub fn draw_plotted<DB: DrawingBackend>(
         .draw()?;
     let at = |p: &(f64, f64)| (to_coord(x, p.0), to_coord(y, p.1));
     let mut legend: Vec<(&str, Marker)> = Vec::new();
+    // Shaded spans first, beneath everything drawn on them.
+    for m in &chart.marks {
+        if let Mark::Span {
+            x: (a, b), colour, ..
+        } = m
+        {
+            let r = range(y);
+            let (a, b) = (to_coord(x, *a), to_coord(x, *b));
+            ctx.draw_series(std::iter::once(Rectangle::new(
+                [(a, r.start), (b, r.end)],
+                span_style(colour),
+            )))?;
+        }
+    }
     for (kind, (label, colour)) in chart.bar_kinds.iter().enumerate() {
         let style = ShapeStyle {
             color: colour.mix(0.85),
@@ -230,6 +256,10 @@ pub fn draw_plotted<DB: DrawingBackend>(
     // cross it.
     for m in &chart.marks {
         let (a, b, colour) = match m {
+            Mark::Span { label, colour, .. } => {
+                legend.push((label.as_str(), Marker::Block(span_style(colour))));
+                continue;
+            }
             Mark::Horizontal { y: v, colour, .. } => {
                 let v = to_coord(y, *v);
                 let r = range(x);
@@ -446,6 +476,7 @@ pub fn describe(chart: &Chart) -> String {
             Mark::Horizontal { label, .. } | Mark::Vertical { label, .. } => {
                 out.push_str(&format!(" Marked: {label}."))
             }
+            Mark::Span { label, .. } => out.push_str(&format!(" Shaded: {label}.")),
         }
     }
     if let Some(note) = &chart.circle_note {

@@ -247,7 +247,7 @@ fn the_curve_names_every_policy_and_fits_its_range_to_the_data() {
         points: vec![(1.0, 50.0, 4000.0, 9000.0)],
         saturation: None,
     };
-    let c = curve::model(&[none, curve], Some(3000.0));
+    let c = curve::model(&[none, curve], Some(3000.0), Some((2500.0, 3400.0)));
     assert_eq!(
         c.legend_entries(),
         [
@@ -255,6 +255,7 @@ fn the_curve_names_every_policy_and_fits_its_range_to_the_data() {
             "none (one at a time) p99",
             "continuous + chunked prefill p50",
             "continuous + chunked prefill p99",
+            "tips over within the model's error: 2.5k–3.4k output tok/s",
             "today's load: 3.0k output tok/s",
             "○ the highest load each policy kept up with",
         ]
@@ -264,8 +265,13 @@ fn the_curve_names_every_policy_and_fits_its_range_to_the_data() {
     assert!(c.y.min > 100.0 && c.y.max < 100_000.0, "{:?}", c.y);
     let p99 = c.line("continuous + chunked prefill p99").expect("line");
     assert_eq!(p99.circle, Some((400.0, 2500.0)));
-    // Today's load is inside the range, past the curve's own points.
-    assert!(c.x.max >= 3000.0, "{:?}", c.x);
+    // Today's load and the tipping band are inside the range, past the
+    // curve's own points; a band that is not one is not drawn.
+    assert!(c.x.max >= 3400.0, "{:?}", c.x);
+    for bad in [(3400.0, 2500.0), (0.0, 10.0), (f64::NAN, 1.0)] {
+        let c = curve::model(&[], None, Some(bad));
+        assert!(c.marks.is_empty(), "{bad:?}");
+    }
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (900, 420)).into_drawing_area();
@@ -284,6 +290,8 @@ fn the_curve_names_every_policy_and_fits_its_range_to_the_data() {
             .any(|t| t.ends_with(" min") || t.ends_with(" s") || t.ends_with(" ms")),
         "no unit on a tick: the axis names it"
     );
+    // The tipping band is drawn: one light rectangle of its colour.
+    assert!(svg.contains("opacity=\"0.14\""), "a shaded span");
     for entry in c.legend_entries() {
         // (SVG escapes the apostrophe: match what follows it.)
         let tail = entry.rsplit('\'').next().unwrap_or(entry);

@@ -166,8 +166,12 @@ fn execute(command: Command) -> Result<String, String> {
                 .collect::<Result<_, _>>()?;
             let curves = analysis::curves(&s, &rates, true, true).map_err(|e| e.to_string())?;
             if let Some(path) = chart {
+                let tipping = sim_core::ranges::tipping_of(&s).map_err(|e| e.to_string())?;
                 analysis::write_svg(&path, (1000, 600), |root| {
-                    lab_charts::render::draw(root, &lab_charts::curve::model(&curves, None))
+                    lab_charts::render::draw(
+                        root,
+                        &lab_charts::curve::model(&curves, None, tipping),
+                    )
                 })?;
             }
             if json {

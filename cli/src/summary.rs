@@ -288,7 +288,7 @@ pub fn summary(s: &Scenario, r: &Report) -> String {
 pub fn ranges_text(r: &sim_core::ranges::Ranges) -> String {
     let mut o = format!("Ranges ({}):\n", r.method());
     for (label, text) in r.lines() {
-        o += &format!("  {label:<22} {text}\n");
+        o += &format!("  {label:<29} {text}\n");
     }
     o += &format!(
         "  meets the targets in {} of {} runs\n  {}\n",

@@ -42,6 +42,12 @@ fn ranges_print_each_figure_with_its_range_and_the_verdict() {
         .expect("TTFT p99");
     assert!(ttft.contains(" s (") && ttft.contains(" ms – "), "{ttft}");
     assert!(rest.contains("near the knee"), "{rest}");
+    // The fleet's figures, measured at each end: one replica meets the
+    // targets at the fast end, two at the profile's and the slow end.
+    assert!(
+        rest.contains("  replicas to meet the targets  2 (1 – 2)\n  their cost a month            $6,205 ($3,103 – $6,205)\n"),
+        "{rest}"
+    );
 }
 
 #[test]
@@ -174,4 +180,30 @@ fn the_vllm_runs_fall_inside_their_ranges() {
     for m in &c {
         assert!(m.median_width < 0.33, "{c:?}");
     }
+}
+
+#[test]
+fn the_curve_chart_shades_where_the_fleet_tips_over() {
+    let dir = tempfile::tempdir().expect("dir");
+    let svg = dir.path().join("curve.svg");
+    execute(Command::Curve {
+        scenario: chatbot(&dir),
+        rates: "10,20,30".into(),
+        chart: Some(svg.clone()),
+        json: false,
+        set: vec!["duration=30".into()],
+    })
+    .expect("curve");
+    let text = std::fs::read_to_string(&svg).expect("written");
+    // One replica sustains about 8,900 output tok/s; the band ×0.90–×1.16
+    // puts the tipping point between about 7.7k and 9.9k.
+    let (lo, hi) = sim_core::ranges::tipping_of(&sim_core::presets::chatbot_h100())
+        .expect("measured")
+        .expect("a fleet");
+    assert!(lo < hi && (7_000.0..8_500.0).contains(&lo), "{lo}–{hi}");
+    assert!(
+        text.contains("tips over within the model"),
+        "the legend names it"
+    );
+    assert!(text.contains("opacity=\"0.14\""), "the band is shaded");
 }

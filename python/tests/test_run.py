@@ -127,6 +127,9 @@ def test_ranges_are_the_clis_and_say_where_the_run_sits(tlab, tmp_path):
     f = d["figures"]["ttft_p99_ms"]
     assert f["low"] <= f["value"] <= f["high"]
     assert d["runs"] == 9 and 0 < d["meeting_targets"] < 9
+    # The fleet's ranges: the replicas that meet the targets at each end.
+    n = d["figures"]["replicas_for_targets"]
+    assert (n["low"], n["value"], n["high"]) == (1, 2, 2)
     # The report beside the ranges is the plain run's.
     plain = json.loads(tl.run(str(path), arrival__rate=32).json)
     assert {k: v for k, v in json.loads(r.json).items() if k != "ranges"} == plain

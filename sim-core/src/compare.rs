@@ -133,6 +133,15 @@ pub fn load_check(s: &Scenario, capacity_per_replica: f64) -> Option<LoadCheck> 
     })
 }
 
+/// What `replicas` replicas of the scenario's fleet cost a month, busy or
+/// idle: replicas × GPUs per replica × $/GPU-hour × [`HOURS_PER_MONTH`].
+pub fn fleet_usd_per_month(s: &Scenario, replicas: u32) -> f64 {
+    f64::from(replicas)
+        * f64::from(s.serving.gpus_per_replica)
+        * s.usd_per_gpu_hour()
+        * HOURS_PER_MONTH
+}
+
 /// Simulated seconds of the saturation run.
 pub const CAPACITY_RUN_S: f64 = 60.0;
 
@@ -249,9 +258,7 @@ pub fn compare_with_capacity(
         None => per_request,
         Some(_) => pricer.at(load),
     };
-    let replica_month = f64::from(scenario.serving.gpus_per_replica)
-        * scenario.usd_per_gpu_hour()
-        * HOURS_PER_MONTH;
+    let replica_month = fleet_usd_per_month(scenario, 1);
     let month_s = HOURS_PER_MONTH * 3600.0;
     let usable = capacity * TARGET_UTILISATION;
     let points = loads

@@ -44,6 +44,8 @@ test('TTFT and end-to-end latency each have a chart; the target reads in its own
 test('the curve reads its latencies as durations and explains its circles and today', async () => {
   const p = new LabPage(await lab.newPage(), lab.url);
   await p.open();
+  // The fleet's measured capacity first: the curve shades where it tips over.
+  await p.byTestId('card-capacity').waitFor({ timeout: 60_000 });
   await p.byTestId('curve-run').click();
   await p.byTestId('chart-curve').waitFor({ state: 'visible', timeout: 60_000 });
   await p.page.waitForFunction(
@@ -56,6 +58,10 @@ test('the curve reads its latencies as durations and explains its circles and to
   assert.match(curve, /none \(one at a time\) p50:/, 'every policy is drawn, one at a time included');
   assert.match(curve, /Marked: today's load: [\d.]+k? output tok\/s\./);
   assert.match(curve, /the highest load each policy kept up with\./);
+  // Issue 45: the loads between which the fleet tips over within the
+  // model's error (its capacity over the band's ends), shaded.
+  const [, lo, hi] = curve.match(/Shaded: tips over within the model's error: ([\d.]+)k–([\d.]+)k output tok\/s\./) ?? [];
+  assert.ok(Number(lo) < Number(hi), curve);
   assert.deepEqual(lab.errors, []);
 });
 

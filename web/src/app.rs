@@ -177,16 +177,38 @@ pub fn App() -> impl IntoView {
                                 .capacity()
                                 .zip(on_screen)
                                 .and_then(|(c, r)| FleetSizeSearch::new(j.scenario(), &r, c));
-                            // Beside it, the range runs.
+                            // Beside it, the range runs, then the fleet's
+                            // capacity and replicas at the band's ends.
                             let of = j.scenario().clone();
+                            let (capacity, chain) = (j.capacity(), then.clone());
                             crate::jobs::run(
                                 sim_core::ranges::RangeRuns::new(&of),
                                 RwSignal::new(None::<f64>),
                                 &then,
                                 move |r| {
-                                    if ran.with_untracked(|s| s.as_ref() == Some(&of)) {
-                                        ranges.set(r.result().map(|r| (of, r)));
+                                    if !ran.with_untracked(|s| s.as_ref() == Some(&of)) {
+                                        return;
                                     }
+                                    ranges.set(r.result().map(|r| (of.clone(), r)));
+                                    let Some(fleet) = capacity.and_then(|c| r.fleet(c)) else {
+                                        return;
+                                    };
+                                    crate::jobs::run(
+                                        fleet,
+                                        RwSignal::new(None::<f64>),
+                                        &chain,
+                                        move |f| {
+                                            if ran.with_untracked(|s| s.as_ref() == Some(&of)) {
+                                                ranges.update(|r| {
+                                                    if let Some((_, r)) =
+                                                        r.as_mut().filter(|(s, _)| *s == of)
+                                                    {
+                                                        f.add_to(r);
+                                                    }
+                                                });
+                                            }
+                                        },
+                                    );
                                 },
                             );
                             if let Some(search) = search {
@@ -205,6 +227,14 @@ pub fn App() -> impl IntoView {
                 SETTLE,
             );
         }
+    });
+    // Where the fleet measured tips over within the model's error, in its
+    // output tokens/s, with the scenario measured (the curve chart shades it).
+    let tipping = Signal::derive(move || {
+        let of = load_for.get().filter(|s| s.uses_fleet())?;
+        let band = sim_core::ranges::band_for(&of.serving);
+        let t = sim_core::ranges::tipping_output_tokens_per_s(&load.get()?, &band);
+        Some((of, t))
     });
     // What the charts show: the whole run, or the run up to the playhead.
     let shown = Memo::new(move |_| {
@@ -294,7 +324,7 @@ pub fn App() -> impl IntoView {
                 {crate::measured_view::measured_view(measured, report, scenario)}
                 {playback_view(report, playhead, playing)}
                 {charts_view(shown, pinned_report, trace, costs)}
-                <crate::planner::Planner scenario=scenario report=report ran=ran preview=preview pinned=pinned />
+                <crate::planner::Planner scenario=scenario report=report ran=ran preview=preview pinned=pinned tipping=tipping />
             </section>
         </main>
     }

@@ -51,6 +51,10 @@ pub fn Planner(
     preview: RwSignal<Option<(f64, f64)>>,
     /// The pinned run A, marked on the cost–latency chart.
     pinned: RwSignal<Option<(Scenario, sim_core::Report)>>,
+    /// Where the fleet tips over within the model's error, in output
+    /// tokens/s, and the scenario it was measured for (shaded on the curve
+    /// of that scenario).
+    tipping: Signal<Option<(Scenario, (f64, f64))>>,
 ) -> impl IntoView {
     let progress = RwSignal::new(None::<f64>);
     let what = RwSignal::new(String::new());
@@ -63,6 +67,7 @@ pub fn Planner(
     let headroom = RwSignal::new(None::<Headroom>);
     let curves = RwSignal::new(None::<Vec<Curve>>);
     let today = RwSignal::new(None::<f64>);
+    let curve_tipping = RwSignal::new(None::<(f64, f64)>);
     let error = RwSignal::new(None::<String>);
     // Said before the plan starts: a shorter window, or that some searches
     // may end unsettled (the work budget, `plan::budget`).
@@ -229,6 +234,9 @@ pub fn Planner(
                     jobs::run(j, progress, &cancel.renew(), move |j| {
                         let c = j.curves();
                         today.set(today_on_curve(&s, &c));
+                        curve_tipping.set(tipping.with_untracked(|t| {
+                            t.as_ref().filter(|(of, _)| *of == s).map(|(_, t)| *t)
+                        }));
                         curves.set(Some(c));
                     });
                 }
@@ -473,14 +481,14 @@ pub fn Planner(
                 ChartSpec {
                     id: "chart-curve",
                     size: (900, 420),
-                    caption: Some("Each line is a batching policy: end-to-end latency (p50 solid, p99 dashed) against the throughput it achieved as load rose from a fifth to twice today's; the circle marks the highest load it kept up with, the purple line today's load on the scenario's own policy."),
+                    caption: Some("Each line is a batching policy: end-to-end latency (p50 solid, p99 dashed) against the throughput it achieved as load rose from a fifth to twice today's; the circle marks the highest load it kept up with, the purple line today's load on the scenario's own policy, and the red shading where this fleet tips over if its engine is as much faster or slower as the model's measured error."),
                     wide: false,
                 },
                 move || curves.with(|c| c.is_some()),
                 move || curves.track(),
                 move || {
                     curves.with_untracked(|c| {
-                        c.as_ref().map(|c| lab_charts::curve::model(c, today.get_untracked()))
+                        c.as_ref().map(|c| lab_charts::curve::model(c, today.get_untracked(), curve_tipping.get_untracked()))
                     })
                 },
             )}

@@ -13,7 +13,7 @@
 //! setup already found is run. The range runs stop as soon as a miss is settled,
 //! as the planner's runs do.
 
-use super::{Config, Plan, PlanSlo, apply_config};
+use super::{Config, Plan, PlanSlo, Runs, apply_config};
 use crate::ranges::RangeRuns;
 use crate::scenario::{Scenario, ScenarioError};
 use serde::Serialize;
@@ -103,76 +103,208 @@ impl Confidence {
 }
 
 /// Check `plan`'s answer for `base` (the scenario the plan ran on) against
-/// `slo` over each setup's range runs, at `level` (0..=1).
+/// `slo` over each setup's range runs, at `level` (0..=1), run here.
 pub fn confidence(
     base: &Scenario,
     plan: &Plan,
     slo: PlanSlo,
     level: f64,
 ) -> Result<Confidence, ScenarioError> {
-    let mut out = Confidence {
-        level,
-        point: None,
-        confident: None,
-        checked: Vec::new(),
-    };
-    let mut kinds: Vec<String> = Vec::new();
-    let cheapest_of_each = plan.feasible.iter().filter(|e| {
-        let kind = match &e.config {
-            Config::SelfHosted { gpu, tp, .. } => format!("{} × {tp}", gpu.spec().name),
-            Config::Api { tier, .. } => tier.clone(),
-            Config::AsIs => super::AS_IS.to_owned(),
-        };
-        let new = !kinds.contains(&kind);
-        if new {
-            kinds.push(kind);
-        }
-        new
-    });
-    for e in cheapest_of_each.take(CHECKED) {
-        let fixed = e.replicas == 0 || e.config == Config::AsIs;
-        let most = if fixed {
-            e.replicas
+    let mut runs = ConfidenceRuns::new(base, plan, slo, level);
+    super::drive(&mut runs)?;
+    runs.result()
+}
+
+/// One kind's cheapest setup, to check at its replicas and more.
+#[derive(Clone, Debug)]
+struct Setup {
+    config: Config,
+    description: String,
+    replicas: u32,
+    usd_per_month: f64,
+    /// An API tier or the setup as it is: checked only as it is.
+    fixed: bool,
+}
+
+impl Setup {
+    fn most(&self) -> u32 {
+        if self.fixed {
+            self.replicas
         } else {
-            e.replicas + MORE_REPLICAS
-        };
-        for replicas in e.replicas..=most {
-            let usd_per_month = if fixed {
-                e.usd_per_month
-            } else {
-                e.usd_per_month * f64::from(replicas) / f64::from(e.replicas)
-            };
-            if out
-                .confident
-                .as_ref()
-                .is_some_and(|c| c.usd_per_month <= usd_per_month)
-            {
-                break;
-            }
-            let mut s = base.clone();
-            apply_config(&mut s, &e.config, replicas)
-                .map_err(|p| ScenarioError { problems: vec![p] })?;
-            let mut runs = RangeRuns::verdicts(&s, slo);
-            super::drive(&mut runs)?;
-            let Some(r) = runs.result() else { break };
-            let c = Checked {
-                description: if replicas == e.replicas {
-                    e.description.clone()
-                } else {
-                    e.config.describe(replicas)
-                },
-                replicas,
-                usd_per_month,
-                meets: r.meeting_targets,
-                runs: r.runs,
-            };
-            out.point.get_or_insert_with(|| c.clone());
-            out.checked.push(c.clone());
-            if c.sure(level) {
-                out.confident = Some(c);
-                break;
-            }
+            self.replicas + MORE_REPLICAS
         }
     }
-    Ok(out)
+
+    fn usd_per_month_at(&self, replicas: u32) -> f64 {
+        if self.fixed {
+            self.usd_per_month
+        } else {
+            self.usd_per_month * f64::from(replicas) / f64::from(self.replicas)
+        }
+    }
+}
+
+/// The check, run by run (the planner's protocol, [`super::Runs`]), so the
+/// page runs it in slices as the CLI runs it here.
+#[derive(Clone, Debug)]
+pub struct ConfidenceRuns {
+    base: Scenario,
+    slo: PlanSlo,
+    setups: Vec<Setup>,
+    /// The setup and replica count checked next, or in progress.
+    at: (usize, u32),
+    current: Option<RangeRuns>,
+    out: Confidence,
+    error: Option<ScenarioError>,
+}
+
+impl ConfidenceRuns {
+    /// The check of `plan`'s answer for `base` against `slo` at `level`.
+    pub fn new(base: &Scenario, plan: &Plan, slo: PlanSlo, level: f64) -> ConfidenceRuns {
+        let mut kinds: Vec<String> = Vec::new();
+        let setups: Vec<Setup> = plan
+            .feasible
+            .iter()
+            .filter(|e| {
+                let kind = match &e.config {
+                    Config::SelfHosted { gpu, tp, .. } => format!("{} × {tp}", gpu.spec().name),
+                    Config::Api { tier, .. } => tier.clone(),
+                    Config::AsIs => super::AS_IS.to_owned(),
+                };
+                let new = !kinds.contains(&kind);
+                if new {
+                    kinds.push(kind);
+                }
+                new
+            })
+            .take(CHECKED)
+            .map(|e| Setup {
+                config: e.config.clone(),
+                description: e.description.clone(),
+                replicas: e.replicas,
+                usd_per_month: e.usd_per_month,
+                fixed: e.replicas == 0 || e.config == Config::AsIs,
+            })
+            .collect();
+        let at = (0, setups.first().map_or(0, |s| s.replicas));
+        ConfidenceRuns {
+            base: base.clone(),
+            slo,
+            setups,
+            at,
+            current: None,
+            out: Confidence {
+                level,
+                point: None,
+                confident: None,
+                checked: Vec::new(),
+            },
+            error: None,
+        }
+    }
+
+    /// The answer, once every run is fed (what it found so far before).
+    pub fn result(&self) -> Result<Confidence, ScenarioError> {
+        match &self.error {
+            Some(e) => Err(e.clone()),
+            None => Ok(self.out.clone()),
+        }
+    }
+
+    /// The next setup's count, or past the last setup.
+    fn next_setup(&mut self) {
+        self.at.0 += 1;
+        self.at.1 = self.setups.get(self.at.0).map_or(0, |s| s.replicas);
+    }
+
+    /// Record the range runs of the count in progress.
+    fn settle(&mut self, runs: &RangeRuns) {
+        let (i, replicas) = self.at;
+        let (Some(e), Some(r)) = (self.setups.get(i), runs.result()) else {
+            self.next_setup();
+            return;
+        };
+        let c = Checked {
+            description: if replicas == e.replicas {
+                e.description.clone()
+            } else {
+                e.config.describe(replicas)
+            },
+            replicas,
+            usd_per_month: e.usd_per_month_at(replicas),
+            meets: r.meeting_targets,
+            runs: r.runs,
+        };
+        self.out.point.get_or_insert_with(|| c.clone());
+        self.out.checked.push(c.clone());
+        if c.sure(self.out.level) {
+            self.out.confident = Some(c);
+            self.next_setup();
+        } else if replicas >= e.most() {
+            self.next_setup();
+        } else {
+            self.at.1 += 1;
+        }
+    }
+}
+
+impl Runs for ConfidenceRuns {
+    fn next(&mut self) -> Option<Scenario> {
+        // Each count of each setup once: at most CHECKED × (MORE_REPLICAS + 1).
+        for _ in 0..=CHECKED * (MORE_REPLICAS as usize + 1) {
+            if let Some(runs) = self.current.as_mut() {
+                if let Some(s) = runs.next() {
+                    return Some(s);
+                }
+                let done = self.current.take()?;
+                self.settle(&done);
+                continue;
+            }
+            if self.error.is_some() {
+                return None;
+            }
+            let (i, replicas) = self.at;
+            let e = self.setups.get(i)?;
+            // Nothing dearer than a confident setup already found.
+            let usd = e.usd_per_month_at(replicas);
+            if self
+                .out
+                .confident
+                .as_ref()
+                .is_some_and(|c| c.usd_per_month <= usd)
+            {
+                self.next_setup();
+                continue;
+            }
+            let mut s = self.base.clone();
+            if let Err(p) = apply_config(&mut s, &e.config, replicas) {
+                self.error = Some(ScenarioError { problems: vec![p] });
+                return None;
+            }
+            self.current = Some(RangeRuns::verdicts(&s, self.slo));
+        }
+        None
+    }
+
+    fn feed(&mut self, report: &crate::report::Report) {
+        if let Some(runs) = self.current.as_mut() {
+            runs.feed(report);
+        }
+    }
+
+    fn progress(&self) -> f64 {
+        let per = 1.0 / self.setups.len().max(1) as f64;
+        let within = self.current.as_ref().map_or(0.0, |r| r.progress());
+        ((self.at.0 as f64 + within) * per).min(1.0)
+    }
+
+    fn begin(&self, sim: &mut crate::Simulation) {
+        if let Some(r) = &self.current {
+            r.begin(sim);
+        }
+    }
+
+    fn settled(&self, sim: &crate::Simulation) -> Option<String> {
+        self.current.as_ref().and_then(|r| r.settled(sim))
+    }
 }

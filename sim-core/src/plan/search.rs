@@ -51,12 +51,6 @@ pub struct Search {
     pub(super) min_replicas: u32,
 }
 
-fn price_month(s: &Scenario, replicas: u32) -> f64 {
-    f64::from(replicas * s.serving.gpus_per_replica)
-        * s.usd_per_gpu_hour()
-        * crate::report::HOURS_PER_MONTH
-}
-
 impl Search {
     /// A search for `config` on the workload of `base`.
     pub fn new(base: &Scenario, config: Config, slo: PlanSlo, space: &Space) -> Search {
@@ -189,7 +183,7 @@ impl Search {
         let cost = if api {
             report.cost.usd_per_month
         } else {
-            price_month(&self.base, r)
+            crate::compare::fleet_usd_per_month(&self.base, r)
         };
         self.evaluated.push(Evaluated {
             changes_model: self.changes_model,
@@ -306,9 +300,10 @@ impl Search {
     /// count, if larger); 0 for an API tier.
     pub(super) fn least_usd(&self) -> f64 {
         match self.config {
-            Config::SelfHosted { .. } => {
-                price_month(&self.base, (self.lo_fail + 1).max(self.min_replicas))
-            }
+            Config::SelfHosted { .. } => crate::compare::fleet_usd_per_month(
+                &self.base,
+                (self.lo_fail + 1).max(self.min_replicas),
+            ),
             Config::Api { .. } | Config::AsIs => 0.0,
         }
     }

@@ -13,9 +13,13 @@
 //! high ends, and at its own times, each over [`SEEDS`] seeds. Every
 //! headline figure's range is the lowest and highest the runs give, the
 //! point run included, and [`Verdict`] says whether the runs' queues drain.
+//! Where one replica's capacity sizes the fleet, [`FleetRuns`] then measures
+//! each end's capacity and the replicas that meet the targets.
 
+mod fleet;
 mod runs;
 
+pub use fleet::{FLEET_FIGURES, FleetRuns};
 pub use runs::{Figure, RangeRuns, Ranges, Verdict, grows, ranges};
 
 use crate::compare::LoadCheck;
@@ -158,6 +162,27 @@ pub fn tipping_loads(load: &LoadCheck, basis: &Basis) -> (f64, f64) {
     let fleet = load.tasks_per_s_per_replica * load.capacity_tokens_per_s
         / load.tokens_per_s_per_replica.max(f64::MIN_POSITIVE);
     (fleet / basis.high, fleet / basis.low)
+}
+
+/// [`tipping_loads`] in the fleet's output tokens/s (the curve chart's
+/// axis): its saturated output over the band's high and low ends.
+pub fn tipping_output_tokens_per_s(load: &LoadCheck, basis: &Basis) -> (f64, f64) {
+    (
+        load.capacity_tokens_per_s / basis.high,
+        load.capacity_tokens_per_s / basis.low,
+    )
+}
+
+/// [`tipping_output_tokens_per_s`] of `s`, its capacity measured here (one
+/// saturated replica's run): None where no fleet serves it or one replica's
+/// capacity does not size the fleet ([`crate::compare::load_check`]).
+pub fn tipping_of(s: &crate::Scenario) -> Result<Option<(f64, f64)>, crate::ScenarioError> {
+    if !s.uses_fleet() || crate::compare::load_check(s, 1.0).is_none() {
+        return Ok(None);
+    }
+    let capacity = crate::compare::replica_capacity_per_s(s)?;
+    Ok(crate::compare::load_check(s, capacity)
+        .map(|l| tipping_output_tokens_per_s(&l, &band_for(&s.serving))))
 }
 
 /// [`tipping_loads`] in a sentence, with the load the traffic asks for:

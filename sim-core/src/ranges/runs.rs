@@ -68,8 +68,13 @@ pub struct Ranges {
     pub meeting_targets: u32,
     /// Each figure by its report name (`ttft_p99_ms`, …), where the point
     /// run has it (in JSON, an object keyed by the names).
+    /// The fleet's figures ([`super::FLEET_FIGURES`]) come after these once
+    /// measured ([`super::FleetRuns`]).
     #[serde(serialize_with = "by_name")]
     pub figures: Vec<(&'static str, Figure)>,
+    /// Of the ends whose fleet was sized, those where no replica count
+    /// tried met the targets: their replicas are the most tried.
+    pub replicas_unmet: u32,
 }
 
 fn by_name<S: serde::Serializer>(f: &[(&'static str, Figure)], s: S) -> Result<S::Ok, S::Error> {
@@ -93,9 +98,18 @@ impl Ranges {
             .map(|(name, f)| {
                 let label = FIGURES
                     .iter()
-                    .find(|(n, ..)| n == name)
-                    .map_or(*name, |(_, l, _)| *l);
-                (label, f.show(name))
+                    .map(|(n, l, _)| (n, l))
+                    .chain(super::FLEET_FIGURES.iter().map(|(n, l)| (n, l)))
+                    .find(|(n, _)| *n == name)
+                    .map_or(*name, |(_, l)| *l);
+                let mut text = f.show(name);
+                if *name == "replicas_for_targets" && self.replicas_unmet > 0 {
+                    text += &format!(
+                        "; at {} of the band's ends no count up to {} met them",
+                        self.replicas_unmet, f.high
+                    );
+                }
+                (label, text)
             })
             .collect()
     }
@@ -135,6 +149,10 @@ impl Figure {
                 crate::format::usd(v)
             } else if name.ends_with("fraction") {
                 format!("{:.1} %", 100.0 * v)
+            } else if name.ends_with("tasks_per_s") {
+                format!("{v:.1} tasks/s")
+            } else if name.starts_with("replicas") {
+                format!("{v:.0}")
             } else {
                 crate::format::tokens_per_s(v)
             }
@@ -222,12 +240,14 @@ pub struct RangeRuns {
     /// The early-stop bound of the run in progress (set by `next`).
     bound: Option<f64>,
     reports: Vec<Report>,
+    /// The (end, seed offset) of each report, in the same order.
+    fed: Vec<(End, u64)>,
 }
 
 /// Which step times a range run has: the profile's own, or each pool's
 /// band's low or high end.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum End {
+pub(super) enum End {
     Point,
     Low,
     High,
@@ -278,12 +298,13 @@ impl RangeRuns {
             early: false,
             bound: None,
             reports: Vec::new(),
+            fed: Vec::new(),
         }
     }
 
     /// The scenario of run (`end`, `seed offset`): every pool's passes
     /// scaled by its own band's end, the seed moved on.
-    fn scenario(&self, end: End, k: u64) -> Scenario {
+    pub(super) fn scenario(&self, end: End, k: u64) -> Scenario {
         let mut s = self.base.clone();
         s.seed = s.seed.wrapping_add(k);
         if end != End::Point {
@@ -299,6 +320,22 @@ impl RangeRuns {
     /// The reports fed so far, the point run first.
     pub fn reports(&self) -> impl Iterator<Item = &Report> {
         self.reports.iter()
+    }
+
+    /// Each end run, with the report of its run at the scenario's own
+    /// seed, the point first (once fed).
+    pub(super) fn ends(&self) -> impl Iterator<Item = (End, &Report)> {
+        self.fed
+            .iter()
+            .zip(&self.reports)
+            .filter(|((_, k), _)| *k == 0)
+            .map(|((e, _), r)| (*e, r))
+    }
+
+    /// Whether every run was run to its end (not stopped at a settled
+    /// miss), so the reports are the scenario's.
+    pub(super) fn whole(&self) -> bool {
+        !self.early && self.todo.is_empty()
     }
 
     /// The ranges, once every run is fed (None before, or when the point
@@ -339,6 +376,7 @@ impl RangeRuns {
                 .filter(|r| self.slo.check(r).is_ok())
                 .count() as u32,
             figures,
+            replicas_unmet: 0,
         })
     }
 }
@@ -356,8 +394,9 @@ impl Runs for RangeRuns {
     }
 
     fn feed(&mut self, report: &Report) {
-        if self.todo.pop().is_some() {
+        if let Some(at) = self.todo.pop() {
             self.reports.push(report.clone());
+            self.fed.push(at);
         }
     }
 
@@ -377,12 +416,21 @@ impl Runs for RangeRuns {
 }
 
 /// The ranges of `s`, run here to the end, with its own run's report (the
-/// first of the range runs, identical to [`crate::run`]'s).
+/// first of the range runs, identical to [`crate::run`]'s), the fleet's
+/// figures included where one replica's capacity sizes the deployment.
 pub fn ranges(s: &Scenario) -> Result<(Report, Ranges), ScenarioError> {
     let mut runs = RangeRuns::new(s);
     crate::plan::drive(&mut runs)?;
     let point = runs.reports.first().cloned();
-    point.zip(runs.result()).ok_or_else(|| ScenarioError {
+    let (point, mut ranges) = point.zip(runs.result()).ok_or_else(|| ScenarioError {
         problems: vec!["the range runs did not finish".to_owned()],
-    })
+    })?;
+    if crate::compare::load_check(s, 1.0).is_some() {
+        let capacity = crate::compare::replica_capacity_per_s(s)?;
+        if let Some(mut fleet) = runs.fleet(capacity) {
+            crate::plan::drive(&mut fleet)?;
+            fleet.add_to(&mut ranges);
+        }
+    }
+    Ok((point, ranges))
 }

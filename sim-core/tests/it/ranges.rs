@@ -156,3 +156,40 @@ fn the_confident_plan_meets_the_targets_at_both_ends_and_says_what_it_costs() {
     // The same question gives the same answer.
     assert_eq!(confidence(&s, &p, slo, 0.9).unwrap(), sure);
 }
+
+#[test]
+fn the_fleet_has_ranges_and_its_point_is_the_cards() {
+    use sim_core::compare::fleet_usd_per_month;
+    use sim_core::plan::fleet_size::fleet_size;
+    // At the knee one replica meets the targets at the fast end only.
+    let s = chatbot_at(32.0);
+    let (report, r) = ranges(&s).unwrap();
+    let capacity = r.figure("capacity_tasks_per_s").expect("capacity");
+    let replicas = r.figure("replicas_for_targets").expect("replicas");
+    let month = r.figure("usd_per_month").expect("cost a month");
+    // The point is the cards': the page's capacity and fleet-size search.
+    let c = replica_capacity_per_s(&s).unwrap();
+    assert_eq!(capacity.value, c);
+    let card = fleet_size(&s, &report, c).unwrap().expect("sized");
+    assert_eq!(replicas.value, f64::from(card.replicas));
+    assert_eq!(month.value, fleet_usd_per_month(&s, card.replicas));
+    // A slower pass sustains less: the band's ends bracket the capacity,
+    // about as one over the step-time scale.
+    let b = band_for(&s.serving);
+    assert!(capacity.low < c && c < capacity.high, "{capacity:?}");
+    assert!(
+        (capacity.low * b.high / c - 1.0).abs() < 0.05,
+        "{capacity:?}"
+    );
+    assert!(
+        (capacity.high * b.low / c - 1.0).abs() < 0.05,
+        "{capacity:?}"
+    );
+    assert_eq!((replicas.low, replicas.high), (1.0, 2.0), "{replicas:?}");
+    assert_eq!(month.high, fleet_usd_per_month(&s, 2));
+    assert_eq!(r.replicas_unmet, 0);
+    // Where one replica's capacity does not size the deployment (an API
+    // serves), there is no fleet range.
+    let api = ranges(&presets::launch_spike()).unwrap().1;
+    assert!(api.figure("replicas_for_targets").is_none());
+}
