@@ -46,6 +46,21 @@ test('the planner finds the cheapest setup on every core, off the page', async (
   const firstCost = await p.page.locator('[data-testid="plan-results"] tbody tr').first().locator('td').nth(1).textContent();
   assert.equal(firstCost, `$${Math.round(direct.feasible[0].usd_per_month).toLocaleString('en-US')}`);
   assert.match(await p.text('plan-summary'), new RegExp(`${direct.simulations} simulations`));
+  // Issue 45: then the answer checked over the model's error, the cheapest
+  // row's share of range runs beside it, and the confident answer in words.
+  await p.page.waitForFunction(
+    () => document.querySelector('[data-testid="plan-confidence"]')?.dataset.done === 'true',
+    null,
+    { timeout: 60_000 },
+  );
+  const [, meets, runs] = (await p.text('plan-meets-0')).match(/^(\d+) of (\d+)$/) ?? [];
+  assert.equal(Number(runs), 9, 'both ends of the band and the point, three seeds each');
+  const sure = await p.text('plan-confidence');
+  if (Number(meets) === 9) {
+    assert.match(sure, /^Confident at 90 %: the cheapest setup, .* meets the targets in 9 of 9 range runs\.$/);
+  } else {
+    assert.match(sure, /Confidence costs \$[\d,]+\/month\.$|^No setup checked is confident at 90 %/);
+  }
   // Apply the cheapest row: the scenario becomes that setup and re-runs.
   const row = await p.page.locator('[data-testid="plan-results"] tbody tr').first().locator('td').first().textContent();
   const before = await p.text('run-time');

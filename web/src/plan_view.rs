@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 use sim_core::Scenario;
 use sim_core::plan::Plan;
+use sim_core::plan::confidence::Confidence;
 
 fn usd(v: f64) -> String {
     crate::format::fmt_usd(v)
@@ -33,13 +34,73 @@ fn api_lines(p: &Plan) -> Vec<String> {
 
 use crate::control_views::show_results;
 
-/// A finished plan.
+/// The check of the answer over the model's error: while it runs, how far;
+/// then the confident setup beside the point answer, in words, with Apply
+/// when it is another setup.
+fn confidence_view(
+    (confidence, progress): (RwSignal<Option<Confidence>>, RwSignal<Option<f64>>),
+    scenario: RwSignal<Scenario>,
+    error: RwSignal<Option<String>>,
+    applied: RwSignal<Option<(usize, String)>>,
+) -> impl IntoView {
+    let words = move || {
+        confidence.with(|c| match c {
+            Some(c) => c.words(),
+            None => progress.get().map_or(String::new(), |f| {
+                format!(
+                    "Checking the answer over the model's error (each setup at both ends of its measured band, three seeds each)… {:.0} %",
+                    100.0 * f
+                )
+            }),
+        })
+    };
+    // Apply the confident setup when it is not the point answer (the
+    // applied marker's index past the table's rows).
+    let other = move || {
+        confidence.with(|c| {
+            c.as_ref()
+                .and_then(|c| c.confident.clone().filter(|k| c.point.as_ref() != Some(k)))
+        })
+    };
+    view! {
+        <p class="plan-confidence" data-testid="plan-confidence" data-done=move || confidence.with(|c| c.is_some()).to_string()>
+            {words}
+        </p>
+        <Show when=move || other().is_some()>
+            <button
+                class="secondary"
+                data-testid="plan-apply-confident"
+                on:click=move |_| {
+                    let Some(k) = other() else { return };
+                    let mut s = scenario.get_untracked();
+                    match sim_core::plan::apply_config(&mut s, &k.config, k.replicas) {
+                        Ok(()) => {
+                            scenario.set(s);
+                            applied.set(Some((CONFIDENT_ROW, k.description.clone())));
+                            show_results();
+                        }
+                        Err(e) => error.set(Some(e)),
+                    }
+                }
+            >
+                {move || other().map(|k| format!("Apply the confident setup ({})", k.description)).unwrap_or_default()}
+            </button>
+        </Show>
+    }
+}
+
+/// The applied marker of the confident setup (no row of the table).
+const CONFIDENT_ROW: usize = usize::MAX;
+
+/// A finished plan, with its check over the model's error.
 pub fn plan_view(
     p: Plan,
     scenario: RwSignal<Scenario>,
     error: RwSignal<Option<String>>,
     applied: RwSignal<Option<(usize, String)>>,
+    confidence: (RwSignal<Option<Confidence>>, RwSignal<Option<f64>>),
 ) -> impl IntoView {
+    let checked = confidence.0;
     view! {
         <p class="hint" data-testid="plan-summary">
             {format!(
@@ -72,6 +133,7 @@ pub fn plan_view(
         <ul class="api-answers" data-testid="plan-api">
             {api_lines(&p).into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}
         </ul>
+        {confidence_view(confidence, scenario, error, applied)}
         <table class="plan" data-testid="plan-results">
             <thead>
                 <tr>
@@ -80,6 +142,7 @@ pub fn plan_view(
                     <th scope="col">"p99 TTFT"</th>
                     <th scope="col">"p99 TPOT"</th>
                     <th scope="col">"Margin"</th>
+                    <th scope="col" title="Of the setup's range runs (both ends of the model's measured error, three seeds each), those meeting the targets; only the cheapest setup of each kind is checked.">"Meets in"</th>
                     <th scope="col"><span class="visually-hidden">"Apply"</span></th>
                 </tr>
             </thead>
@@ -100,6 +163,16 @@ pub fn plan_view(
                             ),
                         };
                         let description = e.description.clone();
+                        let meets = {
+                            let (d, n) = (e.description.clone(), e.replicas);
+                            move || {
+                                checked.with(|c| {
+                                    c.as_ref()
+                                        .and_then(|c| c.checked.iter().find(|k| k.description == d && k.replicas == n))
+                                        .map_or(String::new(), |k| format!("{} of {}", k.meets, k.runs))
+                                })
+                            }
+                        };
                         let is_applied = move || applied.with(|a| a.as_ref().is_some_and(|a| a.0 == i));
                         view! {
                             <tr class:applied=is_applied data-testid=format!("plan-row-{i}")>
@@ -115,6 +188,7 @@ pub fn plan_view(
                                 <td>{crate::format::fmt_ms(e.summary.ttft_p99_ms)}</td>
                                 <td>{crate::format::fmt_ms(e.summary.tpot_p99_ms)}</td>
                                 <td>{format!("{:.0} %", e.verdict.as_ref().map_or(0.0, |m| m * 100.0))}</td>
+                                <td data-testid=format!("plan-meets-{i}")>{meets}</td>
                                 <td>
                                     {if config == sim_core::plan::Config::AsIs {
                                         view! { <span class="hint" data-testid="plan-as-is">"on screen"</span> }.into_any()

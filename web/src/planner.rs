@@ -7,6 +7,7 @@ use crate::jobs::{self, CurveJobs, PlanJobs};
 use crate::plan_view::plan_view;
 use leptos::prelude::*;
 use sim_core::Scenario;
+use sim_core::plan::confidence::{Confidence, ConfidenceRuns};
 use sim_core::plan::{Headroom, HeadroomSearch, Plan, PlanSlo, Space};
 use sim_core::sweep::Curve;
 
@@ -25,6 +26,10 @@ fn today_on_curve(s: &Scenario, curves: &[Curve]) -> Option<f64> {
     let c = curves.iter().find(|c| c.policy == key)?;
     c.points.get(TODAY_INDEX).map(|p| p.1)
 }
+
+/// The share of its range runs a setup must meet the targets in for the
+/// page's planner to call it confident (`tlab plan --confidence` asks).
+pub const PAGE_CONFIDENCE: f64 = 0.9;
 
 /// Today's rate is the fifth of the curve's ten.
 const TODAY_INDEX: usize = 4;
@@ -59,6 +64,10 @@ pub fn Planner(
     let progress = RwSignal::new(None::<f64>);
     let what = RwSignal::new(String::new());
     let plan = RwSignal::new(None::<Plan>);
+    // The plan's answer checked over the model's error (its range runs),
+    // after the plan, on the page in slices.
+    let confidence = RwSignal::new(None::<Confidence>);
+    let confidence_progress = RwSignal::new(None::<f64>);
     // The plan over pools (class by class, autoscaling), when asked for.
     let pool_plan = RwSignal::new(None::<sim_core::plan::pools::PoolPlan>);
     let by_class = RwSignal::new(false);
@@ -113,6 +122,7 @@ pub fn Planner(
             what.set("Searching for the cheapest setup…".into());
             error.set(None);
             plan.set(None);
+            confidence.set(None);
             pool_plan.set(None);
             applied.set(None);
             asked_for.set(Some(s.clone()));
@@ -159,9 +169,28 @@ pub fn Planner(
                 }
                 p
             });
+            // Then the answer checked over the model's error.
+            let check =
+                {
+                    let (asked, cancel) = (s.clone(), cancel.clone());
+                    std::rc::Rc::new(move |p: Plan| {
+                        let runs =
+                            ConfidenceRuns::new(&asked, &p, targets(&asked), PAGE_CONFIDENCE);
+                        plan.set(Some(p));
+                        jobs::run(runs, confidence_progress, &cancel.renew(), move |c| match c
+                            .result()
+                        {
+                            Ok(c) => confidence.set(Some(c)),
+                            Err(e) => error.set(Some(format!(
+                                "Checking the plan over the model's error: {e}"
+                            ))),
+                        });
+                    })
+                };
             let finish = with_as_is.clone();
+            let checked = check.clone();
             let done = move |r: Result<Plan, String>| match r {
-                Ok(p) => plan.set(Some(with_as_is(p))),
+                Ok(p) => check(with_as_is(p)),
                 Err(e) => error.set(Some(format!("The planner's workers failed: {e}"))),
             };
             let started = crate::plan_pool::start(&s, targets(&s), space.clone(), progress, done);
@@ -173,7 +202,7 @@ pub fn Planner(
                     PlanJobs::new(&s, targets(&s), space),
                     progress,
                     &cancel.renew(),
-                    move |mut j| plan.set(Some(finish(j.plan()))),
+                    move |mut j| checked(finish(j.plan())),
                 );
             }
         }
@@ -426,7 +455,7 @@ pub fn Planner(
                 {move || {
                     plan.get()
                         .map(|p| {
-                            plan_view(p, scenario, error, applied)
+                            plan_view(p, scenario, error, applied, (confidence, confidence_progress))
                         })
                 }}
             </Show>

@@ -28,6 +28,9 @@ pub const MORE_REPLICAS: u32 = 2;
 pub struct Checked {
     /// In words, at its replica count.
     pub description: String,
+    /// The setup, to apply at `replicas` ([`super::apply_config`]).
+    #[serde(skip)]
+    pub config: Config,
     /// Replicas (0 for an API).
     pub replicas: u32,
     /// Cost per month.
@@ -225,6 +228,7 @@ impl ConfidenceRuns {
             return;
         };
         let c = Checked {
+            config: e.config.clone(),
             description: if replicas == e.replicas {
                 e.description.clone()
             } else {
