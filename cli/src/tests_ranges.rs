@@ -33,7 +33,7 @@ fn ranges_print_each_figure_with_its_range_and_the_verdict() {
     assert!(out.starts_with(&plain), "{out}");
     let rest = &out[plain.len()..];
     assert!(
-        rest.starts_with("Ranges (9 runs: as modelled and with every pass ×0.90 and ×1.16 (the profile's p10–p90 error: 49 rows of vLLM v0.15.1 runs, the fit's own), each at 3 seeds):"),
+        rest.starts_with("Ranges (9 runs: as modelled and with every pass ×0.90 and ×1.16, passes with a prompt ×0.86 and ×1.08 (the profile's p10–p90 error: 49 rows of vLLM v0.15.1 runs, the fit's own), each at 3 seeds):"),
         "{rest}"
     );
     let ttft = rest
@@ -166,15 +166,12 @@ fn the_vllm_runs_fall_inside_their_ranges() {
     }
     let c = tlab::calibrate::coverage::coverage(&rows).expect("coverage");
     let share = |i: usize| f64::from(c[i].inside) / f64::from(c[i].rows);
-    // Time per token, end to end mean and p99: inside at least as often as
-    // a p10–p90 range says (docs/ranges.md has the table).
-    for i in 1..4 {
+    // Every metric, TTFT included (passes with a prompt run at its own band):
+    // inside at least as often as a p10–p90 range says (docs/ranges.md has
+    // the table).
+    for i in 0..4 {
         assert!(share(i) >= 0.8, "{}: {c:?}", tlab::calibrate::METRICS[i]);
     }
-    // TTFT falls short of 80 % (78 % today: the profile's TTFT is biased
-    // high on large dense models, which one band for every pass does not
-    // capture); this holds it from getting worse.
-    assert!(share(0) >= 0.75, "{c:?}");
     // The ranges are not a blank cheque: their median width stays under a
     // third of the value.
     for m in &c {

@@ -484,6 +484,7 @@ impl Anchor {
                 expert_parallel: false,
                 fitted_profile: None,
                 step_time_scale: None,
+                prefill_time_scale: None,
                 disaggregation: None,
                 speculative: None,
             },

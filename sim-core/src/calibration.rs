@@ -222,6 +222,7 @@ impl Measurement {
                 expert_parallel: false,
                 fitted_profile: None,
                 step_time_scale: None,
+                prefill_time_scale: None,
                 disaggregation: None,
                 speculative: None,
             },

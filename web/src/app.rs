@@ -16,6 +16,8 @@ use sim_core::plan::fleet_size::{FleetSize, FleetSizeSearch};
 use sim_core::presets;
 use sim_core::trace::TraceLog;
 use sim_core::{Report, Scenario};
+use std::cell::RefCell;
+use std::rc::Rc;
 
 /// How long a finished run stays on screen before the capacity measurement
 /// and the GPU timeline start for it: longer than the moves of a drag are
@@ -156,6 +158,54 @@ pub fn App() -> impl IntoView {
                     });
                     let stop = job.renew();
                     let then = stop.clone();
+                    // The range runs beside the capacity measurement, the
+                    // run on screen as their first; then, once both are
+                    // done, the fleet's capacity and replicas at the
+                    // band's ends.
+                    let on_screen = report
+                        .get_untracked()
+                        .filter(|_| preview.with_untracked(|p| p.is_none()));
+                    let mut range_runs = sim_core::ranges::RangeRuns::new(&s);
+                    if let Some(r) = &on_screen {
+                        range_runs = range_runs.with_point(r);
+                    }
+                    let joined = Rc::new(RefCell::new((
+                        None::<Option<f64>>,
+                        None::<sim_core::ranges::RangeRuns>,
+                    )));
+                    let fleet_when_joined = {
+                        let (joined, chain, of) = (joined.clone(), then.clone(), s.clone());
+                        move || {
+                            let (Some(capacity), Some(r)) = joined.borrow().clone() else {
+                                return;
+                            };
+                            let Some(fleet) = capacity.and_then(|c| r.fleet(c)) else {
+                                return;
+                            };
+                            let of = of.clone();
+                            crate::jobs::run(fleet, RwSignal::new(None::<f64>), &chain, move |f| {
+                                if ran.with_untracked(|s| s.as_ref() == Some(&of)) {
+                                    ranges.update(|r| {
+                                        if let Some((_, r)) = r.as_mut().filter(|(s, _)| *s == of) {
+                                            f.add_to(r);
+                                        }
+                                    });
+                                }
+                            });
+                        }
+                    };
+                    {
+                        let (of, joined, fleet_when_joined) =
+                            (s.clone(), joined.clone(), fleet_when_joined.clone());
+                        crate::jobs::run(range_runs, RwSignal::new(None::<f64>), &stop, move |r| {
+                            if !ran.with_untracked(|s| s.as_ref() == Some(&of)) {
+                                return;
+                            }
+                            ranges.set(r.result().map(|r| (of.clone(), r)));
+                            joined.borrow_mut().1 = Some(r);
+                            fleet_when_joined();
+                        });
+                    }
                     crate::jobs::run(
                         crate::jobs::CostJobs::new(&s),
                         cost_progress,
@@ -164,6 +214,8 @@ pub fn App() -> impl IntoView {
                             costs.set(j.capacity().map(|c| cost_curves(j.scenario(), c)));
                             load.set(j.capacity().and_then(|c| load_check(j.scenario(), c)));
                             load_for.set(Some(j.scenario().clone()));
+                            joined.borrow_mut().0 = Some(j.capacity());
+                            fleet_when_joined();
                             // Then the replicas that meet the targets, from
                             // the run on screen: still this scenario's, and
                             // its full run (a preview's verdict is of its
@@ -177,40 +229,6 @@ pub fn App() -> impl IntoView {
                                 .capacity()
                                 .zip(on_screen)
                                 .and_then(|(c, r)| FleetSizeSearch::new(j.scenario(), &r, c));
-                            // Beside it, the range runs, then the fleet's
-                            // capacity and replicas at the band's ends.
-                            let of = j.scenario().clone();
-                            let (capacity, chain) = (j.capacity(), then.clone());
-                            crate::jobs::run(
-                                sim_core::ranges::RangeRuns::new(&of),
-                                RwSignal::new(None::<f64>),
-                                &then,
-                                move |r| {
-                                    if !ran.with_untracked(|s| s.as_ref() == Some(&of)) {
-                                        return;
-                                    }
-                                    ranges.set(r.result().map(|r| (of.clone(), r)));
-                                    let Some(fleet) = capacity.and_then(|c| r.fleet(c)) else {
-                                        return;
-                                    };
-                                    crate::jobs::run(
-                                        fleet,
-                                        RwSignal::new(None::<f64>),
-                                        &chain,
-                                        move |f| {
-                                            if ran.with_untracked(|s| s.as_ref() == Some(&of)) {
-                                                ranges.update(|r| {
-                                                    if let Some((_, r)) =
-                                                        r.as_mut().filter(|(s, _)| *s == of)
-                                                    {
-                                                        f.add_to(r);
-                                                    }
-                                                });
-                                            }
-                                        },
-                                    );
-                                },
-                            );
                             if let Some(search) = search {
                                 let progress = RwSignal::new(None::<f64>);
                                 let of = j.scenario().clone();

@@ -155,6 +155,7 @@ impl FittedProfile {
             prefix_caching: true,
             async_scheduling: true,
             step_time_scale: 1.0,
+            prefill_time_scale: 1.0,
         }
     }
 

@@ -257,6 +257,7 @@ impl Deployment {
             eff,
             timing,
             scale: self.profile.step_time_scale,
+            prefill_scale: self.profile.prefill_time_scale,
             peak_16: spec.bf16_tflops * 1e12,
             peak_low: low_peak.map(|t| t * 1e12),
             embedding_params: if dims.tied_embeddings {

@@ -175,6 +175,9 @@ pub struct StepModel {
     timing: Timing,
     /// Every pass's time multiplied by this ([`super::Profile::step_time_scale`]).
     scale: f64,
+    /// A pass carrying prompt tokens multiplied by this too
+    /// ([`super::Profile::prefill_time_scale`]).
+    prefill_scale: f64,
     /// Dense 16-bit peak of one GPU, FLOP/s.
     peak_16: f64,
     /// The low-precision (FP8 or FP4) peak the matrix multiplies run at,
@@ -234,8 +237,18 @@ impl StepModel {
     /// The cost of one forward pass of the given shape.
     pub fn step(&self, s: &BatchShape) -> StepCost {
         let mut cost = self.unscaled_step(s);
-        cost.time_ns = self.scaled(cost.time_ns);
+        cost.time_ns = self.scaled(self.with_prefill_scaled(s, cost.time_ns));
         cost
+    }
+
+    /// `ns`, the unscaled time of pass `s`, times the prefill scale when
+    /// the pass carries prompt tokens: exactly `ns` at a prefill scale of 1,
+    /// or for a pass of decodes alone.
+    fn with_prefill_scaled(&self, s: &BatchShape, ns: u64) -> u64 {
+        if self.prefill_scale == 1.0 || s.prefill_tokens == 0 {
+            return ns;
+        }
+        (ns as f64 * self.prefill_scale).round().max(1.0) as u64
     }
 
     /// A pass's cost as the profile times it, before [`Self::scaled`].
@@ -485,6 +498,7 @@ impl StepModel {
     /// per-sequence time, which the step it belongs to pays once.
     pub fn inner_pass(&self, s: &BatchShape) -> StepCost {
         let mut cost = self.unscaled_step(s);
+        cost.time_ns = self.with_prefill_scaled(s, cost.time_ns);
         let scheduler = match self.timing {
             Timing::Serving(c) => c.step_ns + c.per_seq_ns * (s.decode_seqs + s.prefill_seqs),
             Timing::TensorrtLlm(e) => e.step_overhead_ns,

@@ -243,13 +243,20 @@ pub struct Profile {
     /// a scenario's `serving.step_time_scale`, and the range runs' low and
     /// high ends (`crate::ranges`).
     pub step_time_scale: f64,
+    /// Every pass that carries prompt tokens multiplied by this as well (1
+    /// for the profile as fitted): a scenario's `serving.prefill_time_scale`,
+    /// and the range runs' where the profile's TTFT errs apart from its
+    /// decode.
+    pub prefill_time_scale: f64,
 }
 
 impl Profile {
-    /// This profile with every pass's time multiplied by `scale`.
-    pub fn scaled(self, scale: f64) -> Profile {
+    /// This profile with every pass's time multiplied by `scale`, and each
+    /// pass carrying prompt tokens by `prefill` too.
+    pub fn scaled(self, scale: f64, prefill: f64) -> Profile {
         Profile {
             step_time_scale: self.step_time_scale * scale,
+            prefill_time_scale: self.prefill_time_scale * prefill,
             ..self
         }
     }
@@ -261,6 +268,7 @@ impl Profile {
         prefix_caching: false,
         async_scheduling: false,
         step_time_scale: 1.0,
+        prefill_time_scale: 1.0,
     };
 
     /// vLLM V1, fitted by `tlab calibrate --moe --fit` to both files of
@@ -281,6 +289,7 @@ impl Profile {
         prefix_caching: true,
         async_scheduling: true,
         step_time_scale: 1.0,
+        prefill_time_scale: 1.0,
     };
 }
 

@@ -86,6 +86,7 @@ pub fn h100_llama_8b() -> Serving {
         expert_parallel: false,
         fitted_profile: None,
         step_time_scale: None,
+        prefill_time_scale: None,
         disaggregation: None,
         speculative: None,
     }

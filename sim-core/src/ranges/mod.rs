@@ -60,6 +60,24 @@ pub struct Band {
     pub rows: u32,
     /// Where the rows come from, in words.
     pub source: String,
+    /// 10th and 90th percentiles of measured ÷ simulated time to first
+    /// token over the rows that have one, and how many: passes carrying a
+    /// prompt err apart from those of decodes alone (absent: as the step
+    /// time).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefill: Option<PrefillBand>,
+}
+
+/// The time to first token's band of a [`Band`]'s rows.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PrefillBand {
+    /// 10th percentile of measured ÷ simulated TTFT.
+    pub low: f64,
+    /// 90th percentile.
+    pub high: f64,
+    /// Rows behind it.
+    pub rows: u32,
 }
 
 /// The band a scenario's fleet runs under, as used.
@@ -75,6 +93,25 @@ pub struct Basis {
     pub measured: bool,
     /// Where it comes from, in words ("nothing measured on …" when borrowed).
     pub source: String,
+    /// The ends of the time to first token's own band, where measured on
+    /// [`MIN_ROWS`] rows: each pass carrying prompt tokens is run at these
+    /// rather than at `low` and `high`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prefill: Option<(f64, f64)>,
+}
+
+impl Basis {
+    /// The step-time scale and the prompt passes' scale relative to it
+    /// (`serving.step_time_scale`, `serving.prefill_time_scale`) of the
+    /// band's low end (`high` false) or high end.
+    pub fn end(&self, high: bool) -> (f64, Option<f64>) {
+        let step = if high { self.high } else { self.low };
+        let prefill = self.prefill.map(|(lo, hi)| {
+            let p = if high { hi } else { lo };
+            (p / step).clamp(SCALE_BOUNDS.0, SCALE_BOUNDS.1)
+        });
+        (step, prefill.filter(|p| *p != 1.0))
+    }
 }
 
 /// The committed table (`tlab calibrate --bands` over `data/calibration/`).
@@ -115,6 +152,10 @@ fn band_in(table: &[Band], gpu: Gpu, software: ServingSoftware, moe: bool) -> Ba
             rows: b.rows,
             measured: true,
             source: b.source.clone(),
+            prefill: b
+                .prefill
+                .filter(|p| p.rows >= MIN_ROWS)
+                .map(|p| (p.low.min(1.0), p.high.max(1.0))),
         };
     }
     // The nearest: most rows first among equals, so the pick is stable.
@@ -150,6 +191,7 @@ fn band_in(table: &[Band], gpu: Gpu, software: ServingSoftware, moe: bool) -> Ba
         rows: own.map_or(0, |b| b.rows),
         measured: false,
         source: what,
+        prefill: None,
     }
 }
 

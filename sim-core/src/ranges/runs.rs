@@ -119,10 +119,13 @@ impl Ranges {
         let seeds = format!("each at {SEEDS} seeds");
         match &self.basis {
             Some(b) => format!(
-                "{} runs: as modelled and with every pass ×{:.2} and ×{:.2} ({}: {}), {seeds}",
+                "{} runs: as modelled and with every pass ×{:.2} and ×{:.2}{} ({}: {}), {seeds}",
                 self.runs,
                 b.low,
                 b.high,
+                b.prefill.map_or(String::new(), |(lo, hi)| format!(
+                    ", passes with a prompt ×{lo:.2} and ×{hi:.2}"
+                )),
                 if b.measured {
                     "the profile's p10–p90 error"
                 } else {
@@ -277,10 +280,10 @@ impl RangeRuns {
         let pools = || std::iter::once(&s.serving).chain(&s.pools).map(band_for);
         let mut ends = vec![End::Point];
         if basis.is_some() {
-            if pools().any(|b| b.low != 1.0) {
+            if pools().any(|b| b.end(false) != (1.0, None)) {
                 ends.push(End::Low);
             }
-            if pools().any(|b| b.high != 1.0) {
+            if pools().any(|b| b.end(true) != (1.0, None)) {
                 ends.push(End::High);
             }
         }
@@ -309,12 +312,26 @@ impl RangeRuns {
         s.seed = s.seed.wrapping_add(k);
         if end != End::Point {
             for p in std::iter::once(&mut s.serving).chain(&mut s.pools) {
-                let band = band_for(p);
-                let scale = if end == End::Low { band.low } else { band.high };
+                let (scale, prefill) = band_for(p).end(end == End::High);
                 p.step_time_scale = Some(p.step_time_scale.unwrap_or(1.0) * scale);
+                if let Some(k) = prefill {
+                    let own = p.prefill_time_scale.unwrap_or(1.0);
+                    p.prefill_time_scale =
+                        Some((own * k).clamp(super::SCALE_BOUNDS.0, super::SCALE_BOUNDS.1));
+                }
             }
         }
         s
+    }
+
+    /// Take `report` as the point run at the scenario's own seed, already
+    /// made (the run on screen, identical to what it would run): the first
+    /// run is not made again. Does nothing once any run is fed.
+    pub fn with_point(mut self, report: &Report) -> RangeRuns {
+        if self.reports.is_empty() && self.todo.last() == Some(&(End::Point, 0)) {
+            self.feed(report);
+        }
+        self
     }
 
     /// The reports fed so far, the point run first.

@@ -10,6 +10,7 @@ fn band(gpu: Gpu, moe: bool, low: f64, high: f64, rows: u32) -> Band {
         high,
         rows,
         source: format!("{} rows", rows),
+        prefill: None,
     }
 }
 
@@ -67,4 +68,32 @@ fn the_committed_table_reads() {
     // An unreadable file would silently make every band an estimate.
     let parsed: Result<Vec<Band>, _> = serde_json::from_str(include_str!("bands.json"));
     assert!(parsed.is_ok(), "{:?}", parsed.err());
+}
+
+#[test]
+fn a_measured_prompt_band_sets_the_prompt_part_of_each_end() {
+    let mut b = band(Gpu::H100, false, 0.9, 1.2, 40);
+    b.prefill = Some(PrefillBand {
+        low: 0.8,
+        high: 1.08,
+        rows: 40,
+    });
+    let basis = band_in(&[b.clone()], Gpu::H100, ServingSoftware::Vllm, false);
+    assert_eq!(basis.prefill, Some((0.8, 1.08)));
+    // Passes with a prompt, relative to every pass: 0.8 / 0.9 and 1.08 / 1.2.
+    let (step, prompt) = basis.end(false);
+    assert_eq!(step, 0.9);
+    assert!((prompt.unwrap() - 0.8 / 0.9).abs() < 1e-12);
+    let (step, prompt) = basis.end(true);
+    assert_eq!(step, 1.2);
+    assert!((prompt.unwrap() - 0.9).abs() < 1e-12);
+    // Too few rows: passes with a prompt run at every pass's band.
+    b.prefill = Some(PrefillBand {
+        low: 0.5,
+        high: 2.0,
+        rows: 2,
+    });
+    let basis = band_in(&[b], Gpu::H100, ServingSoftware::Vllm, false);
+    assert_eq!(basis.prefill, None);
+    assert_eq!(basis.end(true), (1.2, None));
 }

@@ -254,9 +254,9 @@ impl super::Serving {
             .fitted_profile
             .as_ref()
             .map_or_else(|| self.software.profile(), |p| p.profile());
-        match self.step_time_scale {
-            Some(scale) => profile.scaled(scale),
-            None => profile,
+        match (self.step_time_scale, self.prefill_time_scale) {
+            (None, None) => profile,
+            (k, p) => profile.scaled(k.unwrap_or(1.0), p.unwrap_or(1.0)),
         }
     }
 

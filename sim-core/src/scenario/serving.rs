@@ -78,6 +78,12 @@ pub struct Serving {
     /// profile's measured error in the same way (`crate::ranges`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub step_time_scale: Option<f64>,
+    /// Every pass that carries prompt tokens multiplied by this as well
+    /// (absent: 1): a profile whose time to first token errs apart from its
+    /// decode. The range runs set it where the profile's TTFT error was
+    /// measured (`crate::ranges`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefill_time_scale: Option<f64>,
     /// Prefill only, and hand each prompt's KV cache to another pool, which
     /// decodes (prefill/decode disaggregation); None serves both phases.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -436,6 +436,10 @@ impl Scenario {
             let (lo, hi) = bounds::STEP_TIME_SCALE;
             c.range_f("serving.step_time_scale", k, lo, hi, "");
         }
+        if let Some(k) = s.prefill_time_scale {
+            let (lo, hi) = bounds::STEP_TIME_SCALE;
+            c.range_f("serving.prefill_time_scale", k, lo, hi, "");
+        }
         if let Gpu::Custom(g) = &s.gpu {
             // Ranges that hold every accelerator sold and a decade of growth.
             let f = |name: &str| format!("serving.gpu.custom.{name}");

@@ -33,12 +33,42 @@ fn a_scale_of_one_changes_nothing_and_a_slower_engine_is_slower() {
 }
 
 #[test]
+fn the_prompt_part_scales_apart_from_decode() {
+    let s = chatbot_at(2.0);
+    let base = sim_core::run_scenario(s.clone()).unwrap();
+    let mut one = s.clone();
+    one.serving.prefill_time_scale = Some(1.0);
+    let same = sim_core::run_scenario(one).unwrap();
+    assert_eq!(
+        serde_json::to_string(&base).unwrap(),
+        serde_json::to_string(&same).unwrap()
+    );
+    // Slower passes with a prompt: the first token later (by less than
+    // ×1.5: it also waits for the pass under way, and async scheduling's
+    // pass ahead), the decode passes between prompts as they were.
+    let mut slow = s;
+    slow.serving.prefill_time_scale = Some(1.5);
+    let slower = sim_core::run_scenario(slow).unwrap();
+    let ttft = slower.overall.ttft.p50_ms.unwrap() / base.overall.ttft.p50_ms.unwrap();
+    assert!(ttft > 1.1 && ttft < 1.5, "TTFT ×{ttft}");
+    let tpot = slower.overall.tpot.p50_ms.unwrap() / base.overall.tpot.p50_ms.unwrap();
+    assert!((tpot - 1.0).abs() < 0.1, "time per token ×{tpot}");
+}
+
+#[test]
 fn a_scale_out_of_bounds_is_refused_by_name() {
     let mut s = chatbot_at(4.0);
     s.serving.step_time_scale = Some(10.0);
     let e = s.validate().unwrap_err().to_string();
     assert!(
         e.contains("serving.step_time_scale must be 0.25..=4, got 10"),
+        "{e}"
+    );
+    let mut s = chatbot_at(4.0);
+    s.serving.prefill_time_scale = Some(0.1);
+    let e = s.validate().unwrap_err().to_string();
+    assert!(
+        e.contains("serving.prefill_time_scale must be 0.25..=4, got 0.1"),
         "{e}"
     );
 }
@@ -81,6 +111,21 @@ fn every_range_holds_its_point_and_repeats_exactly() {
         serde_json::to_string(&r).unwrap(),
         serde_json::to_string(&again).unwrap()
     );
+    // The page takes the run on screen as the first: the same ranges, one
+    // run fewer made.
+    let mut runs = sim_core::ranges::RangeRuns::new(&s).with_point(&point);
+    let mut made = 0;
+    while let Some(next) = sim_core::plan::Runs::next(&mut runs) {
+        made += 1;
+        let report = sim_core::run_scenario(next).unwrap();
+        sim_core::plan::Runs::feed(&mut runs, &report);
+    }
+    assert_eq!(made, 8);
+    let fed = runs.result().expect("done");
+    // (`ranges` adds the fleet's figures after the runs'.)
+    let mut runs_only = r.clone();
+    runs_only.figures.truncate(fed.figures.len());
+    assert_eq!(fed, runs_only);
 }
 
 #[test]

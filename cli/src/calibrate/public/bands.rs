@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use sim_core::ranges::{Band, quantile};
+use sim_core::ranges::{Band, PrefillBand, quantile};
 
 use super::{Compared, Source};
 
@@ -29,19 +29,41 @@ pub fn step_ratio(c: &Compared) -> Option<f64> {
         .map(|(m, s)| s / m)
 }
 
+/// Measured ÷ simulated time to first token of one row (its mean, where
+/// both are known): the error of passes carrying a prompt, where the runs
+/// were light enough for those passes to make the TTFT (the vLLM runs).
+pub fn prefill_ratio(c: &Compared) -> Option<f64> {
+    ["ttft_mean_ms", "mean_ttft_ms"]
+        .into_iter()
+        .find_map(|key| {
+            let (m, s) = (*c.measured.get(key)?, *c.simulated.get(key)?);
+            (m > 0.0 && s > 0.0 && m.is_finite() && s.is_finite()).then(|| m / s)
+        })
+}
+
+/// One GPU × profile × family's rows, as they are read.
+struct Group {
+    band: Band,
+    /// Step ratios.
+    steps: Vec<f64>,
+    sources: Vec<Source>,
+    /// TTFT ratios.
+    prefill: Vec<f64>,
+}
+
 /// The bands of `rows`, one per GPU × profile × family with a step ratio,
 /// in the catalogue's order of names (stable for the committed file).
 pub fn bands(rows: &[Compared]) -> Vec<Band> {
     type Key = (&'static str, &'static str, bool);
-    let mut groups: BTreeMap<Key, (Band, Vec<f64>, Vec<Source>)> = BTreeMap::new();
+    let mut groups: BTreeMap<Key, Group> = BTreeMap::new();
     for c in rows.iter().filter(|c| c.expressible) {
         let (Some((gpu, software, moe)), Some(r)) = (c.system, step_ratio(c)) else {
             continue;
         };
-        let entry = groups
+        let g = groups
             .entry((gpu.spec().name, software.name(), moe))
-            .or_insert_with(|| {
-                let band = Band {
+            .or_insert_with(|| Group {
+                band: Band {
                     gpu,
                     software,
                     moe,
@@ -49,21 +71,39 @@ pub fn bands(rows: &[Compared]) -> Vec<Band> {
                     high: 1.0,
                     rows: 0,
                     source: String::new(),
-                };
-                (band, Vec::new(), Vec::new())
+                    prefill: None,
+                },
+                steps: Vec::new(),
+                sources: Vec::new(),
+                prefill: Vec::new(),
             });
-        entry.1.push(r);
-        if !entry.2.contains(&c.source) {
-            entry.2.push(c.source);
+        g.steps.push(r);
+        // The public rows' TTFT is measured at the benchmarks' server loads,
+        // where queueing makes most of it (ratios from 0.001 to 15): no
+        // prompt passes' error can be read from them.
+        if c.source == Source::Vllm {
+            g.prefill.extend(prefill_ratio(c));
+        }
+        if !g.sources.contains(&c.source) {
+            g.sources.push(c.source);
         }
     }
     groups
         .into_values()
-        .map(|(mut band, ratios, sources)| {
-            band.low = round(quantile(&ratios, 0.1).unwrap_or(1.0));
-            band.high = round(quantile(&ratios, 0.9).unwrap_or(1.0));
-            band.rows = ratios.len() as u32;
-            let names: Vec<&str> = sources
+        .map(|g| {
+            let mut band = g.band;
+            band.low = round(quantile(&g.steps, 0.1).unwrap_or(1.0));
+            band.high = round(quantile(&g.steps, 0.9).unwrap_or(1.0));
+            band.rows = g.steps.len() as u32;
+            band.prefill = quantile(&g.prefill, 0.1)
+                .zip(quantile(&g.prefill, 0.9))
+                .map(|(low, high)| PrefillBand {
+                    low: round(low),
+                    high: round(high),
+                    rows: g.prefill.len() as u32,
+                });
+            let names: Vec<&str> = g
+                .sources
                 .iter()
                 .map(|s| match s {
                     Source::Vllm => "vLLM v0.15.1 runs, the fit's own",
