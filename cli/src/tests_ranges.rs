@@ -159,10 +159,11 @@ fn plan_with_confidence_adds_the_check_after_the_plan_it_leaves_unchanged() {
 #[test]
 fn the_vllm_runs_fall_inside_their_ranges() {
     use crate::tests_calibrate::calibration_file;
-    let mut rows = Vec::new();
+    let (mut rows, mut texts) = (Vec::new(), Vec::new());
     for f in ["vllm-h100-runs.csv", "vllm-h100-runs-2.csv"] {
         let text = std::fs::read_to_string(calibration_file(f)).expect("the runs");
         rows.extend(tlab::calibrate::read(&text).expect("rows"));
+        texts.push((f.to_owned(), text));
     }
     let c = tlab::calibrate::coverage::coverage(&rows).expect("coverage");
     let share = |i: usize| f64::from(c[i].inside) / f64::from(c[i].rows);
@@ -176,6 +177,19 @@ fn the_vllm_runs_fall_inside_their_ranges() {
     // third of the value.
     for m in &c {
         assert!(m.median_width < 0.33, "{c:?}");
+    }
+    // Each experiment left out of its own band: 79–80 % today, short of 80 %
+    // on TTFT and end-to-end p99 by a row each; this holds it there.
+    let opt = tlab::calibrate::Options {
+        moe: true,
+        ..Default::default()
+    };
+    let compared = tlab::calibrate::public::vllm::rows(&texts, &opt).expect("compared");
+    let h = tlab::calibrate::coverage::held_out(&rows, &compared).expect("held out");
+    for (i, m) in h.iter().enumerate() {
+        let share = f64::from(m.inside) / f64::from(m.rows);
+        assert!(share >= 0.78, "{}: {h:?}", tlab::calibrate::METRICS[i]);
+        assert!(m.median_width < 0.33, "{h:?}");
     }
 }
 

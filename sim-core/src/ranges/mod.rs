@@ -19,12 +19,11 @@
 mod fleet;
 mod runs;
 
-pub use fleet::{FLEET_FIGURES, FleetRuns};
-pub use runs::{Figure, RangeRuns, Ranges, Verdict, grows, ranges};
-
 use crate::compare::LoadCheck;
 use crate::physics::{Gpu, ServingSoftware};
 use crate::scenario::Serving;
+pub use fleet::{FLEET_FIGURES, FleetRuns};
+pub use runs::{Figure, RangeRuns, Ranges, Verdict, grows, ranges};
 use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
 
@@ -129,7 +128,13 @@ pub fn bands() -> &'static [Band] {
 /// GPU, then the same GPU and software, then any of the software),
 /// widened [`WIDEN`]× in log scale and no narrower than ±25 %.
 pub fn band_for(s: &Serving) -> Basis {
-    let mut b = band_in(bands(), s.gpu, s.software, s.model.dims().moe.is_some());
+    band_for_in(bands(), s)
+}
+
+/// [`band_for`] from `table` instead of the committed one (the coverage
+/// check's bands, each read without the experiment it checks).
+pub fn band_for_in(table: &[Band], s: &Serving) -> Basis {
+    let mut b = band_in(table, s.gpu, s.software, s.model.dims().moe.is_some());
     // The ends a scenario may run at (`serving.step_time_scale`), with the
     // scenario's own scale on top.
     let own = s.step_time_scale.unwrap_or(1.0);

@@ -1,6 +1,6 @@
 //! The range runs of one scenario, and what they say (see [`super`]).
 
-use super::{Basis, SEEDS, band_for};
+use super::{Band, Basis, SEEDS, band_for_in, bands};
 use crate::plan::{PlanSlo, Runs};
 use crate::report::Report;
 use crate::scenario::{Scenario, ScenarioError};
@@ -245,6 +245,8 @@ pub struct RangeRuns {
     reports: Vec<Report>,
     /// The (end, seed offset) of each report, in the same order.
     fed: Vec<(End, u64)>,
+    /// The bands the runs read (None: the committed table).
+    table: Option<Vec<Band>>,
 }
 
 /// Which step times a range run has: the profile's own, or each pool's
@@ -275,9 +277,26 @@ impl RangeRuns {
         }
     }
 
+    /// The runs for `s` with the bands of `table` instead of the committed
+    /// ones (the coverage check's, each read without the run it checks).
+    pub fn with_bands(s: &Scenario, table: Vec<Band>) -> RangeRuns {
+        Self::with_table(s, PlanSlo::for_scenario(s), Some(table))
+    }
+
     fn with_slo(s: &Scenario, slo: PlanSlo) -> RangeRuns {
-        let basis = s.uses_fleet().then(|| band_for(&s.serving));
-        let pools = || std::iter::once(&s.serving).chain(&s.pools).map(band_for);
+        Self::with_table(s, slo, None)
+    }
+
+    /// The band of pool `p` from the runs' table.
+    fn band(&self, p: &crate::scenario::Serving) -> Basis {
+        band_for_in(self.table.as_deref().unwrap_or(bands()), p)
+    }
+
+    fn with_table(s: &Scenario, slo: PlanSlo, table: Option<Vec<Band>>) -> RangeRuns {
+        let band =
+            |p: &crate::scenario::Serving| band_for_in(table.as_deref().unwrap_or(bands()), p);
+        let basis = s.uses_fleet().then(|| band(&s.serving));
+        let pools = || std::iter::once(&s.serving).chain(&s.pools).map(band);
         let mut ends = vec![End::Point];
         if basis.is_some() {
             if pools().any(|b| b.end(false) != (1.0, None)) {
@@ -302,6 +321,7 @@ impl RangeRuns {
             bound: None,
             reports: Vec::new(),
             fed: Vec::new(),
+            table,
         }
     }
 
@@ -312,7 +332,7 @@ impl RangeRuns {
         s.seed = s.seed.wrapping_add(k);
         if end != End::Point {
             for p in std::iter::once(&mut s.serving).chain(&mut s.pools) {
-                let (scale, prefill) = band_for(p).end(end == End::High);
+                let (scale, prefill) = self.band(p).end(end == End::High);
                 p.step_time_scale = Some(p.step_time_scale.unwrap_or(1.0) * scale);
                 if let Some(k) = prefill {
                     let own = p.prefill_time_scale.unwrap_or(1.0);

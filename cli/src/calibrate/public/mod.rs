@@ -341,7 +341,10 @@ pub fn command(
             .into_iter()
             .map(|(_, r)| r)
             .collect();
-        return super::coverage::coverage(&rows).map(|c| super::coverage::markdown(&c));
+        let compared = vllm::rows(&vllm_files, &opt)?;
+        let c = super::coverage::coverage(&rows)?;
+        let h = super::coverage::held_out(&rows, &compared)?;
+        return Ok(super::coverage::markdown(&c, &h));
     }
     let vllm: Vec<String> = vllm_files.iter().map(|(_, t)| t.clone()).collect();
     if public.is_empty() && !json {
