@@ -44,6 +44,9 @@ test('a typed value out of range is refused with a message', async () => {
 test('the phone layout has no horizontal scroll', async () => {
   const p = new LabPage(await lab.newPage({ width: 390, height: 844 }), lab.url);
   await p.open();
+  // Measured once everything under the cards is there ("How sure" comes
+  // about half a second after the run).
+  await p.byTestId('ranges-verdict').waitFor({ timeout: 60_000 });
   const overflow = await p.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `the page is ${overflow}px wider than the phone`);
   // Results first: the headline numbers on the first screen, the controls a tap away.

@@ -164,10 +164,13 @@ test('the page says how sure it is: stable at light load, near the knee at 32 re
   assert.equal(value, await page.value('card-ttft-p99'), 'the range is around the run on screen');
   assert.match(await page.text('ranges-targets'), /^Meets the scenario's targets in [1-8] of 9 runs\.$/);
   assert.match(await page.text('ranges-method'), /every pass ×0\.90 and ×1\.16/);
+  // The figures are a click away; open, they show.
+  await page.page.locator('[data-testid="ranges-detail"] summary').click();
+  assert.ok(await row.isVisible(), 'the ranges open');
   // Then the fleet at each end: one replica meets the targets if the
   // engine is as fast as the band's low end, two as modelled (the card's).
   const fleet = page.page.locator('[data-testid="range-replicas_for_targets"]');
-  await fleet.waitFor({ timeout: 60_000 });
+  await fleet.waitFor({ state: 'attached', timeout: 60_000 });
   const ends = await Promise.all(['data-low', 'data-value', 'data-high'].map(async (a) => Number(await fleet.getAttribute(a))));
   assert.deepEqual(ends, [1, 2, 2]);
   assert.equal(ends[1], await page.value('card-replicas-for-targets'), 'the point is the card');

@@ -7,8 +7,8 @@ use sim_core::compare::LoadCheck;
 use sim_core::ranges::{Ranges, Verdict};
 
 /// The panel: the verdict in words (and, near the knee, the loads between
-/// which the fleet tips over), each figure with its range, the runs that
-/// meet the targets, and what the runs were.
+/// which the fleet tips over) and the runs that meet the targets; a click
+/// opens each figure with its range and what the runs were.
 pub fn ranges_view(
     ranges: Signal<Option<Ranges>>,
     load: RwSignal<Option<LoadCheck>>,
@@ -70,11 +70,18 @@ pub fn ranges_view(
             <section class="ranges" data-testid="ranges" aria-label="How sure these numbers are">
                 <h3>"How sure"</h3>
                 <p class="ranges-verdict" data-testid="ranges-verdict" data-value=verdict_id>{verdict}</p>
-                <table>
-                    <tbody>{rows}</tbody>
-                </table>
-                <p data-testid="ranges-targets">{met}</p>
-                <p class="hint" data-testid="ranges-method">{method}</p>
+                // Each figure's range a click away, so the story and the
+                // controls stay within two screens on a phone.
+                <details class="ranges-detail" data-testid="ranges-detail">
+                    <summary>
+                        <span data-testid="ranges-targets">{met}</span>
+                        <span class="hint">" Each number's range, and how the runs were made."</span>
+                    </summary>
+                    <table>
+                        <tbody>{rows}</tbody>
+                    </table>
+                    <p class="hint" data-testid="ranges-method">{method}</p>
+                </details>
             </section>
         </Show>
     }
