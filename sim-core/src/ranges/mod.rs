@@ -206,9 +206,10 @@ fn band_in(table: &[Band], gpu: Gpu, software: ServingSoftware, moe: bool) -> Ba
 /// replica makes its batch once a pass, so its throughput scales as one
 /// over the pass time). A formula on the measured capacity, not a run.
 pub fn tipping_loads(load: &LoadCheck, basis: &Basis) -> (f64, f64) {
-    let fleet = load.tasks_per_s_per_replica * load.capacity_tokens_per_s
-        / load.tokens_per_s_per_replica.max(f64::MIN_POSITIVE);
-    (fleet / basis.high, fleet / basis.low)
+    let (lo, hi) = tipping_output_tokens_per_s(load, basis);
+    let per_task =
+        load.tasks_per_s_per_replica / load.tokens_per_s_per_replica.max(f64::MIN_POSITIVE);
+    (lo * per_task, hi * per_task)
 }
 
 /// [`tipping_loads`] in the fleet's output tokens/s (the curve chart's

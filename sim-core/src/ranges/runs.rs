@@ -287,14 +287,13 @@ impl RangeRuns {
         Self::with_table(s, slo, None)
     }
 
-    /// The band of pool `p` from the runs' table.
-    fn band(&self, p: &crate::scenario::Serving) -> Basis {
-        band_for_in(self.table.as_deref().unwrap_or(bands()), p)
+    /// The band of pool `p` from `table` (None: the committed one).
+    fn band_of(table: &Option<Vec<Band>>, p: &crate::scenario::Serving) -> Basis {
+        band_for_in(table.as_deref().unwrap_or(bands()), p)
     }
 
     fn with_table(s: &Scenario, slo: PlanSlo, table: Option<Vec<Band>>) -> RangeRuns {
-        let band =
-            |p: &crate::scenario::Serving| band_for_in(table.as_deref().unwrap_or(bands()), p);
+        let band = |p| Self::band_of(&table, p);
         let basis = s.uses_fleet().then(|| band(&s.serving));
         let pools = || std::iter::once(&s.serving).chain(&s.pools).map(band);
         let mut ends = vec![End::Point];
@@ -332,7 +331,7 @@ impl RangeRuns {
         s.seed = s.seed.wrapping_add(k);
         if end != End::Point {
             for p in std::iter::once(&mut s.serving).chain(&mut s.pools) {
-                let (scale, prefill) = self.band(p).end(end == End::High);
+                let (scale, prefill) = Self::band_of(&self.table, p).end(end == End::High);
                 p.step_time_scale = Some(p.step_time_scale.unwrap_or(1.0) * scale);
                 if let Some(k) = prefill {
                     let own = p.prefill_time_scale.unwrap_or(1.0);
