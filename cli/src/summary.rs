@@ -296,6 +296,15 @@ pub fn ranges_text(r: &sim_core::ranges::Ranges) -> String {
         r.runs,
         r.verdict.words()
     );
+    if let Some(p) = &r.provenance {
+        let mut lines = p.lines().into_iter();
+        if let Some(head) = lines.next() {
+            o += &format!("  {head}\n");
+        }
+        for l in lines {
+            o += &format!("    {l}\n");
+        }
+    }
     o
 }
 

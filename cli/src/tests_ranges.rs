@@ -48,6 +48,20 @@ fn ranges_print_each_figure_with_its_range_and_the_verdict() {
         rest.contains("  replicas to meet the targets  2 (1 – 2)\n  their cost a month            $6,205 ($3,103 – $6,205)\n"),
         "{rest}"
     );
+    // Where the band was measured: the model and lengths inside the vLLM
+    // runs, the queue at 32 req/s deeper than any of them had.
+    assert!(
+        rest.contains("  Extrapolated, up to 2.6× beyond the measured: 49 rows of vLLM"),
+        "{rest}"
+    );
+    assert!(
+        rest.contains("    model 8.0 B parameters: inside the measured 6.7 – 70.6 B\n"),
+        "{rest}"
+    );
+    assert!(
+        rest.contains("    load 239 requests in flight per replica: extrapolated, 2.6× the most measured (3.7 – 91.0)\n"),
+        "{rest}"
+    );
 }
 
 #[test]
@@ -65,6 +79,11 @@ fn ranges_in_json_sit_beside_the_report() {
     assert!(low <= value && value <= high, "{f}");
     assert_eq!(v["ranges"]["verdict"], "stable");
     assert_eq!(v["ranges"]["basis"]["measured"], true);
+    // Provenance: each axis with the measured span; at 8 req/s all inside.
+    let axes = v["ranges"]["provenance"]["axes"].as_array().expect("axes");
+    assert_eq!(axes.len(), 4);
+    assert!(axes.iter().all(|a| a["beyond"] == 1.0), "{axes:?}");
+    assert_eq!(v["ranges"]["basis"]["extent"]["params_b"][1], 70.6);
     // The report's own fields are the plain run's.
     let report: sim_core::Report = serde_json::from_value(v).expect("a report");
     assert!(report.complete);

@@ -141,6 +141,57 @@ test('a GPU run under KV pressure, with preemptions, is bit-identical natively a
   assert.deepEqual(lab.errors, []);
 });
 
+test('near the knee, the ranges on the page are the native ranges, bit for bit, and say where they were measured', async () => {
+  // Issue 45: a shared link gives everyone the same ranges. The page runs
+  // them in slices beside the capacity measurement; the CLI in one go.
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  const before = await p.text('run-time');
+  await p.byTestId('arrival-rate-number').fill('32');
+  await p.byTestId('arrival-rate-number').press('Enter');
+  await p.waitForTextChange('run-time', before, 30_000);
+  await p.waitForRun();
+  const fleet = p.page.locator('[data-testid="range-replicas_for_targets"]');
+  await fleet.waitFor({ state: 'attached', timeout: 60_000 });
+  const scenario = await downloadText(p, 'export-scenario');
+  const dir = await mkdtemp(join(tmpdir(), 'tlab-'));
+  const file = join(dir, 'knee.json');
+  await writeFile(file, scenario.text);
+  const native = JSON.parse(
+    execFileSync('cargo', ['run', '--quiet', '-p', 'tlab', '--', 'run', file, '--ranges', '--json'], {
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    }),
+  ).ranges;
+  assert.equal(native.verdict, 'near_the_knee');
+  const browser = JSON.parse(await p.page.evaluate((json) => window.wasmBindings.ranges_json(json), scenario.text));
+  assert.equal(JSON.stringify(browser), JSON.stringify(native), 'bit-identical ranges');
+  // What the panel shows is the same runs: every figure's three numbers.
+  const names = Object.keys(native.figures);
+  assert.ok(names.includes('replicas_for_targets') && names.includes('ttft_p99_ms'), names.join());
+  for (const name of names) {
+    const row = p.page.locator(`[data-testid="range-${name}"]`);
+    const shown = await Promise.all(['data-value', 'data-low', 'data-high'].map(async (a) => Number(await row.getAttribute(a))));
+    const f = native.figures[name];
+    assert.deepEqual(shown, [f.value, f.low, f.high], name);
+  }
+  assert.equal(await p.byTestId('ranges-verdict').getAttribute('data-value'), native.verdict);
+  // Where the band was measured: the chatbot's model and lengths lie inside
+  // the vLLM runs, but at 32 req/s its queue holds more requests than any
+  // measured run had in flight.
+  assert.match(await p.text('ranges-where'), /^Up to [\d.]+× beyond the measured runs\.$/);
+  assert.equal(await p.byTestId('ranges-where').getAttribute('data-inside'), 'false');
+  await p.page.locator('[data-testid="ranges-detail"] summary').click();
+  assert.match(await p.text('ranges-provenance'), /^Extrapolated, up to [\d.]+× beyond the measured: 49 rows of vLLM/);
+  const outside = [];
+  for (const axis of native.provenance.axes) {
+    const inside = await p.byTestId(`provenance-${axis.name}`).getAttribute('data-inside');
+    if (inside === 'false') outside.push(axis.name);
+  }
+  assert.deepEqual(outside, ['in_flight']);
+  assert.deepEqual(lab.errors, []);
+});
+
 test('cost curves appear, with the API crossover when there is an API', async () => {
   const p = new LabPage(await lab.newPage(), lab.url);
   await p.open();

@@ -47,6 +47,16 @@ pub fn report_json(scenario_json: &str) -> Result<String, String> {
     serde_json::to_string(&r).map_err(|e| e.to_string())
 }
 
+/// A scenario's ranges (`sim_core::ranges::ranges`: the range runs, the
+/// fleet's included) as JSON: the `ranges` of `tlab run --ranges --json`,
+/// exposed so a test can compare them byte for byte.
+#[wasm_bindgen]
+pub fn ranges_json(scenario_json: &str) -> Result<String, String> {
+    let s = sim_core::Scenario::from_json(scenario_json).map_err(|e| e.to_string())?;
+    let (_, r) = sim_core::ranges::ranges(&s).map_err(|e| e.to_string())?;
+    serde_json::to_string(&r).map_err(|e| e.to_string())
+}
+
 /// Run a scenario `runs` times and return each run's wall time in ms (the
 /// browser benchmark's probe).
 #[wasm_bindgen]

@@ -1,6 +1,7 @@
-//! How sure the numbers are: the range runs' verdict and each headline
-//! figure's range (`sim_core::ranges`), shown once the runs of the
-//! scenario on screen finish.
+//! How sure the numbers are: the range runs' verdict, each headline
+//! figure's range and where the band behind them was measured
+//! (`sim_core::ranges`), shown once the runs of the scenario on screen
+//! finish.
 
 use leptos::prelude::*;
 use sim_core::compare::LoadCheck;
@@ -65,6 +66,27 @@ pub fn ranges_view(
                 .map_or(String::new(), |r| format!("Ranges from {}.", r.method()))
         })
     };
+    let provenance = move || ranges.with(|r| r.as_ref().and_then(|r| r.provenance.clone()));
+    let short = move || {
+        provenance().map_or(String::new(), |p| {
+            format!(" {}.", crate::format::capitalised(&p.short()))
+        })
+    };
+    let inside = move || provenance().map_or(String::new(), |p| p.inside().to_string());
+    let beyond = move || provenance().map_or(String::new(), |p| p.beyond().to_string());
+    let provenance_lines = move || {
+        provenance().map_or(Vec::new(), |p| {
+            let mut lines = p.lines().into_iter();
+            let head = lines.next().unwrap_or_default();
+            let axes: Vec<_> = lines
+                .zip(p.axes.iter().map(|a| (a.name, a.inside())))
+                .map(|(l, (name, inside))| {
+                    view! { <li data-testid=format!("provenance-{name}") data-inside=inside.to_string()>{l}</li> }
+                })
+                .collect();
+            vec![view! { <p>{head}</p><ul>{axes}</ul> }]
+        })
+    };
     view! {
         <Show when=move || ranges.with(|r| r.is_some())>
             <section class="ranges" data-testid="ranges" aria-label="How sure these numbers are">
@@ -75,12 +97,14 @@ pub fn ranges_view(
                 <details class="ranges-detail" data-testid="ranges-detail">
                     <summary>
                         <span data-testid="ranges-targets">{met}</span>
+                        <span data-testid="ranges-where" data-inside=inside data-beyond=beyond>{short}</span>
                         <span class="hint">" Each number's range, and how the runs were made."</span>
                     </summary>
                     <table>
                         <tbody>{rows}</tbody>
                     </table>
                     <p class="hint" data-testid="ranges-method">{method}</p>
+                    <div class="hint" data-testid="ranges-provenance">{provenance_lines}</div>
                 </details>
             </section>
         </Show>

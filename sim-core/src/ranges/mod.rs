@@ -17,12 +17,14 @@
 //! each end's capacity and the replicas that meet the targets.
 
 mod fleet;
+mod provenance;
 mod runs;
 
 use crate::compare::LoadCheck;
 use crate::physics::{Gpu, ServingSoftware};
 use crate::scenario::Serving;
 pub use fleet::{FLEET_FIGURES, FleetRuns};
+pub use provenance::{Axis, Extent, Point, Provenance};
 pub use runs::{Figure, RangeRuns, Ranges, Verdict, grows, ranges};
 use serde::{Deserialize, Serialize};
 use std::sync::OnceLock;
@@ -65,6 +67,10 @@ pub struct Band {
     /// time).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prefill: Option<PrefillBand>,
+    /// What the rows measured: the span of model sizes, lengths and loads
+    /// ([`Provenance`] places a scenario against it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extent: Option<Extent>,
 }
 
 /// The time to first token's band of a [`Band`]'s rows.
@@ -97,6 +103,9 @@ pub struct Basis {
     /// rather than at `low` and `high`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub prefill: Option<(f64, f64)>,
+    /// What the band's rows measured (a borrowed band's, where borrowed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extent: Option<Extent>,
 }
 
 impl Basis {
@@ -161,6 +170,7 @@ fn band_in(table: &[Band], gpu: Gpu, software: ServingSoftware, moe: bool) -> Ba
                 .prefill
                 .filter(|p| p.rows >= MIN_ROWS)
                 .map(|p| (p.low.min(1.0), p.high.max(1.0))),
+            extent: b.extent,
         };
     }
     // The nearest: most rows first among equals, so the pick is stable.
@@ -197,6 +207,7 @@ fn band_in(table: &[Band], gpu: Gpu, software: ServingSoftware, moe: bool) -> Ba
         measured: false,
         source: what,
         prefill: None,
+        extent: borrowed.and_then(|b| b.extent),
     }
 }
 

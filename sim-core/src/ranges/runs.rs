@@ -1,6 +1,6 @@
 //! The range runs of one scenario, and what they say (see [`super`]).
 
-use super::{Band, Basis, SEEDS, band_for_in, bands};
+use super::{Band, Basis, Point, Provenance, SEEDS, band_for_in, bands};
 use crate::plan::{PlanSlo, Runs};
 use crate::report::Report;
 use crate::scenario::{Scenario, ScenarioError};
@@ -75,6 +75,10 @@ pub struct Ranges {
     /// Of the ends whose fleet was sized, those where no replica count
     /// tried met the targets: their replicas are the most tried.
     pub replicas_unmet: u32,
+    /// The measured runs behind the band, and whether this scenario lies
+    /// inside what they measured (None when no fleet serves).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<Provenance>,
 }
 
 fn by_name<S: serde::Serializer>(f: &[(&'static str, Figure)], s: S) -> Result<S::Ok, S::Error> {
@@ -413,6 +417,10 @@ impl RangeRuns {
                 .count() as u32,
             figures,
             replicas_unmet: 0,
+            provenance: self
+                .basis
+                .as_ref()
+                .map(|b| Provenance::new(b, Point::of_run(&self.base, point).as_ref())),
         })
     }
 }

@@ -11,6 +11,7 @@ fn band(gpu: Gpu, moe: bool, low: f64, high: f64, rows: u32) -> Band {
         rows,
         source: format!("{} rows", rows),
         prefill: None,
+        extent: None,
     }
 }
 
@@ -96,4 +97,95 @@ fn a_measured_prompt_band_sets_the_prompt_part_of_each_end() {
     let basis = band_in(&[b], Gpu::H100, ServingSoftware::Vllm, false);
     assert_eq!(basis.prefill, None);
     assert_eq!(basis.end(true), (1.2, None));
+}
+
+fn point(params_b: f64, prompt: f64, output: f64, in_flight: Option<f64>) -> Point {
+    Point {
+        params_b,
+        prompt_tokens: prompt,
+        output_tokens: output,
+        in_flight,
+    }
+}
+
+#[test]
+fn an_extent_spans_its_rows_and_a_point_outside_says_how_far() {
+    let e = Extent::of(&[
+        point(8.03, 600.0, 250.0, Some(4.0)),
+        point(70.6, 1_090.0, 1_450.0, None),
+        point(34.0, 800.0, 500.0, Some(91.0)),
+    ])
+    .unwrap();
+    assert_eq!(e.params_b, [8.03, 70.6]);
+    assert_eq!(e.prompt_tokens, [600.0, 1_090.0]);
+    assert_eq!(
+        e.in_flight,
+        Some([4.0, 91.0]),
+        "rows without a load are left out"
+    );
+    assert_eq!(Extent::of(&[]), None);
+    let mut b = band(Gpu::H100, false, 0.9, 1.15, 49);
+    b.extent = Some(e);
+    let basis = band_in(&[b.clone()], Gpu::H100, ServingSoftware::Vllm, false);
+    // Inside on every axis.
+    let p = Provenance::new(&basis, Some(&point(8.03, 700.0, 300.0, Some(20.0))));
+    assert!(p.inside());
+    assert_eq!(p.beyond(), 1.0);
+    assert_eq!(p.axes.len(), 4);
+    assert!(
+        p.lines()[0].starts_with("Inside the measured: 49 rows"),
+        "{:?}",
+        p.lines()
+    );
+    // A prompt of 4,360 tokens is 4× the longest measured; a load of 2 in
+    // flight is half the least.
+    let p = Provenance::new(&basis, Some(&point(8.03, 4_360.0, 300.0, Some(2.0))));
+    assert!(!p.inside());
+    assert!((p.beyond() - 4.0).abs() < 1e-12);
+    let lines = p.lines();
+    assert!(
+        lines[0].starts_with("Extrapolated, up to 4.0× beyond the measured"),
+        "{lines:?}"
+    );
+    assert_eq!(
+        lines[2],
+        "prompt 4,360 tokens: extrapolated, 4.0× the most measured (600 – 1,090)"
+    );
+    assert_eq!(
+        lines[4],
+        "load 2.0 requests in flight per replica: extrapolated, 2.0× under the least measured (4.0 – 91.0)"
+    );
+    // A borrowed band carries the rows it borrows from, and says it is an
+    // estimate whatever the axes.
+    let other = band_in(&[b], Gpu::B200, ServingSoftware::Vllm, false);
+    let p = Provenance::new(&other, Some(&point(8.03, 700.0, 300.0, Some(20.0))));
+    assert!(!p.inside());
+    assert!(p.lines()[0].starts_with("Estimated: nothing measured on B200"));
+    assert_eq!(p.axes.len(), 4);
+}
+
+#[test]
+fn a_scenario_run_is_placed_by_what_its_replicas_served() {
+    let s = crate::presets::chatbot_h100();
+    let r = crate::run_scenario(s.clone()).unwrap();
+    let p = Point::of_run(&s, &r).unwrap();
+    assert!((p.params_b - 8.03).abs() < 0.01, "{p:?}");
+    // The chatbot asks for prompts and answers of a few hundred tokens.
+    let (per_task, _) = s.mean_tokens();
+    assert!(
+        (p.output_tokens / per_task - 1.0).abs() < 0.05,
+        "{p:?} vs {per_task}"
+    );
+    assert!(p.prompt_tokens > 50.0 && p.prompt_tokens < 5_000.0, "{p:?}");
+    // Little's law on the run: in flight ≈ completions/s × mean E2E, per replica.
+    let little = r.throughput.requests_per_s * r.overall.e2e.mean_ms.unwrap()
+        / 1000.0
+        / f64::from(s.serving.replicas);
+    let flight = p.in_flight.unwrap();
+    assert!((flight / little - 1.0).abs() < 0.15, "{flight} vs {little}");
+    // The committed table places it: the default chatbot runs on H100 vLLM.
+    let (_, ranges) = super::ranges(&s).unwrap();
+    let prov = ranges.provenance.unwrap();
+    assert!(prov.measured);
+    assert_eq!(prov.axes.len(), 4);
 }

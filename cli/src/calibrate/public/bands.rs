@@ -49,6 +49,8 @@ struct Group {
     sources: Vec<Source>,
     /// TTFT ratios.
     prefill: Vec<f64>,
+    /// Where the rows ran.
+    points: Vec<sim_core::ranges::Point>,
 }
 
 /// The bands of `rows`, one per GPU × profile × family with a step ratio,
@@ -72,12 +74,15 @@ pub fn bands(rows: &[Compared]) -> Vec<Band> {
                     rows: 0,
                     source: String::new(),
                     prefill: None,
+                    extent: None,
                 },
                 steps: Vec::new(),
                 sources: Vec::new(),
                 prefill: Vec::new(),
+                points: Vec::new(),
             });
         g.steps.push(r);
+        g.points.extend(c.point);
         // The public rows' TTFT is measured at the benchmarks' server loads,
         // where queueing makes most of it (ratios from 0.001 to 15): no
         // prompt passes' error can be read from them.
@@ -102,6 +107,7 @@ pub fn bands(rows: &[Compared]) -> Vec<Band> {
                     high: round(high),
                     rows: g.prefill.len() as u32,
                 });
+            band.extent = sim_core::ranges::Extent::of(&g.points);
             let names: Vec<&str> = g
                 .sources
                 .iter()

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use sim_core::dist::Dist;
 use sim_core::physics::{Gpu, Model, Precision, ServingSoftware};
+use sim_core::ranges::Point;
 use sim_core::scenario::{Arrival, RequestClass, Speculative, SpeculativeMethod, UserStep};
 
 use super::{Compared, Setup, Source, run};
@@ -189,6 +190,12 @@ pub fn compare(row: &Row) -> Compared {
         max: f64::from(n),
     };
     let class = RequestClass::new("random", nominal(row.isl), nominal(row.osl), row.osl);
+    // The load: the clients, all in flight (no think time), per replica.
+    let point = Point::of_class(
+        &setup.model,
+        &class,
+        Some(f64::from(row.concurrency) / f64::from(setup.replicas.max(1))),
+    );
     let duration_s = (REQUESTS_PER_CLIENT * e2e_ms / 1000.0).clamp(30.0, 3600.0);
     let mut s = setup.scenario(
         "inferencex",
@@ -221,6 +228,7 @@ pub fn compare(row: &Row) -> Compared {
     let layout = format!("{}{}", setup.describe(), if mtp { ", MTP" } else { "" });
     let mut c = Compared::expressed(Source::Inferencex, row.line, keys(row), group, Some(layout));
     c.system = Some(setup.system());
+    c.point = Some(point);
     for (name, measured, simulated) in [
         (
             "tput_per_gpu",

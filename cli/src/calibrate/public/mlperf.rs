@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use sim_core::dist::Dist;
 use sim_core::physics::{Gpu, Model, Precision, ServingSoftware};
+use sim_core::ranges::Point;
 use sim_core::report::Report;
 use sim_core::scenario::{Arrival, RequestClass};
 
@@ -313,6 +314,11 @@ pub fn compare(row: &Row) -> Compared {
     );
     let mut c = Compared::expressed(Source::Mlperf, row.line, keys(row), group, Some(layout));
     c.system = Some(setup.system());
+    c.point = Some(Point::of_class(
+        &setup.model,
+        &class,
+        in_flight(row, mean_output, setup.replicas),
+    ));
     let outcome = if row.scenario_norm == "Offline" {
         offline(row, &setup, &class, capacity, &mut c)
     } else {
@@ -323,6 +329,40 @@ pub fn compare(row: &Row) -> Compared {
         c.reason = Some(why);
     }
     c
+}
+
+/// An Offline row's system as simulated, one replica of it, the class it
+/// ran and its measured saturated tasks/s per replica: where the truth of
+/// its capacity is known (the verdict's test).
+#[cfg(test)]
+pub fn measured_capacity(row: &Row) -> Result<(Setup, RequestClass, f64, f64), String> {
+    if row.scenario_norm != "Offline" {
+        return Err("not an Offline row".into());
+    }
+    let (setup, _, dataset, mean_output) = express(row)?;
+    let class = class(&dataset, mean_output);
+    let (setup, simulated) = choose_layout(row, &setup, &class)?;
+    let measured = row.tokens_per_s.ok_or("no tokens_per_s")?;
+    let per_task = class.mean_generated_tokens();
+    let per_replica = measured / per_task / f64::from(setup.replicas.max(1));
+    Ok((
+        Setup {
+            replicas: 1,
+            ..setup
+        },
+        class,
+        per_replica,
+        simulated,
+    ))
+}
+
+/// A Server row's requests in flight per replica, by Little's law on its
+/// measured means: `target_qps` × (TTFT + the rest of the answer at the
+/// mean time per token). None for Offline, which states no latency.
+fn in_flight(row: &Row, mean_output: f64, replicas: u32) -> Option<f64> {
+    let e2e_ms = row.ttft_mean_ms? + (mean_output - 1.0).max(0.0) * row.tpot_mean_ms?;
+    let per_s = row.target_qps.filter(|q| *q > 0.0)?;
+    (row.scenario_norm != "Offline").then(|| per_s * e2e_ms / 1000.0 / f64::from(replicas.max(1)))
 }
 
 /// Offline: saturated output tokens/s (the system's saturated tasks/s

@@ -123,6 +123,10 @@ pub struct Compared {
     /// of experts), for the error bands (`bands`); not in the JSON.
     #[serde(skip)]
     pub system: Option<(Gpu, ServingSoftware, bool)>,
+    /// Where the row ran: model size, lengths and load, for the bands'
+    /// extents (`bands`); not in the JSON.
+    #[serde(skip)]
+    pub point: Option<sim_core::ranges::Point>,
 }
 
 impl Compared {
@@ -165,6 +169,7 @@ impl Compared {
             rate_ratio: None,
             limits_hold: None,
             system: None,
+            point: None,
         }
     }
 

@@ -281,3 +281,96 @@ fn a_row_listed_twice_is_simulated_once_and_keeps_its_own_line_and_path() {
     assert_eq!(a.simulated, b.simulated);
     assert_eq!(a.measured, b.measured);
 }
+
+#[test]
+fn the_verdict_is_right_where_the_saturated_throughput_was_measured() {
+    // Issue 45: an MLPerf Offline row measured its system's saturated
+    // throughput. On the systems whose band is narrow enough to tell
+    // (its ends within the 80 % margin: high ÷ low ≤ 1.25), each row the
+    // band claims (its own step ratio inside it) is stable at 80 % of its
+    // measured capacity and overloaded at 125 % of it, open-loop arrivals
+    // on one replica. A wider band says "near the knee" there, as it should:
+    // the simulation cannot tell.
+    use sim_core::ranges::{RangeRuns, Verdict, band_for};
+    use sim_core::scenario::Arrival;
+    let (mut checked, mut wide, mut outside) = (Vec::new(), Vec::new(), 0);
+    for row in mlperf::read(MLPERF).expect("MLPerf parses") {
+        let Ok((setup, class, measured, simulated)) = mlperf::measured_capacity(&row) else {
+            continue;
+        };
+        let probe = setup.scenario(
+            "probe",
+            Arrival::Poisson { rate_per_s: 1.0 },
+            class.clone(),
+            1.0,
+        );
+        let band = band_for(&probe.serving);
+        let ratio = simulated / measured;
+        if !(band.low..=band.high).contains(&ratio) {
+            outside += 1;
+            continue;
+        }
+        // A wide band cannot say stable or overloaded so close to the
+        // capacity, but it is never wrong the other way: its fast end drains
+        // at 80 % and its slow end grows at 125 %. Checked on the first row
+        // of each system.
+        let narrow = band.measured && band.high / band.low <= 1.25;
+        let system = (
+            row.gpu_norm.clone(),
+            row.engine.clone(),
+            row.benchmark_norm.clone(),
+        );
+        if !narrow {
+            if wide.contains(&system) {
+                continue;
+            }
+            wide.push(system);
+        }
+        for (share, want) in [(0.8, Verdict::Stable), (1.25, Verdict::Overloaded)] {
+            let rate = share * measured;
+            // Long enough for a queue at 125 % to show: 3,000 arrivals, each
+            // run to its end as a user's scenario is (a calibration run stops
+            // half a window after its arrivals).
+            let mut s = setup.scenario(
+                "verdict",
+                Arrival::Poisson { rate_per_s: rate },
+                class.clone(),
+                (3_000.0 / rate).clamp(60.0, 1_800.0),
+            );
+            s.limits = sim_core::scenario::Limits::default();
+            let mut runs = RangeRuns::new(&s);
+            sim_core::plan::drive(&mut runs).expect("runs");
+            let got = runs.result().expect("ranges").verdict;
+            let what = format!(
+                "line {}: {} {} at {share} × its measured {measured:.2} tasks/s (simulated {simulated:.2}, ratio {ratio:.3}, band {:.2}–{:.2}): {got:?}",
+                row.line, row.gpu_norm, row.benchmark_norm, band.low, band.high
+            );
+            if narrow {
+                assert_eq!(got, want, "{what}");
+            } else {
+                assert_ne!(
+                    got,
+                    if share < 1.0 {
+                        Verdict::Overloaded
+                    } else {
+                        Verdict::Stable
+                    },
+                    "{what}"
+                );
+            }
+        }
+        if !narrow {
+            continue;
+        }
+        checked.push(format!(
+            "{} {} {} (line {})",
+            row.gpu_norm, row.engine, row.benchmark_norm, row.line
+        ));
+    }
+    assert!(checked.len() >= 3, "rows checked: {checked:?}");
+    assert!(wide.len() >= 10, "systems with a wide band: {wide:?}");
+    eprintln!(
+        "verdict checked on {checked:?}; {} systems with a wide band; {outside} rows outside their band",
+        wide.len()
+    );
+}

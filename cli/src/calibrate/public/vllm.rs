@@ -64,6 +64,7 @@ pub fn rows(texts: &[(String, String)], opt: &Options) -> Result<Vec<Compared>, 
             };
             let mut out = Compared::expressed(Source::Vllm, line, keys, group, None);
             out.system = row.gpu().ok().map(|g| (g, software, row.is_moe()));
+            out.point = Some(row.point());
             for (i, name) in COLUMNS.into_iter().enumerate() {
                 // A warm-up row's TTFT mean and end-to-end p99 are not
                 // counted (`Comparison::counted`): shown in the tables, left
