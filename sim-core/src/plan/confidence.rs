@@ -39,6 +39,9 @@ pub struct Checked {
     pub meets: u32,
     /// Range runs made.
     pub runs: u32,
+    /// The step-time band its range runs used (None for an API tier).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub basis: Option<crate::ranges::Basis>,
 }
 
 /// The plan's answer checked against the model's error.
@@ -63,6 +66,35 @@ impl Checked {
 }
 
 impl Confidence {
+    /// Whether the confident setup costs at most one replica of the point
+    /// answer more (None without both).
+    pub fn within_one_replica(&self) -> Option<bool> {
+        let (p, c) = (self.point.as_ref()?, self.confident.as_ref()?);
+        let one = p.usd_per_month / f64::from(p.replicas.max(1));
+        Some(c.usd_per_month <= p.usd_per_month + one + 0.5)
+    }
+
+    /// Why confidence costs more than one replica, or why none is
+    /// confident: the point answer's band, in words. None where it costs
+    /// one replica or less.
+    pub fn why(&self) -> Option<String> {
+        if self.within_one_replica() == Some(true) {
+            return None;
+        }
+        let b = self.point.as_ref()?.basis.as_ref()?;
+        Some(format!(
+            "its step time may be ×{:.2} – ×{:.2} of the simulated ({}: {})",
+            b.low,
+            b.high,
+            if b.measured {
+                "the p10–p90 measured"
+            } else {
+                "an estimate"
+            },
+            b.source
+        ))
+    }
+
     /// What the confident setup costs a month over the point answer.
     pub fn price_usd_per_month(&self) -> Option<f64> {
         Some(self.confident.as_ref()?.usd_per_month - self.point.as_ref()?.usd_per_month)
@@ -85,21 +117,25 @@ impl Confidence {
                 share(c)
             ),
             (Some(p), Some(c)) => format!(
-                "Confident at {level}: {} at {}/month, {}; the cheapest at the point estimate, {} at {}/month, {}. Confidence costs {}/month.",
+                "Confident at {level}: {} at {}/month, {}; the cheapest at the point estimate, {} at {}/month, {}. Confidence costs {}/month{}.",
                 c.description,
                 usd(c.usd_per_month),
                 share(c),
                 p.description,
                 usd(p.usd_per_month),
                 share(p),
-                usd(c.usd_per_month - p.usd_per_month)
+                usd(c.usd_per_month - p.usd_per_month),
+                self.why().map_or(String::new(), |w| format!(
+                    ", more than one replica: the point answer misses within its error; {w}"
+                ))
             ),
             (Some(p), None) => format!(
-                "No setup checked is confident at {level}: the cheapest, {} at {}/month, {}; {} setups checked, each with up to {MORE_REPLICAS} more replicas.",
+                "No setup checked is confident at {level}: the cheapest, {} at {}/month, {}; {} setups checked, each with up to {MORE_REPLICAS} more replicas{}.",
                 p.description,
                 usd(p.usd_per_month),
                 share(p),
-                self.checked.len()
+                self.checked.len(),
+                self.why().map_or(String::new(), |w| format!("; {w}"))
             ),
         }
     }
@@ -238,6 +274,7 @@ impl ConfidenceRuns {
             usd_per_month: e.usd_per_month_at(replicas),
             meets: r.meeting_targets,
             runs: r.runs,
+            basis: r.basis.clone(),
         };
         self.out.point.get_or_insert_with(|| c.clone());
         self.out.checked.push(c.clone());
@@ -310,5 +347,66 @@ impl Runs for ConfidenceRuns {
 
     fn settled(&self, sim: &crate::Simulation) -> Option<String> {
         self.current.as_ref().and_then(|r| r.settled(sim))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn checked(
+        replicas: u32,
+        usd: f64,
+        meets: u32,
+        runs: u32,
+        basis: Option<crate::ranges::Basis>,
+    ) -> Checked {
+        Checked {
+            description: format!("{replicas} × X"),
+            config: Config::AsIs,
+            replicas,
+            usd_per_month: usd,
+            meets,
+            runs,
+            basis,
+        }
+    }
+
+    #[test]
+    fn confidence_past_one_replica_says_why_in_the_point_answers_band() {
+        let basis = crate::ranges::band_for(&crate::presets::h100_llama_8b());
+        let point = checked(2, 2_000.0, 6, 9, Some(basis.clone()));
+        let mut c = Confidence {
+            level: 0.9,
+            point: Some(point.clone()),
+            confident: Some(checked(3, 3_000.0, 9, 9, None)),
+            checked: Vec::new(),
+        };
+        // One replica more: no reason needed.
+        assert_eq!(c.within_one_replica(), Some(true));
+        assert_eq!(c.why(), None);
+        assert!(
+            c.words().ends_with("Confidence costs $1,000/month."),
+            "{}",
+            c.words()
+        );
+        // Two more: the band says why.
+        c.confident = Some(checked(4, 4_000.0, 9, 9, None));
+        assert_eq!(c.within_one_replica(), Some(false));
+        let words = c.words();
+        assert!(
+            words.ends_with(&format!(
+                "Confidence costs $2,000/month, more than one replica: the point answer misses within its error; its step time may be ×{:.2} – ×{:.2} of the simulated (the p10–p90 measured: {}).",
+                basis.low, basis.high, basis.source
+            )),
+            "{words}"
+        );
+        // None confident: the same reason after what was checked.
+        c.confident = None;
+        assert!(
+            c.words().contains("more replicas; its step time may be ×"),
+            "{}",
+            c.words()
+        );
     }
 }
