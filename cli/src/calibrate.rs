@@ -93,23 +93,6 @@ impl Row {
         self.model.rsplit('/').next().unwrap_or(&self.model)
     }
 
-    /// Where the row ran: its model's size, its prompt (system prompt and
-    /// question, in the simulator's tokens) and answer, and its requests in
-    /// flight by Little's law (its stage's rate × its measured mean end to
-    /// end; none for a whole-run row, whose load changed).
-    pub fn point(&self) -> sim_core::ranges::Point {
-        let rate = usize::try_from(self.stage_index)
-            .ok()
-            .and_then(|i| self.stages().ok()?.get(i).map(|st| st.rate_per_s));
-        sim_core::ranges::Point {
-            params_b: self.dims().params() / 1e9,
-            prompt_tokens: (f64::from(self.system_prompt_tokens) * RETOKENISE).round()
-                + (f64::from(self.question_tokens) * RETOKENISE).round(),
-            output_tokens: f64::from(self.output_tokens),
-            in_flight: rate.map(|r| r * self.e2e_mean_ms / 1000.0),
-        }
-    }
-
     /// The highest stage rate the row's numbers cover, req/s: its own
     /// stage's, or the run's highest for a whole-run row (infinite when the
     /// stages do not parse: such a row is never light load).
@@ -301,7 +284,7 @@ pub fn read(text: &str) -> Result<Vec<Row>, String> {
 
 /// Random text re-tokenised comes out about 5 % longer than asked for (the
 /// CSV's README, from the client's records).
-const RETOKENISE: f64 = 1.05;
+pub(crate) const RETOKENISE: f64 = 1.05;
 
 /// The scenario a row's experiment describes.
 pub fn scenario(row: &Row) -> Result<Scenario, String> {

@@ -33,7 +33,7 @@ fn ranges_print_each_figure_with_its_range_and_the_verdict() {
     assert!(out.starts_with(&plain), "{out}");
     let rest = &out[plain.len()..];
     assert!(
-        rest.starts_with("Ranges (9 runs: as modelled and with every pass ×0.90 and ×1.16, passes with a prompt ×0.86 and ×1.08 (the profile's p10–p90 error: 49 rows of vLLM v0.15.1 runs, the fit's own), each at 3 seeds):"),
+        rest.starts_with("Ranges (9 runs: as modelled and with every pass ×0.90 and ×1.19, passes with a prompt ×0.86 and ×1.10 (the profile's p10–p90 error: 49 rows of vLLM v0.15.1 runs, the fit's own), each at 3 seeds):"),
         "{rest}"
     );
     let ttft = rest
@@ -192,13 +192,14 @@ fn the_vllm_runs_fall_inside_their_ranges() {
     for i in 0..4 {
         assert!(share(i) >= 0.8, "{}: {c:?}", tlab::calibrate::METRICS[i]);
     }
-    // The ranges are not a blank cheque: their median width stays under a
-    // third of the value.
+    // The ranges are not a blank cheque: their median width stays under
+    // 36 % of the value (33–35 % today; docs/ranges.md).
     for m in &c {
-        assert!(m.median_width < 0.33, "{c:?}");
+        assert!(m.median_width < 0.36, "{c:?}");
     }
-    // Each experiment left out of its own band: 79–80 % today, short of 80 %
-    // on TTFT and end-to-end p99 by a row each; this holds it there.
+    // Each experiment left out of its own band: the bands are prediction
+    // intervals (`bands::prediction`), so a run they never saw is inside
+    // at least 80 % of the time (81–86 % today).
     let opt = tlab::calibrate::Options {
         moe: true,
         ..Default::default()
@@ -207,8 +208,8 @@ fn the_vllm_runs_fall_inside_their_ranges() {
     let h = tlab::calibrate::coverage::held_out(&rows, &compared).expect("held out");
     for (i, m) in h.iter().enumerate() {
         let share = f64::from(m.inside) / f64::from(m.rows);
-        assert!(share >= 0.78, "{}: {h:?}", tlab::calibrate::METRICS[i]);
-        assert!(m.median_width < 0.33, "{h:?}");
+        assert!(share >= 0.8, "{}: {h:?}", tlab::calibrate::METRICS[i]);
+        assert!(m.median_width < 0.36, "{h:?}");
     }
 }
 
@@ -225,8 +226,8 @@ fn the_curve_chart_shades_where_the_fleet_tips_over() {
     })
     .expect("curve");
     let text = std::fs::read_to_string(&svg).expect("written");
-    // One replica sustains about 8,900 output tok/s; the band ×0.90–×1.16
-    // puts the tipping point between about 7.7k and 9.9k.
+    // One replica sustains about 8,900 output tok/s; the band ×0.90–×1.19
+    // puts the tipping point between about 7.5k and 9.9k.
     let (lo, hi) = sim_core::ranges::tipping_of(&sim_core::presets::chatbot_h100())
         .expect("measured")
         .expect("a fleet");

@@ -219,15 +219,16 @@ fn the_fleet_has_ranges_and_its_point_is_the_cards() {
     assert_eq!(replicas.value, f64::from(card.replicas));
     assert_eq!(month.value, fleet_usd_per_month(&s, card.replicas));
     // A slower pass sustains less: the band's ends bracket the capacity,
-    // about as one over the step-time scale.
+    // about as one over the step-time scale (within 7 %: passes carrying a
+    // prompt run at the TTFT band's ends, ×1.10 where the others run ×1.19).
     let b = band_for(&s.serving);
     assert!(capacity.low < c && c < capacity.high, "{capacity:?}");
     assert!(
-        (capacity.low * b.high / c - 1.0).abs() < 0.05,
+        (capacity.low * b.high / c - 1.0).abs() < 0.07,
         "{capacity:?}"
     );
     assert!(
-        (capacity.high * b.low / c - 1.0).abs() < 0.05,
+        (capacity.high * b.low / c - 1.0).abs() < 0.07,
         "{capacity:?}"
     );
     assert_eq!((replicas.low, replicas.high), (1.0, 2.0), "{replicas:?}");

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use sim_core::ranges::{Band, PrefillBand, quantile};
+use sim_core::ranges::{Band, PrefillBand};
 
 use super::{Compared, Source};
 
@@ -97,16 +97,15 @@ pub fn bands(rows: &[Compared]) -> Vec<Band> {
         .into_values()
         .map(|g| {
             let mut band = g.band;
-            band.low = round(quantile(&g.steps, 0.1).unwrap_or(1.0));
-            band.high = round(quantile(&g.steps, 0.9).unwrap_or(1.0));
+            let (low, high) = prediction(&g.steps).unwrap_or((1.0, 1.0));
+            band.low = round(low);
+            band.high = round(high);
             band.rows = g.steps.len() as u32;
-            band.prefill = quantile(&g.prefill, 0.1)
-                .zip(quantile(&g.prefill, 0.9))
-                .map(|(low, high)| PrefillBand {
-                    low: round(low),
-                    high: round(high),
-                    rows: g.prefill.len() as u32,
-                });
+            band.prefill = prediction(&g.prefill).map(|(low, high)| PrefillBand {
+                low: round(low),
+                high: round(high),
+                rows: g.prefill.len() as u32,
+            });
             band.extent = sim_core::ranges::Extent::of(&g.points);
             let names: Vec<&str> = g
                 .sources
@@ -121,6 +120,27 @@ pub fn bands(rows: &[Compared]) -> Vec<Band> {
             band
         })
         .collect()
+}
+
+/// The 10th and 90th percentiles of `values` as a prediction interval: the
+/// order statistics at positions 0.1 (n + 1) and 0.9 (n + 1) (from 1,
+/// linearly between them, clamped to the sample; Hyndman and Fan's type 6),
+/// between which one more draw from the same distribution falls 80 % of the
+/// time. The sample's own percentiles (positions 1 + 0.1 (n − 1) and
+/// 1 + 0.9 (n − 1)) hold a new draw less often: about 0.8 (n − 1) / (n + 1).
+fn prediction(values: &[f64]) -> Option<(f64, f64)> {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len() as f64;
+    let at = |p: f64| {
+        let pos = (p * (n + 1.0)).clamp(1.0, n) - 1.0;
+        let (i, f) = (pos.floor() as usize, pos.fract());
+        v[i] + f * (v[(i + 1).min(v.len() - 1)] - v[i])
+    };
+    Some((at(0.1), at(0.9)))
 }
 
 /// Four significant decimals: the committed file reads as the table it is.

@@ -64,7 +64,7 @@ pub fn rows(texts: &[(String, String)], opt: &Options) -> Result<Vec<Compared>, 
             };
             let mut out = Compared::expressed(Source::Vllm, line, keys, group, None);
             out.system = row.gpu().ok().map(|g| (g, software, row.is_moe()));
-            out.point = Some(row.point());
+            out.point = Some(point(&row));
             for (i, name) in COLUMNS.into_iter().enumerate() {
                 // A warm-up row's TTFT mean and end-to-end p99 are not
                 // counted (`Comparison::counted`): shown in the tables, left
@@ -76,4 +76,21 @@ pub fn rows(texts: &[(String, String)], opt: &Options) -> Result<Vec<Compared>, 
             out
         })
         .collect())
+}
+
+/// Where the row ran: its model's size, its prompt (system prompt and
+/// question, in the simulator's tokens) and answer, and its requests in
+/// flight by Little's law (its stage's rate × its measured mean end to
+/// end; none for a whole-run row, whose load changed).
+pub fn point(row: &Row) -> sim_core::ranges::Point {
+    let rate = usize::try_from(row.stage_index)
+        .ok()
+        .and_then(|i| row.stages().ok()?.get(i).map(|st| st.rate_per_s));
+    sim_core::ranges::Point {
+        params_b: row.dims().params() / 1e9,
+        prompt_tokens: (f64::from(row.system_prompt_tokens) * crate::calibrate::RETOKENISE).round()
+            + (f64::from(row.question_tokens) * crate::calibrate::RETOKENISE).round(),
+        output_tokens: f64::from(row.output_tokens),
+        in_flight: rate.map(|r| r * row.e2e_mean_ms / 1000.0),
+    }
 }
