@@ -59,7 +59,7 @@ test('the planner finds the cheapest setup on every core, off the page', async (
   if (Number(meets) === 9) {
     assert.match(sure, /^Confident at 90 %: the cheapest setup, .* meets the targets in 9 of 9 range runs\.$/);
   } else {
-    assert.match(sure, /Confidence costs \$[\d,]+\/month\.$|^No setup checked is confident at 90 %/);
+    assert.match(sure, /Confidence costs \$[\d,.k]+\/month(, more than one replica: the point answer misses within its error; .*)?\.$|^No setup checked is confident at 90 %/);
   }
   // Apply the cheapest row: the scenario becomes that setup and re-runs.
   const row = await p.page.locator('[data-testid="plan-results"] tbody tr').first().locator('td').first().textContent();

@@ -22,7 +22,7 @@ use std::rc::Rc;
 /// How long a finished run stays on screen before the capacity measurement
 /// and the GPU timeline start for it: longer than the moves of a drag are
 /// apart, short enough not to be seen.
-const SETTLE: std::time::Duration = std::time::Duration::from_millis(150);
+const SETTLE: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// The whole application.
 #[component]
@@ -197,14 +197,20 @@ pub fn App() -> impl IntoView {
                     {
                         let (of, joined, fleet_when_joined) =
                             (s.clone(), joined.clone(), fleet_when_joined.clone());
-                        crate::jobs::run(range_runs, RwSignal::new(None::<f64>), &stop, move |r| {
-                            if !ran.with_untracked(|s| s.as_ref() == Some(&of)) {
-                                return;
-                            }
-                            ranges.set(r.result().map(|r| (of.clone(), r)));
-                            joined.borrow_mut().1 = Some(r);
-                            fleet_when_joined();
-                        });
+                        crate::jobs::run_sliced(
+                            range_runs,
+                            crate::jobs::RANGE_SLICE_MS,
+                            RwSignal::new(None::<f64>),
+                            &stop,
+                            move |r| {
+                                if !ran.with_untracked(|s| s.as_ref() == Some(&of)) {
+                                    return;
+                                }
+                                ranges.set(r.result().map(|r| (of.clone(), r)));
+                                joined.borrow_mut().1 = Some(r);
+                                fleet_when_joined();
+                            },
+                        );
                     }
                     crate::jobs::run(
                         crate::jobs::CostJobs::new(&s),

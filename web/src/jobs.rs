@@ -13,6 +13,10 @@ use std::rc::Rc;
 /// background work each take one slice a frame, so two slices and the
 /// frame's rendering stay under the 50 ms of a long task.
 pub const SLICE_MS: f64 = 8.0;
+/// The range runs' slice, ms: the "How sure" panel follows a drag within
+/// 500 ms while the capacity measurement runs beside it (three slices and
+/// the frame's rendering stay under the 50 ms of a long task).
+pub const RANGE_SLICE_MS: f64 = 14.0;
 /// Events between clock checks inside a slice: the planner's early-verdict
 /// cadence (`sim_core::plan::EARLY_CHECK_EVENTS`), so sliced planning runs
 /// stop where the workers' do.
@@ -314,15 +318,27 @@ pub fn run<J: Runs + 'static>(
     stop: &Stop,
     done: impl FnOnce(J) + 'static,
 ) {
+    run_sliced(jobs, SLICE_MS, progress, stop, done)
+}
+
+/// [`run`] in slices of at most `slice_ms` a frame.
+pub fn run_sliced<J: Runs + 'static>(
+    jobs: J,
+    slice_ms: f64,
+    progress: RwSignal<Option<f64>>,
+    stop: &Stop,
+    done: impl FnOnce(J) + 'static,
+) {
     let state = Rc::new(RefCell::new((jobs, None::<Simulation>)));
     progress.set(Some(0.0));
-    step(state, progress, Box::new(done), stop.clone());
+    step(state, slice_ms, progress, Box::new(done), stop.clone());
 }
 
 type Done<J> = Box<dyn FnOnce(J)>;
 
 fn step<J: Runs + 'static>(
     state: Rc<RefCell<(J, Option<Simulation>)>>,
+    slice_ms: f64,
     progress: RwSignal<Option<f64>>,
     done: Done<J>,
     stop: Stop,
@@ -367,7 +383,7 @@ fn step<J: Runs + 'static>(
                     jobs.feed(&report);
                 }
             }
-            if now_ms() - t0 > SLICE_MS || events >= MAX_SLICE_EVENTS {
+            if now_ms() - t0 > slice_ms || events >= MAX_SLICE_EVENTS {
                 break false;
             }
         }
@@ -381,7 +397,7 @@ fn step<J: Runs + 'static>(
     }
     SLICES.with(|s| s.borrow_mut().add(events));
     progress.set(Some(state.borrow().0.progress()));
-    request_animation_frame(move || step(state, progress, done, stop));
+    request_animation_frame(move || step(state, slice_ms, progress, done, stop));
 }
 
 #[cfg(test)]
