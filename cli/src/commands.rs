@@ -263,8 +263,10 @@ pub(crate) enum Command {
         /// is this over every file of data/calibration/, with --moe).
         #[arg(long, conflicts_with = "json")]
         bands: bool,
-        /// For vLLM runs: how often each row's measured figures fall inside
-        /// the range its range runs give (`docs/ranges.md`).
+        /// How often each row's measured figures fall inside the range its
+        /// range runs give, with the committed bands and held out
+        /// (`docs/ranges.md`): vLLM runs, and InferenceX rows when the
+        /// public files are given (their bands read from every public row).
         #[arg(long, conflicts_with_all = ["json", "bands"])]
         coverage: bool,
     },

@@ -133,3 +133,141 @@ pub fn markdown(c: &Coverage, held_out: &Coverage) -> String {
     }
     o
 }
+
+/// The InferenceX figures the public coverage checks, in [`public`]'s
+/// order (its other two places stay empty).
+const PUBLIC: [&str; 3] = ["TPOT mean", "TPOT median", "output tokens/s per GPU"];
+
+/// How often InferenceX's closed-loop runs (never fitted) fall inside their
+/// ranges: TPOT mean and median and output throughput per GPU, the figures a closed
+/// loop measures without a server-load queue (its TTFT is mostly the
+/// clients' own prompts queued behind each other). With the committed bands, and
+/// with each row's band read from `compared` (every public row compared)
+/// without the rows of its own benchmark run (`run_url`: a whole sweep of
+/// one configuration's concurrencies).
+pub fn public(
+    rows: &[super::public::inferencex::Row],
+    compared: &[Compared],
+) -> Result<(Coverage, Coverage), String> {
+    use super::public::inferencex;
+    let ranged: Vec<(&inferencex::Row, [Vec<Report>; 2])> = rows
+        .par_iter()
+        .filter_map(|row| {
+            // The rows the comparison ran (a refused row says why there).
+            let ran = compared.iter().any(|c| {
+                c.source == super::public::Source::Inferencex && c.line == row.line && c.expressible
+            });
+            let (_, s) = inferencex::scenario(row).ok().filter(|_| ran)?;
+            let run = |runs: &mut RangeRuns| -> Result<Vec<Report>, String> {
+                sim_core::plan::drive(runs).map_err(|e| format!("line {}: {e}", row.line))?;
+                Ok(runs.reports().cloned().collect())
+            };
+            let others: Vec<Compared> = compared
+                .iter()
+                .filter(|c| c.keys.get("run_url").and_then(|v| v.as_str()) != Some(&row.run_url))
+                .cloned()
+                .collect();
+            let both = run(&mut RangeRuns::new(&s))
+                .and_then(|c| Ok([c, run(&mut RangeRuns::with_bands(&s, bands(&others)))?]));
+            Some(both.map(|b| (row, b)))
+        })
+        .collect::<Result<_, String>>()?;
+    let mut out: [Coverage; 2] = Default::default();
+    let mut widths: [[Vec<f64>; 4]; 2] = Default::default();
+    for (row, runs) in &ranged {
+        let gpus = f64::from(inferencex::gpus(row));
+        let measured = [
+            row.mean_tpot_ms,
+            row.median_tpot_ms,
+            row.output_tput_per_gpu,
+        ];
+        for (k, reports) in runs.iter().enumerate() {
+            for (i, m) in measured.iter().enumerate() {
+                let Some(m) = m.filter(|m| *m > 0.0) else {
+                    continue;
+                };
+                let simulated = reports.iter().filter_map(|r| match i {
+                    0 => r.overall.tpot.mean_ms,
+                    1 => r.overall.tpot.p50_ms,
+                    _ => Some(r.throughput.output_tokens_per_s / gpus),
+                });
+                let (lo, hi) = simulated.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+                    (lo.min(v), hi.max(v))
+                });
+                out[k][i].rows += 1;
+                if lo <= m && m <= hi {
+                    out[k][i].inside += 1;
+                }
+                widths[k][i].push((hi - lo) / m);
+            }
+        }
+    }
+    for (c, w) in out.iter_mut().zip(&widths) {
+        for (metric, w) in c.iter_mut().zip(w) {
+            metric.median_width = sim_core::ranges::quantile(w, 0.5).unwrap_or(0.0);
+        }
+    }
+    Ok((out[0], out[1]))
+}
+
+/// [`public`] as a table.
+pub fn public_markdown(c: &Coverage, held_out: &Coverage) -> String {
+    let mut o = String::from(
+        "| InferenceX metric | rows inside their range | median width | run left out of its band | median width |\n|---|---|---|---|---|\n",
+    );
+    let share = |m: &Metric| {
+        format!(
+            "{} of {} ({:.0} %)",
+            m.inside,
+            m.rows,
+            100.0 * f64::from(m.inside) / f64::from(m.rows.max(1))
+        )
+    };
+    for (i, name) in PUBLIC.iter().enumerate() {
+        o += &format!(
+            "| {name} | {} | {:.0} % | {} | {:.0} % |\n",
+            share(&c[i]),
+            100.0 * c[i].median_width,
+            share(&held_out[i]),
+            100.0 * held_out[i].median_width
+        );
+    }
+    o
+}
+
+/// `tlab calibrate --coverage` with public files: every public row compared
+/// (the bands' rows), then the InferenceX rows' coverage; the vLLM runs'
+/// table after it when given.
+pub fn public_command(
+    files: &[(String, String)],
+    vllm_files: &[(String, String)],
+    opt: &super::Options,
+) -> Result<String, String> {
+    use super::public::{Source, inferencex};
+    let compared = super::public::compare(files)?;
+    let mut rows = Vec::new();
+    for (name, text) in files {
+        let text = sim_core::text::without_bom(text);
+        if Source::of(text).map_err(|e| format!("{name}: {e}"))? == Source::Inferencex {
+            rows.extend(inferencex::read(text).map_err(|e| format!("{name}: {e}"))?);
+        }
+    }
+    if rows.is_empty() {
+        return Err(
+            "--coverage ranges InferenceX rows: give its file (the MLPerf rows only make bands)"
+                .into(),
+        );
+    }
+    let (c, h) = public(&rows, &compared.rows)?;
+    let mut out = public_markdown(&c, &h);
+    if !vllm_files.is_empty() {
+        let vrows: Vec<Row> = super::public::vllm::read_all(vllm_files, opt.moe)?
+            .into_iter()
+            .map(|(_, r)| r)
+            .collect();
+        let vcompared = super::public::vllm::rows(vllm_files, opt)?;
+        out += "\n";
+        out += &markdown(&coverage(&vrows)?, &held_out(&vrows, &vcompared)?);
+    }
+    Ok(out)
+}

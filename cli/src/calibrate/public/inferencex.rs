@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 
 use serde::Deserialize;
+use sim_core::Scenario;
 use sim_core::dist::Dist;
 use sim_core::physics::{Gpu, Model, Precision, ServingSoftware};
 use sim_core::ranges::Point;
@@ -165,37 +166,20 @@ fn e2e_ms(row: &Row) -> Option<f64> {
         .filter(|v| *v > 0.0 && v.is_finite())
 }
 
-/// Compare one row with its simulation.
-pub fn compare(row: &Row) -> Compared {
-    let group = [row.hardware.as_str(), row.framework.as_str(), "deepseek-r1"];
-    let refuse =
-        |why: String| Compared::refused(Source::Inferencex, row.line, keys(row), group, why);
-    let setup = match express(row) {
-        Ok(s) => s,
-        Err(why) => return refuse(why),
-    };
+/// The run a row is compared with: its setup, and the scenario of its
+/// clients on it (MTP where the row used it), or why it cannot be run.
+pub fn scenario(row: &Row) -> Result<(Setup, Scenario), String> {
+    let setup = express(row)?;
     if !setup.fits() {
-        return refuse(format!(
+        return Err(format!(
             "DeepSeek-R1 in {} does not fit on TP{} {}",
             setup.weights.name(),
             setup.tp,
             row.hardware
         ));
     }
-    let Some(e2e_ms) = e2e_ms(row) else {
-        return refuse("no latency to size the run by".into());
-    };
-    let nominal = |n: u32| Dist::Uniform {
-        min: (0.8 * f64::from(n)).round(),
-        max: f64::from(n),
-    };
-    let class = RequestClass::new("random", nominal(row.isl), nominal(row.osl), row.osl);
-    // The load: the clients, all in flight (no think time), per replica.
-    let point = Point::of_class(
-        &setup.model,
-        &class,
-        Some(f64::from(row.concurrency) / f64::from(setup.replicas.max(1))),
-    );
+    let e2e_ms = e2e_ms(row).ok_or("no latency to size the run by")?;
+    let class = class(row);
     let duration_s = (REQUESTS_PER_CLIENT * e2e_ms / 1000.0).clamp(30.0, 3600.0);
     let mut s = setup.scenario(
         "inferencex",
@@ -209,8 +193,7 @@ pub fn compare(row: &Row) -> Compared {
         class,
         duration_s,
     );
-    let mtp = row.spec_method == "mtp";
-    if mtp {
+    if row.spec_method == "mtp" {
         let (tokens, acceptance) = SpeculativeMethod::Mtp.defaults();
         s.serving.speculative = Some(Speculative {
             method: SpeculativeMethod::Mtp,
@@ -218,6 +201,35 @@ pub fn compare(row: &Row) -> Compared {
             acceptance,
         });
     }
+    Ok((setup, s))
+}
+
+/// The row's calls: prompts and answers uniform from 80 % of the nominal
+/// lengths to them (the benchmark's random dataset).
+fn class(row: &Row) -> RequestClass {
+    let nominal = |n: u32| Dist::Uniform {
+        min: (0.8 * f64::from(n)).round(),
+        max: f64::from(n),
+    };
+    RequestClass::new("random", nominal(row.isl), nominal(row.osl), row.osl)
+}
+
+/// Compare one row with its simulation.
+pub fn compare(row: &Row) -> Compared {
+    let group = [row.hardware.as_str(), row.framework.as_str(), "deepseek-r1"];
+    let refuse =
+        |why: String| Compared::refused(Source::Inferencex, row.line, keys(row), group, why);
+    let (setup, s) = match scenario(row) {
+        Ok(v) => v,
+        Err(why) => return refuse(why),
+    };
+    let mtp = row.spec_method == "mtp";
+    // The load: the clients, all in flight (no think time), per replica.
+    let point = Point::of_class(
+        &setup.model,
+        &class(row),
+        Some(f64::from(row.concurrency) / f64::from(setup.replicas.max(1))),
+    );
     let r = match run(s) {
         Ok(r) => r,
         Err(why) => return refuse(why),

@@ -340,7 +340,7 @@ pub fn command(
     let (public, vllm_files) = split(files)?;
     if output == Output::Coverage {
         if !public.is_empty() {
-            return Err("--coverage runs the vLLM runs' ranges; MLPerf and InferenceX rows are not covered yet".into());
+            return super::coverage::public_command(&public, &vllm_files, &opt);
         }
         let rows: Vec<_> = vllm::read_all(&vllm_files, opt.moe)?
             .into_iter()

@@ -374,3 +374,29 @@ fn the_verdict_is_right_where_the_saturated_throughput_was_measured() {
         wide.len()
     );
 }
+
+#[test]
+fn inferencex_runs_the_fit_never_saw_fall_inside_their_ranges() {
+    // Issue 45: coverage on runs never fitted. B200 with TensorRT-LLM: each
+    // row's ranges with the committed bands, then with bands read from these
+    // rows without its own benchmark run (`run_url`, a sweep of one
+    // configuration's concurrencies). The
+    // whole files' table is in docs/ranges.md (`tlab calibrate --coverage`
+    // with the public files).
+    let rows: Vec<inferencex::Row> = inferencex::read(INFERENCEX)
+        .expect("InferenceX parses")
+        .into_iter()
+        .filter(|r| r.hardware == "b200" && r.framework == "trt")
+        .collect();
+    let compared: Vec<Compared> = rows.par_iter().map(inferencex::compare).collect();
+    let (committed, held_out) =
+        crate::calibrate::coverage::public(&rows, &compared).expect("coverage");
+    // TPOT median and output tokens/s per GPU: most rows state them.
+    for c in [&committed, &held_out] {
+        for m in &c[1..3] {
+            assert!(m.rows >= 40, "{c:?}");
+            assert!(f64::from(m.inside) >= 0.8 * f64::from(m.rows), "{c:?}");
+        }
+    }
+    eprintln!("committed {committed:?}\nheld out {held_out:?}");
+}
