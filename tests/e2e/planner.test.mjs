@@ -88,9 +88,13 @@ test('a setup on the cost–latency chart is applied by clicking it', async () =
   await p.open();
   await p.byTestId('plan-run').click();
   await p.byTestId('plan-results').waitFor({ timeout: 120_000 });
-  // The answer's check over the model's error adds its sentence above the
-  // table when it ends: the chart's place is settled after it.
+  // The answer's check over the model's error writes its sentence (and its
+  // Apply button) above the table when it ends, in space held for it from
+  // the start: the table and the chart under it do not move.
+  const tableTop = () => p.page.evaluate(() => document.querySelector('[data-testid="plan-results"]').getBoundingClientRect().top + window.scrollY);
+  const topBefore = await tableTop();
   await p.page.waitForFunction(() => document.querySelector('[data-testid="plan-confidence"]')?.dataset.done === 'true', null, { timeout: 60_000 });
+  assert.equal(await tableTop(), topBefore, 'the table stays where it was when the check ends');
   const chart = p.byTestId('chart-tradeoff');
   await p.page.waitForFunction(() => (document.querySelector('[data-testid="chart-tradeoff"]')?.dataset.dot ?? '').includes(','), null, { timeout: 10_000 });
   // The first green dot is the cheapest setup that meets the targets: the

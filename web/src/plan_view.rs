@@ -62,7 +62,11 @@ fn confidence_view(
                 .and_then(|c| c.confident.clone().filter(|k| c.point.as_ref() != Some(k)))
         })
     };
+    // Its space is held from the start (`.plan-confidence-box`), so the
+    // sentence and the button arriving never move the table and the charts
+    // under a pointer.
     view! {
+        <div class="plan-confidence-box" data-testid="plan-confidence-box">
         <p class="plan-confidence" data-testid="plan-confidence" data-done=move || confidence.with(|c| c.is_some()).to_string()>
             {words}
         </p>
@@ -86,6 +90,7 @@ fn confidence_view(
                 {move || other().map(|k| format!("Apply the confident setup ({})", k.description)).unwrap_or_default()}
             </button>
         </Show>
+        </div>
     }
 }
 
