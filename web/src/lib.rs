@@ -4,35 +4,13 @@
 //! and charts come from `lab-charts`, generic over the plotters backend.
 
 pub mod app;
-pub mod app_parts;
-pub mod canvas_backend;
-pub mod cards;
-pub mod chart_views;
-pub mod control_views;
+pub mod charts;
 pub mod controls;
-pub mod disaggregation_plan_view;
-pub mod downloads;
-pub mod export;
-pub mod file_lines;
 pub mod format;
-pub mod import;
-pub mod jobs;
-pub mod measured_view;
-pub mod plan_pool;
-pub mod plan_view;
-pub mod plan_worker;
-pub mod planner;
-pub mod playback;
-pub mod pool_cards;
-pub mod pool_plan_view;
-pub mod pool_view;
-pub mod ranges_view;
-pub mod runner;
-pub mod soon;
-pub mod story_view;
-pub mod tier_view;
-pub mod trace_ref_view;
-pub mod url_state;
+pub mod io;
+pub mod plan;
+pub mod results;
+pub mod work;
 
 pub use app::App;
 
@@ -82,7 +60,7 @@ pub fn bench_run_ms(scenario_json: &str, runs: u32) -> Result<Vec<f64>, String> 
 #[wasm_bindgen]
 pub fn plan_json(scenario_json: &str) -> Result<String, String> {
     let s = sim_core::Scenario::from_json(scenario_json).map_err(|e| e.to_string())?;
-    let (slo, space) = (planner::targets(&s), sim_core::plan::Space::default());
+    let (slo, space) = (plan::panel::targets(&s), sim_core::plan::Space::default());
     // The question the page's planner asks (within the work budget).
     let q = sim_core::plan::budget::question(&s, slo, &space);
     let p = sim_core::plan::plan(&q.scenario, slo, &space);
@@ -94,7 +72,7 @@ pub fn plan_json(scenario_json: &str) -> Result<String, String> {
 /// how closely the page follows a slider).
 #[wasm_bindgen]
 pub fn run_progress() -> Vec<f64> {
-    vec![runner::submitted() as f64, runner::shown() as f64]
+    vec![work::runner::submitted() as f64, work::runner::shown() as f64]
 }
 
 /// The default scenario as JSON (for the benchmark and tests).

@@ -4,8 +4,8 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::collections::BTreeMap;
-use web::cards::{Unit, cards};
-use web::export::summary_csv;
+use web::io::export::summary_csv;
+use web::results::cards::{Unit, cards};
 
 /// The CSV as (scope, metric) → value.
 fn csv_values(csv: &str) -> BTreeMap<(String, String), String> {

@@ -1,10 +1,10 @@
 //! The planner's Web Worker: a copy of the simulator that runs the groups of
-//! searches it is sent and posts the results back (`web::plan_worker`).
+//! searches it is sent and posts the results back (`web::plan::worker`).
 
 use std::cell::RefCell;
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
-use web::plan_worker::{Message, Reply, Worker};
+use web::plan::worker::{Message, Reply, Worker};
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 fn post(scope: &DedicatedWorkerGlobalScope, reply: &Reply) {

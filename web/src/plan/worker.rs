@@ -149,7 +149,7 @@ pub fn assemble(mut parts: Vec<(usize, Vec<Finished>)>, space: &Space) -> sim_co
 pub(crate) fn passes_question(budget_events: u64) -> (Scenario, PlanSlo, Space) {
     let mut base = sim_core::presets::chatbot_h100();
     base.duration_s = 60.0;
-    let slo = crate::planner::targets(&base);
+    let slo = crate::plan::panel::targets(&base);
     let space = Space {
         gpus: vec![
             sim_core::physics::Gpu::H100,
@@ -176,7 +176,7 @@ mod tests {
     fn a_plan_shared_among_workers_in_any_order_equals_the_plan_run_in_one_place() {
         let mut base = sim_core::presets::chatbot_h100();
         base.duration_s = 60.0;
-        let slo = crate::planner::targets(&base);
+        let slo = crate::plan::panel::targets(&base);
         let space = Space {
             gpus: vec![sim_core::physics::Gpu::H100, sim_core::physics::Gpu::L4],
             tps: vec![1, 2],

@@ -1,15 +1,17 @@
 //! The page: presets and controls on the left; summary cards and live charts on
 //! the right; the scenario always mirrored in the URL.
 
-use crate::app_parts::{
+pub mod parts;
+
+use crate::app::parts::{
     banners_view, capacity_cards, charts_view, header_view, status_view, toolbar_view,
 };
-use crate::cards::cards_view;
-use crate::control_views::group_view;
+use crate::charts::playback::{first_seconds, playback_view};
 use crate::controls::groups;
-use crate::playback::{first_seconds, playback_view};
-use crate::runner::Runner;
-use crate::url_state::{current_fragment, scenario_from_fragment, write_fragment};
+use crate::controls::views::group_view;
+use crate::io::url_state::{current_fragment, scenario_from_fragment, write_fragment};
+use crate::results::cards::cards_view;
+use crate::work::runner::Runner;
 use leptos::prelude::*;
 use sim_core::compare::{CostCurves, LoadCheck, cost_curves, load_check};
 use sim_core::plan::fleet_size::{FleetSize, FleetSizeSearch};
@@ -34,26 +36,31 @@ pub fn App() -> impl IntoView {
     let input_problem = RwSignal::new(None::<String>);
     // The control whose change caused `input_problem` (its message shows there).
     let problem_at = RwSignal::new(None::<String>);
-    provide_context(crate::control_views::ProblemAt(problem_at));
+    provide_context(crate::controls::views::ProblemAt(problem_at));
     // What else the last edit changed, said under its control.
-    provide_context(crate::control_views::ChangeNote(RwSignal::new(None)));
+    provide_context(crate::controls::views::ChangeNote(RwSignal::new(None)));
     let runner = Runner::new();
     let pinned = RwSignal::new(None::<(Scenario, Report)>);
     // A measured run the user imported, compared with the run on screen.
-    let measured = RwSignal::new(None::<crate::measured_view::MeasuredImport>);
+    let measured = RwSignal::new(None::<crate::io::measured_view::MeasuredImport>);
     // A trace the page holds, and how to link an exact replay too large for
     // a link (its distilled form with the trace's name and hash).
-    let held = RwSignal::new(None::<crate::trace_ref_view::Held>);
+    let held = RwSignal::new(None::<crate::io::trace_ref_view::Held>);
     let link_as = RwSignal::new(None::<(sim_core::scenario::Workload, Scenario)>);
     // A link's pinned scenario A: run it in the background, then pin it.
     if let Some(a) = start.pinned {
         let progress = RwSignal::new(None::<f64>);
-        let never = crate::jobs::Stop::default();
-        crate::jobs::run(crate::jobs::OneRun::new(a), progress, &never, move |j| {
-            if let Some((s, r)) = j.into_result() {
-                pinned.set(Some((s, r)));
-            }
-        });
+        let never = crate::work::jobs::Stop::default();
+        crate::work::jobs::run(
+            crate::work::jobs::OneRun::new(a),
+            progress,
+            &never,
+            move |j| {
+                if let Some((s, r)) = j.into_result() {
+                    pinned.set(Some((s, r)));
+                }
+            },
+        );
     }
     let costs = RwSignal::new(None::<CostCurves>);
     let load = RwSignal::new(None::<LoadCheck>);
@@ -78,7 +85,7 @@ pub fn App() -> impl IntoView {
     }
     Effect::new(move |_| {
         scenario.with(|s| {
-            let linked = link_as.with(|l| crate::trace_ref_view::linked(s, l));
+            let linked = link_as.with(|l| crate::io::trace_ref_view::linked(s, l));
             pinned
                 .with(|p| write_fragment(linked.as_ref().unwrap_or(s), p.as_ref().map(|(a, _)| a)))
         });
@@ -97,14 +104,14 @@ pub fn App() -> impl IntoView {
 
     // Where the scenario is in its preset's story.
     let story = Memo::new(move |_| {
-        scenario.with(|s| known.with_value(|all| crate::story_view::story_at(all, s)))
+        scenario.with(|s| known.with_value(|all| crate::results::story_view::story_at(all, s)))
     });
 
     let report = runner.report;
 
     // The capacity measurement and the fleet-size search it starts: one
     // handle stops both.
-    let cost_job = crate::jobs::Slot::default();
+    let cost_job = crate::work::jobs::Slot::default();
     let cost_progress = RwSignal::new(None::<f64>);
     // Every report on screen restarts playback from the whole run, and ends
     // a capacity measurement made for another scenario.
@@ -132,26 +139,28 @@ pub fn App() -> impl IntoView {
     // was waiting for) that stays on screen for a moment (so not between
     // the moves of a drag), compute the cost curves and the GPU timeline.
     Effect::new(move |_| {
-        if matches!(state.get(), crate::runner::RunState::Done(_)) {
+        if matches!(state.get(), crate::work::runner::RunState::Done(_)) {
             let Some(s) = ran.get_untracked() else { return };
             stop_costs();
             let job = cost_job.clone();
             set_timeout(
                 move || {
-                    let still = matches!(state.get_untracked(), crate::runner::RunState::Done(_))
-                        && ran.with_untracked(|r| r.as_ref() == Some(&s));
+                    let still = matches!(
+                        state.get_untracked(),
+                        crate::work::runner::RunState::Done(_)
+                    ) && ran.with_untracked(|r| r.as_ref() == Some(&s));
                     if !still {
                         return;
                     }
                     // The planner's workers load their simulator in the background
                     // now, so a plan starts at once when asked for.
-                    crate::plan_pool::warm();
+                    crate::plan::workers::warm();
                     load.set(None);
                     fleet.set(None);
                     ranges.set(None);
                     // The GPU timeline's simulation in a task of its own.
                     let t = s.clone();
-                    crate::soon::soon(move || {
+                    crate::work::soon::soon(move || {
                         if ran.with_untracked(|r| r.as_ref() == Some(&t)) {
                             trace.set(first_seconds(&t));
                         }
@@ -183,23 +192,30 @@ pub fn App() -> impl IntoView {
                                 return;
                             };
                             let of = of.clone();
-                            crate::jobs::run(fleet, RwSignal::new(None::<f64>), &chain, move |f| {
-                                if ran.with_untracked(|s| s.as_ref() == Some(&of)) {
-                                    ranges.update(|r| {
-                                        if let Some((_, r)) = r.as_mut().filter(|(s, _)| *s == of) {
-                                            f.add_to(r);
-                                        }
-                                    });
-                                }
-                            });
+                            crate::work::jobs::run(
+                                fleet,
+                                RwSignal::new(None::<f64>),
+                                &chain,
+                                move |f| {
+                                    if ran.with_untracked(|s| s.as_ref() == Some(&of)) {
+                                        ranges.update(|r| {
+                                            if let Some((_, r)) =
+                                                r.as_mut().filter(|(s, _)| *s == of)
+                                            {
+                                                f.add_to(r);
+                                            }
+                                        });
+                                    }
+                                },
+                            );
                         }
                     };
                     {
                         let (of, joined, fleet_when_joined) =
                             (s.clone(), joined.clone(), fleet_when_joined.clone());
-                        crate::jobs::run_sliced(
+                        crate::work::jobs::run_sliced(
                             range_runs,
-                            crate::jobs::RANGE_SLICE_MS,
+                            crate::work::jobs::RANGE_SLICE_MS,
                             RwSignal::new(None::<f64>),
                             &stop,
                             move |r| {
@@ -212,8 +228,8 @@ pub fn App() -> impl IntoView {
                             },
                         );
                     }
-                    crate::jobs::run(
-                        crate::jobs::CostJobs::new(&s),
+                    crate::work::jobs::run(
+                        crate::work::jobs::CostJobs::new(&s),
                         cost_progress,
                         &stop,
                         move |j| {
@@ -238,7 +254,7 @@ pub fn App() -> impl IntoView {
                             if let Some(search) = search {
                                 let progress = RwSignal::new(None::<f64>);
                                 let of = j.scenario().clone();
-                                crate::jobs::run(search, progress, &then, move |f| {
+                                crate::work::jobs::run(search, progress, &then, move |f| {
                                     // Never over the answer for the run on screen.
                                     if ran.with_untracked(|r| r.as_ref() == Some(&of)) {
                                         fleet.set(f.result().map(|n| (of, n)));
@@ -285,9 +301,9 @@ pub fn App() -> impl IntoView {
                     </p>
                 </Show>
                 {groups().into_iter().map(|g| group_view(g, scenario, input_problem)).collect_view()}
-                {crate::pool_cards::pool_cards(scenario, input_problem)}
-                {crate::import::import_view(scenario, input_problem, measured, held)}
-                {crate::cards::live_summary(report)}
+                {crate::results::pool_cards::pool_cards(scenario, input_problem)}
+                {crate::io::import::import_view(scenario, input_problem, measured, held)}
+                {crate::results::cards::live_summary(report)}
             </section>
             <section
                 class="results"
@@ -312,14 +328,14 @@ pub fn App() -> impl IntoView {
                                     // Keep the #s=… fragment that holds the scenario.
                                     ev.prevent_default();
                                     if let Some(at) = problem_at.get_untracked() {
-                                        crate::control_views::go_to_problem(&at);
+                                        crate::controls::views::go_to_problem(&at);
                                     }
                                 }
                             >"Show me where"</a>
                         </Show>
                     </p>
                 </Show>
-                {crate::trace_ref_view::trace_ref_view(scenario, held, link_as, input_problem)}
+                {crate::io::trace_ref_view::trace_ref_view(scenario, held, link_as, input_problem)}
                 <a class="to-controls" href="#controls" data-testid="to-controls" on:click=move |ev| {
                     // Scroll without replacing the #s=… fragment that holds the scenario.
                     ev.prevent_default();
@@ -331,24 +347,24 @@ pub fn App() -> impl IntoView {
                 // The story above the cards; on a phone, below them, so the
                 // first screen shows numbers.
                 <div class="lead">
-                    {crate::story_view::story_view(scenario, story, runner.clone(), (load, load_for))}
+                    {crate::results::story_view::story_view(scenario, story, runner.clone(), (load, load_for))}
                     {toolbar_view(scenario, report, pinned)}
                     <div class="cards">
                         {cards_view(report, pinned)}
                         {capacity_cards(scenario, load, of_run_on_screen(fleet, ran))}
                     </div>
-                    {crate::ranges_view::ranges_view(
+                    {crate::results::ranges_view::ranges_view(
                         of_run_on_screen(ranges, ran),
                         load,
                     )}
                 </div>
-                {crate::cards::per_class_view(report)}
-                {crate::pool_view::per_pool_view(report)}
-                {crate::tier_view::per_tier_view(report)}
-                {crate::measured_view::measured_view(measured, report, scenario)}
+                {crate::results::cards::per_class_view(report)}
+                {crate::results::pool_view::per_pool_view(report)}
+                {crate::results::tier_view::per_tier_view(report)}
+                {crate::io::measured_view::measured_view(measured, report, scenario)}
                 {playback_view(report, playhead, playing)}
                 {charts_view(shown, pinned_report, trace, costs)}
-                <crate::planner::Planner scenario=scenario report=report ran=ran preview=preview pinned=pinned tipping=tipping />
+                <crate::plan::panel::Planner scenario=scenario report=report ran=ran preview=preview pinned=pinned tipping=tipping />
             </section>
         </main>
     }

@@ -3,7 +3,7 @@
 //! another, then the autoscaling searches and the split's run in slices;
 //! and the answer, with Apply for one setup or the split.
 
-use crate::jobs::{self, PlanJobs};
+use crate::work::jobs::{self, PlanJobs};
 use leptos::prelude::*;
 use sim_core::Scenario;
 use sim_core::plan::pools::{Answer, PoolPlan, PoolPlanner};
@@ -82,7 +82,7 @@ fn ask(planner: Rc<RefCell<Option<PoolPlanner>>>, i: usize, sinks: Sinks, stop: 
     };
     let on_workers = {
         let next = next.clone();
-        crate::plan_pool::start(
+        crate::plan::workers::start(
             &q.scenario,
             q.slo,
             q.space.clone(),
@@ -96,7 +96,7 @@ fn ask(planner: Rc<RefCell<Option<PoolPlanner>>>, i: usize, sinks: Sinks, stop: 
         )
     };
     if on_workers {
-        sinks.workers.set(crate::plan_pool::size());
+        sinks.workers.set(crate::plan::workers::size());
     } else {
         sinks.workers.set(0);
         jobs::run(
@@ -176,7 +176,7 @@ pub fn pool_plan_view(
         if whole.apply(&mut s).is_ok() {
             scenario.set(s);
             applied.set(Some((usize::MAX, whole.describe().unwrap_or_default())));
-            crate::control_views::show_results();
+            crate::controls::views::show_results();
         }
     };
     let split = p.split.clone();
@@ -225,7 +225,7 @@ pub fn pool_plan_view(
                         on:click=move |_| {
                             scenario.set(deployment.clone());
                             applied.set(Some((usize::MAX - 1, told.clone())));
-                            crate::control_views::show_results();
+                            crate::controls::views::show_results();
                         }
                     >"Apply the split"</button>
                 }

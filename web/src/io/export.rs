@@ -189,7 +189,7 @@ pub fn series_csv(r: &Report) -> String {
 /// A and B side by side: every headline number (the page's cards), B − A
 /// and the change relative to A, in each number's unit.
 pub fn compare_csv(a: &Report, b: &Report) -> String {
-    use crate::cards::{Unit, cards};
+    use crate::results::cards::{Unit, cards};
     let mut o = String::from("metric,unit,A,B,difference,relative_change\n");
     for c in cards() {
         let (Some((_, va)), Some((_, vb))) = ((c.value)(a), (c.value)(b)) else {

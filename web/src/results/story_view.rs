@@ -3,7 +3,7 @@
 //! catalogue, as the controls would), and each claim of the step checked
 //! against the run on screen, with the simulated number beside it.
 
-use crate::runner::{RunState, Runner};
+use crate::work::runner::{RunState, Runner};
 use leptos::prelude::*;
 use sim_core::Scenario;
 use sim_core::compare::LoadCheck;

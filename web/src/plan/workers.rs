@@ -7,7 +7,7 @@
 //! unsettled group back to the worker that ran it, with its share of what is
 //! left of the budget.
 
-use crate::plan_worker::{Message, Reply, assemble, next_pass};
+use crate::plan::worker::{Message, Reply, assemble, next_pass};
 use leptos::prelude::*;
 use sim_core::Scenario;
 use sim_core::plan::{Finished, Plan, PlanSlo, Space, groups, searches};

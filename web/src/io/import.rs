@@ -8,8 +8,8 @@
 //! size first, then every field, with a message naming the file and what is
 //! wrong.
 
-use crate::control_views::{control_error, refuse, refuser};
-use crate::measured_view::MeasuredImport;
+use crate::controls::views::{control_error, refuse, refuser};
+use crate::io::measured_view::MeasuredImport;
 use leptos::prelude::*;
 use sim_core::Scenario;
 use sim_core::physics::FittedProfile;
@@ -237,7 +237,7 @@ pub fn import_view(
     scenario: RwSignal<Scenario>,
     problem: RwSignal<Option<String>>,
     measured: RwSignal<Option<MeasuredImport>>,
-    held: RwSignal<Option<crate::trace_ref_view::Held>>,
+    held: RwSignal<Option<crate::io::trace_ref_view::Held>>,
 ) -> impl IntoView {
     let text = RwSignal::new(String::new());
     let note = RwSignal::new(None::<String>);
@@ -411,12 +411,12 @@ pub fn import_view(
                             };
                             // One trace read a line at a time: streamed.
                             if let [f] = files.as_slice() {
-                                match crate::file_lines::head(f, 65_536.0).await {
-                                    Ok(h) if crate::file_lines::is_line_trace(&h) => {
+                                match crate::io::file_lines::head(f, 65_536.0).await {
+                                    Ok(h) if crate::io::file_lines::is_line_trace(&h) => {
                                         if f.size() > MAX_STREAMED_BYTES {
                                             return too_large(f, MAX_STREAMED_BYTES);
                                         }
-                                        let read = crate::file_lines::read_trace(f, &options).await;
+                                        let read = crate::io::file_lines::read_trace(f, &options).await;
                                         let current = scenario.get_untracked();
                                         return show(read.and_then(|(t, sha)| {
                                             open_trace(&f.name(), t?, sha, &current, &options)

@@ -1,5 +1,5 @@
 //! Runs the simulation in slices of at most [`SLICE_MS`], each a task of its
-//! own ([`crate::soon`]), so the tab never blocks for long and input and
+//! own ([`crate::work::soon`]), so the tab never blocks for long and input and
 //! frames get through between slices; a newer scenario supersedes the run in
 //! progress.
 //!
@@ -18,8 +18,8 @@ use sim_core::{Report, Scenario, Simulation, ValidScenario};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use crate::jobs::{MAX_SLICE_EVENTS, RUN_EVENTS_PER_CHECK, SLICE_MS, SliceStats, now_ms};
-use crate::soon::soon;
+use crate::work::jobs::{MAX_SLICE_EVENTS, RUN_EVENTS_PER_CHECK, SLICE_MS, SliceStats, now_ms};
+use crate::work::soon::soon;
 
 /// What the page shows about the run in progress.
 #[derive(Clone, Debug, PartialEq)]

@@ -32,7 +32,7 @@ fn api_lines(p: &Plan) -> Vec<String> {
         .collect()
 }
 
-use crate::control_views::show_results;
+use crate::controls::views::show_results;
 
 /// The check of the answer over the model's error: while it runs, how far;
 /// then the confident setup beside the point answer, in words, with Apply

@@ -3,6 +3,8 @@
 //! and how it edits the scenario all come from the catalogue, which the sweeps
 //! and the CLI share; nothing here touches the DOM, so it is tested natively.
 
+pub mod views;
+
 use sim_core::Scenario;
 use sim_core::params::{self, Choice, Group, Kind, Number, Param, Text};
 

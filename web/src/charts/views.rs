@@ -5,8 +5,8 @@
 //! keep only each chart's latest data, so a slider drag never stacks up
 //! redraws or makes one long task of a simulation slice and the drawing.
 
-use crate::canvas_backend::MeasuringCanvas;
-use crate::downloads::png_button;
+use crate::charts::canvas_backend::MeasuringCanvas;
+use crate::io::downloads::png_button;
 use lab_charts::model::Chart;
 use lab_charts::{ReportChart, render};
 use leptos::prelude::*;
@@ -42,7 +42,7 @@ fn enqueue(id: &'static str, draw: Draw) {
 /// Draw waiting charts until the task's budget is spent; the rest wait for
 /// the next task.
 fn pump() {
-    let t0 = crate::jobs::now_ms();
+    let t0 = crate::work::jobs::now_ms();
     loop {
         let next = QUEUE.with(|q| {
             let mut q = q.borrow_mut();
@@ -55,7 +55,7 @@ fn pump() {
         });
         let Some(draw) = next else { return };
         draw();
-        if crate::jobs::now_ms() - t0 > DRAW_BUDGET_MS {
+        if crate::work::jobs::now_ms() - t0 > DRAW_BUDGET_MS {
             break;
         }
     }

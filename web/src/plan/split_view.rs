@@ -3,7 +3,7 @@
 //! replicas, run in slices, with Apply for the split.
 
 use crate::format::fmt_ms;
-use crate::jobs;
+use crate::work::jobs;
 use leptos::prelude::*;
 use sim_core::Scenario;
 use sim_core::plan::disaggregation::{DisaggregationPlan, DisaggregationSearch, Tried};
@@ -18,7 +18,7 @@ pub fn start(
 ) -> Result<(), String> {
     let search = DisaggregationSearch::new(
         s,
-        crate::planner::targets(s),
+        crate::plan::panel::targets(s),
         None,
         sim_core::plan::budget::PLAN_EVENTS,
     )?;
@@ -104,7 +104,7 @@ pub fn disaggregation_plan_view(
                     usize::MAX - 2,
                     format!("{}P{}D over {}", t.prefill, t.decode, p.link.name()),
                 )));
-                crate::control_views::show_results();
+                crate::controls::views::show_results();
             }
         }
     };

@@ -443,7 +443,7 @@ mod tests {
     #[test]
     fn the_plan_in_slices_with_its_later_passes_equals_the_plan_in_one_place() {
         for budget_events in [1_500_000, 12_000_000, sim_core::plan::budget::PLAN_EVENTS] {
-            let (base, slo, space) = crate::plan_worker::passes_question(budget_events);
+            let (base, slo, space) = crate::plan::worker::passes_question(budget_events);
             let mut jobs = PlanJobs::new(&base, slo, space.clone());
             drive(&mut jobs);
             assert_eq!(

@@ -3,9 +3,9 @@
 //! preset's story), the run's status, the compare-and-export toolbar, the
 //! capacity cards and the charts.
 
-use crate::chart_views::{ChartSpec, chart_canvas, report_chart};
-use crate::downloads::{download, report_export};
-use crate::runner::{RunState, Runner};
+use crate::charts::views::{ChartSpec, chart_canvas, report_chart};
+use crate::io::downloads::{download, report_export};
+use crate::work::runner::{RunState, Runner};
 use lab_charts as charts;
 use leptos::prelude::*;
 use sim_core::compare::{CostCurves, LoadCheck};
@@ -22,7 +22,7 @@ pub type Origin = Memo<Option<(&'static str, &'static str, &'static str, bool)>>
 pub fn header_view(
     scenario: RwSignal<Scenario>,
     origin: Origin,
-    story: Memo<Option<crate::story_view::StoryAt>>,
+    story: Memo<Option<crate::results::story_view::StoryAt>>,
     (input_problem, link_problem): (RwSignal<Option<String>>, RwSignal<Option<String>>),
 ) -> impl IntoView {
     let copied = RwSignal::new(false);
@@ -120,7 +120,7 @@ pub fn header_view(
 pub fn banners_view(
     scenario: RwSignal<Scenario>,
     origin: Origin,
-    story: Memo<Option<crate::story_view::StoryAt>>,
+    story: Memo<Option<crate::results::story_view::StoryAt>>,
     link_problem: RwSignal<Option<String>>,
     legacy_link: RwSignal<bool>,
 ) -> impl IntoView {
@@ -326,7 +326,7 @@ pub fn toolbar_view(
                             on:click=move |_| {
                                 let csv = pinned.with_untracked(|p| {
                                     report.with_untracked(|b| match (p, b) {
-                                        (Some((_, a)), Some(b)) => Some(crate::export::compare_csv(a, b)),
+                                        (Some((_, a)), Some(b)) => Some(crate::io::export::compare_csv(a, b)),
                                         _ => None,
                                     })
                                 });
@@ -338,9 +338,9 @@ pub fn toolbar_view(
                             "Compare CSV"
                         </button>
                     </Show>
-                    {report_export("export-summary", "Summary CSV", "throughput-lab-summary.csv", crate::export::summary_csv, report)}
-                    <span title=crate::export::SERIES_NOTE data-testid="export-series-note">
-                        {report_export("export-series", "Time series CSV", "throughput-lab-series.csv", crate::export::series_csv, report)}
+                    {report_export("export-summary", "Summary CSV", "throughput-lab-summary.csv", crate::io::export::summary_csv, report)}
+                    <span title=crate::io::export::SERIES_NOTE data-testid="export-series-note">
+                        {report_export("export-series", "Time series CSV", "throughput-lab-series.csv", crate::io::export::series_csv, report)}
                     </span>
                     <button
                         class="secondary"

@@ -225,7 +225,7 @@ fn a_trace_replays_on_this_fleet_and_a_profile_times_it() {
 
 #[test]
 fn a_trace_read_a_line_at_a_time_is_told_from_its_first_bytes_and_anything_else_read_whole() {
-    use crate::file_lines::is_line_trace;
+    use crate::io::file_lines::is_line_trace;
     let head = |name: &str| {
         let (_, text) = traces(name);
         text.chars().take(65_536).collect::<String>()

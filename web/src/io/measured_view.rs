@@ -5,7 +5,7 @@
 //! `sim_core::traces::measured`'s, the same the CLI's `tlab calibrate
 //! --measured` prints.
 
-use crate::chart_views::{ChartSpec, chart_canvas};
+use crate::charts::views::{ChartSpec, chart_canvas};
 use leptos::prelude::*;
 use sim_core::format::{duration_ms, rounded};
 use sim_core::traces::measured::Measured;

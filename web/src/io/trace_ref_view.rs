@@ -5,7 +5,7 @@
 //! form with the reference, marked exact, so whoever opens the link is asked
 //! for the same file.
 
-use crate::control_views::{control_error, refuse, refuser};
+use crate::controls::views::{control_error, refuse, refuser};
 use leptos::prelude::*;
 use sim_core::Scenario;
 use sim_core::scenario::{Arrival, Workload};
@@ -105,7 +105,7 @@ pub fn trace_ref_view(
                                         else {
                                             return;
                                         };
-                                        if file.size() > crate::import::MAX_STREAMED_BYTES {
+                                        if file.size() > crate::io::import::MAX_STREAMED_BYTES {
                                             refuse(problem, "trace-needed", format!("{} is too large for the page", file.name()));
                                             return;
                                         }
@@ -113,7 +113,7 @@ pub fn trace_ref_view(
                                             let current = scenario.get_untracked();
                                             let Some(r) = current.distilled_from.clone() else { return };
                                             // Read a line at a time, its SHA-256 on the way.
-                                            let read = crate::file_lines::read_trace(&file, &r.options()).await;
+                                            let read = crate::io::file_lines::read_trace(&file, &r.options()).await;
                                             match read {
                                                 Ok((_, got)) if got != r.sha256 => {
                                                     later("trace-needed", format!(

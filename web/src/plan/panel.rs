@@ -2,9 +2,9 @@
 //! far this setup's load can grow, and the latency–throughput curve of every
 //! batching policy. All of it runs in the background, in slices.
 
-use crate::chart_views::{ChartSpec, chart_canvas};
-use crate::jobs::{self, CurveJobs, PlanJobs};
-use crate::plan_view::plan_view;
+use crate::charts::views::{ChartSpec, chart_canvas};
+use crate::plan::view::plan_view;
+use crate::work::jobs::{self, CurveJobs, PlanJobs};
 use leptos::prelude::*;
 use sim_core::Scenario;
 use sim_core::plan::confidence::{Confidence, ConfidenceRuns};
@@ -105,7 +105,7 @@ pub fn Planner(
         let cancel = cancel.clone();
         move || {
             cancel.stop();
-            crate::plan_pool::cancel();
+            crate::plan::workers::cancel();
         }
     };
 
@@ -139,7 +139,7 @@ pub fn Planner(
                 ..Space::default()
             };
             if by_class.get_untracked() {
-                let sinks = crate::pool_plan_view::Sinks {
+                let sinks = crate::plan::pool_view::Sinks {
                     progress,
                     what,
                     result: pool_plan,
@@ -148,7 +148,7 @@ pub fn Planner(
                 };
                 notes.set(Vec::new());
                 if let Err(e) =
-                    crate::pool_plan_view::start(&s, targets(&s), &space, sinks, cancel.renew())
+                    crate::plan::pool_view::start(&s, targets(&s), &space, sinks, cancel.renew())
                 {
                     error.set(Some(format!("Pools class by class: {e}.")));
                 }
@@ -193,9 +193,10 @@ pub fn Planner(
                 Ok(p) => check(with_as_is(p)),
                 Err(e) => error.set(Some(format!("The planner's workers failed: {e}"))),
             };
-            let started = crate::plan_pool::start(&s, targets(&s), space.clone(), progress, done);
+            let started =
+                crate::plan::workers::start(&s, targets(&s), space.clone(), progress, done);
             if started {
-                workers.set(crate::plan_pool::size());
+                workers.set(crate::plan::workers::size());
             } else {
                 workers.set(0);
                 jobs::run(
@@ -242,7 +243,7 @@ pub fn Planner(
             applied.set(None);
             asked_for.set(Some(s.clone()));
             if let Err(e) =
-                crate::disaggregation_plan_view::start(&s, progress, &cancel.renew(), split_plan)
+                crate::plan::split_view::start(&s, progress, &cancel.renew(), split_plan)
             {
                 error.set(Some(format!("Split prefill and decode: {e}.")));
             }
@@ -292,7 +293,7 @@ pub fn Planner(
                 }}
             </p>
             <div class="planner-software">
-                {crate::control_views::scoped_control("software", "planner", scenario, error)}
+                {crate::controls::views::scoped_control("software", "planner", scenario, error)}
                 <p class="hint" data-testid="planner-software-note">
                     {move || {
                         let p = scenario.with(|s| {
@@ -434,10 +435,10 @@ pub fn Planner(
                 <p class="headroom" data-testid="headroom-verdict">{move || headroom.get().map(|h| h.verdict).unwrap_or_default()}</p>
             </Show>
             <Show when=move || split_plan.with(|p| p.is_some())>
-                {move || split_plan.get().map(|p| crate::disaggregation_plan_view::disaggregation_plan_view(p, scenario, applied))}
+                {move || split_plan.get().map(|p| crate::plan::split_view::disaggregation_plan_view(p, scenario, applied))}
             </Show>
             <Show when=move || pool_plan.with(|p| p.is_some())>
-                {move || pool_plan.get().map(|p| crate::pool_plan_view::pool_plan_view(p, scenario, applied))}
+                {move || pool_plan.get().map(|p| crate::plan::pool_view::pool_plan_view(p, scenario, applied))}
             </Show>
             // Shown while the plan on screen left searches unsettled.
             <button
@@ -459,7 +460,7 @@ pub fn Planner(
                         })
                 }}
             </Show>
-            {crate::chart_views::clickable_chart_canvas(
+            {crate::charts::views::clickable_chart_canvas(
                 ChartSpec {
                     id: "chart-tradeoff",
                     size: (900, 420),
@@ -500,7 +501,7 @@ pub fn Planner(
                         Ok(()) => {
                             scenario.set(s);
                             applied.set(Some((row, e.description.clone())));
-                            crate::control_views::show_results();
+                            crate::controls::views::show_results();
                         }
                         Err(why) => error.set(Some(why)),
                     }
