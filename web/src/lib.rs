@@ -72,7 +72,10 @@ pub fn plan_json(scenario_json: &str) -> Result<String, String> {
 /// how closely the page follows a slider).
 #[wasm_bindgen]
 pub fn run_progress() -> Vec<f64> {
-    vec![work::runner::submitted() as f64, work::runner::shown() as f64]
+    vec![
+        work::runner::submitted() as f64,
+        work::runner::shown() as f64,
+    ]
 }
 
 /// The default scenario as JSON (for the benchmark and tests).
