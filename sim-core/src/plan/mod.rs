@@ -81,8 +81,23 @@ pub fn apply_config(s: &mut Scenario, config: &Config, replicas: u32) -> Result<
             client,
         } => match s.api.as_mut() {
             Some(a) => {
-                a.default_backend = tier.clone();
+                let (name, fast) = api_tier(tier);
+                a.default_backend = name.to_owned();
                 a.routes.clear();
+                // The tier's fast variant is chosen per class, as the page's
+                // backend control does ("voice-llm+fast").
+                if fast {
+                    a.routes = s
+                        .workload
+                        .classes
+                        .iter()
+                        .map(|k| crate::api::Route {
+                            class: k.name.clone(),
+                            backend: name.to_owned(),
+                            fast: true,
+                        })
+                        .collect();
+                }
                 a.rate_limit_multiplier = *multiplier;
                 if let Some(c) = client {
                     a.client = c.clone();
@@ -408,6 +423,24 @@ pub const AS_IS: &str = "your setup as it is";
 /// turns 429s into waiting (the page's "queue" client).
 pub const QUEUE_CLIENT: ClientPolicy = ClientPolicy::QUEUE;
 
+/// An API tier as the planner names it: the tier's name, and whether its
+/// fast variant is meant (`NAME+fast`, the backend control's name for it).
+pub fn api_tier(tier: &str) -> (&str, bool) {
+    match tier.strip_suffix("+fast") {
+        Some(name) => (name, true),
+        None => (tier, false),
+    }
+}
+
+/// An API tier in words: "voice-llm" or "voice-llm (fast)", as the backend
+/// control labels it.
+pub fn api_tier_label(tier: &str) -> String {
+    match api_tier(tier) {
+        (name, true) => format!("{name} (fast)"),
+        (name, false) => name.to_owned(),
+    }
+}
+
 impl Config {
     /// A short description.
     pub fn describe(&self, replicas: u32) -> String {
@@ -427,7 +460,8 @@ impl Config {
                 multiplier,
                 client,
             } => format!(
-                "API {tier} at {multiplier}× limits{}",
+                "API {} at {multiplier}× limits{}",
+                api_tier_label(tier),
                 if client.is_some() {
                     ", client queue"
                 } else {
@@ -489,13 +523,18 @@ pub fn searches(base: &Scenario, slo: PlanSlo, space: &Space) -> Vec<Search> {
         if !matches!(api.client, ClientPolicy::Queue { .. }) {
             clients.push(Some(QUEUE_CLIENT));
         }
-        for t in &api.tiers {
+        // Each tier, and its fast variant where it has one.
+        let tiers = api.tiers.iter().flat_map(|t| {
+            std::iter::once(t.name.clone())
+                .chain(t.fast.as_ref().map(|_| format!("{}+fast", t.name)))
+        });
+        for tier in tiers {
             for client in &clients {
                 for &m in &space.api_multipliers {
                     out.push(Search::new(
                         base,
                         Config::Api {
-                            tier: t.name.clone(),
+                            tier: tier.clone(),
                             multiplier: m,
                             client: client.clone(),
                         },

@@ -107,3 +107,50 @@ fn a_large_headroom_question_stops_at_its_budget_and_says_so() {
     assert!(r.events <= 2_000_000, "{}", r.events);
     assert!(r.verdict.contains("work budget"), "{}", r.verdict);
 }
+
+#[test]
+fn the_planner_tries_an_api_tiers_fast_variant() {
+    // Issue 48: pay-for-speed asks for a token every 10 ms; its tier streams
+    // at 60 tokens/s, its fast variant at 200 (the story's second step). The
+    // planner answers with the variant, at what the story's run costs.
+    let s = sim_core::presets::pay_for_speed();
+    let slo = PlanSlo::for_scenario(&s);
+    // The API's own question, as the CLI and the page ask it by default
+    // (self-hosting would be another model).
+    let space = Space {
+        self_hosted: false,
+        ..Space::default()
+    };
+    let p = plan::plan(&s, slo, &space);
+    let best = p.feasible.first().expect("a setup meets the targets");
+    assert!(
+        best.description
+            .starts_with("API voice-llm (fast) at 1× limits"),
+        "{:?}",
+        p.feasible
+    );
+    assert!(
+        (30_500.0..32_500.0).contains(&best.usd_per_month),
+        "{}",
+        best.usd_per_month
+    );
+    // Applied, it is the story's own edit: every class routed to the variant.
+    let mut applied = s.clone();
+    plan::apply_config(&mut applied, &best.config, best.replicas).expect("applies");
+    let mut story = s.clone();
+    sim_core::params::apply(&mut story, "backend", "voice-llm+fast").expect("the story's edit");
+    assert_eq!(applied.api, story.api);
+    // The plain tier is still answered, and misses.
+    let plain = p
+        .api_tiers
+        .iter()
+        .find(|a| a.tier == "voice-llm")
+        .expect("the tier");
+    assert_eq!(plain.multiplier, None);
+    let fast = p
+        .api_tiers
+        .iter()
+        .find(|a| a.tier == "voice-llm+fast")
+        .expect("its variant");
+    assert_eq!(fast.multiplier, Some(1));
+}
