@@ -89,17 +89,12 @@ fn coverage_with(
             if row.warm_up_outliers() && (i == 0 || i == 3) {
                 continue;
             }
-            let (lo, hi) = simulated
-                .iter()
-                .map(|p| p[i])
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
-                    (lo.min(v), hi.max(v))
-                });
-            out[i].rows += 1;
-            if lo <= m && m <= hi {
-                out[i].inside += 1;
-            }
-            widths[i].push((hi - lo) / m);
+            tally(
+                &mut out[i],
+                &mut widths[i],
+                m,
+                simulated.iter().map(|p| p[i]),
+            );
         }
     }
     for (metric, w) in out.iter_mut().zip(&widths) {
@@ -108,11 +103,37 @@ fn coverage_with(
     Ok(out)
 }
 
+/// Count one measured value `m` against the lowest and highest of its
+/// range runs' `simulated` values: inside or not, and the range's width
+/// relative to it.
+fn tally(metric: &mut Metric, widths: &mut Vec<f64>, m: f64, simulated: impl Iterator<Item = f64>) {
+    let (lo, hi) = simulated.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+        (lo.min(v), hi.max(v))
+    });
+    metric.rows += 1;
+    if lo <= m && m <= hi {
+        metric.inside += 1;
+    }
+    widths.push((hi - lo) / m);
+}
+
 /// The coverage as a table: with the committed bands, and with each
 /// experiment left out of its own band.
 pub fn markdown(c: &Coverage, held_out: &Coverage) -> String {
-    let mut o = String::from(
-        "| metric | rows inside their range | median width | experiment left out of its band | median width |\n|---|---|---|---|---|\n",
+    table(
+        "metric",
+        "experiment left out of its band",
+        &METRICS,
+        c,
+        held_out,
+    )
+}
+
+/// A coverage table: one row per name (in the metrics' order), the
+/// committed bands' column and the held-out one headed `left_out`.
+fn table(head: &str, left_out: &str, names: &[&str], c: &Coverage, held_out: &Coverage) -> String {
+    let mut o = format!(
+        "| {head} | rows inside their range | median width | {left_out} | median width |\n|---|---|---|---|---|\n"
     );
     let share = |m: &Metric| {
         format!(
@@ -122,7 +143,7 @@ pub fn markdown(c: &Coverage, held_out: &Coverage) -> String {
             100.0 * f64::from(m.inside) / f64::from(m.rows.max(1))
         )
     };
-    for ((name, m), h) in METRICS.iter().zip(c).zip(held_out) {
+    for ((name, m), h) in names.iter().zip(c).zip(held_out) {
         o += &format!(
             "| {name} | {} | {:.0} % | {} | {:.0} % |\n",
             share(m),
@@ -191,14 +212,7 @@ pub fn public(
                     1 => r.overall.tpot.p50_ms,
                     _ => Some(r.throughput.output_tokens_per_s / gpus),
                 });
-                let (lo, hi) = simulated.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
-                    (lo.min(v), hi.max(v))
-                });
-                out[k][i].rows += 1;
-                if lo <= m && m <= hi {
-                    out[k][i].inside += 1;
-                }
-                widths[k][i].push((hi - lo) / m);
+                tally(&mut out[k][i], &mut widths[k][i], m, simulated);
             }
         }
     }
@@ -212,27 +226,13 @@ pub fn public(
 
 /// [`public`] as a table.
 pub fn public_markdown(c: &Coverage, held_out: &Coverage) -> String {
-    let mut o = String::from(
-        "| InferenceX metric | rows inside their range | median width | run left out of its band | median width |\n|---|---|---|---|---|\n",
-    );
-    let share = |m: &Metric| {
-        format!(
-            "{} of {} ({:.0} %)",
-            m.inside,
-            m.rows,
-            100.0 * f64::from(m.inside) / f64::from(m.rows.max(1))
-        )
-    };
-    for (i, name) in PUBLIC.iter().enumerate() {
-        o += &format!(
-            "| {name} | {} | {:.0} % | {} | {:.0} % |\n",
-            share(&c[i]),
-            100.0 * c[i].median_width,
-            share(&held_out[i]),
-            100.0 * held_out[i].median_width
-        );
-    }
-    o
+    table(
+        "InferenceX metric",
+        "run left out of its band",
+        &PUBLIC,
+        c,
+        held_out,
+    )
 }
 
 /// `tlab calibrate --coverage` with public files: every public row compared
