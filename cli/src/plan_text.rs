@@ -52,13 +52,13 @@ pub(crate) fn text(
         o += &match (a.multiplier, a.usd_per_month) {
             (Some(m), Some(v)) => format!(
                 "API tier {} with {}: {m}× rate limits meet the targets ({}/month)\n",
-                sim_core::plan::api_tier_label(&a.tier),
+                sim_core::api::backend_label(&a.tier),
                 a.client,
                 usd(v)
             ),
             _ => format!(
                 "API tier {} with {}: no rate-limit multiple tried meets the targets ({})\n",
-                sim_core::plan::api_tier_label(&a.tier),
+                sim_core::api::backend_label(&a.tier),
                 a.client,
                 a.why_not.as_deref().unwrap_or("no run")
             ),

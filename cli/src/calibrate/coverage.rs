@@ -171,26 +171,43 @@ pub fn public(
     compared: &[Compared],
 ) -> Result<(Coverage, Coverage), String> {
     use super::public::inferencex;
-    let ranged: Vec<(&inferencex::Row, [Vec<Report>; 2])> = rows
-        .par_iter()
-        .filter_map(|row| {
-            // The rows the comparison ran (a refused row says why there).
-            let ran = compared.iter().any(|c| {
+    // The rows the comparison ran (a refused row says why there).
+    let ran: Vec<(&inferencex::Row, sim_core::Scenario)> = rows
+        .iter()
+        .filter(|row| {
+            compared.iter().any(|c| {
                 c.source == super::public::Source::Inferencex && c.line == row.line && c.expressible
-            });
-            let (_, s) = inferencex::scenario(row).ok().filter(|_| ran)?;
-            let run = |runs: &mut RangeRuns| -> Result<Vec<Report>, String> {
-                sim_core::plan::drive(runs).map_err(|e| format!("line {}: {e}", row.line))?;
-                Ok(runs.reports().cloned().collect())
-            };
+            })
+        })
+        .filter_map(|row| Some((row, inferencex::scenario(row).ok()?.1)))
+        .collect();
+    // Each benchmark run's held-out bands, read once for all its rows.
+    let mut held_out: std::collections::BTreeMap<&str, Vec<sim_core::ranges::Band>> =
+        std::collections::BTreeMap::new();
+    for (row, _) in &ran {
+        held_out.entry(row.run_url.as_str()).or_insert_with(|| {
             let others: Vec<Compared> = compared
                 .iter()
                 .filter(|c| c.keys.get("run_url").and_then(|v| v.as_str()) != Some(&row.run_url))
                 .cloned()
                 .collect();
-            let both = run(&mut RangeRuns::new(&s))
-                .and_then(|c| Ok([c, run(&mut RangeRuns::with_bands(&s, bands(&others)))?]));
-            Some(both.map(|b| (row, b)))
+            bands(&others)
+        });
+    }
+    let ranged: Vec<(&inferencex::Row, [Vec<Report>; 2])> = ran
+        .par_iter()
+        .map(|(row, s)| {
+            let run = |runs: &mut RangeRuns| -> Result<Vec<Report>, String> {
+                sim_core::plan::drive(runs).map_err(|e| format!("line {}: {e}", row.line))?;
+                Ok(runs.reports().cloned().collect())
+            };
+            let table = held_out
+                .get(row.run_url.as_str())
+                .cloned()
+                .unwrap_or_default();
+            let both = run(&mut RangeRuns::new(s))
+                .and_then(|c| Ok([c, run(&mut RangeRuns::with_bands(s, table))?]));
+            both.map(|b| (*row, b))
         })
         .collect::<Result<_, String>>()?;
     let mut out: [Coverage; 2] = Default::default();

@@ -60,6 +60,48 @@ fn one() -> u32 {
     1
 }
 
+/// A backend's key where one is chosen (the page's "Served by", the
+/// planner's API setups): a tier, a pool or `"self-hosted"` by name, and a
+/// tier's fast variant as `NAME+fast`.
+pub fn backend_key(name: &str, fast: bool) -> String {
+    if fast {
+        format!("{name}+fast")
+    } else {
+        name.to_owned()
+    }
+}
+
+/// A [`backend_key`] read back: the backend's name, and whether its fast
+/// variant is meant.
+pub fn parse_backend_key(key: &str) -> (&str, bool) {
+    match key.strip_suffix("+fast") {
+        Some(name) => (name, true),
+        None => (key, false),
+    }
+}
+
+/// A [`backend_key`] in words: "voice-llm", "voice-llm (fast)".
+pub fn backend_label(key: &str) -> String {
+    match parse_backend_key(key) {
+        (name, true) => format!("{name} (fast)"),
+        (name, false) => name.to_owned(),
+    }
+}
+
+impl Api {
+    /// Send `class` to the backend `key` ([`backend_key`]), in place of any
+    /// route it had.
+    pub fn route(&mut self, class: String, key: &str) {
+        let (backend, fast) = parse_backend_key(key);
+        self.routes.retain(|r| r.class != class);
+        self.routes.push(Route {
+            class,
+            backend: backend.to_owned(),
+            fast,
+        });
+    }
+}
+
 /// Send one class to one backend.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

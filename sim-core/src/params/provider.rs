@@ -4,7 +4,7 @@
 use super::edits::{main_tier, main_tier_mut};
 use super::serving::{keys, owned};
 use super::{Choice, Group, Kind, Number, Param};
-use crate::api::{ClientPolicy, Route, SELF_HOSTED};
+use crate::api::{ClientPolicy, SELF_HOSTED, backend_key, backend_label};
 use crate::scenario::{Scenario, Target};
 
 fn client_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
@@ -23,12 +23,13 @@ pub(super) fn backend_options(s: &Scenario, _: usize) -> Vec<(String, String)> {
     }
     if let Some(a) = &s.api {
         for t in &a.tiers {
-            o.push((t.name.clone(), format!("API: {}", t.name)));
+            let option = |fast| {
+                let key = backend_key(&t.name, fast);
+                (key.clone(), format!("API: {}", backend_label(&key)))
+            };
+            o.push(option(false));
             if t.fast.is_some() {
-                o.push((
-                    format!("{}+fast", t.name),
-                    format!("API: {} (fast)", t.name),
-                ));
+                o.push(option(true));
             }
         }
     }
@@ -178,8 +179,7 @@ pub(super) const PARAMS: &[Param] = &[
                 Some(match s.class_target(class) {
                     Target::Pool(0) => SELF_HOSTED.to_owned(),
                     Target::Pool(p) => s.pool(p).pool_name().to_owned(),
-                    Target::Tier(t, true) => format!("{}+fast", a.tiers[t].name),
-                    Target::Tier(t, false) => a.tiers[t].name.clone(),
+                    Target::Tier(t, fast) => backend_key(&a.tiers[t].name, fast),
                 })
             },
             set: |s, i, k| {
@@ -196,17 +196,7 @@ pub(super) const PARAMS: &[Param] = &[
                     .get(i)
                     .map(|c| c.name.clone())
                     .ok_or_else(|| format!("no class {i}"))?;
-                let a = s.api.as_mut().ok_or_else(no_api)?;
-                let (backend, fast) = match k.strip_suffix("+fast") {
-                    Some(b) => (b.to_owned(), true),
-                    None => (k.to_owned(), false),
-                };
-                a.routes.retain(|r| r.class != class);
-                a.routes.push(Route {
-                    class,
-                    backend,
-                    fast,
-                });
+                s.api.as_mut().ok_or_else(no_api)?.route(class, k);
                 Ok(())
             },
         }),

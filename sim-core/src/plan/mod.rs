@@ -81,22 +81,15 @@ pub fn apply_config(s: &mut Scenario, config: &Config, replicas: u32) -> Result<
             client,
         } => match s.api.as_mut() {
             Some(a) => {
-                let (name, fast) = api_tier(tier);
+                let (name, fast) = crate::api::parse_backend_key(tier);
                 a.default_backend = name.to_owned();
                 a.routes.clear();
                 // The tier's fast variant is chosen per class, as the page's
-                // backend control does ("voice-llm+fast").
+                // backend control does.
                 if fast {
-                    a.routes = s
-                        .workload
-                        .classes
-                        .iter()
-                        .map(|k| crate::api::Route {
-                            class: k.name.clone(),
-                            backend: name.to_owned(),
-                            fast: true,
-                        })
-                        .collect();
+                    for k in &s.workload.classes {
+                        a.route(k.name.clone(), tier);
+                    }
                 }
                 a.rate_limit_multiplier = *multiplier;
                 if let Some(c) = client {
@@ -423,24 +416,6 @@ pub const AS_IS: &str = "your setup as it is";
 /// turns 429s into waiting (the page's "queue" client).
 pub const QUEUE_CLIENT: ClientPolicy = ClientPolicy::QUEUE;
 
-/// An API tier as the planner names it: the tier's name, and whether its
-/// fast variant is meant (`NAME+fast`, the backend control's name for it).
-pub fn api_tier(tier: &str) -> (&str, bool) {
-    match tier.strip_suffix("+fast") {
-        Some(name) => (name, true),
-        None => (tier, false),
-    }
-}
-
-/// An API tier in words: "voice-llm" or "voice-llm (fast)", as the backend
-/// control labels it.
-pub fn api_tier_label(tier: &str) -> String {
-    match api_tier(tier) {
-        (name, true) => format!("{name} (fast)"),
-        (name, false) => name.to_owned(),
-    }
-}
-
 impl Config {
     /// A short description.
     pub fn describe(&self, replicas: u32) -> String {
@@ -461,7 +436,7 @@ impl Config {
                 client,
             } => format!(
                 "API {} at {multiplier}× limits{}",
-                api_tier_label(tier),
+                crate::api::backend_label(tier),
                 if client.is_some() {
                     ", client queue"
                 } else {
@@ -525,8 +500,11 @@ pub fn searches(base: &Scenario, slo: PlanSlo, space: &Space) -> Vec<Search> {
         }
         // Each tier, and its fast variant where it has one.
         let tiers = api.tiers.iter().flat_map(|t| {
-            std::iter::once(t.name.clone())
-                .chain(t.fast.as_ref().map(|_| format!("{}+fast", t.name)))
+            std::iter::once(t.name.clone()).chain(
+                t.fast
+                    .as_ref()
+                    .map(|_| crate::api::backend_key(&t.name, true)),
+            )
         });
         for tier in tiers {
             for client in &clients {

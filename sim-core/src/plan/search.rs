@@ -135,7 +135,7 @@ impl Search {
                 Config::Api { tier, .. } => base.workload.classes.iter().any(|k| {
                     base.backend_of(&k.name)
                         .and_then(|(i, _)| base.api.as_ref()?.tiers.get(i))
-                        .is_some_and(|t| t.name != super::api_tier(tier).0)
+                        .is_some_and(|t| t.name != crate::api::parse_backend_key(tier).0)
                 }),
                 Config::AsIs => false,
             },

@@ -18,13 +18,13 @@ fn api_lines(p: &Plan) -> Vec<String> {
         .map(|a| match (a.multiplier, a.usd_per_month) {
             (Some(m), Some(v)) => format!(
                 "{} with {}: {m}× rate limits meet the targets ({}/month).",
-                sim_core::plan::api_tier_label(&a.tier),
+                sim_core::api::backend_label(&a.tier),
                 a.client,
                 usd(v)
             ),
             _ => format!(
                 "{} with {}: no multiple up to 8× meets the targets ({}).",
-                sim_core::plan::api_tier_label(&a.tier),
+                sim_core::api::backend_label(&a.tier),
                 a.client,
                 a.why_not.as_deref().unwrap_or("no run")
             ),

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use sim_core::ranges::{Band, PrefillBand};
+use sim_core::ranges::{Band, PrefillBand, quantile};
 
 use super::{Compared, Source};
 
@@ -129,21 +129,42 @@ pub fn bands(rows: &[Compared]) -> Vec<Band> {
 /// time. The sample's own percentiles (positions 1 + 0.1 (n − 1) and
 /// 1 + 0.9 (n − 1)) hold a new draw less often: about 0.8 (n − 1) / (n + 1).
 fn prediction(values: &[f64]) -> Option<(f64, f64)> {
-    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
-    if v.is_empty() {
+    let n = values.iter().filter(|x| x.is_finite()).count() as f64;
+    if n == 0.0 {
         return None;
     }
-    v.sort_by(f64::total_cmp);
-    let n = v.len() as f64;
+    // Type 6's position (from 0), as `quantile`'s share of the sample's
+    // span (`quantile` reads position p (n − 1)).
     let at = |p: f64| {
-        let pos = (p * (n + 1.0)).clamp(1.0, n) - 1.0;
-        let (i, f) = (pos.floor() as usize, pos.fract());
-        v[i] + f * (v[(i + 1).min(v.len() - 1)] - v[i])
+        let share = ((p * (n + 1.0)).clamp(1.0, n) - 1.0) / (n - 1.0).max(1.0);
+        quantile(values, share)
     };
-    Some((at(0.1), at(0.9)))
+    at(0.1).zip(at(0.9))
 }
 
 /// Four significant decimals: the committed file reads as the table it is.
 fn round(x: f64) -> f64 {
     (x * 1e4).round() / 1e4
+}
+
+#[cfg(test)]
+mod tests {
+    use super::prediction;
+
+    #[test]
+    fn the_prediction_interval_reads_type_6_positions() {
+        assert_eq!(prediction(&[]), None);
+        assert_eq!(prediction(&[f64::NAN]), None);
+        assert_eq!(prediction(&[2.0]), Some((2.0, 2.0)));
+        // 19 values: positions 0.1 × 20 = 2 and 0.9 × 20 = 18 (from 1).
+        let v: Vec<f64> = (1..=19).rev().map(f64::from).collect();
+        assert_eq!(prediction(&v), Some((2.0, 18.0)));
+        // 9 values: positions 1 and 9, the ends (the sample's own
+        // percentiles would be 1.8 and 8.2).
+        let v: Vec<f64> = (1..=9).map(f64::from).collect();
+        assert_eq!(prediction(&v), Some((1.0, 9.0)));
+        // Between order statistics, linearly: 14 values, 0.1 × 15 = 1.5.
+        let v: Vec<f64> = (1..=14).map(f64::from).collect();
+        assert_eq!(prediction(&v), Some((1.5, 13.5)));
+    }
 }

@@ -225,11 +225,13 @@ pub fn compare(row: &Row) -> Compared {
     };
     let mtp = row.spec_method == "mtp";
     // The load: the clients, all in flight (no think time), per replica.
-    let point = Point::of_class(
-        &setup.model,
-        &class(row),
-        Some(f64::from(row.concurrency) / f64::from(setup.replicas.max(1))),
-    );
+    let point = s.workload.classes.first().map(|class| {
+        Point::of_class(
+            &setup.model,
+            class,
+            Some(f64::from(row.concurrency) / f64::from(setup.replicas.max(1))),
+        )
+    });
     let r = match run(s) {
         Ok(r) => r,
         Err(why) => return refuse(why),
@@ -240,7 +242,7 @@ pub fn compare(row: &Row) -> Compared {
     let layout = format!("{}{}", setup.describe(), if mtp { ", MTP" } else { "" });
     let mut c = Compared::expressed(Source::Inferencex, row.line, keys(row), group, Some(layout));
     c.system = Some(setup.system());
-    c.point = Some(point);
+    c.point = point;
     for (name, measured, simulated) in [
         (
             "tput_per_gpu",
