@@ -242,6 +242,20 @@ pub fn summary(s: &Scenario, r: &Report) -> String {
                     }
                 );
             }
+            if t.bill.provisioned_usd > 0.0 || t.provisioned_requests > 0 {
+                o += &format!(
+                    "    provisioned units: {} for the run (by the hour, used or not); they admitted {} of its {} requests, the rest paid as they went\n",
+                    usd(t.bill.provisioned_usd),
+                    thousands(t.provisioned_requests),
+                    thousands(t.requests)
+                );
+            }
+            if t.flex_refused > 0 {
+                o += &format!(
+                    "    flex: {} attempts refused for want of capacity (429s, not billed)\n",
+                    thousands(t.flex_refused)
+                );
+            }
             if t.batch_enqueued_peak_tokens > 0 {
                 o += &format!(
                     "    batch queue: at most {} input tokens enqueued at once\n",
@@ -321,4 +335,46 @@ pub fn ranges_json(report: &Report, ranges: &sim_core::ranges::Ranges) -> Result
     serde_json::to_string_pretty(&WithRanges { report, ranges })
         .map(|j| j + "\n")
         .map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::summary;
+
+    /// Launch-spike with the long threads on the frontier tier's flex
+    /// service and 800 provisioned units in front of the tier.
+    #[test]
+    fn a_tier_s_flex_refusals_and_provisioned_units_have_lines_of_their_own() {
+        let mut s = sim_core::presets::launch_spike();
+        for (name, value) in [
+            ("api.flex", "on"),
+            ("backend[long thread]", "frontier+flex"),
+            ("api.provisioned_units", "800"),
+        ] {
+            sim_core::params::apply(&mut s, name, value).expect("an edit the page makes");
+        }
+        let r = sim_core::run_scenario(s.clone()).expect("valid");
+        let t = &r.api.as_ref().expect("api").tiers[0];
+        assert!(t.flex_refused > 0 && t.provisioned_requests > 0);
+        let text = summary(&s, &r);
+        let units = format!(
+            "    provisioned units: {} for the run (by the hour, used or not); they admitted {} of its {} requests",
+            super::usd(t.bill.provisioned_usd),
+            sim_core::format::thousands(t.provisioned_requests),
+            sim_core::format::thousands(t.requests)
+        );
+        assert!(text.contains(&units), "{text}");
+        let refused = format!(
+            "    flex: {} attempts refused for want of capacity",
+            sim_core::format::thousands(t.flex_refused)
+        );
+        assert!(text.contains(&refused), "{text}");
+        // A run without them says nothing of either.
+        let plain = sim_core::presets::launch_spike();
+        let text = summary(
+            &plain,
+            &sim_core::run_scenario(plain.clone()).expect("valid"),
+        );
+        assert!(!text.contains("provisioned units:") && !text.contains("flex:"));
+    }
 }

@@ -149,3 +149,47 @@ test('the bill by tier: each line its tokens, the errors unbilled, the lines the
   assert.equal(await cell('usd-month'), await p.value('card-usd-per-month'));
   assert.deepEqual(lab.errors, []);
 });
+
+test('flex halves the long threads\' bill with some refused; provisioned units are a line of their own', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  await p.byTestId('preset').selectOption('launch-spike');
+  await p.waitForRun();
+  const row = p.page.locator('[data-testid="per-tier-frontier"]');
+  const cell = async (id) => Number(await row.locator(`[data-testid="${id}"]`).getAttribute('data-value'));
+  await row.waitFor({ timeout: 10_000 });
+  const before = await cell('usd');
+  assert.equal(await row.locator('[data-testid="flex-refused"]').count(), 0, 'no column without flex');
+  await edit(p, 'api-flex', (select) => select.selectOption('on'));
+  // The long threads (the second class) go to the frontier tier's flex service.
+  await edit(p, 'backend-1', (select) => select.selectOption('frontier+flex'));
+  await row.locator('[data-testid="flex-refused"]').waitFor({ timeout: 10_000 });
+  assert.ok((await cell('flex-refused')) > 0, 'some attempts are refused');
+  const flexed = await cell('usd');
+  assert.ok(flexed < 0.9 * before, `$${flexed} against $${before}`);
+  // The link carries the variant and the route.
+  const q = new LabPage(await lab.newPage(), lab.url);
+  await q.page.goto(p.page.url());
+  await q.waitForRun();
+  assert.equal(await q.byTestId('api-flex').inputValue(), 'on');
+  assert.equal(await q.byTestId('backend-1').inputValue(), 'frontier+flex');
+  // Units bought by the hour: their line is the hours' price, and the lines add up.
+  await edit(q, 'provisioned-units-number', async (box) => {
+    await box.fill('800');
+    await box.press('Enter');
+  });
+  const qrow = q.page.locator('[data-testid="per-tier-frontier"]');
+  await qrow.locator('[data-testid="provisioned"]').waitFor({ timeout: 10_000 });
+  const qcell = async (id) => Number(await qrow.locator(`[data-testid="${id}"]`).getAttribute('data-value'));
+  const units = await qcell('provisioned');
+  assert.ok(units > 0, `${units}`);
+  const lines = ['input', 'cached-input', 'cache-writes', 'output', 'provisioned'];
+  let sum = 0;
+  for (const id of lines) sum += await qcell(id);
+  assert.ok(Math.abs(sum - (await qcell('usd'))) <= 1e-9 * sum, 'the lines add up');
+  // Its settings are refused by name when out of range.
+  await q.byTestId('provisioned-tpm-number').fill('0');
+  await q.byTestId('provisioned-tpm-number').press('Enter');
+  await q.byTestId('provisioned-tpm-error').waitFor({ timeout: 10_000 });
+  assert.deepEqual(lab.errors, []);
+});

@@ -1,6 +1,6 @@
 //! A tier's bill by what it charged for: prompt tokens at the input price,
 //! prompt tokens read from the provider's cache, prompt tokens written to
-//! it, and output tokens. Errors are not billed; a batch tier is a tier of
+//! it, output tokens, and provisioned units by the hour. Errors are not billed; a batch tier is a tier of
 //! its own, with its own bill.
 
 use serde::{Deserialize, Serialize};
@@ -18,6 +18,14 @@ pub struct Bill {
     pub cache_write_usd: f64,
     /// Output tokens.
     pub output_usd: f64,
+    /// Provisioned units, by the hour whether used or not (the requests
+    /// they served pay no per-token price).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub provisioned_usd: f64,
+}
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
 }
 
 impl Bill {
@@ -33,6 +41,10 @@ impl Bill {
 
     /// Every line together.
     pub fn total(&self) -> f64 {
-        self.input_usd + self.cached_input_usd + self.cache_write_usd + self.output_usd
+        self.input_usd
+            + self.cached_input_usd
+            + self.cache_write_usd
+            + self.output_usd
+            + self.provisioned_usd
     }
 }

@@ -136,6 +136,8 @@ impl FixedWindow {
 pub struct Charge {
     /// Output tokens reserved at admission (Anthropic refunds the unused part).
     pub output_reserved: u64,
+    /// Admitted on the tier's provisioned units, outside its rate limits.
+    pub provisioned: bool,
 }
 
 /// The enforcement state of one tier's limits: its per-minute limits, and

@@ -14,11 +14,15 @@ mod errors;
 mod limiter;
 pub mod price;
 mod prompt_cache;
+mod service;
 
 pub use bill::Bill;
 pub use errors::{Breaker, Incident, ProviderErrors};
 pub use limiter::{CONCURRENCY_RETRY_NS, Charge, FixedWindow, Limiter, TokenBucket};
 pub use prompt_cache::{CacheMode, PromptCache, input_usd, input_usd_parts, input_usd_total};
+pub use service::{
+    FlexVariant, Provisioned, Service, backend_key, backend_label, parse_backend_key,
+};
 
 /// The backend name that means "the self-hosted fleet in `serving`".
 pub const SELF_HOSTED: &str = "self-hosted";
@@ -60,44 +64,17 @@ fn one() -> u32 {
     1
 }
 
-/// A backend's key where one is chosen (the page's "Served by", the
-/// planner's API setups): a tier, a pool or `"self-hosted"` by name, and a
-/// tier's fast variant as `NAME+fast`.
-pub fn backend_key(name: &str, fast: bool) -> String {
-    if fast {
-        format!("{name}+fast")
-    } else {
-        name.to_owned()
-    }
-}
-
-/// A [`backend_key`] read back: the backend's name, and whether its fast
-/// variant is meant.
-pub fn parse_backend_key(key: &str) -> (&str, bool) {
-    match key.strip_suffix("+fast") {
-        Some(name) => (name, true),
-        None => (key, false),
-    }
-}
-
-/// A [`backend_key`] in words: "voice-llm", "voice-llm (fast)".
-pub fn backend_label(key: &str) -> String {
-    match parse_backend_key(key) {
-        (name, true) => format!("{name} (fast)"),
-        (name, false) => name.to_owned(),
-    }
-}
-
 impl Api {
     /// Send `class` to the backend `key` ([`backend_key`]), in place of any
     /// route it had.
     pub fn route(&mut self, class: String, key: &str) {
-        let (backend, fast) = parse_backend_key(key);
+        let (backend, service) = parse_backend_key(key);
         self.routes.retain(|r| r.class != class);
         self.routes.push(Route {
             class,
             backend: backend.to_owned(),
-            fast,
+            fast: service == Service::Fast,
+            flex: service == Service::Flex,
         });
     }
 }
@@ -113,6 +90,24 @@ pub struct Route {
     /// Use the tier's fast variant.
     #[serde(default)]
     pub fast: bool,
+    /// Use the tier's flex variant.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub flex: bool,
+}
+
+impl Route {
+    /// The tier's service it asks for.
+    pub fn service(&self) -> Service {
+        match (self.fast, self.flex) {
+            (true, _) => Service::Fast,
+            (false, true) => Service::Flex,
+            (false, false) => Service::Standard,
+        }
+    }
+}
+
+fn is_false(v: &bool) -> bool {
+    !*v
 }
 
 /// A model tier at a provider.
@@ -147,6 +142,12 @@ pub struct ProviderTier {
     /// Errors besides 429s: a base rate and incidents.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub errors: Option<ProviderErrors>,
+    /// An optional cheaper, slower variant (flex processing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flex: Option<FlexVariant>,
+    /// Capacity bought by the hour in front of the tier's pay-as-you-go.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provisioned: Option<Provisioned>,
 }
 
 /// A provider's batch API (OpenAI's and Anthropic's Batch APIs): requests
@@ -183,7 +184,8 @@ impl BatchApi {
     }
 }
 
-/// A faster variant of a tier ("priority" or "turbo" processing).
+/// A faster variant of a tier at a premium (OpenAI's priority processing,
+/// Anthropic's fast mode).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FastVariant {

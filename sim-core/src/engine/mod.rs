@@ -44,6 +44,8 @@ mod provider_batch;
 mod provider_cache;
 mod provider_errors;
 mod provider_limits;
+mod provider_report;
+mod provider_service;
 mod recorder;
 mod replica;
 mod report;

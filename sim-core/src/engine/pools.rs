@@ -182,9 +182,9 @@ pub(super) struct Rule {
 pub(super) fn backend(t: Target) -> Backend {
     match t {
         Target::Pool(p) => Backend::Pool(p as u16),
-        Target::Tier(tier, fast) => Backend::Api {
+        Target::Tier(tier, service) => Backend::Api {
             tier: tier as u16,
-            fast,
+            service,
         },
     }
 }

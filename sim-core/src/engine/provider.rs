@@ -3,15 +3,15 @@
 
 use super::provider_batch::BatchState;
 use super::provider_cache::ProviderCache;
-use super::provider_errors::{BreakerState, GaveUp, cool_down_ns};
+use super::provider_errors::{BreakerState, GaveUp};
+use super::provider_service::ProvisionedState;
 use super::request::{Phase, ReqId};
 use super::{Event, Simulation, later, secs_to_ns};
 use crate::api::{
-    Api, Charge, ClientPolicy, LimitStyle, Limiter, PromptCache, input_usd, input_usd_parts,
-    input_usd_total,
+    Api, Charge, ClientPolicy, FlexVariant, LimitStyle, Limiter, PromptCache, Service, input_usd,
+    input_usd_parts, input_usd_total,
 };
 use crate::dist::Sampler;
-use crate::report::{ApiReport, TierReport};
 use crate::rng::{Stream, StreamId};
 use std::collections::VecDeque;
 
@@ -19,12 +19,19 @@ use std::collections::VecDeque;
 pub(super) struct TierState {
     pub(super) name: String,
     pub(super) ttft: Sampler,
-    speed: Sampler,
-    fast_speed: Option<Sampler>,
-    fast_price: f64,
-    input_tokens_per_s: f64,
-    usd_per_mtok_input: f64,
-    usd_per_token_output: f64,
+    pub(super) speed: Sampler,
+    pub(super) fast_speed: Option<Sampler>,
+    pub(super) fast_price: f64,
+    /// Its flex variant, if it has one.
+    pub(super) flex: Option<FlexVariant>,
+    /// Its provisioned units: their settings, the tokens a minute they have
+    /// left, and the requests they served.
+    pub(super) provisioned: Option<ProvisionedState>,
+    /// Attempts at its flex variant refused for want of capacity (429s).
+    pub(super) flex_refused: u64,
+    pub(super) input_tokens_per_s: f64,
+    pub(super) usd_per_mtok_input: f64,
+    pub(super) usd_per_token_output: f64,
     /// Whether input read from the prompt cache is left out of the input
     /// TPM (Anthropic).
     pub(super) cached_input_free_of_tpm: bool,
@@ -41,33 +48,40 @@ pub(super) struct TierState {
     /// Requests held by the client: waiting for the limits, or for the concurrency cap.
     pub(super) queue: VecDeque<ReqId>,
     pub(super) in_flight: u64,
-    release_armed: bool,
+    pub(super) release_armed: bool,
     pub(super) release_epoch: u32,
     // Measurements.
-    requests: u64,
-    completed: u64,
-    timed_out: u64,
-    throttled: u64,
-    input_tokens: u64,
-    output_tokens: u64,
-    usd: f64,
-    usd_timed_out: f64,
-    cached_tokens: u64,
-    written_tokens: u64,
-    cache_hits: u64,
-    usd_saved_by_cache: f64,
-    bill: crate::api::Bill,
+    pub(super) requests: u64,
+    pub(super) completed: u64,
+    pub(super) timed_out: u64,
+    pub(super) throttled: u64,
+    pub(super) input_tokens: u64,
+    pub(super) output_tokens: u64,
+    pub(super) usd: f64,
+    pub(super) usd_timed_out: f64,
+    pub(super) cached_tokens: u64,
+    pub(super) written_tokens: u64,
+    pub(super) cache_hits: u64,
+    pub(super) usd_saved_by_cache: f64,
+    pub(super) bill: crate::api::Bill,
 }
 
 impl TierState {
     /// A request it held leaves, having produced `output` tokens: the
-    /// limiter settles what was reserved for its output.
-    pub(super) fn leave(&mut self, now: u64, output_reserved: u32, output: u64) {
+    /// limiter (or, for a request on them, the provisioned units) settles
+    /// what was reserved for its output.
+    pub(super) fn leave(&mut self, now: u64, output_reserved: u32, output: u64, provisioned: bool) {
         self.in_flight -= 1;
+        if provisioned && let Some(p) = self.provisioned.as_mut() {
+            p.bucket
+                .give(now, u64::from(output_reserved).saturating_sub(output));
+            return;
+        }
         self.limiter.settle(
             now,
             Charge {
                 output_reserved: u64::from(output_reserved),
+                provisioned: false,
             },
             output,
         );
@@ -78,7 +92,7 @@ impl TierState {
 pub(super) struct ApiState {
     pub(super) tiers: Vec<TierState>,
     pub(super) client: ClientPolicy,
-    cap: u64,
+    pub(super) cap: u64,
     /// Requests waiting for a retry timer.
     pub(super) retry_pending: u64,
     pub(super) retry_rng: Stream,
@@ -94,12 +108,12 @@ pub(super) struct ApiState {
     pub(super) breaker: Option<crate::api::Breaker>,
     pub(super) failed_breaker: u64,
     pub(super) attempts: u64,
-    throttled: u64,
+    pub(super) throttled: u64,
     pub(super) retries: u64,
     pub(super) failed_429: u64,
     pub(super) failed_too_large: u64,
     pub(super) rejected_client: u64,
-    requests: u64,
+    pub(super) requests: u64,
 }
 
 impl ApiState {
@@ -113,6 +127,9 @@ impl ApiState {
                 speed: t.output_tokens_per_s.sampler(),
                 fast_speed: t.fast.as_ref().map(|f| f.output_tokens_per_s.sampler()),
                 fast_price: t.fast.as_ref().map_or(1.0, |f| f.price_multiplier),
+                flex: t.flex.clone(),
+                provisioned: t.provisioned.as_ref().map(ProvisionedState::new),
+                flex_refused: 0,
                 input_tokens_per_s: t.input_tokens_per_s,
                 usd_per_mtok_input: t.usd_per_mtok_input,
                 usd_per_token_output: t.usd_per_mtok_output / 1e6,
@@ -182,69 +199,16 @@ impl ApiState {
         let running: u64 = self.tiers.iter().map(|t| t.in_flight).sum();
         (self.queued() + self.retry_pending, running)
     }
-
-    pub(super) fn report(&self, secs: f64, hours_per_month: f64) -> ApiReport {
-        let month_factor = hours_per_month * 3600.0 / secs.max(1e-9);
-        let usd: f64 = self.tiers.iter().map(|t| t.usd).sum();
-        ApiReport {
-            requests: self.requests,
-            attempts: self.attempts,
-            throttled_429: self.throttled,
-            retries: self.retries,
-            attempts_per_request: if self.requests > 0 {
-                self.attempts as f64 / self.requests as f64
-            } else {
-                0.0
-            },
-            failed_429: self.failed_429,
-            failed_too_large: self.failed_too_large,
-            errors: self.errors,
-            failed_errors: self.failed_errors,
-            fallbacks: self.fallbacks,
-            failed_breaker: self.failed_breaker,
-            rejected_by_client: self.rejected_client,
-            usd,
-            usd_per_month: usd * month_factor,
-            tiers: self
-                .tiers
-                .iter()
-                .map(|t| TierReport {
-                    name: t.name.clone(),
-                    requests: t.requests,
-                    completed: t.completed,
-                    timed_out: t.timed_out,
-                    throttled_429: t.throttled,
-                    input_tokens: t.input_tokens,
-                    output_tokens: t.output_tokens,
-                    usd: t.usd,
-                    usd_timed_out: t.usd_timed_out,
-                    usd_per_month: t.usd * month_factor,
-                    tokens_per_minute_limit: t.limiter.tokens_per_minute(),
-                    cached_input_tokens: t.cached_tokens,
-                    cache_write_tokens: t.written_tokens,
-                    cache_hits: t.cache_hits,
-                    usd_saved_by_cache: t.usd_saved_by_cache,
-                    bill: t.bill,
-                    batch_enqueued_peak_tokens: t.batch.as_ref().map_or(0, |b| b.peak),
-                    errors: t.errors,
-                    breaker_opened: t.breaker.opened,
-                    breaker_open_s: self.breaker.as_ref().map_or(0.0, |b| {
-                        t.breaker.opened.saturating_mul(cool_down_ns(b)) as f64 / 1e9
-                    }),
-                })
-                .collect(),
-        }
-    }
 }
 
 impl Simulation {
     /// A new request for an API tier: through the client queue when the policy
     /// queues or the concurrency cap is reached, else straight to the provider.
-    pub(super) fn api_submit(&mut self, id: ReqId, tier: u16, fast: bool) {
+    pub(super) fn api_submit(&mut self, id: ReqId, tier: u16, service: Service) {
         let Some(api) = self.api.as_mut() else { return };
         let req = &mut self.st.requests[id];
         req.tier = Some(tier);
-        req.fast = fast;
+        req.service = service;
         // A request that fell back here was counted where it began.
         api.requests += u64::from(!req.fell_back);
         let t = &mut api.tiers[tier as usize];
@@ -339,9 +303,22 @@ impl Simulation {
                 self.api_give_up(head, GaveUp::Breaker);
                 continue;
             }
+            if self.flex_refuses(head) {
+                // Refused for want of capacity: the head leaves the queue
+                // for a retry, as the SDKs retry a 429.
+                if let Some(api) = self.api.as_mut() {
+                    api.tiers[tier as usize].queue.pop_front();
+                }
+                self.st.waiting -= 1;
+                if !self.retry_later(head, 0) {
+                    self.api_give_up(head, GaveUp::Throttled);
+                }
+                continue;
+            }
+            let service = self.st.requests[head].service;
             let Some(api) = self.api.as_mut() else { return };
             let t = &mut api.tiers[tier as usize];
-            match t.admit(now, input, max_tokens) {
+            match t.admit(now, input, max_tokens, service) {
                 Ok(charge) => {
                     t.queue.pop_front();
                     self.st.waiting -= 1;
@@ -391,6 +368,12 @@ impl Simulation {
             self.api_give_up(id, GaveUp::Breaker);
             return;
         }
+        if self.flex_refuses(id) {
+            if !self.retry_later(id, 0) {
+                self.api_give_up(id, GaveUp::Throttled);
+            }
+            return;
+        }
         let (input, hit) = self.counted_input(id, tier);
         let Some(api) = self.api.as_mut() else { return };
         let req = &self.st.requests[id];
@@ -401,7 +384,7 @@ impl Simulation {
             u64::from(self.cfg.classes[req.class as usize].max_tokens) + u64::from(req.reasoning);
         let fill = t.limiter.token_fill(now);
         self.rec.windows.api_fill(now, fill);
-        match t.admit(now, input, max_tokens) {
+        match t.admit(now, input, max_tokens, req.service) {
             Ok(charge) => self.api_send(id, charge, hit),
             Err(retry_after) => {
                 api.throttled += 1;
@@ -449,12 +432,13 @@ impl Simulation {
         // The cached prefix needs no prompt processing.
         let mut first = t.ttft.sample(&mut api.latency_rng)
             + f64::from(req.input_tokens - hit) / t.input_tokens_per_s;
-        let speed = match (&t.fast_speed, req.fast) {
-            (Some(fast), true) => fast.sample(&mut api.latency_rng),
+        let speed = match (&t.fast_speed, req.service) {
+            (Some(fast), Service::Fast) => fast.sample(&mut api.latency_rng),
             _ => t.speed.sample(&mut api.latency_rng),
         }
         .max(1e-3);
         let mut generate = f64::from(req.output_tokens) / speed;
+        let slow = slow * t.slowdown(req.service);
         if slow != 1.0 {
             // An incident slows the first token and every one after it.
             first *= slow;
@@ -467,6 +451,7 @@ impl Simulation {
         req.api_done_ns = later(req.first_token_ns, gen_ns);
         // The reservation is a class's max_tokens, within `bounds::TOKENS`.
         req.output_reserved = u32::try_from(charge.output_reserved).unwrap_or(u32::MAX);
+        req.provisioned = charge.provisioned;
         req.phase = Phase::Batched;
         self.rec.windows.api_tokens(
             now,
@@ -557,8 +542,8 @@ impl Simulation {
         let req = &self.st.requests[id];
         let tier = req.tier?;
         let t = &mut api.tiers[tier as usize];
-        t.leave(now, req.output_reserved, output);
-        let price = if req.fast { t.fast_price } else { 1.0 };
+        t.leave(now, req.output_reserved, output, req.provisioned);
+        let price = t.price(req.service, req.provisioned);
         let (input, cached, written) = (
             u64::from(req.input_tokens),
             u64::from(req.api_cached),

@@ -8,7 +8,9 @@
 
 use super::request::{Backend, Phase, ReqId};
 use super::{Event, NS_PER_S, Simulation, later, secs_to_ns};
-use crate::api::{Breaker, Charge, ClientPolicy, full_jitter_delay_ns, sdk_retry_delay_ns};
+use crate::api::{
+    Breaker, Charge, ClientPolicy, Service, full_jitter_delay_ns, sdk_retry_delay_ns,
+};
 use std::collections::VecDeque;
 
 impl Simulation {
@@ -37,6 +39,7 @@ impl Simulation {
         let back = secs_to_ns(t.ttft.sample(&mut api.latency_rng) * slow).max(1);
         req.admitted_ns = req.admitted_ns.min(now);
         req.output_reserved = u32::try_from(charge.output_reserved).unwrap_or(u32::MAX);
+        req.provisioned = charge.provisioned;
         req.api_error = true;
         req.api_done_ns = later(now, back);
         req.phase = Phase::Batched;
@@ -53,7 +56,7 @@ impl Simulation {
         let req = &mut self.st.requests[id];
         let tier = req.tier?;
         let t = &mut api.tiers[tier as usize];
-        t.leave(now, req.output_reserved, 0);
+        t.leave(now, req.output_reserved, 0, req.provisioned);
         t.errors += 1;
         api.errors += 1;
         if let Some(b) = &api.breaker {
@@ -62,6 +65,7 @@ impl Simulation {
         req.api_error = false;
         req.api_done_ns = u64::MAX;
         req.output_reserved = 0;
+        req.provisioned = false;
         req.phase = Phase::Waiting;
         Some(tier)
     }
@@ -131,10 +135,10 @@ impl Simulation {
             req.fell_back = true;
             req.attempts = 0;
             req.tier = None;
-            req.fast = false;
+            req.service = Service::Standard;
             req.phase = Phase::Waiting;
             match to {
-                Backend::Api { tier, fast } => self.api_submit(id, tier, fast),
+                Backend::Api { tier, service } => self.api_submit(id, tier, service),
                 Backend::Pool(p) => self.send_to_pool(id, p),
             }
             return;

@@ -8,6 +8,7 @@ use super::prefix::PromptIdentity;
 use super::recorder::{ArrivalRecord, Sample};
 use super::slab::Key;
 use super::{Event, Simulation, later, secs_to_ns};
+use crate::api::Service;
 use crate::dist::Sampler;
 use crate::scenario::{RequestClass, Scenario, bounds};
 
@@ -38,8 +39,8 @@ pub(super) enum Phase {
 pub(super) enum Backend {
     /// A self-hosted pool, by index.
     Pool(u16),
-    /// A hosted API tier, or its fast variant.
-    Api { tier: u16, fast: bool },
+    /// A hosted API tier, and which of its services.
+    Api { tier: u16, service: Service },
 }
 
 #[derive(Clone, Debug)]
@@ -73,8 +74,10 @@ pub(super) struct Request {
     pub(super) tier: Option<u16>,
     /// The pool serving it, if it went to one (else 0).
     pub(super) pool: u16,
-    /// Sent to the tier's fast variant.
-    pub(super) fast: bool,
+    /// The tier's service it was sent to (its fast or flex variant).
+    pub(super) service: Service,
+    /// Admitted on its tier's provisioned units (not its pay-as-you-go).
+    pub(super) provisioned: bool,
     /// 429s received so far (retries are bounded far below `u16::MAX`).
     pub(super) attempts: u16,
     /// Output tokens the rate limiter reserved at admission (≤ `max_tokens`).
@@ -274,7 +277,8 @@ impl Simulation {
             phase: Phase::Waiting,
             tier: None,
             pool: 0,
-            fast: false,
+            service: Service::Standard,
+            provisioned: false,
             attempts: 0,
             output_reserved: 0,
             before,
@@ -311,7 +315,7 @@ impl Simulation {
             output_tokens: output,
         });
         match self.choose_backend(class, input, task) {
-            Backend::Api { tier, fast } => self.api_submit(id, tier, fast),
+            Backend::Api { tier, service } => self.api_submit(id, tier, service),
             Backend::Pool(p) => self.send_to_pool(id, p),
         }
     }

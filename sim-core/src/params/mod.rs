@@ -17,6 +17,7 @@ mod edits;
 mod pools;
 mod provider;
 mod provider_api;
+mod provider_service;
 mod routing_text;
 mod scheduling;
 mod serving;
@@ -163,6 +164,7 @@ pub fn all() -> impl Iterator<Item = &'static Param> {
         .chain(targets::PARAMS.iter())
         .chain(provider::PARAMS.iter())
         .chain(provider_api::PARAMS.iter())
+        .chain(provider_service::PARAMS.iter())
 }
 
 /// The parameter a sweep or CLI path names.

@@ -4,7 +4,7 @@
 use super::edits::{main_tier, main_tier_mut};
 use super::serving::{keys, owned};
 use super::{Choice, Group, Kind, Number, Param};
-use crate::api::{ClientPolicy, SELF_HOSTED, backend_key, backend_label};
+use crate::api::{ClientPolicy, SELF_HOSTED, Service, backend_key, backend_label};
 use crate::scenario::{Scenario, Target};
 
 fn client_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
@@ -23,13 +23,16 @@ pub(super) fn backend_options(s: &Scenario, _: usize) -> Vec<(String, String)> {
     }
     if let Some(a) = &s.api {
         for t in &a.tiers {
-            let option = |fast| {
-                let key = backend_key(&t.name, fast);
+            let option = |service| {
+                let key = backend_key(&t.name, service);
                 (key.clone(), format!("API: {}", backend_label(&key)))
             };
-            o.push(option(false));
+            o.push(option(Service::Standard));
             if t.fast.is_some() {
-                o.push(option(true));
+                o.push(option(Service::Fast));
+            }
+            if t.flex.is_some() {
+                o.push(option(Service::Flex));
             }
         }
     }

@@ -99,7 +99,7 @@ fn fallback_options(s: &Scenario, i: usize) -> Vec<(String, String)> {
     o.extend(
         backend_options(s, i)
             .into_iter()
-            .filter(|(k, _)| !crate::api::parse_backend_key(k).1),
+            .filter(|(k, _)| crate::api::parse_backend_key(k).1 == crate::api::Service::Standard),
     );
     o
 }

@@ -81,12 +81,12 @@ pub fn apply_config(s: &mut Scenario, config: &Config, replicas: u32) -> Result<
             client,
         } => match s.api.as_mut() {
             Some(a) => {
-                let (name, fast) = crate::api::parse_backend_key(tier);
+                let (name, service) = crate::api::parse_backend_key(tier);
                 a.default_backend = name.to_owned();
                 a.routes.clear();
-                // The tier's fast variant is chosen per class, as the page's
-                // backend control does.
-                if fast {
+                // The tier's fast or flex variant is chosen per class, as the
+                // page's backend control does.
+                if service != crate::api::Service::Standard {
                     for k in &s.workload.classes {
                         a.route(k.name.clone(), tier);
                     }
@@ -498,13 +498,12 @@ pub fn searches(base: &Scenario, slo: PlanSlo, space: &Space) -> Vec<Search> {
         if !matches!(api.client, ClientPolicy::Queue { .. }) {
             clients.push(Some(QUEUE_CLIENT));
         }
-        // Each tier, and its fast variant where it has one.
+        // Each tier, and its fast and flex variants where it has them.
         let tiers = api.tiers.iter().flat_map(|t| {
-            std::iter::once(t.name.clone()).chain(
-                t.fast
-                    .as_ref()
-                    .map(|_| crate::api::backend_key(&t.name, true)),
-            )
+            use crate::api::{Service, backend_key};
+            std::iter::once(t.name.clone())
+                .chain(t.fast.as_ref().map(|_| backend_key(&t.name, Service::Fast)))
+                .chain(t.flex.as_ref().map(|_| backend_key(&t.name, Service::Flex)))
         });
         for tier in tiers {
             for client in &clients {

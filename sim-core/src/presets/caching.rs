@@ -14,6 +14,8 @@ use crate::scenario::{
 /// minute.
 fn assistant_tier() -> ProviderTier {
     ProviderTier {
+        flex: None,
+        provisioned: None,
         name: "assistant".into(),
         ttft_s: Dist::LogNormal {
             median: 0.6,

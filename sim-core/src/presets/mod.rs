@@ -399,6 +399,8 @@ pub fn launch_spike_queued() -> Scenario {
 /// 60 tok/s cost ≈ $22,500 a month; the tier's 200 tok/s variant costs 40 % more.
 pub fn pay_for_speed() -> Scenario {
     let tier = ProviderTier {
+        flex: None,
+        provisioned: None,
         name: "voice-llm".into(),
         ttft_s: Dist::Fixed { value: 0.3 },
         output_tokens_per_s: Dist::Fixed { value: 60.0 },
@@ -465,6 +467,7 @@ pub fn pay_for_speed_fast() -> Scenario {
     let mut s = pay_for_speed();
     if let Some(api) = s.api.as_mut() {
         api.routes = vec![Route {
+            flex: false,
             class: "voice answer".into(),
             backend: "voice-llm".into(),
             fast: true,

@@ -8,6 +8,8 @@ use crate::scenario::{Arrival, Limits, RequestClass, SCENARIO_VERSION, Scenario,
 /// An API tier with generous limits (this story is about latency, not 429s).
 fn tier(name: &str, ttft_s: f64, tokens_per_s: f64, usd_in: f64, usd_out: f64) -> ProviderTier {
     ProviderTier {
+        flex: None,
+        provisioned: None,
         name: name.into(),
         ttft_s: Dist::LogNormal {
             median: ttft_s,
@@ -96,11 +98,13 @@ pub fn thinking_agent() -> Scenario {
             ],
             routes: vec![
                 Route {
+                    flex: false,
                     class: "reasoning model".into(),
                     backend: "reasoner".into(),
                     fast: false,
                 },
                 Route {
+                    flex: false,
                     class: "instant model".into(),
                     backend: "instant".into(),
                     fast: false,

@@ -7,6 +7,8 @@ use crate::dist::Dist;
 /// (input + max_tokens), $2.50 / $10 per million tokens, ≈ 60 tok/s.
 pub fn frontier_tier() -> ProviderTier {
     ProviderTier {
+        flex: None,
+        provisioned: None,
         name: "frontier".into(),
         ttft_s: Dist::LogNormal {
             median: 0.6,
@@ -38,6 +40,8 @@ pub fn frontier_tier() -> ProviderTier {
 /// A small, fast, cheap model tier with its own limits (limits are per model).
 pub fn small_tier() -> ProviderTier {
     ProviderTier {
+        flex: None,
+        provisioned: None,
         name: "small".into(),
         ttft_s: Dist::LogNormal {
             median: 0.3,

@@ -197,6 +197,18 @@ pub struct TierReport {
     /// Time its breaker was open, s.
     #[serde(default)]
     pub breaker_open_s: f64,
+    /// Attempts at its flex variant refused for want of capacity (429s,
+    /// counted in `throttled_429` too).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub flex_refused: u64,
+    /// Requests its provisioned units admitted (the rest went to
+    /// pay-as-you-go).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub provisioned_requests: u64,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
 }
 
 impl ApiReport {

@@ -27,10 +27,10 @@ impl Scenario {
     }
 
     /// Where a class is served when no routing rule decides: `Some((tier
-    /// index, fast))` for an API tier, `None` for a self-hosted pool.
-    pub fn backend_of(&self, class: &str) -> Option<(usize, bool)> {
+    /// index, service))` for an API tier, `None` for a self-hosted pool.
+    pub fn backend_of(&self, class: &str) -> Option<(usize, crate::api::Service)> {
         match self.class_target(class) {
-            super::Target::Tier(i, fast) => Some((i, fast)),
+            super::Target::Tier(i, service) => Some((i, service)),
             super::Target::Pool(_) => None,
         }
     }

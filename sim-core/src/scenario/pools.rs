@@ -197,14 +197,14 @@ impl Autoscale {
     }
 }
 
-/// Where a request can be served: a pool, or an API tier (its fast variant
-/// or not).
+/// Where a request can be served: a pool, or an API tier (one of its
+/// services).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Target {
     /// A self-hosted pool, by index (0 is `serving`).
     Pool(usize),
-    /// An API tier, by index, and whether its fast variant.
-    Tier(usize, bool),
+    /// An API tier, by index, and which of its services.
+    Tier(usize, crate::api::Service),
 }
 
 /// Most pools a scenario may have.
@@ -289,11 +289,17 @@ impl Scenario {
         if let Some(i) = self.all_pools().position(|p| p.pool_name() == name) {
             return Some(Target::Pool(i));
         }
+        // A tier by name, or one of its variants by key (`NAME+flex`).
         let api = self.api.as_ref()?;
-        api.tiers
-            .iter()
-            .position(|t| t.name == name)
-            .map(|i| Target::Tier(i, false))
+        let (tier, service) = crate::api::parse_backend_key(name);
+        let i = api.tiers.iter().position(|t| t.name == tier)?;
+        let t = &api.tiers[i];
+        let offered = match service {
+            crate::api::Service::Standard => true,
+            crate::api::Service::Fast => t.fast.is_some(),
+            crate::api::Service::Flex => t.flex.is_some(),
+        };
+        offered.then_some(Target::Tier(i, service))
     }
 
     /// Where a class's requests go when no routing rule matches them: its
@@ -302,15 +308,20 @@ impl Scenario {
         let Some(api) = self.api.as_ref() else {
             return Target::Pool(0);
         };
-        let (backend, fast) = api
+        let (backend, service) = api
             .routes
             .iter()
             .find(|r| r.class == class)
-            .map_or((api.default_backend.as_str(), false), |r| {
-                (r.backend.as_str(), r.fast)
+            .map_or((api.default_backend.as_str(), None), |r| {
+                (r.backend.as_str(), Some(r.service()))
             });
         match self.target_named(backend) {
-            Some(Target::Tier(i, _)) => Target::Tier(i, fast),
+            Some(Target::Tier(i, named)) => Target::Tier(
+                i,
+                service
+                    .filter(|s| *s != crate::api::Service::Standard)
+                    .unwrap_or(named),
+            ),
             Some(t) => t,
             None => Target::Pool(0),
         }

@@ -76,6 +76,12 @@ impl Scenario {
                     "",
                 );
             }
+            if let Some(flex) = &t.flex {
+                c.problems.extend(flex.problems(&format!("{f}.flex")));
+            }
+            if let Some(p) = &t.provisioned {
+                c.problems.extend(p.problems(&format!("{f}.provisioned")));
+            }
             if let Some(cache) = &t.prompt_cache {
                 validate_cache(cache, &f, t.usd_per_mtok_input, c);
             }
@@ -100,9 +106,13 @@ impl Scenario {
                     1,
                     1_000_000_000_000,
                 );
-                if t.prompt_cache.is_some() || t.fast.is_some() {
+                if t.prompt_cache.is_some()
+                    || t.fast.is_some()
+                    || t.flex.is_some()
+                    || t.provisioned.is_some()
+                {
                     c.problems.push(format!(
-                        "{f}: a batch tier has neither a prompt cache nor a fast variant here; give them to a tier of its own"
+                        "{f}: a batch tier has no prompt cache, fast or flex variant or provisioned units here; give them to a tier of its own"
                     ));
                 }
             }
@@ -215,6 +225,21 @@ impl Scenario {
             {
                 c.problems.push(format!(
                     "{f}.fast needs a tier with a fast variant, and {:?} has none",
+                    r.backend
+                ));
+            }
+            if r.flex && r.fast {
+                c.problems.push(format!(
+                    "{f}: a route asks for one service, fast or flex, not both"
+                ));
+            } else if r.flex
+                && !api
+                    .tiers
+                    .iter()
+                    .any(|t| t.name == r.backend && t.flex.is_some())
+            {
+                c.problems.push(format!(
+                    "{f}.flex needs a tier with a flex variant, and {:?} has none",
                     r.backend
                 ));
             }

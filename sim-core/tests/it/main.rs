@@ -31,6 +31,7 @@ mod queueing;
 mod ranges;
 mod reasoning;
 mod repro;
+mod service_tiers;
 mod serving;
 mod sliding_window;
 mod speculative;

@@ -25,6 +25,7 @@ fn routed_short_to_small(mut s: Scenario) -> Scenario {
         class: "short email".into(),
         backend: "small".into(),
         fast: false,
+        flex: false,
     }];
     s
 }

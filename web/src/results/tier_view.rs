@@ -1,7 +1,9 @@
 //! The by-tier bill: what each hosted API tier billed, by line (prompt
 //! tokens at the input price, read from the provider's cache, written to
-//! it, output tokens), beside its errors, which are not billed. A batch
-//! API is a tier of its own.
+//! it, output tokens, provisioned units by the hour), beside its errors
+//! and flex refusals, which are not billed. A batch API is a tier of its
+//! own. The units' and the refusals' columns show only when some tier has
+//! them.
 
 use crate::format::fmt_usd;
 use leptos::prelude::*;
@@ -23,6 +25,9 @@ pub fn per_tier_view(report: RwSignal<Option<Report>>) -> impl IntoView {
                 .unwrap_or_default()
         })
     };
+    // Columns only some runs have.
+    let units = move || rows().iter().any(|t| t.bill.provisioned_usd > 0.0);
+    let refusals = move || rows().iter().any(|t| t.flex_refused > 0);
     let money = |testid: &'static str, v: f64| {
         view! { <td data-testid=testid data-value=v.to_string()>{fmt_usd(v)}</td> }
     };
@@ -39,6 +44,8 @@ pub fn per_tier_view(report: RwSignal<Option<Report>>) -> impl IntoView {
                         <th scope="col">"Cached input"</th>
                         <th scope="col">"Cache writes"</th>
                         <th scope="col">"Output"</th>
+                        {move || units().then(|| view! { <th scope="col">"Provisioned units"</th> })}
+                        {move || refusals().then(|| view! { <th scope="col">"Flex refused"</th> })}
                         <th scope="col">"Run total"</th>
                         <th scope="col">"$ per month"</th>
                     </tr>
@@ -62,6 +69,15 @@ pub fn per_tier_view(report: RwSignal<Option<Report>>) -> impl IntoView {
                                         {money("cached-input", b.cached_input_usd)}
                                         {money("cache-writes", b.cache_write_usd)}
                                         {money("output", b.output_usd)}
+                                        {units().then(|| money("provisioned", b.provisioned_usd))}
+                                        {refusals()
+                                            .then(|| {
+                                                view! {
+                                                    <td data-testid="flex-refused" data-value=t.flex_refused.to_string()>
+                                                        {sim_core::format::thousands(t.flex_refused)}
+                                                    </td>
+                                                }
+                                            })}
                                         {money("usd", t.usd)}
                                         {money("usd-month", t.usd_per_month)}
                                     </tr>
