@@ -206,15 +206,25 @@ pub fn summary(s: &Scenario, r: &Report) -> String {
             );
         }
         if a.fallbacks > 0 {
-            let to = s
-                .api
-                .as_ref()
-                .and_then(|x| x.fallback.as_deref())
-                .unwrap_or("?");
+            let to = if a.fallbacks_by_step.is_empty() {
+                s.api
+                    .iter()
+                    .flat_map(|x| &x.fallback)
+                    .map(|name| printable(name))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            } else {
+                // A chain: how many reached each step.
+                a.fallbacks_by_step
+                    .iter()
+                    .map(|f| format!("{} ({})", printable(&f.to), thousands(f.requests)))
+                    .collect::<Vec<_>>()
+                    .join(", then ")
+            };
             o += &format!(
-                "  fallback: {} requests their tier gave up on sent on to {}\n",
+                "  fallback: {} times a tier gave up on a request and it was sent on: to {}\n",
                 thousands(a.fallbacks),
-                printable(to)
+                to
             );
         }
         for t in &a.tiers {

@@ -242,17 +242,28 @@ fn trace_read_1m(bencher: divan::Bencher, how: &str) {
 }
 
 /// An API launch (launch-spike, 5,000 users at its peak, the SDKs' retries
-/// and a fallback to the small model), and the same with the provider
-/// having a bad spell: 10 % errors all along, 50 % and three times slower
-/// for 20 minutes. Target: the bad spell costs ≤ 1.3× per request.
-#[divan::bench(args = ["plain", "incidents"], sample_count = 5)]
+/// and a fallback to the small model), the same with the provider having a
+/// bad spell (10 % errors all along, 50 % and three times slower for 20
+/// minutes), and that with every service besides: the long threads on the
+/// flex variant, 200 provisioned units in front of the tier, and a chain
+/// falling back to the small model then the fleet. Target: each costs
+/// ≤ 1.3× per request what the plain launch does.
+#[divan::bench(args = ["plain", "incidents", "services"], sample_count = 5)]
 fn api_launch(bencher: divan::Bencher, how: &str) {
     let mut s = sim_core::presets::launch_spike();
     let mut edits = vec![("api.client", "sdk_retries"), ("api.fallback", "small")];
-    if how == "incidents" {
+    if how != "plain" {
         edits.extend([
             ("api.error_rate", "10"),
             ("api.incidents", "at 600 for 1200: 50 %, ×3"),
+        ]);
+    }
+    if how == "services" {
+        edits.extend([
+            ("api.flex", "on"),
+            ("backend[long thread]", "frontier+flex"),
+            ("api.provisioned_units", "200"),
+            ("api.fallback_then", "self-hosted"),
         ]);
     }
     for (name, value) in edits {

@@ -127,6 +127,13 @@ test('a fallback tier answers what the main tier gave up on', async () => {
   assert.ok(failed > 10, `${failed} % failed before`);
   await edit(p, 'api-fallback', (select) => select.selectOption('small'));
   assert.equal(await p.value('card-failed'), 0);
+  // A second step travels in the link.
+  await edit(p, 'api-fallback-then', (select) => select.selectOption('self-hosted'));
+  const q = new LabPage(await lab.newPage(), lab.url);
+  await q.page.goto(p.page.url());
+  await q.waitForRun();
+  assert.equal(await q.byTestId('api-fallback').inputValue(), 'small');
+  assert.equal(await q.byTestId('api-fallback-then').inputValue(), 'self-hosted');
   assert.deepEqual(lab.errors, []);
 });
 

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 mod bill;
 pub mod diurnal;
 mod errors;
+pub mod fallback;
 mod limiter;
 pub mod price;
 mod prompt_cache;
@@ -18,6 +19,7 @@ mod service;
 
 pub use bill::Bill;
 pub use errors::{Breaker, Incident, ProviderErrors};
+pub use fallback::MAX_FALLBACKS;
 pub use limiter::{CONCURRENCY_RETRY_NS, Charge, FixedWindow, Limiter, TokenBucket};
 pub use prompt_cache::{CacheMode, PromptCache, input_usd, input_usd_parts, input_usd_total};
 pub use service::{
@@ -51,10 +53,11 @@ pub struct Api {
     #[serde(default = "one")]
     pub rate_limit_multiplier: u32,
     /// Where a request goes when its tier has given up on it (its retries
-    /// spent on 429s or errors, or too large for it): another tier, a pool,
-    /// or `"self-hosted"`. A request falls back once.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fallback: Option<String>,
+    /// spent on 429s or errors, or too large for it): a chain of other
+    /// tiers, pools or `"self-hosted"`, tried in order, each once (written
+    /// as one name, or a list of at most [`MAX_FALLBACKS`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty", with = "fallback")]
+    pub fallback: Vec<String>,
     /// The client's circuit breaker, for every tier.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub breaker: Option<Breaker>,

@@ -132,8 +132,9 @@ struct Config {
     slo: Slo,
     /// Where each class is served when no rule decides.
     class_backend: Vec<Backend>,
-    /// Where a request its API tier gave up on goes, if anywhere.
-    api_fallback: Option<Backend>,
+    /// Where a request its API tier gave up on goes, in order: its n-th
+    /// give-up goes to the n-th (none: it fails).
+    api_fallback: Vec<Backend>,
     /// Whether a replayed trace's prefix-block hashes name its blocks.
     hashed: bool,
 }

@@ -29,6 +29,9 @@ pub(super) struct TierState {
     pub(super) provisioned: Option<ProvisionedState>,
     /// Attempts at its flex variant refused for want of capacity (429s).
     pub(super) flex_refused: u64,
+    /// Requests it gave up on (retries spent, too large, breaker open):
+    /// sent on down the fallback chain, or failed.
+    pub(super) gave_up: u64,
     pub(super) input_tokens_per_s: f64,
     pub(super) usd_per_mtok_input: f64,
     pub(super) usd_per_token_output: f64,
@@ -102,8 +105,11 @@ pub(super) struct ApiState {
     /// Errors (besides 429s) answered, and requests failed after them.
     pub(super) errors: u64,
     pub(super) failed_errors: u64,
-    /// Requests sent on to `api.fallback`.
+    /// Requests sent on to `api.fallback`, and how many to each step of
+    /// its chain.
     pub(super) fallbacks: u64,
+    pub(super) fallbacks_to: Vec<u64>,
+    pub(super) fallback_names: Vec<String>,
     /// The client's circuit breaker, if it has one.
     pub(super) breaker: Option<crate::api::Breaker>,
     pub(super) failed_breaker: u64,
@@ -130,6 +136,7 @@ impl ApiState {
                 flex: t.flex.clone(),
                 provisioned: t.provisioned.as_ref().map(ProvisionedState::new),
                 flex_refused: 0,
+                gave_up: 0,
                 input_tokens_per_s: t.input_tokens_per_s,
                 usd_per_mtok_input: t.usd_per_mtok_input,
                 usd_per_token_output: t.usd_per_mtok_output / 1e6,
@@ -173,6 +180,8 @@ impl ApiState {
             errors: 0,
             failed_errors: 0,
             fallbacks: 0,
+            fallbacks_to: vec![0; api.fallback.len()],
+            fallback_names: api.fallback.clone(),
             breaker: api.breaker.clone(),
             failed_breaker: 0,
             attempts: 0,
@@ -210,7 +219,7 @@ impl Simulation {
         req.tier = Some(tier);
         req.service = service;
         // A request that fell back here was counted where it began.
-        api.requests += u64::from(!req.fell_back);
+        api.requests += u64::from(req.fallbacks == 0);
         let t = &mut api.tiers[tier as usize];
         t.requests += 1;
         if t.batch.is_some() {

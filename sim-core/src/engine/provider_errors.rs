@@ -123,16 +123,21 @@ impl Simulation {
         true
     }
 
-    /// Request `id`'s tier gave up on it: it falls back (once) where
-    /// `api.fallback` says, or it fails, counted by why.
+    /// Request `id`'s tier gave up on it: it falls back to the next backend
+    /// of `api.fallback`'s chain it has not tried, or it fails, counted by why.
     pub(super) fn api_give_up(&mut self, id: ReqId, why: GaveUp) {
         let Some(api) = self.api.as_mut() else { return };
-        if let Some(to) = self.cfg.api_fallback
-            && !self.st.requests[id].fell_back
-        {
+        if let Some(t) = self.st.requests[id].tier {
+            api.tiers[t as usize].gave_up += 1;
+        }
+        let step = usize::from(self.st.requests[id].fallbacks);
+        if let Some(&to) = self.cfg.api_fallback.get(step) {
             api.fallbacks += 1;
+            if let Some(n) = api.fallbacks_to.get_mut(step) {
+                *n += 1;
+            }
             let req = &mut self.st.requests[id];
-            req.fell_back = true;
+            req.fallbacks += 1;
             req.attempts = 0;
             req.tier = None;
             req.service = Service::Standard;

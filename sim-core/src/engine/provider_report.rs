@@ -28,6 +28,18 @@ impl ApiState {
             errors: self.errors,
             failed_errors: self.failed_errors,
             fallbacks: self.fallbacks,
+            fallbacks_by_step: if self.fallback_names.len() > 1 {
+                self.fallback_names
+                    .iter()
+                    .zip(&self.fallbacks_to)
+                    .map(|(to, &requests)| crate::report::FallbackStep {
+                        to: to.clone(),
+                        requests,
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            },
             failed_breaker: self.failed_breaker,
             rejected_by_client: self.rejected_client,
             usd,
@@ -59,6 +71,7 @@ impl ApiState {
                     batch_enqueued_peak_tokens: t.batch.as_ref().map_or(0, |b| b.peak),
                     errors: t.errors,
                     flex_refused: t.flex_refused,
+                    gave_up: t.gave_up,
                     provisioned_requests: t.provisioned.as_ref().map_or(0, |p| p.requests),
                     breaker_opened: t.breaker.opened,
                     breaker_open_s: self.breaker.as_ref().map_or(0.0, |b| {

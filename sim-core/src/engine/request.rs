@@ -98,8 +98,9 @@ pub(super) struct Request {
     pub(super) api_written: u32,
     /// At an API provider: its attempt is coming back as an error.
     pub(super) api_error: bool,
-    /// It fell back from the tier that gave up on it (once at most).
-    pub(super) fell_back: bool,
+    /// Times it fell back from a tier that gave up on it (at most the
+    /// chain's length, `api::MAX_FALLBACKS`).
+    pub(super) fallbacks: u8,
     /// A replayed trace's request: its prefix-block hashes' slot in the
     /// run's table ([`super::prefix::PrefixHashes`]), until it leaves.
     pub(super) hashes: Option<u32>,
@@ -288,7 +289,7 @@ impl Simulation {
             api_cached: 0,
             api_written: 0,
             api_error: false,
-            fell_back: false,
+            fallbacks: 0,
             hashes,
             remote: super::disaggregation::NO_REMOTE,
             pulled_ns: 0,

@@ -109,10 +109,11 @@ impl Simulation {
             class_backend: request::class_backends(scenario),
             api_fallback: scenario
                 .api
-                .as_ref()
-                .and_then(|a| a.fallback.as_deref())
-                .and_then(|name| scenario.target_named(name))
-                .map(pools::backend),
+                .iter()
+                .flat_map(|a| &a.fallback)
+                .filter_map(|name| scenario.target_named(name))
+                .map(pools::backend)
+                .collect(),
             hashed: block_tokens.is_some(),
             pools,
         };

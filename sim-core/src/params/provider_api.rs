@@ -301,20 +301,66 @@ pub(super) const PARAMS: &[Param] = &[
         group: Group::Provider,
         label: "When a tier gives up",
         unit: "",
-        help: "Where a request goes once its API tier has given up on it (its retries spent on 429s or errors): nowhere (it fails), another tier, or your own servers. A request falls back once.",
+        help: "Where a request goes once its API tier has given up on it (its retries spent on 429s or errors): nowhere (it fails), another tier, or your own servers. 'And if that gives up' adds a second step.",
         kind: Kind::Choice(Choice {
             options: fallback_options,
             get: |s, _| {
-                s.api
-                    .as_ref()
-                    .map(|a| a.fallback.clone().unwrap_or_else(|| "none".to_owned()))
+                s.api.as_ref().map(|a| {
+                    a.fallback
+                        .first()
+                        .cloned()
+                        .unwrap_or_else(|| "none".to_owned())
+                })
             },
             set: |s, i, k| {
                 let known = keys(fallback_options(s, i));
                 if !known.iter().any(|o| o == k) {
                     return Err(unknown_key("api.fallback", k, &known));
                 }
-                s.api.as_mut().ok_or_else(no_api)?.fallback = (k != "none").then(|| k.to_owned());
+                let chain = &mut s.api.as_mut().ok_or_else(no_api)?.fallback;
+                if k == "none" {
+                    chain.clear();
+                } else if let Some(first) = chain.first_mut() {
+                    k.clone_into(first);
+                } else {
+                    chain.push(k.to_owned());
+                }
+                Ok(())
+            },
+        }),
+    },
+    Param {
+        path: "api.fallback_then",
+        id: "api-fallback-then",
+        group: Group::Provider,
+        label: "And if that gives up",
+        unit: "",
+        help: "The fallback chain's second step: where a request goes when the backend it fell back to gives up on it too (nowhere: it fails).",
+        kind: Kind::Choice(Choice {
+            options: fallback_options,
+            get: |s, _| {
+                s.api.as_ref().map(|a| {
+                    a.fallback
+                        .get(1)
+                        .cloned()
+                        .unwrap_or_else(|| "none".to_owned())
+                })
+            },
+            set: |s, i, k| {
+                let known = keys(fallback_options(s, i));
+                if !known.iter().any(|o| o == k) {
+                    return Err(unknown_key("api.fallback_then", k, &known));
+                }
+                let chain = &mut s.api.as_mut().ok_or_else(no_api)?.fallback;
+                if chain.is_empty() && k != "none" {
+                    return Err(
+                        "api.fallback_then needs a first fallback (api.fallback) to follow".into(),
+                    );
+                }
+                chain.truncate(1);
+                if k != "none" {
+                    chain.push(k.to_owned());
+                }
                 Ok(())
             },
         }),

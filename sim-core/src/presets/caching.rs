@@ -96,7 +96,7 @@ pub fn prompt_caching() -> Scenario {
             client: ClientPolicy::SdkRetries { max_retries: 2 },
             concurrency_cap: None,
             rate_limit_multiplier: 1,
-            fallback: None,
+            fallback: Vec::new(),
             breaker: None,
         }),
     }

@@ -61,7 +61,7 @@ pub fn bad_hour() -> Scenario {
             client: ClientPolicy::SdkRetries { max_retries: 2 },
             concurrency_cap: None,
             rate_limit_multiplier: 1,
-            fallback: None,
+            fallback: Vec::new(),
             breaker: None,
         }),
     }

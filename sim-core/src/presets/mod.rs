@@ -226,7 +226,7 @@ pub fn overnight_batch() -> Scenario {
             client: ClientPolicy::SdkRetries { max_retries: 2 },
             concurrency_cap: None,
             rate_limit_multiplier: 1,
-            fallback: None,
+            fallback: Vec::new(),
             breaker: None,
         }),
     }
@@ -380,7 +380,7 @@ pub fn launch_spike() -> Scenario {
             client: ClientPolicy::FailFast,
             concurrency_cap: None,
             rate_limit_multiplier: 1,
-            fallback: None,
+            fallback: Vec::new(),
             breaker: None,
         }),
     }
@@ -456,7 +456,7 @@ pub fn pay_for_speed() -> Scenario {
             client: ClientPolicy::SdkRetries { max_retries: 2 },
             concurrency_cap: None,
             rate_limit_multiplier: 1,
-            fallback: None,
+            fallback: Vec::new(),
             breaker: None,
         }),
     }

@@ -81,7 +81,7 @@ pub fn launch_day_gpus() -> Scenario {
         client: crate::api::ClientPolicy::QUEUE,
         concurrency_cap: None,
         rate_limit_multiplier: 1,
-        fallback: None,
+        fallback: Vec::new(),
         breaker: None,
     });
     s

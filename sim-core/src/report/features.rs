@@ -123,9 +123,13 @@ pub struct ApiReport {
     /// Requests that failed because their last attempt got such an error.
     #[serde(default)]
     pub failed_errors: u64,
-    /// Requests sent on to `api.fallback` when their tier gave up on them.
+    /// Requests sent on down `api.fallback`'s chain when their tier gave up
+    /// on them (a request counted once per step it took).
     #[serde(default)]
     pub fallbacks: u64,
+    /// With a chain of several: how many went to each step, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fallbacks_by_step: Vec<FallbackStep>,
     /// Requests that failed because the breaker was open (no fallback).
     #[serde(default)]
     pub failed_breaker: u64,
@@ -137,6 +141,15 @@ pub struct ApiReport {
     pub usd_per_month: f64,
     /// Per tier.
     pub tiers: Vec<TierReport>,
+}
+
+/// One step of the fallback chain: where it sends, and how many went.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FallbackStep {
+    /// The backend, by name.
+    pub to: String,
+    /// Requests sent there.
+    pub requests: u64,
 }
 
 /// One API tier's traffic and spend.
@@ -205,6 +218,10 @@ pub struct TierReport {
     /// pay-as-you-go).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub provisioned_requests: u64,
+    /// Requests it gave up on (retries spent, too large, its breaker open):
+    /// sent on down the fallback chain, or failed.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub gave_up: u64,
 }
 
 fn is_zero(v: &u64) -> bool {

@@ -6,7 +6,9 @@
 use serde::{Deserialize, Serialize};
 
 mod features;
-pub use features::{ApiReport, DisaggregationReport, PoolReport, SpeculativeReport, TierReport};
+pub use features::{
+    ApiReport, DisaggregationReport, FallbackStep, PoolReport, SpeculativeReport, TierReport,
+};
 
 /// The report format this build writes.
 pub const REPORT_VERSION: u32 = 1;

@@ -333,7 +333,7 @@ impl Scenario {
     /// a fleet kept to take it is billed whether it is used or not).
     pub fn reachable_targets(&self, class: &str) -> Vec<Target> {
         let mut out = vec![self.class_target(class)];
-        if let Some(f) = self.api.as_ref().and_then(|a| a.fallback.as_deref()) {
+        for f in self.api.iter().flat_map(|a| &a.fallback) {
             out.extend(self.target_named(f));
         }
         for r in &self.routing {

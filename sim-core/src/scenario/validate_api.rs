@@ -191,9 +191,18 @@ impl Scenario {
         if let Some(b) = &api.breaker {
             c.problems.extend(b.problems("api.breaker"));
         }
-        if let Some(f) = api.fallback.as_deref().filter(|f| !backend_ok(f)) {
+        for (i, f) in api.fallback.iter().enumerate() {
+            if !backend_ok(f) {
+                c.problems.push(format!(
+                    "api.fallback[{i}] must be \"{SELF_HOSTED}\", a pool or a tier name, got {f:?}"
+                ));
+            }
+        }
+        if api.fallback.len() > crate::api::MAX_FALLBACKS {
             c.problems.push(format!(
-                "api.fallback must be \"{SELF_HOSTED}\", a pool or a tier name, got {f:?}"
+                "api.fallback names {} backends, at most {} may follow one another",
+                api.fallback.len(),
+                crate::api::MAX_FALLBACKS
             ));
         }
         if api.routes.len() > bounds::CLASSES {

@@ -157,7 +157,7 @@ proptest! {
         s.duration_s = 300.0;
         s.workload.classes[0].timeout_s = timeout;
         s.workload.classes[0].output_tokens = Dist::Fixed { value: 50.0 };
-        s.api.as_mut().expect("api").fallback = fallback.then(|| "self-hosted".to_owned());
+        s.api.as_mut().expect("api").fallback = fallback.then(|| "self-hosted".to_owned()).into_iter().collect();
         s.api.as_mut().expect("api").breaker = breaker.map(|(errors, window_s, cool_down_s)| {
             sim_core::api::Breaker { errors, window_s, cool_down_s }
         });
@@ -191,7 +191,7 @@ fn bad_spell(fallback: Option<&str>) -> Scenario {
     );
     s.workload.arrival = each_second(100);
     s.duration_s = 100.0;
-    s.api.as_mut().expect("api").fallback = fallback.map(str::to_owned);
+    s.api.as_mut().expect("api").fallback = fallback.map(str::to_owned).into_iter().collect();
     s
 }
 
@@ -224,7 +224,7 @@ fn a_breaker_never_sends_while_open_and_closes_on_its_trial() {
     assert_eq!((a.errors, a.fallbacks), (3, 3 + 100 + 3));
     assert_eq!((t.breaker_opened, t.breaker_open_s), (1, 100.0));
     // Without a fallback, what the open breaker holds back fails.
-    s.api.as_mut().expect("api").fallback = None;
+    s.api.as_mut().expect("api").fallback = Vec::new();
     let r = run(&s).expect("valid");
     let a = r.api.as_ref().expect("api");
     assert_eq!(
@@ -263,10 +263,55 @@ fn a_fallback_takes_what_the_tier_gave_up_on_once() {
         .to_string();
     assert!(
         err.contains(
-            "api.fallback must be \"self-hosted\", a pool or a tier name, got \"nowhere\""
+            "api.fallback[0] must be \"self-hosted\", a pool or a tier name, got \"nowhere\""
         ),
         "{err}"
     );
+}
+
+#[test]
+fn a_fallback_chain_takes_each_give_up_one_step_further_and_loses_none() {
+    // The backup tier has the same bad spell: what the main tier gives up
+    // on fails there too and goes on to the self-hosted fleet.
+    let mut s = bad_spell(None);
+    let api = s.api.as_mut().expect("api");
+    let mut backup = api.tiers[0].clone();
+    backup.name = "backup".into();
+    backup.fast = None;
+    api.tiers.push(backup);
+    api.fallback = vec!["backup".into(), "self-hosted".into()];
+    let r = run(&s).expect("valid");
+    let a = r.api.as_ref().expect("api");
+    assert_eq!((r.requests.completed, r.requests.failed), (100, 0));
+    assert_eq!(a.fallbacks, 40);
+    let steps: Vec<(&str, u64)> = a
+        .fallbacks_by_step
+        .iter()
+        .map(|f| (f.to.as_str(), f.requests))
+        .collect();
+    assert_eq!(steps, [("backup", 20), ("self-hosted", 20)]);
+    // At every tier, what arrived either completed or was given up on.
+    for t in &a.tiers {
+        assert_eq!(
+            t.requests,
+            t.completed + t.timed_out + t.gave_up,
+            "{}",
+            t.name
+        );
+    }
+    assert_eq!((a.tiers[0].gave_up, a.tiers[1].gave_up), (20, 20));
+    // Counted once where it began.
+    assert_eq!(a.requests, 100);
+    // A chain of one writes as the name it always was; a longer one as a list.
+    let json = serde_json::to_string(&s).expect("serialises");
+    assert!(
+        json.contains(r#""fallback":["backup","self-hosted"]"#),
+        "{json}"
+    );
+    let mut five = s.clone();
+    five.api.as_mut().expect("api").fallback = vec!["backup".into(); 5];
+    let err = run(&five).expect_err("refused").to_string();
+    assert!(err.contains("at most 4 may follow one another"), "{err}");
 }
 
 #[test]

@@ -251,7 +251,7 @@ proptest! {
         s.workload.classes[0].timeout_s = timeout;
         s.workload.classes[0].output_tokens = Dist::Fixed { value: 50.0 };
         let api = s.api.as_mut().expect("api");
-        api.fallback = fallback.then(|| "self-hosted".to_owned());
+        api.fallback = fallback.then(|| "self-hosted".to_owned()).into_iter().collect();
         api.tiers[0].limits.rpm = 300;
         api.tiers[0].errors = (error_rate > 0.0).then(|| ProviderErrors { base_rate: error_rate, ..ProviderErrors::default() });
         api.tiers[0].provisioned = units.map(|units| Provisioned { units, tokens_per_minute_per_unit: 30_000, usd_per_unit_hour: 2.0 });
