@@ -94,6 +94,18 @@ fn set_batch(s: &mut Scenario, on: bool) -> Result<(), String> {
     Ok(())
 }
 
+/// The chain's second step: offered once it has a first.
+fn fallback_then_options(s: &Scenario, i: usize) -> Vec<(String, String)> {
+    if s.api.as_ref().is_some_and(|a| !a.fallback.is_empty()) {
+        fallback_options(s, i)
+    } else {
+        vec![(
+            "none".to_owned(),
+            "Nothing: choose where a tier's give-ups go first".to_owned(),
+        )]
+    }
+}
+
 fn fallback_options(s: &Scenario, i: usize) -> Vec<(String, String)> {
     let mut o = vec![("none".to_owned(), "Nothing: the request fails".to_owned())];
     o.extend(
@@ -337,7 +349,7 @@ pub(super) const PARAMS: &[Param] = &[
         unit: "",
         help: "The fallback chain's second step: where a request goes when the backend it fell back to gives up on it too (nowhere: it fails).",
         kind: Kind::Choice(Choice {
-            options: fallback_options,
+            options: fallback_then_options,
             get: |s, _| {
                 s.api.as_ref().map(|a| {
                     a.fallback
@@ -347,7 +359,7 @@ pub(super) const PARAMS: &[Param] = &[
                 })
             },
             set: |s, i, k| {
-                let known = keys(fallback_options(s, i));
+                let known = keys(fallback_then_options(s, i));
                 if !known.iter().any(|o| o == k) {
                     return Err(unknown_key("api.fallback_then", k, &known));
                 }
