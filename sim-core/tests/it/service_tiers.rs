@@ -132,6 +132,22 @@ fn flex_refusals_grow_with_the_providers_slow_hours() {
 }
 
 #[test]
+fn a_routing_rule_sends_to_the_flex_service_by_its_key() {
+    // The route alone, and a routing rule naming `voice-llm+flex` instead.
+    let by_route = run(&flex(0.0, ClientPolicy::FailFast)).expect("valid");
+    let mut s = flex(0.0, ClientPolicy::FailFast);
+    s.api.as_mut().expect("api").routes.clear();
+    s.routing = sim_core::params::parse_routing(r#"class "voice answer" -> voice-llm+flex"#)
+        .expect("reads");
+    let by_rule = run(&s).expect("valid");
+    assert_eq!(by_rule.api, by_route.api);
+    // A tier without a flex variant has no such key.
+    s.api.as_mut().expect("api").tiers[0].flex = None;
+    let err = run(&s).expect_err("refused").to_string();
+    assert!(err.contains("voice-llm+flex"), "{err}");
+}
+
+#[test]
 fn a_tier_without_services_runs_as_it_did() {
     let plain = presets::pay_for_speed();
     let mut s = plain.clone();
