@@ -205,6 +205,14 @@ pub fn summary(s: &Scenario, r: &Report) -> String {
                 sim_core::format::plain(t.breaker_open_s)
             );
         }
+        if a.hedges > 0 {
+            o += &format!(
+                "  hedges: {} copies sent, {} streamed first and answered; the cancelled copies' prompts cost {}\n",
+                thousands(a.hedges),
+                thousands(a.hedges_won),
+                usd(a.usd_hedges_cancelled)
+            );
+        }
         if a.fallbacks > 0 {
             let to = if a.fallbacks_by_step.is_empty() {
                 s.api
@@ -360,6 +368,7 @@ mod tests {
             ("api.flex", "on"),
             ("backend[long thread]", "frontier+flex"),
             ("api.provisioned_units", "800"),
+            ("api.hedge_after_s", "1.5"),
         ] {
             sim_core::params::apply(&mut s, name, value).expect("an edit the page makes");
         }
@@ -379,12 +388,25 @@ mod tests {
             sim_core::format::thousands(t.flex_refused)
         );
         assert!(text.contains(&refused), "{text}");
+        let a = r.api.as_ref().expect("api");
+        assert!(a.hedges > 0, "launch-spike's slow first tokens are hedged");
+        let hedges = format!(
+            "  hedges: {} copies sent, {} streamed first and answered; the cancelled copies' prompts cost {}",
+            sim_core::format::thousands(a.hedges),
+            sim_core::format::thousands(a.hedges_won),
+            super::usd(a.usd_hedges_cancelled)
+        );
+        assert!(text.contains(&hedges), "{text}");
         // A run without them says nothing of either.
         let plain = sim_core::presets::launch_spike();
         let text = summary(
             &plain,
             &sim_core::run_scenario(plain.clone()).expect("valid"),
         );
-        assert!(!text.contains("provisioned units:") && !text.contains("flex:"));
+        assert!(
+            !text.contains("provisioned units:")
+                && !text.contains("flex:")
+                && !text.contains("hedges:")
+        );
     }
 }

@@ -245,8 +245,8 @@ fn trace_read_1m(bencher: divan::Bencher, how: &str) {
 /// and a fallback to the small model), the same with the provider having a
 /// bad spell (10 % errors all along, 50 % and three times slower for 20
 /// minutes), and that with every service besides: the long threads on the
-/// flex variant, 200 provisioned units in front of the tier, and a chain
-/// falling back to the small model then the fleet. Target: each costs
+/// flex variant, 200 provisioned units in front of the tier, a chain
+/// falling back to the small model then the fleet, and hedges after 2 s. Target: each costs
 /// ≤ 1.3× per request what the plain launch does.
 #[divan::bench(args = ["plain", "incidents", "services"], sample_count = 5)]
 fn api_launch(bencher: divan::Bencher, how: &str) {
@@ -264,6 +264,7 @@ fn api_launch(bencher: divan::Bencher, how: &str) {
             ("backend[long thread]", "frontier+flex"),
             ("api.provisioned_units", "200"),
             ("api.fallback_then", "self-hosted"),
+            ("api.hedge_after_s", "2"),
         ]);
     }
     for (name, value) in edits {

@@ -61,6 +61,32 @@ pub struct Api {
     /// The client's circuit breaker, for every tier.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub breaker: Option<Breaker>,
+    /// The client's hedged requests, for every tier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hedge: Option<Hedge>,
+}
+
+/// Hedged requests: when a request's first token has not come `after_s`
+/// after it was sent, the client sends the same request again to the same
+/// tier; the first of the two to stream a token is kept and the other is
+/// cancelled. A request is hedged once at most.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Hedge {
+    /// Seconds from sending to hedging.
+    pub after_s: f64,
+}
+
+impl Hedge {
+    /// Problems with the settings, each naming its field under `at`.
+    pub fn problems(&self, at: &str) -> Vec<String> {
+        let a = self.after_s;
+        if a.is_finite() && (0.001..=3600.0).contains(&a) {
+            Vec::new()
+        } else {
+            vec![format!("{at}.after_s must be 0.001..=3600 s, got {a}")]
+        }
+    }
 }
 
 fn one() -> u32 {

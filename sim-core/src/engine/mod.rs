@@ -43,6 +43,7 @@ mod provider;
 mod provider_batch;
 mod provider_cache;
 mod provider_errors;
+mod provider_hedge;
 mod provider_limits;
 mod provider_report;
 mod provider_service;
@@ -92,8 +93,11 @@ enum Event {
     PassDone { replica: u32 },
     /// A client retries a request the provider refused.
     ApiRetry { req: ReqId },
-    /// A hosted API finishes a request.
+    /// A hosted API finishes a request (ignored if stale: a hedge that won
+    /// moved its finish).
     ApiDone { req: ReqId },
+    /// A request's hedge delay is up (`api::Hedge`).
+    ApiHedge { req: ReqId },
     /// The client's queue for a tier may release its head (ignored if stale).
     ClientRelease { tier: u16, epoch: u32 },
     /// An autoscaled pool's autoscaler reads its signal.
@@ -471,6 +475,7 @@ impl Simulation {
             Event::PassDone { replica } => self.finish_pass(replica as usize),
             Event::ApiRetry { req } => self.api_retry(req),
             Event::ApiDone { req } => self.api_done(req),
+            Event::ApiHedge { req } => self.api_hedge(req),
             Event::ClientRelease { tier, .. } => self.client_release(tier),
             Event::BatchTimer { replica, .. } => self.batch_timer(replica as usize),
             Event::ScaleCheck { pool } => self.scale_check(usize::from(pool)),

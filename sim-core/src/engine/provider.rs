@@ -105,6 +105,13 @@ pub(super) struct ApiState {
     /// Errors (besides 429s) answered, and requests failed after them.
     pub(super) errors: u64,
     pub(super) failed_errors: u64,
+    /// Hedges sent, those whose first token came first, and what the
+    /// cancelled copies' prompts were billed.
+    pub(super) hedges: u64,
+    pub(super) hedges_won: u64,
+    pub(super) usd_hedges_cancelled: f64,
+    /// The client's hedge delay, ns.
+    pub(super) hedge_ns: Option<u64>,
     /// Requests sent on to `api.fallback`, and how many to each step of
     /// its chain.
     pub(super) fallbacks: u64,
@@ -180,6 +187,10 @@ impl ApiState {
             errors: 0,
             failed_errors: 0,
             fallbacks: 0,
+            hedges: 0,
+            hedges_won: 0,
+            usd_hedges_cancelled: 0.0,
+            hedge_ns: api.hedge.as_ref().map(|h| secs_to_ns(h.after_s).max(1)),
             fallbacks_to: vec![0; api.fallback.len()],
             fallback_names: api.fallback.clone(),
             breaker: api.breaker.clone(),
@@ -469,10 +480,16 @@ impl Simulation {
         let (done, first_token) = (req.api_done_ns, req.first_token_ns);
         self.st.events.push(done, Event::ApiDone { req: id });
         self.cache_use(id, tier, hit, first_token);
+        self.arm_hedge(id);
     }
 
     /// The provider's answer is complete.
     pub(super) fn api_done(&mut self, id: ReqId) {
+        // A hedge that won moved the finish: the first attempt's is stale
+        // (and the request may be gone by then).
+        if !self.st.requests.contains(id) || self.hedge_moved_finish(id) {
+            return;
+        }
         if self.st.requests[id].abandoned {
             // Settled with its tier when its client gave up (`api_abandon`).
             self.drop_abandoned_running(id);

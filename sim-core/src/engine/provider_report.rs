@@ -28,6 +28,9 @@ impl ApiState {
             errors: self.errors,
             failed_errors: self.failed_errors,
             fallbacks: self.fallbacks,
+            hedges: self.hedges,
+            hedges_won: self.hedges_won,
+            usd_hedges_cancelled: self.usd_hedges_cancelled,
             fallbacks_by_step: if self.fallback_names.len() > 1 {
                 self.fallback_names
                     .iter()

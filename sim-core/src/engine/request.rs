@@ -78,6 +78,8 @@ pub(super) struct Request {
     pub(super) service: Service,
     /// Admitted on its tier's provisioned units (not its pay-as-you-go).
     pub(super) provisioned: bool,
+    /// Its hedge (`provider_hedge`): none yet, armed, spent, or won.
+    pub(super) hedge: u8,
     /// 429s received so far (retries are bounded far below `u16::MAX`).
     pub(super) attempts: u16,
     /// Output tokens the rate limiter reserved at admission (≤ `max_tokens`).
@@ -280,6 +282,7 @@ impl Simulation {
             pool: 0,
             service: Service::Standard,
             provisioned: false,
+            hedge: 0,
             attempts: 0,
             output_reserved: 0,
             before,

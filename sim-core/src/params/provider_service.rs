@@ -5,7 +5,7 @@
 use super::edits::{main_tier, main_tier_mut, unknown_key};
 use super::serving::{keys, owned};
 use super::{Choice, Group, Kind, Number, Param};
-use crate::api::{FlexVariant, Provisioned, Service, backend_key};
+use crate::api::{FlexVariant, Hedge, Provisioned, Service, backend_key};
 use crate::scenario::Scenario;
 
 fn flex_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
@@ -162,6 +162,34 @@ pub(super) const PARAMS: &[Param] = &[
             },
             set: |s, _, v| {
                 provisioned_mut(s, "api.usd_per_unit_hour")?.usd_per_unit_hour = v;
+                Ok(())
+            },
+        }),
+    },
+    Param {
+        path: "api.hedge_after_s",
+        id: "api-hedge",
+        group: Group::Provider,
+        label: "Hedge after",
+        unit: "s",
+        help: "When a request's first token has not come this long after it was sent, the client sends it again to the same tier and keeps whichever copy streams first; the other is cancelled, billed its prompt. 0: no hedging.",
+        kind: Kind::Number(Number {
+            min: 0.0,
+            max: 3600.0,
+            slider: (0.0, 10.0),
+            log: false,
+            decimals: 2,
+            get: |s, _| {
+                s.api
+                    .as_ref()
+                    .map(|a| a.hedge.as_ref().map_or(0.0, |h| h.after_s))
+            },
+            set: |s, _, v| {
+                let a = s
+                    .api
+                    .as_mut()
+                    .ok_or_else(|| "the scenario has no api section".to_owned())?;
+                a.hedge = (v > 0.0).then_some(Hedge { after_s: v });
                 Ok(())
             },
         }),

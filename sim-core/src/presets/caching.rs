@@ -98,6 +98,7 @@ pub fn prompt_caching() -> Scenario {
             rate_limit_multiplier: 1,
             fallback: Vec::new(),
             breaker: None,
+            hedge: None,
         }),
     }
 }

@@ -63,6 +63,7 @@ pub fn bad_hour() -> Scenario {
             rate_limit_multiplier: 1,
             fallback: Vec::new(),
             breaker: None,
+            hedge: None,
         }),
     }
 }

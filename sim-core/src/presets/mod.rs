@@ -228,6 +228,7 @@ pub fn overnight_batch() -> Scenario {
             rate_limit_multiplier: 1,
             fallback: Vec::new(),
             breaker: None,
+            hedge: None,
         }),
     }
 }
@@ -382,6 +383,7 @@ pub fn launch_spike() -> Scenario {
             rate_limit_multiplier: 1,
             fallback: Vec::new(),
             breaker: None,
+            hedge: None,
         }),
     }
 }
@@ -458,6 +460,7 @@ pub fn pay_for_speed() -> Scenario {
             rate_limit_multiplier: 1,
             fallback: Vec::new(),
             breaker: None,
+            hedge: None,
         }),
     }
 }

@@ -116,6 +116,7 @@ pub fn thinking_agent() -> Scenario {
             rate_limit_multiplier: 1,
             fallback: Vec::new(),
             breaker: None,
+            hedge: None,
         }),
     }
 }

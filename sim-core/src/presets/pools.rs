@@ -83,6 +83,7 @@ pub fn launch_day_gpus() -> Scenario {
         rate_limit_multiplier: 1,
         fallback: Vec::new(),
         breaker: None,
+        hedge: None,
     });
     s
 }

@@ -130,6 +130,16 @@ pub struct ApiReport {
     /// With a chain of several: how many went to each step, in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fallbacks_by_step: Vec<FallbackStep>,
+    /// Hedged copies sent (`api.hedge`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub hedges: u64,
+    /// Of them, those whose first token came before the first attempt's
+    /// (the request then had the copy's answer).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub hedges_won: u64,
+    /// What the cancelled copies' prompts were billed (in `usd` too).
+    #[serde(default, skip_serializing_if = "is_zero_f")]
+    pub usd_hedges_cancelled: f64,
     /// Requests that failed because the breaker was open (no fallback).
     #[serde(default)]
     pub failed_breaker: u64,
@@ -226,6 +236,10 @@ pub struct TierReport {
 
 fn is_zero(v: &u64) -> bool {
     *v == 0
+}
+
+fn is_zero_f(v: &f64) -> bool {
+    *v == 0.0
 }
 
 impl ApiReport {

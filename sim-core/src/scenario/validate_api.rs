@@ -191,6 +191,9 @@ impl Scenario {
         if let Some(b) = &api.breaker {
             c.problems.extend(b.problems("api.breaker"));
         }
+        if let Some(h) = &api.hedge {
+            c.problems.extend(h.problems("api.hedge"));
+        }
         for (i, f) in api.fallback.iter().enumerate() {
             if !backend_ok(f) {
                 c.problems.push(format!(

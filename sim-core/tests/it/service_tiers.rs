@@ -238,6 +238,68 @@ fn what_the_units_cannot_hold_overflows_to_pay_as_you_go() {
     );
 }
 
+/// The voice answers with a heavy-tailed time to the first token (median
+/// 0.3 s, 90 % within 2 s) and, with `after_s`, hedged after that long.
+fn hedged(after_s: Option<f64>) -> Scenario {
+    let mut s = presets::pay_for_speed();
+    s.workload.arrival = Arrival::Poisson { rate_per_s: 20.0 };
+    s.duration_s = 600.0;
+    let api = s.api.as_mut().expect("api");
+    api.client = ClientPolicy::FailFast;
+    api.tiers[0].ttft_s = Dist::LogNormal {
+        median: 0.3,
+        p90: 2.0,
+    };
+    api.hedge = after_s.map(|after_s| sim_core::api::Hedge { after_s });
+    s
+}
+
+#[test]
+fn a_hedge_counts_once_cuts_the_tail_and_bills_the_cancelled_copy_its_prompt() {
+    let plain = run(&hedged(None)).expect("valid");
+    let r = run(&hedged(Some(0.5))).expect("valid");
+    let a = r.api.as_ref().expect("api");
+    let n = r.requests.arrived;
+    // Every request answered once, whichever copy answered it.
+    assert_eq!(r.requests.completed, n);
+    assert_eq!(a.tiers[0].completed, n);
+    assert!(
+        a.hedges > n / 10 && a.hedges_won > 0 && a.hedges_won < a.hedges,
+        "{} hedges, {} won, of {n}",
+        a.hedges,
+        a.hedges_won
+    );
+    assert_eq!(a.attempts, n + a.hedges);
+    // Each answer is billed its prompt and output, each cancelled copy its
+    // prompt alone: 1,000 in at $1/M, 200 out at $12/M.
+    let (prompt, output) = (1000.0 * 1.0 / 1e6, 200.0 * 12.0 / 1e6);
+    assert_close(
+        "the bill",
+        a.usd,
+        n as f64 * (prompt + output) + a.hedges as f64 * prompt,
+        1e-9,
+    );
+    assert_close(
+        "the cancelled copies",
+        a.usd_hedges_cancelled,
+        a.hedges as f64 * prompt,
+        1e-9,
+    );
+    assert_close("the lines add up", a.tiers[0].bill.total(), a.usd, 1e-12);
+    // The tail of the time to the first token is cut.
+    let p99 = |r: &sim_core::Report| r.overall.ttft.p99_ms.expect("answers");
+    assert!(
+        p99(&r) < 0.5 * p99(&plain),
+        "p99 TTFT {} ms hedged, {} ms not",
+        p99(&r),
+        p99(&plain)
+    );
+    // Hedging after longer than any first token sends nothing.
+    let late = run(&hedged(Some(3600.0))).expect("valid");
+    assert_eq!(late.api.as_ref().expect("api").hedges, 0);
+    assert_eq!(late.requests, plain.requests);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
@@ -250,6 +312,7 @@ proptest! {
         client in 0..4usize,
         timeout in prop::option::of(1.0..30.0f64),
         fallback in any::<bool>(),
+        hedge in prop::option::of(0.01..3.0f64),
         seed in any::<u64>(),
     ) {
         let client = [
@@ -270,6 +333,8 @@ proptest! {
         api.fallback = fallback.then(|| "self-hosted".to_owned()).into_iter().collect();
         api.tiers[0].limits.rpm = 300;
         api.tiers[0].errors = (error_rate > 0.0).then(|| ProviderErrors { base_rate: error_rate, ..ProviderErrors::default() });
+        api.hedge = hedge.map(|after_s| sim_core::api::Hedge { after_s });
+        api.tiers[0].ttft_s = Dist::LogNormal { median: 0.3, p90: 2.0 };
         api.tiers[0].provisioned = units.map(|units| Provisioned { units, tokens_per_minute_per_unit: 30_000, usd_per_unit_hour: 2.0 });
         let r = run(&s).expect("valid");
         let c = &r.requests;

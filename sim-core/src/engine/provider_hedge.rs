@@ -1,0 +1,152 @@
+//! Hedged requests (`api::Hedge`): a request whose first token has not come
+//! a delay after it was sent is sent again to the same tier. The copy meets
+//! the tier's admission like any attempt; if admitted, its latency is drawn
+//! as any answer's, and the first of the two to stream a token is kept: the
+//! other is cancelled then, before its first token, so it is billed its
+//! prompt (the provider processed it) and no output, and its rate-limit
+//! reservation is given back when the hedge is decided. The request counts
+//! once: its answer is the winner's, its latency from its arrival.
+
+use super::request::{Phase, ReqId};
+use super::{Event, NS_PER_S, Simulation, later, secs_to_ns};
+use crate::api::{Charge, Service, input_usd_parts, input_usd_total};
+
+/// [`super::request::Request::hedge`]: not hedged yet, its delay running,
+/// spent, or spent with the copy's answer kept (its finish moved).
+const NONE: u8 = 0;
+const ARMED: u8 = 1;
+const SPENT: u8 = 2;
+const WON: u8 = 3;
+
+impl Simulation {
+    /// Request `id` was just sent: if the client hedges and its first token
+    /// comes after the delay, the delay starts (once per request).
+    pub(super) fn arm_hedge(&mut self, id: ReqId) {
+        let now = self.st.now;
+        let Some(delay) = self.api.as_ref().and_then(|a| a.hedge_ns) else {
+            return;
+        };
+        let req = &mut self.st.requests[id];
+        if req.hedge != NONE || req.first_token_ns <= now.saturating_add(delay) {
+            return;
+        }
+        req.hedge = ARMED;
+        self.st
+            .events
+            .push(now.saturating_add(delay), Event::ApiHedge { req: id });
+    }
+
+    /// Whether an `ApiDone` of request `id` firing now is its first attempt's,
+    /// stale since its hedge won and moved the finish.
+    pub(super) fn hedge_moved_finish(&self, id: ReqId) -> bool {
+        let req = &self.st.requests[id];
+        req.hedge == WON && req.api_done_ns != self.st.now
+    }
+
+    /// Request `id`'s hedge delay is up: send the copy, and keep whichever
+    /// streams first.
+    pub(super) fn api_hedge(&mut self, id: ReqId) {
+        let now = self.st.now;
+        if !self.st.requests.contains(id) {
+            return;
+        }
+        let req = &mut self.st.requests[id];
+        if req.hedge != ARMED {
+            return;
+        }
+        req.hedge = SPENT;
+        // Still waiting for the first token of the attempt it was armed for
+        // (an error, a give-up or a timeout since leaves it be).
+        let Some(tier) = req.tier else { return };
+        if req.abandoned
+            || req.api_error
+            || req.phase != Phase::Batched
+            || req.first_token_ns <= now
+        {
+            return;
+        }
+        let (input, output) = (req.input_tokens, req.output_tokens);
+        let (service, cached) = (req.service, req.api_cached);
+        let max_tokens =
+            u64::from(self.cfg.classes[req.class as usize].max_tokens) + u64::from(req.reasoning);
+        let Some(api) = self.api.as_mut() else { return };
+        let t = &mut api.tiers[tier as usize];
+        let counted = if t.cached_input_free_of_tpm {
+            u64::from(input - cached)
+        } else {
+            u64::from(input)
+        };
+        let Ok(copy) = t.admit(now, counted, max_tokens, service) else {
+            return; // the copy is refused: the first attempt carries on alone
+        };
+        api.attempts += 1;
+        api.hedges += 1;
+        t.in_flight += 1;
+        // The copy's answer, drawn as any answer is.
+        let slow = t
+            .errors_cfg
+            .as_ref()
+            .map_or(1.0, |e| e.at(now as f64 / NS_PER_S).1)
+            * t.slowdown(service);
+        let first = (t.ttft.sample(&mut api.latency_rng)
+            + f64::from(input - cached) / t.input_tokens_per_s)
+            * slow;
+        let speed = match (&t.fast_speed, service) {
+            (Some(fast), Service::Fast) => fast.sample(&mut api.latency_rng),
+            _ => t.speed.sample(&mut api.latency_rng),
+        }
+        .max(1e-3);
+        let copy_first = later(now, secs_to_ns(first).max(1));
+        let copy_done = later(copy_first, secs_to_ns(f64::from(output) / speed * slow));
+        let req = &self.st.requests[id];
+        if copy_first < req.first_token_ns {
+            // The copy streams first: the first attempt is cancelled.
+            api.hedges_won += 1;
+            let first_charge = Charge {
+                output_reserved: u64::from(req.output_reserved),
+                provisioned: req.provisioned,
+            };
+            self.bill_cancelled(id, tier, first_charge);
+            let req = &mut self.st.requests[id];
+            req.hedge = WON;
+            req.output_reserved = u32::try_from(copy.output_reserved).unwrap_or(u32::MAX);
+            req.provisioned = copy.provisioned;
+            req.first_token_ns = copy_first;
+            let was = std::mem::replace(&mut req.api_done_ns, copy_done);
+            if copy_done != was {
+                self.st.events.push(copy_done, Event::ApiDone { req: id });
+            }
+        } else {
+            // The first attempt streams first: the copy is cancelled.
+            self.bill_cancelled(id, tier, copy);
+        }
+    }
+
+    /// A copy of request `id` at `tier` is cancelled before its first token:
+    /// it leaves the tier (its reservation `charge` given back), billed its
+    /// prompt at its service's price (the cached part at the cached price,
+    /// nothing written).
+    fn bill_cancelled(&mut self, id: ReqId, tier: u16, charge: Charge) {
+        let now = self.st.now;
+        let Some(api) = self.api.as_mut() else { return };
+        let req = &self.st.requests[id];
+        let t = &mut api.tiers[tier as usize];
+        let reserved = u32::try_from(charge.output_reserved).unwrap_or(u32::MAX);
+        t.leave(now, reserved, 0, charge.provisioned);
+        let price = t.price(req.service, charge.provisioned);
+        let settings = t.cache.as_ref().map(|(c, _)| c);
+        let parts = input_usd_parts(
+            u64::from(req.input_tokens),
+            u64::from(req.api_cached),
+            0,
+            t.usd_per_mtok_input,
+            settings,
+        );
+        let usd = price * input_usd_total(parts);
+        t.bill.add(price, parts, 0.0);
+        t.usd += usd;
+        api.usd_hedges_cancelled += usd;
+        self.rec.overall.api_usd += usd;
+        self.rec.per_class[req.class as usize].api_usd += usd;
+    }
+}
