@@ -69,28 +69,6 @@ pub(super) struct TierState {
     pub(super) bill: crate::api::Bill,
 }
 
-impl TierState {
-    /// A request it held leaves, having produced `output` tokens: the
-    /// limiter (or, for a request on them, the provisioned units) settles
-    /// what was reserved for its output.
-    pub(super) fn leave(&mut self, now: u64, output_reserved: u32, output: u64, provisioned: bool) {
-        self.in_flight -= 1;
-        if provisioned && let Some(p) = self.provisioned.as_mut() {
-            p.bucket
-                .give(now, u64::from(output_reserved).saturating_sub(output));
-            return;
-        }
-        self.limiter.settle(
-            now,
-            Charge {
-                output_reserved: u64::from(output_reserved),
-                provisioned: false,
-            },
-            output,
-        );
-    }
-}
-
 /// Everything about the API side of a run.
 pub(super) struct ApiState {
     pub(super) tiers: Vec<TierState>,

@@ -1,5 +1,6 @@
-//! Admission at a tier: the requests it holds at once, then its rate limits
-//! (`api::Limiter`).
+//! Admission at a tier: its provisioned units, the requests it holds at
+//! once, then its rate limits (`api::Limiter`); and a request's leaving,
+//! which settles what admission reserved.
 
 use super::provider::TierState;
 use crate::api::{CONCURRENCY_RETRY_NS, Charge, Service};
@@ -24,5 +25,25 @@ impl TierState {
             return Err(CONCURRENCY_RETRY_NS);
         }
         self.limiter.try_admit(now, input, max_tokens)
+    }
+
+    /// A request it held leaves, having produced `output` tokens: the
+    /// limiter (or, for a request on them, the provisioned units) settles
+    /// what was reserved for its output.
+    pub(super) fn leave(&mut self, now: u64, output_reserved: u32, output: u64, provisioned: bool) {
+        self.in_flight -= 1;
+        if provisioned && let Some(p) = self.provisioned.as_mut() {
+            p.bucket
+                .give(now, u64::from(output_reserved).saturating_sub(output));
+            return;
+        }
+        self.limiter.settle(
+            now,
+            Charge {
+                output_reserved: u64::from(output_reserved),
+                provisioned: false,
+            },
+            output,
+        );
     }
 }
