@@ -179,6 +179,18 @@ pub struct ProviderTier {
     pub provisioned: Option<Provisioned>,
 }
 
+impl ProviderTier {
+    /// Whether it offers `service` (the standard one always; a variant
+    /// where it has one).
+    pub fn offers(&self, service: Service) -> bool {
+        match service {
+            Service::Standard => true,
+            Service::Fast => self.fast.is_some(),
+            Service::Flex => self.flex.is_some(),
+        }
+    }
+}
+
 /// A provider's batch API (OpenAI's and Anthropic's Batch APIs): requests
 /// go into a queue, each result arrives whole within the completion window,
 /// and the account may hold only so many input tokens enqueued at once.

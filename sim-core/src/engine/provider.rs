@@ -427,23 +427,15 @@ impl Simulation {
         let req = &mut self.st.requests[id];
         let t = &mut api.tiers[tier as usize];
         t.in_flight += 1;
-        // The cached prefix needs no prompt processing.
-        let mut first = t.ttft.sample(&mut api.latency_rng)
-            + f64::from(req.input_tokens - hit) / t.input_tokens_per_s;
-        let speed = match (&t.fast_speed, req.service) {
-            (Some(fast), Service::Fast) => fast.sample(&mut api.latency_rng),
-            _ => t.speed.sample(&mut api.latency_rng),
-        }
-        .max(1e-3);
-        let mut generate = f64::from(req.output_tokens) / speed;
-        let slow = slow * t.slowdown(req.service);
-        if slow != 1.0 {
-            // An incident slows the first token and every one after it.
-            first *= slow;
-            generate *= slow;
-        }
-        let ttft_ns = secs_to_ns(first).max(1);
-        let gen_ns = secs_to_ns(generate);
+        // The cached prefix needs no prompt processing; an incident slows
+        // the first token and every one after it.
+        let (ttft_ns, gen_ns) = t.draw_answer(
+            &mut api.latency_rng,
+            req.service,
+            req.input_tokens - hit,
+            req.output_tokens,
+            slow,
+        );
         req.admitted_ns = req.admitted_ns.min(now);
         req.first_token_ns = later(now, ttft_ns);
         req.api_done_ns = later(req.first_token_ns, gen_ns);

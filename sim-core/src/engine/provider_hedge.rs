@@ -8,8 +8,8 @@
 //! once: its answer is the winner's, its latency from its arrival.
 
 use super::request::{Phase, ReqId};
-use super::{Event, NS_PER_S, Simulation, later, secs_to_ns};
-use crate::api::{Charge, Service, input_usd_parts, input_usd_total};
+use super::{Event, NS_PER_S, Simulation, later};
+use crate::api::{Charge, input_usd_parts, input_usd_total};
 
 /// [`super::request::Request::hedge`]: not hedged yet, its delay running,
 /// spent, or spent with the copy's answer kept (its finish moved).
@@ -86,18 +86,11 @@ impl Simulation {
         let slow = t
             .errors_cfg
             .as_ref()
-            .map_or(1.0, |e| e.at(now as f64 / NS_PER_S).1)
-            * t.slowdown(service);
-        let first = (t.ttft.sample(&mut api.latency_rng)
-            + f64::from(input - cached) / t.input_tokens_per_s)
-            * slow;
-        let speed = match (&t.fast_speed, service) {
-            (Some(fast), Service::Fast) => fast.sample(&mut api.latency_rng),
-            _ => t.speed.sample(&mut api.latency_rng),
-        }
-        .max(1e-3);
-        let copy_first = later(now, secs_to_ns(first).max(1));
-        let copy_done = later(copy_first, secs_to_ns(f64::from(output) / speed * slow));
+            .map_or(1.0, |e| e.at(now as f64 / NS_PER_S).1);
+        let (ttft_ns, gen_ns) =
+            t.draw_answer(&mut api.latency_rng, service, input - cached, output, slow);
+        let copy_first = later(now, ttft_ns);
+        let copy_done = later(copy_first, gen_ns);
         let req = &self.st.requests[id];
         if copy_first < req.first_token_ns {
             // The copy streams first: the first attempt is cancelled.

@@ -5,8 +5,9 @@
 
 use super::provider::TierState;
 use super::request::ReqId;
-use super::{NS_PER_S, Simulation};
+use super::{NS_PER_S, Simulation, secs_to_ns};
 use crate::api::{Charge, Provisioned, Service, TokenBucket};
+use crate::rng::Stream;
 
 /// A tier's provisioned units in a run.
 #[derive(Clone, Debug)]
@@ -54,6 +55,31 @@ impl TierState {
             output_reserved: max_tokens,
             provisioned: true,
         })
+    }
+
+    /// An answer of `service` sent now, its provider `slow` times slower
+    /// than usual (incidents, slow hours): ns to its first token (the time
+    /// to first token drawn, then the `uncached` prompt tokens processed),
+    /// and from there ns to its last of `output` tokens at a speed drawn.
+    pub(super) fn draw_answer(
+        &self,
+        rng: &mut Stream,
+        service: Service,
+        uncached: u32,
+        output: u32,
+        slow: f64,
+    ) -> (u64, u64) {
+        let first = self.ttft.sample(rng) + f64::from(uncached) / self.input_tokens_per_s;
+        let speed = match (&self.fast_speed, service) {
+            (Some(fast), Service::Fast) => fast.sample(rng),
+            _ => self.speed.sample(rng),
+        }
+        .max(1e-3);
+        let slow = slow * self.slowdown(service);
+        (
+            secs_to_ns(first * slow).max(1),
+            secs_to_ns(f64::from(output) / speed * slow),
+        )
     }
 
     /// How many times slower than the tier's standard answers `service`'s are.

@@ -293,13 +293,9 @@ impl Scenario {
         let api = self.api.as_ref()?;
         let (tier, service) = crate::api::parse_backend_key(name);
         let i = api.tiers.iter().position(|t| t.name == tier)?;
-        let t = &api.tiers[i];
-        let offered = match service {
-            crate::api::Service::Standard => true,
-            crate::api::Service::Fast => t.fast.is_some(),
-            crate::api::Service::Flex => t.flex.is_some(),
-        };
-        offered.then_some(Target::Tier(i, service))
+        api.tiers[i]
+            .offers(service)
+            .then_some(Target::Tier(i, service))
     }
 
     /// Where a class's requests go when no routing rule matches them: its

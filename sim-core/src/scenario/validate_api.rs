@@ -3,7 +3,7 @@
 
 use super::validate::Checker;
 use super::{Scenario, bounds};
-use crate::api::{CacheMode, ClientPolicy, LimitStyle, Limiter, PromptCache, SELF_HOSTED};
+use crate::api::{CacheMode, ClientPolicy, LimitStyle, Limiter, PromptCache, SELF_HOSTED, Service};
 
 impl Scenario {
     pub(super) fn validate_api(&self, c: &mut Checker) {
@@ -229,29 +229,19 @@ impl Scenario {
                     r.backend
                 ));
             }
-            if r.fast
-                && !api
-                    .tiers
-                    .iter()
-                    .any(|t| t.name == r.backend && t.fast.is_some())
-            {
-                c.problems.push(format!(
-                    "{f}.fast needs a tier with a fast variant, and {:?} has none",
-                    r.backend
-                ));
-            }
             if r.flex && r.fast {
                 c.problems.push(format!(
                     "{f}: a route asks for one service, fast or flex, not both"
                 ));
-            } else if r.flex
+            } else if r.service() != Service::Standard
                 && !api
                     .tiers
                     .iter()
-                    .any(|t| t.name == r.backend && t.flex.is_some())
+                    .any(|t| t.name == r.backend && t.offers(r.service()))
             {
+                let v = if r.fast { "fast" } else { "flex" };
                 c.problems.push(format!(
-                    "{f}.flex needs a tier with a flex variant, and {:?} has none",
+                    "{f}.{v} needs a tier with a {v} variant, and {:?} has none",
                     r.backend
                 ));
             }

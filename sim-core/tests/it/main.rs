@@ -145,3 +145,13 @@ pub fn assert_close(what: &str, got: f64, want: f64, rel: f64) {
         rel * 100.0
     );
 }
+
+/// `k` within four standard deviations of a binomial's mean.
+pub fn binomial(what: &str, k: u64, n: u64, p: f64) {
+    let (mean, sd) = (n as f64 * p, (n as f64 * p * (1.0 - p)).sqrt());
+    assert!(
+        (k as f64 - mean).abs() <= 4.0 * sd + 1.0,
+        "{what}: {k} of {n}, expected {mean:.0} ± {:.0}",
+        4.0 * sd
+    );
+}

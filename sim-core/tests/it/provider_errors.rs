@@ -3,7 +3,7 @@
 //! attempt in an all-failing incident lost, an incident's slowdown, errors
 //! never billed, and every request accounted for under any mix.
 
-use crate::{assert_close, run};
+use crate::{assert_close, binomial, run};
 use proptest::prelude::*;
 use sim_core::api::{ClientPolicy, Incident, ProviderErrors};
 use sim_core::dist::Dist;
@@ -28,16 +28,6 @@ fn rate(p: f64) -> ProviderErrors {
         incidents: Vec::new(),
         diurnal: Vec::new(),
     }
-}
-
-/// `k` within four standard deviations of a binomial's mean.
-fn binomial(what: &str, k: u64, n: u64, p: f64) {
-    let (mean, sd) = (n as f64 * p, (n as f64 * p * (1.0 - p)).sqrt());
-    assert!(
-        (k as f64 - mean).abs() <= 4.0 * sd + 1.0,
-        "{what}: {k} of {n}, expected {mean:.0} ± {:.0}",
-        4.0 * sd
-    );
 }
 
 #[test]
