@@ -228,12 +228,16 @@ pub(crate) enum Command {
         /// a scenario names it as serving.profile).
         #[arg(long, requires = "fit", value_name = "FILE")]
         profile_out: Option<PathBuf>,
-        /// Fit the vLLM profile's constants (least squares on log errors) and
-        /// print them, then the table with them.
+        /// Fit a profile's constants (least squares on log errors) and print
+        /// them, then the table with them: vLLM's on vLLM runs, TensorRT-LLM
+        /// 1.x's on MLPerf and InferenceX files (their Offline and
+        /// InferenceX rows of TensorRT-LLM).
         #[arg(long)]
         fit: bool,
         /// Leave a model or an experiment out of the fit (substring of its
-        /// name), to see how well runs the fit never saw are predicted.
+        /// name), to see how well runs the fit never saw are predicted; on
+        /// MLPerf and InferenceX files, a GPU (h200, b200, ...): the fit
+        /// without its rows, and its rows alone in the table.
         #[arg(long)]
         leave_out: Option<String>,
         /// Fit only on rows whose load stays at or under this rate (req/s)

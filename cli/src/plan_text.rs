@@ -19,7 +19,7 @@ pub(crate) fn text(
         .serving
         .profile_statement(s.offered_tokens_per_s_per_replica());
     let mut o = format!(
-        "self-hosted setups run on {} ({}); choose with --set software=vllm|tensorrt-llm\n",
+        "self-hosted setups run on {} ({}); choose with --set software=vllm|tensorrt-llm-1|tensorrt-llm\n",
         profile.name, profile.source
     );
     o += &format!(

@@ -179,7 +179,7 @@ pub fn public(
                 c.source == super::public::Source::Inferencex && c.line == row.line && c.expressible
             })
         })
-        .filter_map(|row| Some((row, inferencex::scenario(row).ok()?.1)))
+        .filter_map(|row| Some((row, inferencex::scenario(row, None).ok()?.1)))
         .collect();
     // Each benchmark run's held-out bands, read once for all its rows.
     let mut held_out: std::collections::BTreeMap<&str, Vec<sim_core::ranges::Band>> =

@@ -2,7 +2,9 @@
 //! profile's constants, every constant on every row at once.
 
 use super::{Row, compare, compare_each, loss, markdown, read};
-use sim_core::physics::{KNOBS, Knob, MOE_KNOBS, Profile, ServingCosts, Timing, VLLM_COSTS};
+use sim_core::physics::{
+    FIXED_KNOBS, KNOBS, Knob, MOE_KNOBS, Profile, ServingCosts, Timing, VLLM_COSTS,
+};
 
 /// What `tlab calibrate` was asked to do.
 pub struct Options {
@@ -208,6 +210,7 @@ pub fn as_rust(c: &ServingCosts) -> String {
     KNOBS
         .iter()
         .chain(&MOE_KNOBS)
+        .chain(FIXED_KNOBS.iter().filter(|k| k.name == "compute_fp8"))
         .map(|k| {
             let v = (k.get)(c);
             if k.name.ends_with("_ns") {

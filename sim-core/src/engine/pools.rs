@@ -114,7 +114,7 @@ impl PoolCfg {
             // up (a preempted sequence recomputes its prompt in full).
             prefix_caching: s.caches_prefixes() && !scenario.decodes_for_others(index),
             disaggregation: super::disaggregation::DisaggregationCfg::of(scenario, index),
-            speculative: super::speculative::SpeculativeCfg::of(scenario, index),
+            speculative: super::speculative::SpeculativeCfg::of(scenario, index, timing),
             async_scheduling: matches!(timing, Timing::Serving(_)) && s.async_scheduling_setting(),
             level_of,
             levels,

@@ -32,13 +32,16 @@ pub(super) struct SpeculativeCfg {
 }
 
 impl SpeculativeCfg {
-    /// Pool `index`'s speculation, if it speculates.
-    pub(super) fn of(scenario: &ValidScenario, index: usize) -> Option<SpeculativeCfg> {
+    /// Pool `index`'s speculation, if it speculates, its proposer timed
+    /// with the pool's `timing`.
+    pub(super) fn of(
+        scenario: &ValidScenario,
+        index: usize,
+        timing: crate::physics::Timing,
+    ) -> Option<SpeculativeCfg> {
         let s = scenario.pool(index);
         let sp: Speculative = s.speculative?;
-        let draft = scenario
-            .proposer_deployment(s, &sp)
-            .step_model_for(s.profile().timing);
+        let draft = scenario.proposer_deployment(s, &sp).step_model_for(timing);
         Some(SpeculativeCfg {
             k: sp.tokens,
             alpha: sp.acceptance,

@@ -73,8 +73,10 @@ pub const MOE_KNOBS: [Knob; 3] = [
     knob!(moe_layer_ns, ns, 0.0, 80e3),
 ];
 
-/// Constants no fit moves, with the ranges a profile file may give them.
-const FIXED_KNOBS: [Knob; 3] = [
+/// Constants the vLLM fit does not move, with the ranges a profile file may
+/// give them (the public files' fit moves `compute_fp8`: their rows run FP8
+/// and FP4 weights).
+pub const FIXED_KNOBS: [Knob; 3] = [
     knob!(compute_fp8, 0.05, 0.85),
     knob!(compute_experts, 0.02, 0.85),
     knob!(overlap_exponent, 1.0, 8.0),

@@ -15,11 +15,13 @@ mod moe;
 mod profile;
 
 pub use catalogue::{Model, ModelDims, Precision, SlidingWindow};
-pub use fitted::{FittedProfile, KNOBS, Knob, MEMORY_RANGES, MOE_KNOBS, Validated};
+pub use fitted::{FIXED_KNOBS, FittedProfile, KNOBS, Knob, MEMORY_RANGES, MOE_KNOBS, Validated};
 pub use gpu::{CustomGpu, Gpu, GpuSpec, Topology};
 pub use memory::{Deployment, DraftMemory, RUNTIME_OVERHEAD_BYTES_PER_GPU};
 pub use moe::{Attention, Moe};
-pub use profile::{MemoryModel, Profile, ServingCosts, ServingSoftware, Timing, VLLM_COSTS};
+pub use profile::{
+    MemoryModel, Profile, ServingCosts, ServingSoftware, TRTLLM_COSTS, Timing, VLLM_COSTS,
+};
 
 /// Tokens per KV-cache block (vLLM's default block size).
 pub const KV_BLOCK_TOKENS: u32 = 16;

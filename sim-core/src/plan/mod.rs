@@ -115,10 +115,22 @@ pub fn upper_requests(s: &Scenario) -> Option<f64> {
 /// A planning run: the scenario to the end, or until its verdict against
 /// `slo` is settled (see [`PlanSlo::settled_fail`]).
 pub fn planning_run(slo: PlanSlo) -> impl FnMut(Scenario) -> Result<Report, ScenarioError> {
+    planning_run_timed(slo, None)
+}
+
+/// [`planning_run`] with other step-time constants where `timing` is given
+/// (calibration's fits: see [`crate::Simulation::with_timing`]).
+pub fn planning_run_timed(
+    slo: PlanSlo,
+    timing: Option<crate::physics::Timing>,
+) -> impl FnMut(Scenario) -> Result<Report, ScenarioError> {
     move |s: Scenario| {
         let s = s.validate()?;
         let upper = early_bound(&s);
-        let mut sim = crate::Simulation::new(&s);
+        let mut sim = match timing {
+            Some(t) => crate::Simulation::with_timing(&s, t),
+            None => crate::Simulation::new(&s),
+        };
         slo.watch(&mut sim);
         loop {
             if sim.advance_events(EARLY_CHECK_EVENTS) {

@@ -107,13 +107,18 @@ pub fn bands(rows: &[Compared]) -> Vec<Band> {
                 rows: g.prefill.len() as u32,
             });
             band.extent = sim_core::ranges::Extent::of(&g.points);
+            // TensorRT-LLM 1.x is fitted to the public files' Offline and
+            // InferenceX rows (`fit`); every other profile never saw them.
+            let fitted = band.software == super::fit::FITTED;
             let names: Vec<&str> = g
                 .sources
                 .iter()
-                .map(|s| match s {
-                    Source::Vllm => "vLLM v0.15.1 runs, the fit's own",
-                    Source::Mlperf => "MLPerf Inference v4.1–v6.0, never fitted",
-                    Source::Inferencex => "InferenceX sweeps, never fitted",
+                .map(|s| match (s, fitted) {
+                    (Source::Vllm, _) => "vLLM v0.15.1 runs, the fit's own",
+                    (Source::Mlperf, false) => "MLPerf Inference v4.1–v6.0, never fitted",
+                    (Source::Mlperf, true) => "MLPerf Inference v4.1–v6.0, the fit's own",
+                    (Source::Inferencex, false) => "InferenceX sweeps, never fitted",
+                    (Source::Inferencex, true) => "InferenceX sweeps, the fit's own",
                 })
                 .collect();
             band.source = format!("{} rows of {}", band.rows, names.join(" and "));

@@ -13,7 +13,7 @@ use sim_core::physics::{Gpu, Model, Precision, ServingSoftware};
 use sim_core::ranges::Point;
 use sim_core::scenario::{Arrival, RequestClass, Speculative, SpeculativeMethod, UserStep};
 
-use super::{Compared, Setup, Source, run};
+use super::{Compared, Setup, Source, Trial};
 
 /// Requests each client sends in a benchmark run, about: the simulated
 /// window is this many of the row's measured mean end-to-end times.
@@ -104,14 +104,21 @@ pub(super) fn keys(row: &Row) -> BTreeMap<&'static str, serde_json::Value> {
     ])
 }
 
+/// The profile for a `framework` name, where there is one: `trt` is
+/// TensorRT-LLM 1.x (`trtllm-serve`).
+pub fn software(framework: &str) -> Option<ServingSoftware> {
+    match framework {
+        "trt" => Some(ServingSoftware::TensorrtLlm1),
+        _ => None,
+    }
+}
+
 /// The setup a row states, or why it cannot be expressed.
 fn express(row: &Row) -> Result<Setup, String> {
     let gpu = gpu(&row.hardware)
         .ok_or_else(|| format!("GPU {:?} is not in the catalogue", row.hardware))?;
-    let software = match row.framework.as_str() {
-        "trt" => ServingSoftware::TensorrtLlm,
-        other => return Err(format!("no profile for the engine {other:?} yet")),
-    };
+    let software = software(&row.framework)
+        .ok_or_else(|| format!("no profile for the engine {:?} yet", row.framework))?;
     if yes(&row.disagg) {
         return Err("disaggregated prefill and decode workers: not expressed yet".into());
     }
@@ -142,6 +149,9 @@ fn express(row: &Row) -> Result<Setup, String> {
         replicas: 1,
         expert_parallel: row.decode_ep > 1,
         max_batch: None,
+        costs: None,
+        // InferenceX sends its requests to the engine's API server.
+        in_process: false,
     })
 }
 
@@ -168,8 +178,9 @@ fn e2e_ms(row: &Row) -> Option<f64> {
 
 /// The run a row is compared with: its setup, and the scenario of its
 /// clients on it (MTP where the row used it), or why it cannot be run.
-pub fn scenario(row: &Row) -> Result<(Setup, Scenario), String> {
-    let setup = express(row)?;
+pub fn scenario(row: &Row, trial: Option<Trial>) -> Result<(Setup, Scenario), String> {
+    let mut setup = express(row)?;
+    Trial::apply(trial, &mut setup);
     if !setup.fits() {
         return Err(format!(
             "DeepSeek-R1 in {} does not fit on TP{} {}",
@@ -214,12 +225,12 @@ fn class(row: &Row) -> RequestClass {
     RequestClass::new("random", nominal(row.isl), nominal(row.osl), row.osl)
 }
 
-/// Compare one row with its simulation.
-pub fn compare(row: &Row) -> Compared {
+/// Compare one row with its simulation (with `trial`'s constants where given).
+pub fn compare(row: &Row, trial: Option<Trial>) -> Compared {
     let group = [row.hardware.as_str(), row.framework.as_str(), "deepseek-r1"];
     let refuse =
         |why: String| Compared::refused(Source::Inferencex, row.line, keys(row), group, why);
-    let (setup, s) = match scenario(row) {
+    let (setup, s) = match scenario(row, trial) {
         Ok(v) => v,
         Err(why) => return refuse(why),
     };
@@ -232,7 +243,7 @@ pub fn compare(row: &Row) -> Compared {
             Some(f64::from(row.concurrency) / f64::from(setup.replicas.max(1))),
         )
     });
-    let r = match run(s) {
+    let r = match setup.run(s) {
         Ok(r) => r,
         Err(why) => return refuse(why),
     };

@@ -5,7 +5,7 @@
 use sim_core::scenario::{Arrival, RequestClass};
 
 use super::mlperf::Row;
-use super::{Setup, run, tp_choices};
+use super::{Setup, tp_choices};
 
 /// A saturated replica of `setup`: its tasks/s and its time per token's p99.
 ///
@@ -41,7 +41,7 @@ fn saturated(setup: &Setup, class: &RequestClass) -> Result<(f64, Option<f64>), 
                 clients = clients.max(u.users);
             }
         }
-        let r = match run(s.clone()) {
+        let r = match one.run(s.clone()) {
             Ok(r) => r,
             Err(why) => return last.ok_or(why),
         };

@@ -16,7 +16,7 @@ use sim_core::report::Report;
 use sim_core::scenario::{Arrival, RequestClass};
 
 use super::layout::choose_layout;
-use super::{Compared, Setup, Source, run};
+use super::{Compared, Setup, Source, Trial};
 
 /// Simulated seconds of a Server run: the benchmark's `min_duration_ms`.
 pub const SERVER_S: f64 = 600.0;
@@ -190,7 +190,7 @@ pub fn model(benchmark: &str) -> Option<Model> {
 /// The profile for an engine string, where there is one.
 pub fn software(engine: &str) -> Option<ServingSoftware> {
     if engine.starts_with("TensorRT-LLM") {
-        Some(ServingSoftware::TensorrtLlm)
+        Some(ServingSoftware::TensorrtLlm1)
     } else if engine == "vLLM" {
         Some(ServingSoftware::Vllm)
     } else {
@@ -285,22 +285,25 @@ fn express(row: &Row) -> Result<(Setup, bool, Dataset, f64), String> {
         replicas: row.gpu_count,
         expert_parallel: false,
         max_batch: None,
+        costs: None,
+        in_process: true,
     };
     Ok((setup, chosen, dataset, mean_output))
 }
 
-/// Compare one row with its simulation.
-pub fn compare(row: &Row) -> Compared {
+/// Compare one row with its simulation (with `trial`'s constants where given).
+pub fn compare(row: &Row, trial: Option<Trial>) -> Compared {
     let group = [
         row.gpu_norm.as_str(),
         row.engine.as_str(),
         row.benchmark_norm.as_str(),
     ];
     let refuse = |why: String| Compared::refused(Source::Mlperf, row.line, keys(row), group, why);
-    let (setup, chosen, dataset, mean_output) = match express(row) {
+    let (mut setup, chosen, dataset, mean_output) = match express(row) {
         Ok(v) => v,
         Err(why) => return refuse(why),
     };
+    Trial::apply(trial, &mut setup);
     let class = class(&dataset, mean_output);
     let (setup, tasks_per_replica) = match choose_layout(row, &setup, &class) {
         Ok(s) => s,
@@ -322,7 +325,8 @@ pub fn compare(row: &Row) -> Compared {
     let outcome = if row.scenario_norm == "Offline" {
         offline(row, &setup, &class, capacity, &mut c)
     } else {
-        server(row, &setup, &class, capacity, &mut c)
+        let search = trial.is_none_or(|t| t.rate_search);
+        server(row, &setup, &class, capacity, search, &mut c)
     };
     if let Err(why) = outcome {
         c.expressible = false;
@@ -422,9 +426,9 @@ fn at_rate(
         SERVER_S,
     );
     let mut r = if whole {
-        run(s)?
+        cut.run(s)?
     } else {
-        sim_core::plan::planning_run(limits)(s).map_err(|e| e.to_string())?
+        cut.planning_run(limits, s)?
     };
     r.throughput.output_tokens_per_s /= share;
     r.throughput.input_tokens_per_s /= share;
@@ -441,6 +445,7 @@ fn server(
     setup: &Setup,
     class: &RequestClass,
     capacity: f64,
+    search: bool,
     c: &mut Compared,
 ) -> Result<(), String> {
     let target = row.target_qps.filter(|q| *q > 0.0).ok_or("no target_qps")?;
@@ -460,6 +465,9 @@ fn server(
         c.put(name, measured, simulated);
     }
     c.limits_hold = Some(ok);
+    if !search {
+        return Ok(());
+    }
     let (mut good, mut bad): (f64, f64) = if ok { (1.0, f64::NAN) } else { (0.0, 1.0) };
     let ceiling = capacity / target;
     for _ in 0..8 {

@@ -12,19 +12,18 @@ use std::collections::BTreeMap;
 
 use rayon::prelude::*;
 use serde::Serialize;
-use sim_core::physics::{Gpu, Model, Precision, ServingSoftware};
-use sim_core::report::Report;
-use sim_core::scenario::{
-    Batching, Limits, RequestClass, SCENARIO_VERSION, Scenario, Slo, Workload,
-};
+use sim_core::physics::{Gpu, ServingSoftware};
 
 pub mod bands;
+pub mod fit;
 pub mod inferencex;
 mod layout;
 pub mod mlperf;
+mod setup;
 mod table;
 pub mod vllm;
 
+pub use setup::{Setup, Trial, engine_batch, run, tp_choices};
 pub use table::{markdown, summary};
 
 /// Which measurements a CSV holds, told from its header.
@@ -210,6 +209,11 @@ pub fn compare_with(
     texts: &[(String, String)],
     bar: &indicatif::ProgressBar,
 ) -> Result<Calibration, String> {
+    Ok(compare_jobs(&jobs(texts)?, bar, None))
+}
+
+/// The rows of the public files `texts` (`(name, text)`), in file order.
+pub(crate) fn jobs(texts: &[(String, String)]) -> Result<Vec<Job>, String> {
     let mut jobs: Vec<Job> = Vec::new();
     for (name, text) in texts {
         let text = sim_core::text::without_bom(text);
@@ -233,6 +237,16 @@ pub fn compare_with(
             }
         }
     }
+    Ok(jobs)
+}
+
+/// Compare `jobs`, with `trial`'s constants where given. Rows run in
+/// parallel; the result is in the jobs' order.
+pub(crate) fn compare_jobs(
+    jobs: &[Job],
+    bar: &indicatif::ProgressBar,
+    trial: Option<Trial>,
+) -> Calibration {
     // Rows that differ only in where they came from (a system listed under
     // two accuracy targets, a run listed twice) are simulated once: the
     // simulation is deterministic, so they share one answer.
@@ -252,8 +266,8 @@ pub fn compare_with(
         .par_iter()
         .map(|j| {
             let c = match j {
-                Job::Mlperf(r) => mlperf::compare(r),
-                Job::Inferencex(r) => inferencex::compare(r),
+                Job::Mlperf(r) => mlperf::compare(r, trial),
+                Job::Inferencex(r) => inferencex::compare(r, trial),
             };
             bar.inc(1);
             c
@@ -273,15 +287,27 @@ pub fn compare_with(
         })
         .collect();
     let summary = summary(&rows);
-    Ok(Calibration { rows, summary })
+    Calibration { rows, summary }
 }
 
-enum Job {
+/// One row of a public file.
+#[derive(Clone, Debug)]
+pub(crate) enum Job {
+    /// An MLPerf Inference result.
     Mlperf(mlperf::Row),
+    /// An InferenceX point.
     Inferencex(inferencex::Row),
 }
 
 impl Job {
+    /// The profile the row runs under, where its engine has one.
+    pub(crate) fn software(&self) -> Option<ServingSoftware> {
+        match self {
+            Job::Mlperf(r) => mlperf::software(&r.engine),
+            Job::Inferencex(r) => inferencex::software(&r.framework),
+        }
+    }
+
     /// Everything a row's simulation and comparison read: the row without
     /// its line and the path or address it came from.
     fn key(&self) -> String {
@@ -355,8 +381,19 @@ pub fn command(
     if public.is_empty() && !json {
         return super::command(&vllm, &opt);
     }
-    if !public.is_empty() && (opt.fit || opt.leave_out.is_some() || opt.fit_below.is_some()) {
-        return Err("--fit, --leave-out and --fit-below fit the vLLM profile on vLLM runs; MLPerf and InferenceX files are compared, not fitted, today".into());
+    if !public.is_empty() && opt.fit {
+        if !vllm_files.is_empty() || opt.fit_below.is_some() || json {
+            return Err("--fit on MLPerf and InferenceX files fits TensorRT-LLM 1.x alone: give no vLLM runs, --fit-below or --json with them".into());
+        }
+        return fit::command(
+            &public,
+            opt.leave_out.as_deref(),
+            opt.from_current,
+            opt.rounds,
+        );
+    }
+    if !public.is_empty() && (opt.leave_out.is_some() || opt.fit_below.is_some()) {
+        return Err("--leave-out and --fit-below on MLPerf and InferenceX files go with --fit (the GPU to leave out); without it the files are compared".into());
     }
     let bar = indicatif::ProgressBar::new(0);
     bar.set_style(
@@ -428,150 +465,6 @@ fn csv_error(e: &csv::Error, line: usize) -> String {
         },
         _ => format!("line {line}: {e}"),
     }
-}
-
-/// How a system is served in a simulation: the parts every source fills in.
-#[derive(Clone, Debug)]
-pub struct Setup {
-    /// The GPU.
-    pub gpu: Gpu,
-    /// The model.
-    pub model: Model,
-    /// The engine's profile.
-    pub software: ServingSoftware,
-    /// Weights' format.
-    pub weights: Precision,
-    /// GPUs per replica.
-    pub tp: u32,
-    /// Replicas.
-    pub replicas: u32,
-    /// Experts spread across a replica's GPUs.
-    pub expert_parallel: bool,
-    /// The largest batch a replica runs (`max_num_seqs`, TensorRT-LLM's
-    /// `max_batch_size`); None is the engine's default.
-    pub max_batch: Option<u32>,
-}
-
-impl Setup {
-    /// GPU, profile and whether the model is a mixture of experts: the
-    /// key of its error band (`bands`).
-    pub fn system(&self) -> (Gpu, ServingSoftware, bool) {
-        (self.gpu, self.software, self.model.dims().moe.is_some())
-    }
-
-    /// The scenario that serves `class` on this setup with `arrival`, for
-    /// `duration_s`. The engines' batching: chunked prefill with the
-    /// engine's default token budget and batch (`docs/calibration-public.md`).
-    pub fn scenario(
-        &self,
-        name: &str,
-        arrival: sim_core::scenario::Arrival,
-        class: RequestClass,
-        duration_s: f64,
-    ) -> Scenario {
-        let mut serving = sim_core::presets::h100_llama_8b();
-        serving.gpu = self.gpu;
-        serving.model = self.model;
-        serving.weights = self.weights;
-        // Engines that quantise weights to 8 bits or fewer keep the KV
-        // cache in FP8 too (TensorRT-LLM's and vLLM's FP8 KV cache).
-        serving.kv_cache = match self.weights {
-            Precision::Bf16 => Precision::Bf16,
-            _ => Precision::Fp8,
-        };
-        serving.gpus_per_replica = self.tp;
-        serving.replicas = self.replicas;
-        serving.software = self.software;
-        serving.expert_parallel = self.expert_parallel;
-        serving.usd_per_gpu_hour = None;
-        let (seqs, tokens) = engine_batch(self.software);
-        let seqs = self.max_batch.unwrap_or(seqs);
-        serving.batching = Batching::ChunkedPrefill {
-            max_num_seqs: seqs,
-            max_num_batched_tokens: tokens,
-            chunk_tokens: tokens,
-        };
-        serving.gpu_memory_utilisation = 0.9;
-        // Benchmarks send distinct prompts: nothing to reuse.
-        serving.prefix_caching = Some(false);
-        Scenario {
-            distilled_from: None,
-            pools: Vec::new(),
-            routing: Vec::new(),
-            version: SCENARIO_VERSION,
-            name: name.to_owned(),
-            seed: 1,
-            duration_s,
-            workload: Workload {
-                arrival,
-                classes: vec![class],
-            },
-            serving,
-            slo: Slo::default(),
-            // A run whose queue grows stops half a window after its
-            // arrivals end: it has failed whatever it would show later.
-            limits: Limits {
-                max_sim_time_s: 1.5 * duration_s,
-                ..Limits::default()
-            },
-            api: None,
-        }
-    }
-
-    /// The layout in words.
-    pub fn describe(&self) -> String {
-        format!(
-            "{} × TP{}{}, {} weights{}",
-            self.replicas,
-            self.tp,
-            if self.expert_parallel { " EP" } else { "" },
-            self.weights.name(),
-            self.max_batch
-                .map(|b| format!(", batch ≤ {b}"))
-                .unwrap_or_default()
-        )
-    }
-
-    /// Whether the model's weights leave room for a KV cache on one replica.
-    pub fn fits(&self) -> bool {
-        let s = self.scenario(
-            "fit",
-            sim_core::scenario::Arrival::Poisson { rate_per_s: 1.0 },
-            RequestClass::new(
-                "fit",
-                sim_core::dist::Dist::Fixed { value: 100.0 },
-                sim_core::dist::Dist::Fixed { value: 10.0 },
-                10,
-            ),
-            1.0,
-        );
-        s.deployment().kv_capacity_blocks().is_ok_and(|b| b > 0)
-    }
-}
-
-/// The largest batch and the token budget of a pass each engine runs with
-/// by default in these benchmarks: TensorRT-LLM's `max_batch_size` 2,048 and
-/// `max_num_tokens` 8,192 (trtllm-serve's defaults); vLLM's 1,024 sequences
-/// and 8,192 tokens (its defaults on data-centre GPUs for an API server).
-pub fn engine_batch(software: ServingSoftware) -> (u32, u32) {
-    match software {
-        ServingSoftware::TensorrtLlm => (2048, 8192),
-        ServingSoftware::Vllm => (1024, 8192),
-    }
-}
-
-/// One run, or why it could not run.
-pub fn run(s: Scenario) -> Result<Report, String> {
-    sim_core::run_scenario(s).map_err(|e| e.to_string())
-}
-
-/// Tensor-parallel sizes a submitter could choose on `gpus_per_node` GPUs:
-/// powers of two that divide the system's GPUs and fit in one node.
-pub fn tp_choices(gpus: u32, gpus_per_node: u32) -> Vec<u32> {
-    [1, 2, 4, 8]
-        .into_iter()
-        .filter(|tp| *tp <= gpus_per_node.max(1) && gpus.is_multiple_of(*tp))
-        .collect()
 }
 
 #[cfg(test)]

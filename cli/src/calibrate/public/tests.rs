@@ -56,7 +56,7 @@ fn reason_mlperf(gpu: &str, engine: &str, benchmark: &str, scenario: &str) -> Op
                 && r.benchmark_norm == benchmark
                 && r.scenario_norm == scenario
         })?;
-    mlperf::compare(&row).reason
+    mlperf::compare(&row, None).reason
 }
 
 #[test]
@@ -86,13 +86,13 @@ fn a_row_the_catalogue_lacks_is_refused_with_its_reason_never_run_as_another() {
         .iter()
         .find(|r| r.division == "open")
         .expect("an open row");
-    let why = mlperf::compare(open).reason.expect("refused");
+    let why = mlperf::compare(open, None).reason.expect("refused");
     assert!(why.starts_with("open division"), "{why}");
     let harness = rows
         .iter()
         .find(|r| r.division == "closed" && r.system_id.contains("reference"))
         .expect("a reference-harness row");
-    let why = mlperf::compare(harness).reason.expect("refused");
+    let why = mlperf::compare(harness, None).reason.expect("refused");
     assert!(why.contains("reference harness"), "{why}");
     let x = inferencex::read(INFERENCEX).expect("parses");
     for (framework, says) in [("sglang", "no profile"), ("dynamo-trt", "no profile")] {
@@ -100,7 +100,7 @@ fn a_row_the_catalogue_lacks_is_refused_with_its_reason_never_run_as_another() {
             .iter()
             .find(|r| r.framework == framework && inferencex::gpu(&r.hardware).is_some())
             .expect("such a row");
-        let c = inferencex::compare(row);
+        let c = inferencex::compare(row, None);
         assert!(!c.expressible);
         assert!(
             c.reason.as_deref().is_some_and(|r| r.contains(says)),
@@ -114,7 +114,7 @@ fn a_row_the_catalogue_lacks_is_refused_with_its_reason_never_run_as_another() {
         .find(|r| r.hardware == "gb200")
         .expect("a GB200 row");
     assert!(
-        inferencex::compare(gb)
+        inferencex::compare(gb, None)
             .reason
             .is_some_and(|r| r.contains("gb200"))
     );
@@ -140,7 +140,7 @@ fn an_offline_row_runs_and_reports_under_the_files_column_names() {
             })
         })
         .expect("an H100 offline row");
-    let c = mlperf::compare(&row);
+    let c = mlperf::compare(&row, None);
     assert!(c.expressible, "{:?}", c.reason);
     let layout = c.layout.as_deref().expect("the layout is printed");
     assert!(layout.contains("TP"), "{layout}");
@@ -164,7 +164,7 @@ fn an_inferencex_row_runs_its_closed_loop() {
         .filter(|r| inferencex::gpu(&r.hardware).is_some())
         .min_by_key(|r| (r.concurrency, r.osl))
         .expect("a TensorRT-LLM row on a catalogue GPU");
-    let c = inferencex::compare(row);
+    let c = inferencex::compare(row, None);
     assert!(c.expressible, "{:?}", c.reason);
     for key in [
         "tput_per_gpu",
@@ -180,7 +180,7 @@ fn an_inferencex_row_runs_its_closed_loop() {
     assert_eq!(json["concurrency"], row.concurrency);
     assert_eq!(json["run_url"], row.run_url.as_str());
     // The same row gives the same numbers on a second run.
-    let again = inferencex::compare(row);
+    let again = inferencex::compare(row, None);
     assert_eq!(c.simulated, again.simulated);
 }
 
@@ -243,7 +243,7 @@ fn offline_throughput_of_llama_2_70b_holds_on_b200_rtx_pro_6000_and_mi325x() {
             .collect();
         let errors: Vec<f64> = group
             .par_iter()
-            .map(|r| mlperf::compare(r))
+            .map(|r| mlperf::compare(r, None))
             .filter_map(|c| c.error("tokens_per_s"))
             .collect();
         assert!(errors.len() >= 5, "{gpu}: {} rows ran", errors.len());
@@ -388,7 +388,10 @@ fn inferencex_runs_the_fit_never_saw_fall_inside_their_ranges() {
         .into_iter()
         .filter(|r| r.hardware == "b200" && r.framework == "trt")
         .collect();
-    let compared: Vec<Compared> = rows.par_iter().map(inferencex::compare).collect();
+    let compared: Vec<Compared> = rows
+        .par_iter()
+        .map(|r| inferencex::compare(r, None))
+        .collect();
     let (committed, held_out) =
         crate::calibrate::coverage::public(&rows, &compared).expect("coverage");
     // TPOT median and output tokens/s per GPU: most rows state them.
@@ -399,4 +402,96 @@ fn inferencex_runs_the_fit_never_saw_fall_inside_their_ranges() {
         }
     }
     eprintln!("committed {committed:?}\nheld out {held_out:?}");
+}
+
+/// The H200 InferenceX rows of TensorRT-LLM at the two lowest
+/// concurrencies of each configuration: a small file for the fit's tests.
+fn h200_low_concurrency() -> String {
+    let mut lines = INFERENCEX.lines();
+    let header = lines.next().expect("header");
+    let rows: Vec<&str> = lines
+        .filter(|l| l.contains(",h200,") && l.contains(",trt,") && l.contains(",False,False,"))
+        .filter(|l| l.split(',').nth(27).is_some_and(|c| c == "4" || c == "8"))
+        .collect();
+    assert!(rows.len() >= 4, "{} rows", rows.len());
+    std::iter::once(header)
+        .chain(rows)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn the_fit_loss_is_each_figures_mean_squared_log_error_averaged() {
+    let text = h200_low_concurrency();
+    let c = compare(&[("x.csv".into(), text)]).expect("runs");
+    let l = fit::loss(&c.rows);
+    // By hand: the three InferenceX figures' mean squared log errors, averaged.
+    let term = |figure: &str| {
+        let e: Vec<f64> = c
+            .rows
+            .iter()
+            .filter_map(|r| r.error(figure))
+            .map(|e| (1.0 + e).ln().powi(2))
+            .collect();
+        assert!(!e.is_empty(), "{figure}");
+        e.iter().sum::<f64>() / e.len() as f64
+    };
+    let by_hand = (term("tput_per_gpu") + term("median_tpot_ms") + term("median_ttft_ms")) / 3.0;
+    assert!((l - by_hand).abs() < 1e-12, "{l} vs {by_hand}");
+    assert!(l > 0.0);
+    // Simulated = measured is a loss of 0.
+    let mut exact = c.rows.clone();
+    for r in &mut exact {
+        r.simulated = r.measured.clone();
+    }
+    assert_eq!(fit::loss(&exact), 0.0);
+}
+
+#[test]
+fn a_fit_on_public_rows_lowers_its_loss_and_keeps_every_constant_in_range() {
+    let text = h200_low_concurrency();
+    let files = vec![("x.csv".to_owned(), text)];
+    let start = sim_core::physics::VLLM_COSTS;
+    let before = fit::loss(
+        &compare_jobs(
+            &jobs(&files).expect("rows"),
+            &indicatif::ProgressBar::hidden(),
+            Some(Trial {
+                software: fit::FITTED,
+                costs: start,
+                rate_search: false,
+            }),
+        )
+        .rows,
+    );
+    let (costs, after, n) = fit::fit(&files, None, start, 1).expect("fits");
+    assert!(n >= 4);
+    assert!(after < 0.8 * before, "{before} → {after}");
+    for k in sim_core::physics::KNOBS
+        .iter()
+        .chain(&sim_core::physics::MOE_KNOBS)
+        .chain(&sim_core::physics::FIXED_KNOBS)
+    {
+        let v = (k.get)(&costs);
+        assert!(v >= k.range.0 && v <= k.range.1, "{} = {v}", k.name);
+    }
+    // Leaving the only GPU out leaves nothing to fit, said so.
+    let e = fit::fit(&files, Some("H200"), start, 1).expect_err("nothing left");
+    assert!(e.contains("besides H200"), "{e}");
+}
+
+#[test]
+fn the_rows_of_a_left_out_gpu_are_the_table_and_never_the_fit() {
+    let mut text = h200_low_concurrency();
+    // One B200 row beside them: the fit without H200 has it alone.
+    let b200 = INFERENCEX
+        .lines()
+        .find(|l| l.contains(",b200,") && l.contains(",trt,") && l.contains(",False,False,"))
+        .expect("a B200 row");
+    text = format!("{text}\n{b200}");
+    let files = vec![("x.csv".to_owned(), text)];
+    let out = fit::command(&files, Some("h200"), false, 0).expect("fits");
+    assert!(out.contains("fitted on 1 rows (without h200)"), "{out}");
+    assert!(out.contains("| h200 | trt |"), "{out}");
+    assert!(!out.contains("| b200 | trt |"), "{out}");
 }
