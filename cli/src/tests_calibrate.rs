@@ -113,11 +113,21 @@ fn sim_core_rows() -> Vec<usize> {
 }
 
 #[test]
-fn public_files_are_compared_not_fitted_and_an_unknown_file_is_named() {
+fn a_fit_on_public_files_needs_their_own_rows_and_an_unknown_file_is_named() {
     let dir = tempfile::tempdir().expect("dir");
-    let m = excerpt(&dir, "mlperf-llm-given.csv", &[2]);
-    let why = calibrate(vec![m], false, true).expect_err("--fit refused");
-    assert!(why.contains("--fit"), "{why}");
+    // A GB200 row only: nothing TensorRT-LLM 1.x runs, so nothing to fit.
+    let m = excerpt(&dir, "mlperf-llm-given.csv", &sim_core_rows()[..1]);
+    let why = calibrate(vec![m.clone()], false, true).expect_err("nothing to fit");
+    assert!(
+        why.contains("no rows to fit") && why.contains("TensorRT-LLM 1.x"),
+        "{why}"
+    );
+    // The public fit is TensorRT-LLM 1.x's alone: vLLM runs or --json beside it are refused.
+    let why = calibrate(vec![m.clone()], true, true).expect_err("--json refused");
+    assert!(why.contains("--fit") && why.contains("--json"), "{why}");
+    let vllm = calibration_file("vllm-h100-runs.csv");
+    let why = calibrate(vec![m, vllm], false, true).expect_err("vLLM runs refused");
+    assert!(why.contains("no vLLM runs"), "{why}");
     let odd = dir.path().join("odd.csv");
     std::fs::write(&odd, "a,b\n1,2\n").expect("write");
     let why = calibrate(vec![odd.clone()], false, false).expect_err("refused");

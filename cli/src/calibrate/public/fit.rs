@@ -109,6 +109,22 @@ pub fn fit(
         ));
     }
     let hidden = indicatif::ProgressBar::hidden();
+    let first = compare_jobs(
+        &train,
+        &hidden,
+        Some(Trial {
+            software: FITTED,
+            costs: start,
+            rate_search: false,
+        }),
+    );
+    if !loss(&first.rows).is_finite() {
+        return Err(format!(
+            "no rows to fit: none of the {} rows of {} could be simulated (see their reasons without --fit)",
+            train.len(),
+            FITTED.name()
+        ));
+    }
     let (costs, l) = search(start, rounds, &knobs(), |c| {
         let trial = Trial {
             software: FITTED,
