@@ -423,7 +423,7 @@ fn trtllm_trust(gpu: Gpu, moe: bool) -> String {
         "; mixture-of-experts models 10–43 % off"
     };
     format!(
-        "Trust: fitted to public TensorRT-LLM results on {}: {own}{experts}, on the fit's own rows (no result left out of the fit was scored yet). Large batches at the benchmarks' latency limits: 52 % of MLPerf server runs get their rate within ±15 %.",
+        "Trust: fitted to public TensorRT-LLM results on {}: {own}{experts}, on the fit's own rows (no result left out of the fit was scored yet). At the benchmarks' latency limits, its highest rate is within ±15 % of MLPerf's on 52 % of server runs.",
         gpu.spec().name
     )
 }

@@ -484,10 +484,14 @@ fn a_fit_on_public_rows_lowers_its_loss_and_keeps_every_constant_in_range() {
 fn the_rows_of_a_left_out_gpu_are_the_table_and_never_the_fit() {
     let mut text = h200_low_concurrency();
     // One B200 row beside them: the fit without H200 has it alone.
-    let b200 = INFERENCEX
-        .lines()
-        .find(|l| l.contains(",b200,") && l.contains(",trt,") && l.contains(",False,False,"))
-        .expect("a B200 row");
+    let b200_line = inferencex::read(INFERENCEX)
+        .expect("parses")
+        .iter()
+        .filter(|r| r.hardware == "b200" && r.framework == "trt")
+        .find(|r| inferencex::compare(r, None).expressible)
+        .map(|r| r.line)
+        .expect("a B200 row that runs");
+    let b200 = INFERENCEX.lines().nth(b200_line - 1).expect("its line");
     text = format!("{text}\n{b200}");
     let files = vec![("x.csv".to_owned(), text)];
     let out = fit::command(&files, Some("h200"), false, 0).expect("fits");
