@@ -417,9 +417,7 @@ pub fn compare_each(rows: &[Row], timing: Timing) -> (Vec<Comparison>, Vec<(Stri
                 let row = rows.iter().find(|r| r.experiment == *e).ok_or("no row")?;
                 let s = scenario(row)?.validate().map_err(|e| e.to_string())?;
                 let blocks = s.deployment().kv_capacity_blocks()?;
-                let mut sim = sim_core::Simulation::with_timing(&s, timing);
-                sim.advance_until(u64::MAX);
-                Ok((sim.report(), blocks))
+                Ok((sim_core::run_timed(&s, timing), blocks))
             };
             ((*e).to_owned(), run())
         })

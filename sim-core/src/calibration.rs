@@ -235,10 +235,7 @@ impl Measurement {
     /// The simulator's value for this measurement under `eff`.
     pub fn predict(&self, eff: Efficiency) -> Result<f64, String> {
         let scenario = self.scenario().validate().map_err(|e| e.to_string())?;
-        let mut sim =
-            crate::Simulation::with_timing(&scenario, crate::physics::Timing::TensorrtLlm(eff));
-        sim.advance_until(u64::MAX);
-        let r = sim.report();
+        let r = crate::run_timed(&scenario, crate::physics::Timing::TensorrtLlm(eff));
         if r.requests.completed != r.requests.arrived {
             return Err(format!(
                 "only {} of {} requests completed: {:?}",

@@ -30,7 +30,7 @@ pub mod text;
 pub mod trace;
 pub mod traces;
 
-pub use engine::{Simulation, TraceFeed, run, run_with_feed};
+pub use engine::{Simulation, TraceFeed, run, run_timed, run_with_feed};
 
 /// Validate a scenario, then run it: for callers that build scenarios
 /// themselves (sweeps, searches, tests). Everything else runs a

@@ -64,7 +64,7 @@ use provider::ApiState;
 use recorder::Recorder;
 use replica::Replica;
 use request::{Backend, ClassSpec, ReqId, Request, Task, TaskId};
-pub use setup::{run, run_with_feed};
+pub use setup::{run, run_timed, run_with_feed};
 use slab::Slab;
 
 const NS_PER_S: f64 = 1e9;

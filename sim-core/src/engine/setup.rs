@@ -18,7 +18,13 @@ pub fn run_with_feed(scenario: &ValidScenario, feed: Box<dyn TraceFeed>) -> Resu
 
 /// Run a scenario to completion (or to a limit) and return its report.
 pub fn run(scenario: &ValidScenario) -> Report {
-    let mut sim = Simulation::new(scenario);
+    run_timed(scenario, scenario.serving.profile().timing)
+}
+
+/// [`run`] with other step-time constants (calibration and its fits: see
+/// [`Simulation::with_timing`]).
+pub fn run_timed(scenario: &ValidScenario, timing: Timing) -> Report {
+    let mut sim = Simulation::with_timing(scenario, timing);
     sim.advance_until(u64::MAX);
     sim.report()
 }

@@ -109,29 +109,25 @@ pub fn fit(
         ));
     }
     let hidden = indicatif::ProgressBar::hidden();
-    let first = compare_jobs(
-        &train,
-        &hidden,
-        Some(Trial {
-            software: FITTED,
-            costs: start,
-            rate_search: false,
-        }),
-    );
-    if !loss(&first.rows).is_finite() {
-        return Err(format!(
-            "no rows to fit: none of the {} rows of {} could be simulated (see their reasons without --fit)",
-            train.len(),
-            FITTED.name()
-        ));
-    }
+    // Whether a row can be simulated does not hang on the constants (its
+    // system and memory decide), so a loss with no rows behind it, first
+    // met at the start, means none of them runs.
     let (costs, l) = search(start, rounds, &knobs(), |c| {
         let trial = Trial {
             software: FITTED,
             costs: *c,
             rate_search: false,
         };
-        Ok(loss(&compare_jobs(&train, &hidden, Some(trial)).rows))
+        let l = loss(&compare_jobs(&train, &hidden, Some(trial)).rows);
+        if l.is_finite() {
+            Ok(l)
+        } else {
+            Err(format!(
+                "no rows to fit: none of the {} rows of {} could be simulated (see their reasons without --fit)",
+                train.len(),
+                FITTED.name()
+            ))
+        }
     })?;
     Ok((costs, l, train.len()))
 }

@@ -158,9 +158,7 @@ impl Setup {
             None => run(s),
             Some(c) => {
                 let v = s.validate().map_err(|e| e.to_string())?;
-                let mut sim = sim_core::Simulation::with_timing(&v, Timing::Serving(c));
-                sim.advance_until(u64::MAX);
-                Ok(sim.report())
+                Ok(sim_core::run_timed(&v, Timing::Serving(c)))
             }
         }
     }
