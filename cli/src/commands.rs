@@ -273,6 +273,11 @@ pub(crate) enum Command {
         /// public files are given (their bands read from every public row).
         #[arg(long, conflicts_with_all = ["json", "bands"])]
         coverage: bool,
+        /// The power model against the InferenceX runs with measured power,
+        /// each at the work it measured: watts and joules per output token,
+        /// with the committed coefficients and those fitted to the runs.
+        #[arg(long, conflicts_with_all = ["json", "bands", "coverage", "fit"])]
+        power: bool,
     },
     /// List the built-in presets.
     Presets,

@@ -287,6 +287,7 @@ fn execute(command: Command) -> Result<String, String> {
             json,
             bands,
             coverage,
+            power,
         } => {
             if let Some(path) = measured {
                 return tlab::measured::command(
@@ -311,6 +312,7 @@ fn execute(command: Command) -> Result<String, String> {
                     timing,
                 },
                 match (json, bands, coverage) {
+                    _ if power => tlab::calibrate::public::Output::Power,
                     (_, _, true) => tlab::calibrate::public::Output::Coverage,
                     (_, true, _) => tlab::calibrate::public::Output::Bands,
                     (true, ..) => tlab::calibrate::public::Output::Json,

@@ -312,6 +312,23 @@ pub fn summary(s: &Scenario, r: &Report) -> String {
         usd(k.usd_per_month),
         k.usd_per_mtok_output.map_or("–".into(), usd)
     );
+    if let Some(e) = &r.energy {
+        o += &format!(
+            "energy: {:.0} W per GPU on average, {} per output token, {} kWh/month{}\n",
+            e.mean_watts_per_gpu,
+            e.joules_per_output_token
+                .map_or("–".into(), |j| format!("{j:.2} J")),
+            thousands(e.kwh_per_month.round() as u64),
+            if k.electricity_usd > 0.0 {
+                format!(
+                    "; electricity {} for the run (in the cost above)",
+                    usd(k.electricity_usd)
+                )
+            } else {
+                String::new()
+            }
+        );
+    }
     o
 }
 

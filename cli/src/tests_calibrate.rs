@@ -32,6 +32,7 @@ fn calibrate(csv: Vec<PathBuf>, json: bool, fit: bool) -> Result<String, String>
         json,
         bands: false,
         coverage: false,
+        power: false,
     })
 }
 

@@ -118,6 +118,7 @@ fn the_committed_bands_are_what_calibrate_gives_on_the_vllm_runs() {
         json: false,
         bands: true,
         coverage: false,
+        power: false,
     })
     .expect("bands");
     let fresh: Vec<sim_core::ranges::Band> = serde_json::from_str(&out).expect("bands JSON");

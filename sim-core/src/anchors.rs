@@ -475,6 +475,7 @@ impl Anchor {
                 },
                 max_queue_per_replica: queue,
                 usd_per_gpu_hour: None,
+                usd_per_kwh: None,
                 service: ServiceModel::Physics,
                 software: self.software,
                 // Random prompts share nothing.

@@ -214,6 +214,7 @@ impl Measurement {
                 },
                 max_queue_per_replica: batch,
                 usd_per_gpu_hour: None,
+                usd_per_kwh: None,
                 service: ServiceModel::Physics,
                 software: crate::physics::ServingSoftware::TensorrtLlm,
                 prefix_caching: None,

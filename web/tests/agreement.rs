@@ -46,6 +46,7 @@ fn csv_of(card: &str) -> Option<(&'static str, &'static str, f64)> {
         "cache-saving" => ("api", "usd_saved_by_cache", 1.0),
         "cache-hits" => ("api", "cache_hit_rate", 100.0),
         "failed" => ("all", "error_fraction", 100.0),
+        "energy" => ("all", "joules_per_output_token", 1.0),
         _ => return None,
     })
 }
@@ -111,6 +112,7 @@ fn cards_the_cli_summary_and_the_summary_csv_agree_on_every_preset() {
                 Unit::Percent if card.id == "cache-hits" => format!("{text} of requests hit it"),
                 Unit::Percent => format!("{text} failed, refused or timed out"),
                 Unit::Count => format!("{text} × 429"),
+                Unit::Joules => format!("{text} per output token"),
             };
             if card.id != "usd-per-year" && card.id != "usd-per-request" {
                 assert!(

@@ -33,6 +33,7 @@ mod autoscale;
 mod caching;
 mod decode;
 mod disaggregation;
+mod energy;
 mod feed;
 mod iteration;
 mod limits;

@@ -34,6 +34,10 @@ pub(super) struct PoolCfg {
     pub(super) seq_kv_blocks: u64,
     pub(super) gpus_per_replica: u32,
     pub(super) usd_per_gpu_hour: f64,
+    /// Its GPUs' power figures (None: a custom GPU stating none).
+    pub(super) power: Option<crate::physics::Power>,
+    /// Electricity price, $/kWh.
+    pub(super) usd_per_kwh: f64,
     /// Whether some class can reach it (only then is it billed).
     pub(super) used: bool,
     /// The serving software's API-server time before a request reaches the
@@ -107,6 +111,8 @@ impl PoolCfg {
             },
             gpus_per_replica: s.gpus_per_replica,
             usd_per_gpu_hour: s.usd_per_gpu_hour(),
+            power: s.gpu.spec().power,
+            usd_per_kwh: s.usd_per_kwh.unwrap_or(0.0),
             used: scenario.pool_used(index),
             frontend_in_ns,
             frontend_out_ns,

@@ -69,6 +69,9 @@ pub(super) struct PoolMetrics {
     pub(super) batch_area: f64,
     pub(super) kv_area: f64,
     pub(super) flops: f64,
+    pub(super) bytes: f64,
+    /// Σ pass time × its power share (`PowerCoefficients::share`), ns.
+    pub(super) span_ns: f64,
     pub(super) passes: u64,
     pub(super) completed: u64,
     pub(super) input_tokens: u64,
@@ -111,6 +114,8 @@ pub(super) struct PassSample {
     pub(super) prefill_tokens: u64,
     pub(super) flops: f64,
     pub(super) bytes: f64,
+    /// The share of its GPUs' span between idle and board power it draws.
+    pub(super) power_share: f64,
     /// KV-cache use of the replica when the pass starts, 0..=1.
     pub(super) kv_use: f64,
     /// Requests waiting for the replica when the pass starts.
@@ -140,6 +145,8 @@ pub(super) struct Recorder {
     pub(super) peak_batch: u64,
     pub(super) flops: f64,
     pub(super) bytes: f64,
+    /// Σ pass time × its power share (`PowerCoefficients::share`), ns.
+    pub(super) span_ns: f64,
     pub(super) passes: u64,
     pub(super) preemptions: u64,
     pub(super) last_event_ns: u64,
@@ -268,6 +275,7 @@ impl Recorder {
             peak_batch: 0,
             flops: 0.0,
             bytes: 0.0,
+            span_ns: 0.0,
             passes: 0,
             preemptions: 0,
             last_event_ns: 0,
@@ -339,12 +347,15 @@ impl Recorder {
         self.kv_area += p.kv_use * p.time_ns as f64;
         self.flops += p.flops;
         self.bytes += p.bytes;
+        self.span_ns += p.power_share * p.time_ns as f64;
         self.passes += 1;
         if let Some(m) = self.pools.get_mut(usize::from(p.pool)) {
             m.busy_ns += u128::from(p.time_ns);
             m.batch_area += p.seqs as f64 * p.time_ns as f64;
             m.kv_area += p.kv_use * p.time_ns as f64;
             m.flops += p.flops;
+            m.bytes += p.bytes;
+            m.span_ns += p.power_share * p.time_ns as f64;
             m.passes += 1;
         }
         self.windows.pass(p.start_ns, end, p.seqs, p.kv_use);

@@ -237,6 +237,10 @@ impl Simulation {
             prefill_tokens: shape.prefill_tokens,
             flops: cost.flops,
             bytes: cost.bytes,
+            power_share: crate::physics::POWER_COEFFICIENTS.share(
+                cost.flops / (cost.time_ns as f64 * 1e-9 * model.peak_flops()),
+                cost.bytes / (cost.time_ns as f64 * 1e-9 * model.peak_bandwidth()),
+            ),
             kv_use: kv_used as f64 / kv_blocks as f64,
             waiting: self.st.queues[self.queue_of(r)].len() as u32,
         });

@@ -231,6 +231,17 @@ impl Simulation {
             }
         };
         let fleet_usd = (0..pools.len()).map(pool_usd).fold(0.0, |a, b| a + b);
+        // The GPU-seconds each pool was paid for, which draw power.
+        let up_gpu_s = |i: usize| {
+            let p = &pools[i];
+            match up[i] {
+                Some(ns) if p.used => ns as f64 / NS_PER_S * f64::from(p.gpus_per_replica),
+                Some(_) => 0.0,
+                None => f64::from(billed_at(i)) * secs,
+            }
+        };
+        let energy = self.energy(rec, secs, up_gpu_s);
+        let electricity_usd = energy.map_or(0.0, |e| e.usd);
         // API spend scales to a month from the simulated time; with a batch
         // tier, whose answers come up to a window after the last request,
         // from the time requests arrived over instead (the spend is theirs).
@@ -246,7 +257,7 @@ impl Simulation {
             .map(|a| a.report(api_secs, HOURS_PER_MONTH));
         let api_usd = api.as_ref().map_or(0.0, |a| a.usd);
         let month_factor = HOURS_PER_MONTH * 3600.0 / secs;
-        let total_usd = fleet_usd + api_usd;
+        let total_usd = fleet_usd + api_usd + electricity_usd;
         let per_mtok = |tokens: u64| (tokens > 0).then(|| total_usd / tokens as f64 * 1e6);
         if let Some(e) = &rec.too_large_example {
             warnings.push(format!(
@@ -340,8 +351,11 @@ impl Simulation {
                 usd_per_month: (0..pools.len())
                     .map(pool_usd_per_month)
                     .fold(0.0, |a, b| a + b)
-                    + api.as_ref().map_or(0.0, |a| a.usd_per_month),
+                    + api.as_ref().map_or(0.0, |a| a.usd_per_month)
+                    + electricity_usd * month_factor,
+                electricity_usd,
             },
+            energy,
             api,
             distribution: {
                 let quantiles = crate::report::distribution_quantiles();

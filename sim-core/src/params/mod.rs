@@ -261,7 +261,10 @@ impl Param {
             .chain(disaggregation::PARAMS)
             .chain(speculative::PARAMS)
             .any(|p| p.path == self.path)
-            || matches!(self.path, "scheduling_policy" | "usd_per_gpu_hour")
+            || matches!(
+                self.path,
+                "scheduling_policy" | "usd_per_gpu_hour" | "usd_per_kwh"
+            )
     }
 }
 

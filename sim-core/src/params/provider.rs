@@ -225,6 +225,26 @@ pub(super) const PARAMS: &[Param] = &[
         }),
     },
     Param {
+        path: "usd_per_kwh",
+        id: "electricity-price",
+        group: Group::Targets,
+        label: "Electricity price",
+        unit: "$/kWh",
+        help: "What the energy the GPUs draw costs, added to the bill: 0 when the GPU-hour price covers it (a cloud's does); own hardware pays its site's rate, often $0.05–0.20.",
+        kind: Kind::Number(Number {
+            min: 0.0,
+            max: 10.0,
+            slider: (0.0, 0.5),
+            log: false,
+            decimals: 3,
+            get: |s, _| Some(s.serving.usd_per_kwh.unwrap_or(0.0)),
+            set: |s, _, v| {
+                s.serving.usd_per_kwh = (v > 0.0).then_some(v);
+                Ok(())
+            },
+        }),
+    },
+    Param {
         path: "slo.ttft_ms",
         id: "slo-ttft",
         group: Group::Targets,

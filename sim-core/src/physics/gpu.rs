@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::power::Power;
+
 /// A GPU: one from the catalogue, or one the scenario describes from its
 /// datasheet (`"gpu": {"custom": {...}}`).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -67,6 +69,34 @@ pub struct CustomGpu {
     pub topology: Topology,
     /// On-demand price, $/GPU-hour.
     pub usd_per_hour: f64,
+    /// Board power limit (TDP/TBP), W per GPU; without it the run reports
+    /// no energy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub board_w: Option<f64>,
+    /// Power drawn idle, W per GPU; absent: [`IDLE_SHARE`] of `board_w`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle_w: Option<f64>,
+}
+
+/// A custom GPU's idle power as a share of its board power when it states
+/// none: the catalogue's NVIDIA parts idle at 5–22 % of it, AMD's at 16–19 %.
+pub const IDLE_SHARE: f64 = 0.12;
+
+impl CustomGpu {
+    /// The power figures the scenario states, if any.
+    pub const fn power(&self) -> Option<Power> {
+        let Some(board_w) = self.board_w else {
+            return None;
+        };
+        Some(Power {
+            idle_w: match self.idle_w {
+                Some(w) => w,
+                None => IDLE_SHARE * board_w,
+            },
+            board_w,
+            source: "the scenario's own datasheet figures",
+        })
+    }
 }
 
 /// How a replica's GPUs reach each other, which sets what an all-reduce gets
@@ -109,6 +139,8 @@ pub struct GpuSpec {
     pub link_gb_per_s: f64,
     /// Indicative on-demand price, $/GPU-hour.
     pub usd_per_hour: f64,
+    /// Power drawn idle and at most (None: a custom GPU that states none).
+    pub power: Option<Power>,
     /// Where the figures come from.
     pub source: &'static str,
 }
@@ -213,6 +245,11 @@ impl Gpu {
                 reported_gib: 79.15,
                 link_gb_per_s: 300.0,
                 usd_per_hour: 2.21,
+                power: Some(Power {
+                    idle_w: 55.0,
+                    board_w: 400.0,
+                    source: "NVIDIA A100 datasheet: 400 W (SXM4); idle: estimate (see Power)",
+                }),
                 source: "NVIDIA A100 datasheet (SXM4 80 GB); reference §1",
             },
             Gpu::H100 => GpuSpec {
@@ -225,6 +262,11 @@ impl Gpu {
                 reported_gib: 79.19,
                 link_gb_per_s: 450.0,
                 usd_per_hour: 4.25,
+                power: Some(Power {
+                    idle_w: 70.0,
+                    board_w: 700.0,
+                    source: "NVIDIA H100 datasheet: up to 700 W (SXM5); idle: estimate (see Power)",
+                }),
                 source: "NVIDIA H100 datasheet (SXM5); reference §1; 79.19 GiB as CUDA reports it",
             },
             Gpu::H200 => GpuSpec {
@@ -237,6 +279,11 @@ impl Gpu {
                 reported_gib: 139.8,
                 link_gb_per_s: 450.0,
                 usd_per_hour: 4.50,
+                power: Some(Power {
+                    idle_w: 75.0,
+                    board_w: 700.0,
+                    source: "NVIDIA H200 datasheet: up to 700 W (SXM); idle: estimate (see Power)",
+                }),
                 source: "NVIDIA H200 datasheet (SXM); reference §1",
             },
             Gpu::L4 => GpuSpec {
@@ -249,6 +296,11 @@ impl Gpu {
                 reported_gib: 22.5,
                 link_gb_per_s: 32.0,
                 usd_per_hour: 0.60,
+                power: Some(Power {
+                    idle_w: 16.0,
+                    board_w: 72.0,
+                    source: "NVIDIA L4 datasheet: 72 W; idle: estimate (see Power)",
+                }),
                 source: "NVIDIA L4 datasheet; reference §1",
             },
             Gpu::L40s => GpuSpec {
@@ -261,6 +313,11 @@ impl Gpu {
                 reported_gib: 45.0,
                 link_gb_per_s: 32.0,
                 usd_per_hour: 1.50,
+                power: Some(Power {
+                    idle_w: 35.0,
+                    board_w: 350.0,
+                    source: "NVIDIA L40S datasheet: 350 W; idle: estimate (see Power)",
+                }),
                 source: "NVIDIA L40S datasheet; reference §1",
             },
             Gpu::Mi300x => GpuSpec {
@@ -273,6 +330,11 @@ impl Gpu {
                 reported_gib: 191.5,
                 link_gb_per_s: 448.0,
                 usd_per_hour: 3.50,
+                power: Some(Power {
+                    idle_w: 140.0,
+                    board_w: 750.0,
+                    source: "AMD Instinct MI300X datasheet: 750 W TBP; idle: estimate (see Power)",
+                }),
                 source: "AMD Instinct MI300X datasheet; reference §1",
             },
             Gpu::B200 => GpuSpec {
@@ -285,6 +347,11 @@ impl Gpu {
                 reported_gib: 178.35,
                 link_gb_per_s: 900.0,
                 usd_per_hour: 5.50,
+                power: Some(Power {
+                    idle_w: 140.0,
+                    board_w: 1000.0,
+                    source: "NVIDIA HGX B200: 1,000 W per GPU; idle: estimate (see Power)",
+                }),
                 source: "NVIDIA HGX B200 datasheet (dense, 1,000 W); CUDA reports 178.35 GiB; NVLink 5 1.8 TB/s both ways",
             },
             Gpu::B300 => GpuSpec {
@@ -297,6 +364,11 @@ impl Gpu {
                 reported_gib: 285.0,
                 link_gb_per_s: 900.0,
                 usd_per_hour: 7.00,
+                power: Some(Power {
+                    idle_w: 150.0,
+                    board_w: 1100.0,
+                    source: "NVIDIA HGX B300: 1,100 W per GPU; idle: estimate (see Power)",
+                }),
                 source: "NVIDIA HGX B300 datasheet (dense; FP4 1.5× B200's); NVLink 5 1.8 TB/s both ways",
             },
             Gpu::H20 => GpuSpec {
@@ -309,6 +381,11 @@ impl Gpu {
                 reported_gib: 95.0,
                 link_gb_per_s: 450.0,
                 usd_per_hour: 1.60,
+                power: Some(Power {
+                    idle_w: 60.0,
+                    board_w: 400.0,
+                    source: "NVIDIA H20 product brief: 400 W; idle: estimate (see Power)",
+                }),
                 source: "NVIDIA H20 product brief (dense BF16 148 TFLOP/s, 96 GB HBM3 at 4.0 TB/s, NVLink 900 GB/s both ways)",
             },
             Gpu::RtxPro6000 => GpuSpec {
@@ -321,6 +398,11 @@ impl Gpu {
                 reported_gib: 94.97,
                 link_gb_per_s: 64.0,
                 usd_per_hour: 1.80,
+                power: Some(Power {
+                    idle_w: 30.0,
+                    board_w: 600.0,
+                    source: "NVIDIA RTX PRO 6000 Blackwell Server Edition datasheet: up to 600 W; idle: estimate (see Power)",
+                }),
                 source: "NVIDIA RTX PRO 6000 Blackwell Server Edition datasheet (dense: half the sparse 4 PFLOPS FP4 AI figure); PCIe 5.0 x16",
             },
             Gpu::Rtx4090 => GpuSpec {
@@ -333,6 +415,11 @@ impl Gpu {
                 reported_gib: 23.52,
                 link_gb_per_s: 32.0,
                 usd_per_hour: 0.40,
+                power: Some(Power {
+                    idle_w: 20.0,
+                    board_w: 450.0,
+                    source: "NVIDIA GeForce RTX 4090 specifications: 450 W total graphics power; idle: estimate (see Power)",
+                }),
                 source: "NVIDIA Ada Lovelace architecture whitepaper (dense, FP32 accumulate); 25,250,627,584 bytes as CUDA reports it (shared/measurements); PCIe 4.0 x16",
             },
             Gpu::Mi325x => GpuSpec {
@@ -345,6 +432,11 @@ impl Gpu {
                 reported_gib: 255.5,
                 link_gb_per_s: 448.0,
                 usd_per_hour: 3.00,
+                power: Some(Power {
+                    idle_w: 160.0,
+                    board_w: 1000.0,
+                    source: "AMD Instinct MI325X datasheet: 1,000 W TBP; idle: estimate (see Power)",
+                }),
                 source: "AMD Instinct MI325X datasheet (dense; MI300X compute, 256 GB HBM3E at 6 TB/s)",
             },
             Gpu::Mi355x => GpuSpec {
@@ -357,6 +449,11 @@ impl Gpu {
                 reported_gib: 287.5,
                 link_gb_per_s: 538.0,
                 usd_per_hour: 4.00,
+                power: Some(Power {
+                    idle_w: 220.0,
+                    board_w: 1400.0,
+                    source: "AMD Instinct MI355X datasheet: 1,400 W TBP; idle: estimate (see Power)",
+                }),
                 source: "AMD Instinct MI355X datasheet (dense; MXFP4 10 PFLOP/s; Infinity Fabric 1,075 GB/s both ways)",
             },
             Gpu::Custom(c) => GpuSpec {
@@ -369,6 +466,7 @@ impl Gpu {
                 reported_gib: c.memory_gb * 0.99,
                 link_gb_per_s: c.link_gb_per_s,
                 usd_per_hour: c.usd_per_hour,
+                power: c.power(),
                 source: "the scenario's own datasheet figures",
             },
         }

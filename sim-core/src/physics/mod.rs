@@ -12,13 +12,15 @@ mod fitted;
 mod gpu;
 mod memory;
 mod moe;
+mod power;
 mod profile;
 
 pub use catalogue::{Model, ModelDims, Precision, SlidingWindow};
 pub use fitted::{FIXED_KNOBS, FittedProfile, KNOBS, Knob, MEMORY_RANGES, MOE_KNOBS, Validated};
-pub use gpu::{CustomGpu, Gpu, GpuSpec, Topology};
+pub use gpu::{CustomGpu, Gpu, GpuSpec, IDLE_SHARE, Topology};
 pub use memory::{Deployment, DraftMemory, RUNTIME_OVERHEAD_BYTES_PER_GPU};
 pub use moe::{Attention, Moe};
+pub use power::{POWER_COEFFICIENTS, Power, PowerCoefficients};
 pub use profile::{
     MemoryModel, Profile, ServingCosts, ServingSoftware, TRTLLM_COSTS, Timing, VLLM_COSTS,
 };

@@ -78,6 +78,7 @@ pub fn h100_llama_8b() -> Serving {
         },
         max_queue_per_replica: 100_000,
         usd_per_gpu_hour: None,
+        usd_per_kwh: None,
         service: ServiceModel::Physics,
         software: ServingSoftware::Vllm,
         prefix_caching: None,

@@ -49,6 +49,10 @@ pub struct Report {
     pub series: Series,
     /// What the run cost.
     pub cost: Cost,
+    /// The energy the self-hosted GPUs drew (GPU physics on GPUs with power
+    /// figures only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub energy: Option<Energy>,
     /// How close the run came to what the hardware could do (self-hosted physics only).
     pub physical_limit: Option<PhysicalLimit>,
     /// Hosted API traffic, when the scenario uses any.
@@ -410,6 +414,26 @@ pub struct Cost {
     pub usd_per_request: Option<f64>,
     /// Fleet for a month (730 hours) at this size, plus API spend at this load.
     pub usd_per_month: f64,
+    /// Electricity the fleet drew over the simulated time, at the scenario's
+    /// $/kWh (0 unless it states one); in `total_usd` and the rates above.
+    #[serde(default)]
+    pub electricity_usd: f64,
+}
+
+/// The energy the self-hosted GPUs drew: idle power while up, more while
+/// running passes, by their work ([`crate::physics::Power`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Energy {
+    /// Over the simulated time, kWh.
+    pub kwh: f64,
+    /// Mean power of a GPU up, busy or idle, W.
+    pub mean_watts_per_gpu: f64,
+    /// Joules per generated token (None when none was generated).
+    pub joules_per_output_token: Option<f64>,
+    /// Its electricity cost over the simulated time, $.
+    pub usd: f64,
+    /// A month (730 hours) at this load, kWh.
+    pub kwh_per_month: f64,
 }
 
 /// Hours in the month used for monthly costs (8,760 / 12).

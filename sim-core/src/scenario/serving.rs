@@ -41,6 +41,10 @@ pub struct Serving {
     /// Price override, $/GPU-hour; `None` uses the catalogue's indicative price.
     #[serde(default)]
     pub usd_per_gpu_hour: Option<f64>,
+    /// Electricity price, $/kWh, for the energy the GPUs draw (absent: 0,
+    /// the GPU-hour price covering it, as a cloud's does).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usd_per_kwh: Option<f64>,
     /// What a forward pass costs: the GPU physics, or a textbook stand-in.
     #[serde(default)]
     pub service: ServiceModel,

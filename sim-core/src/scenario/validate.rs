@@ -432,6 +432,9 @@ impl Scenario {
         if let Some(p) = s.usd_per_gpu_hour {
             c.range_f("serving.usd_per_gpu_hour", p, 0.0, 1000.0, " $/h");
         }
+        if let Some(p) = s.usd_per_kwh {
+            c.range_f("serving.usd_per_kwh", p, 0.0, 10.0, " $/kWh");
+        }
         if let Some(k) = s.step_time_scale {
             let (lo, hi) = bounds::STEP_TIME_SCALE;
             c.range_f("serving.step_time_scale", k, lo, hi, "");
@@ -480,6 +483,16 @@ impl Scenario {
                 " GB/s",
             );
             c.range_f(&f("usd_per_hour"), g.usd_per_hour, 0.0, 1000.0, " $/h");
+            if let Some(w) = g.board_w {
+                c.range_f(&f("board_w"), w, 1.0, 10_000.0, " W");
+            }
+            if let Some(w) = g.idle_w {
+                c.range_f(&f("idle_w"), w, 0.0, g.board_w.unwrap_or(10_000.0), " W");
+                if g.board_w.is_none() {
+                    c.problems
+                        .push(format!("{} needs {} too", f("idle_w"), f("board_w")));
+                }
+            }
         }
         c.model(s);
         c.fitted_profile(s);

@@ -16,6 +16,8 @@ fn h100_datasheet() -> CustomGpu {
         link_gb_per_s: s.link_gb_per_s,
         topology: Topology::Switched,
         usd_per_hour: s.usd_per_hour,
+        board_w: s.power.map(|p| p.board_w),
+        idle_w: s.power.map(|p| p.idle_w),
     }
 }
 

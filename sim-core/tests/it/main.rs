@@ -12,6 +12,7 @@ mod defects;
 mod determinism;
 mod disaggregation;
 mod distil;
+mod energy;
 mod fitted_profile;
 mod fuzz;
 mod fuzz_text;

@@ -121,6 +121,19 @@ pub fn summary_csv(r: &Report) -> String {
         "all,usd_per_request,{},usd\n",
         opt(k.usd_per_request)
     ));
+    o.push_str(&format!("all,electricity_usd,{},usd\n", k.electricity_usd));
+    if let Some(e) = &r.energy {
+        o.push_str(&format!("all,energy_kwh,{},kWh\n", e.kwh));
+        o.push_str(&format!(
+            "all,mean_watts_per_gpu,{},W\n",
+            e.mean_watts_per_gpu
+        ));
+        o.push_str(&format!(
+            "all,joules_per_output_token,{},J\n",
+            opt(e.joules_per_output_token)
+        ));
+        o.push_str(&format!("all,kwh_per_month,{},kWh\n", e.kwh_per_month));
+    }
     if let Some(a) = &r.api {
         o.push_str(&format!(
             "api,throttled_429,{},responses\n",
@@ -201,6 +214,7 @@ pub fn compare_csv(a: &Report, b: &Report) -> String {
             Unit::Percent => "percent",
             Unit::Usd => "usd",
             Unit::Count => "count",
+            Unit::Joules => "joules",
         };
         let relative = if c.unit() == Unit::Percent || va.abs() <= 1e-12 {
             String::new()

@@ -6,6 +6,8 @@ use leptos::prelude::*;
 use sim_core::format::thousands;
 use sim_core::{Report, Scenario};
 
+pub use super::card_units::{Better, Unit, delta_text, difference_text, judged};
+
 /// One summary card: label, test id, help, and the text and raw value to show.
 #[derive(Clone, Copy)]
 pub struct Card {
@@ -23,6 +25,24 @@ pub struct Card {
 
 fn no_note(_: &Report) -> Option<String> {
     None
+}
+
+/// The GPUs' mean power, a month's energy and its cost where priced.
+fn energy_note(r: &Report) -> Option<String> {
+    let e = r.energy?;
+    let cost = if r.cost.electricity_usd > 0.0 {
+        format!(
+            ", {} a month at the electricity price (in the costs)",
+            fmt_usd(r.cost.electricity_usd * e.kwh_per_month / e.kwh.max(1e-12))
+        )
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "{:.0} W per GPU on average; {} kWh a month{cost}",
+        e.mean_watts_per_gpu,
+        thousands(e.kwh_per_month.round() as u64)
+    ))
 }
 
 /// Which targets a goodput below 100 % missed, and how often.
@@ -257,6 +277,16 @@ pub fn cards() -> Vec<Card> {
             note: no_note,
         },
         Card {
+            label: "Energy per output token",
+            id: "energy",
+            help: "What the GPUs drew, idle while up and more while running passes, divided by the tokens generated; from each GPU's idle and board power and its passes' work (docs/calibration-public.md, Energy).",
+            value: |r| {
+                let j = r.energy?.joules_per_output_token?;
+                Some((format!("{j:.2} J"), j))
+            },
+            note: energy_note,
+        },
+        Card {
             label: "429 responses",
             id: "throttled",
             help: "429: the provider refusing a request because the account is over its rate limit.",
@@ -300,106 +330,6 @@ pub fn cards() -> Vec<Card> {
             note: unanswered_note,
         },
     ]
-}
-
-/// What a card's number is, for stating a difference in its own unit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Unit {
-    /// A latency, ms.
-    Ms,
-    /// Tokens per second.
-    TokS,
-    /// A percentage: differences are in points.
-    Percent,
-    /// Dollars.
-    Usd,
-    /// A count.
-    Count,
-}
-
-impl Card {
-    /// Which way is better for this number, if either.
-    pub fn better(&self) -> Option<Better> {
-        match self.id {
-            "user-speed" | "throughput" | "goodput" | "spec-tokens" | "cache-saving"
-            | "cache-hits" => Some(Better::Higher),
-            "failed" | "throttled" => Some(Better::Lower),
-            id if id.starts_with("usd-") => Some(Better::Lower),
-            _ if self.unit() == Unit::Ms => Some(Better::Lower),
-            _ => None,
-        }
-    }
-
-    /// The scenario's target this card's latency is held to, ms: the TTFT
-    /// target for the first (visible) token, the TPOT target for time per token.
-    pub fn target(&self, r: &Report) -> Option<f64> {
-        match self.id {
-            "ttft-p50" | "ttft-p99" | "visible-p50" => Some(r.slo.ttft_ms),
-            "tpot-p50" | "tpot-p99" => Some(r.slo.tpot_ms),
-            _ => None,
-        }
-    }
-
-    /// The unit of the card's raw value.
-    pub fn unit(&self) -> Unit {
-        match self.id {
-            "user-speed" | "throughput" => Unit::TokS,
-            "goodput" | "failed" | "cache-hits" => Unit::Percent,
-            "throttled" | "spec-tokens" => Unit::Count,
-            id if id.starts_with("usd-") => Unit::Usd,
-            "cache-saving" => Unit::Usd,
-            _ => Unit::Ms,
-        }
-    }
-}
-
-/// Which way a number improves.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Better {
-    /// Latencies, costs, errors.
-    Lower,
-    /// Throughput, goodput, per-user speed.
-    Higher,
-}
-
-/// Whether B is better or worse than A for a number that improves `way`.
-pub fn judged(way: Option<Better>, a: f64, b: f64) -> Option<&'static str> {
-    if a == b {
-        return None;
-    }
-    match (way?, b < a) {
-        (Better::Lower, true) | (Better::Higher, false) => Some("better"),
-        _ => Some("worse"),
-    }
-}
-
-/// B − A in the card's unit: latencies in ms/s/min, dollars, tokens/s, counts,
-/// percentages in points.
-pub fn difference_text(unit: Unit, a: f64, b: f64) -> String {
-    let d = b - a;
-    let sign = if d < 0.0 { "-" } else { "+" };
-    let m = d.abs();
-    match unit {
-        Unit::Ms => format!("{sign}{}", fmt_ms(Some(m))),
-        Unit::TokS => format!("{sign}{} tok/s", sim_core::format::rounded(m)),
-        Unit::Percent => format!("{sign}{m:.1} points"),
-        Unit::Usd => format!("{sign}{}", fmt_usd(m)),
-        Unit::Count => format!("{sign}{}", sim_core::format::rounded(m)),
-    }
-}
-
-/// How B differs from A, as the card shows it: the difference in the card's
-/// unit and, except for percentages, relative to A.
-pub fn delta_text(unit: Unit, a: f64, b: f64) -> String {
-    if a == b {
-        return "same as A".to_owned();
-    }
-    let abs = difference_text(unit, a, b);
-    if unit == Unit::Percent || a.abs() <= 1e-12 {
-        format!("{abs} vs A")
-    } else {
-        format!("{abs} ({:+.1} %) vs A", (b - a) / a.abs() * 100.0)
-    }
 }
 
 /// The cards for the current report, with deltas against the pinned one.

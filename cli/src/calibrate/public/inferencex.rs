@@ -69,6 +69,18 @@ pub struct Row {
     pub mean_e2el_ms: Option<f64>,
     /// End to end, median, ms.
     pub median_e2el_ms: Option<f64>,
+    /// Input tokens/s per GPU.
+    #[serde(default)]
+    pub input_tput_per_gpu: Option<f64>,
+    /// Time between streamed chunks (a pass apart), mean, ms.
+    #[serde(default)]
+    pub mean_itl_ms: Option<f64>,
+    /// Mean power per GPU over the run, W.
+    #[serde(default)]
+    pub avg_power_w: Option<f64>,
+    /// Joules per output token, as the file gives it.
+    #[serde(default)]
+    pub joules_per_output_token: Option<f64>,
 }
 
 /// Read the file's rows, refusing a malformed one by its line and column.
@@ -115,10 +127,17 @@ pub fn software(framework: &str) -> Option<ServingSoftware> {
 
 /// The setup a row states, or why it cannot be expressed.
 fn express(row: &Row) -> Result<Setup, String> {
-    let gpu = gpu(&row.hardware)
-        .ok_or_else(|| format!("GPU {:?} is not in the catalogue", row.hardware))?;
+    gpu(&row.hardware).ok_or_else(|| format!("GPU {:?} is not in the catalogue", row.hardware))?;
     let software = software(&row.framework)
         .ok_or_else(|| format!("no profile for the engine {:?} yet", row.framework))?;
+    layout(row, software)
+}
+
+/// The setup a row states, served by `software` (whatever its own engine),
+/// or why it cannot be expressed.
+pub fn layout(row: &Row, software: ServingSoftware) -> Result<Setup, String> {
+    let gpu = gpu(&row.hardware)
+        .ok_or_else(|| format!("GPU {:?} is not in the catalogue", row.hardware))?;
     if yes(&row.disagg) {
         return Err("disaggregated prefill and decode workers: not expressed yet".into());
     }

@@ -19,6 +19,7 @@ pub mod fit;
 pub mod inferencex;
 mod layout;
 pub mod mlperf;
+pub mod power;
 mod setup;
 mod table;
 pub mod vllm;
@@ -344,6 +345,8 @@ pub enum Output {
     /// How often the vLLM runs fall inside their ranges
     /// (`calibrate::coverage`).
     Coverage,
+    /// The power model against InferenceX's measured power (`power`).
+    Power,
 }
 
 /// `tlab calibrate FILE...` (without `--measured`): each file told by its
@@ -364,6 +367,14 @@ pub fn command(
         })
         .collect::<Result<Vec<_>, _>>()?;
     let (public, vllm_files) = split(files)?;
+    if output == Output::Power {
+        let texts: Vec<String> = public
+            .iter()
+            .filter(|(_, t)| matches!(Source::of(t), Ok(Source::Inferencex)))
+            .map(|(_, t)| t.clone())
+            .collect();
+        return power::command(&texts);
+    }
     if output == Output::Coverage {
         if !public.is_empty() {
             return super::coverage::public_command(&public, &vllm_files, &opt);

@@ -119,6 +119,11 @@ impl Setup {
 
     /// Whether the model's weights leave room for a KV cache on one replica.
     pub fn fits(&self) -> bool {
+        self.deployment().kv_capacity_blocks().is_ok_and(|b| b > 0)
+    }
+
+    /// One replica of this setup, as the engine sizes and times it.
+    pub fn deployment(&self) -> sim_core::physics::Deployment {
         let s = self.scenario(
             "fit",
             sim_core::scenario::Arrival::Poisson { rate_per_s: 1.0 },
@@ -130,7 +135,7 @@ impl Setup {
             ),
             1.0,
         );
-        s.deployment().kv_capacity_blocks().is_ok_and(|b| b > 0)
+        s.deployment()
     }
 }
 
