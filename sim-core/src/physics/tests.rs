@@ -359,6 +359,34 @@ fn the_trust_statement_names_what_was_measured_for_that_gpu_and_model() {
     );
     let a100 = ServingSoftware::TensorrtLlm.trust(Gpu::A100, &Model::Llama31_8b.dims());
     assert!(!a100.contains("MLPerf"), "{a100}");
+    // TensorRT-LLM 1.x: held-out figures where the GPU was held out of the
+    // fit, "an estimate" with the held-out errors everywhere else.
+    let trt1 = ServingSoftware::TensorrtLlm1;
+    let b200 = trt1.trust(Gpu::B200, &Model::DeepseekV3.dims());
+    assert!(
+        b200.contains("held out of the fit")
+            && b200.contains("16 % low")
+            && b200.contains("DeepSeek-R1"),
+        "{b200}"
+    );
+    let dense = trt1.trust(Gpu::H200, &Model::Llama31_70b.dims());
+    assert!(
+        dense.contains("37 % high") && !dense.contains("DeepSeek"),
+        "{dense}"
+    );
+    for gpu in [
+        Gpu::H100,
+        Gpu::B300,
+        Gpu::RtxPro6000,
+        Gpu::L40s,
+        Gpu::Mi300x,
+    ] {
+        let t = trt1.trust(gpu, &Model::Llama31_70b.dims());
+        assert!(
+            t.contains("an estimate") && t.contains("16") && t.contains("37 %"),
+            "{t}"
+        );
+    }
     let mi325 = vllm.trust(Gpu::Mi325x, &Model::Llama31_70b.dims());
     assert!(
         mi325.contains("within 3 %") && mi325.contains("vLLM on ROCm"),
