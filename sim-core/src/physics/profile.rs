@@ -410,6 +410,11 @@ fn trtllm_trust(gpu: Gpu, moe: bool) -> String {
             "; DeepSeek-R1's median time per token 28 % and TTFT 29 % off (InferenceX, 100 runs)",
             55,
         )),
+        Gpu::H100 => Some((
+            "Llama-2-70B's offline throughput within 11 % (8 % low on average, 22 runs), Mixtral-8x7B's 11 % low (5 runs)",
+            "",
+            14,
+        )),
         Gpu::H200 => Some((
             "Llama-2-70B's offline throughput 37 % high (28 runs)",
             "; DeepSeek-R1's median time per token 20 % and TTFT 14 % off (InferenceX, 56 runs)",
@@ -426,17 +431,16 @@ fn trtllm_trust(gpu: Gpu, moe: bool) -> String {
     }
     let in_sample = match gpu {
         Gpu::B300 => "Llama-2-70B's offline throughput within 6 % (4 runs)",
-        Gpu::H100 => "Llama-2-70B's offline throughput within 8 % (22 runs)",
         Gpu::RtxPro6000 => "Llama-2-70B's offline throughput within 8 % (11 runs)",
         _ => {
             return format!(
-                "Trust: an estimate — no TensorRT-LLM results on {} were compared. Held out of the fit, the GPUs checked so far are 16 % (B200) and 37 % (H200) off on Llama-2-70B's offline throughput, and 14–29 % on DeepSeek-R1's time per token and TTFT. Treat numbers as ±35 %.",
+                "Trust: an estimate — no TensorRT-LLM results on {} were compared. Held out of the fit, the GPUs checked so far are 11 % (H100), 16 % (B200) and 37 % (H200) off on Llama-2-70B's offline throughput, and 14–29 % on DeepSeek-R1's time per token and TTFT. Treat numbers as ±35 %.",
                 gpu.spec().name
             );
         }
     };
     format!(
-        "Trust: an estimate — {} was not held out of the fit yet: on its own rows {in_sample}{}, but held out, B200 and H200 are 16–37 % off on that figure. Treat numbers as ±35 %.",
+        "Trust: an estimate — {} was not held out of the fit yet: on its own rows {in_sample}{}, but held out, H100, B200 and H200 are 11–37 % off on that figure. Treat numbers as ±35 %.",
         gpu.spec().name,
         if moe {
             "; mixture-of-experts models 10–43 % off"

@@ -374,16 +374,15 @@ fn the_trust_statement_names_what_was_measured_for_that_gpu_and_model() {
         dense.contains("37 % high") && !dense.contains("DeepSeek"),
         "{dense}"
     );
-    for gpu in [
-        Gpu::H100,
-        Gpu::B300,
-        Gpu::RtxPro6000,
-        Gpu::L40s,
-        Gpu::Mi300x,
-    ] {
+    let h100 = trt1.trust(Gpu::H100, &Model::Llama31_70b.dims());
+    assert!(
+        h100.contains("held out") && h100.contains("within 11 %"),
+        "{h100}"
+    );
+    for gpu in [Gpu::B300, Gpu::RtxPro6000, Gpu::L40s, Gpu::Mi300x] {
         let t = trt1.trust(gpu, &Model::Llama31_70b.dims());
         assert!(
-            t.contains("an estimate") && t.contains("16") && t.contains("37 %"),
+            t.contains("an estimate") && t.contains("11") && t.contains("37 %"),
             "{t}"
         );
     }

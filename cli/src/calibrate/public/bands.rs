@@ -56,6 +56,17 @@ struct Group {
 /// The bands of `rows`, one per GPU × profile × family with a step ratio,
 /// in the catalogue's order of names (stable for the committed file).
 pub fn bands(rows: &[Compared]) -> Vec<Band> {
+    bands_of(rows, false)
+}
+
+/// The bands of `rows` compared with constants fitted without them (`tlab
+/// calibrate --fit --leave-out GPU --bands`): the fitted profile's sources
+/// say "held out of the fit".
+pub fn held_out_bands(rows: &[Compared]) -> Vec<Band> {
+    bands_of(rows, true)
+}
+
+fn bands_of(rows: &[Compared], held_out: bool) -> Vec<Band> {
     type Key = (&'static str, &'static str, bool);
     let mut groups: BTreeMap<Key, Group> = BTreeMap::new();
     for c in rows.iter().filter(|c| c.expressible) {
@@ -114,6 +125,12 @@ pub fn bands(rows: &[Compared]) -> Vec<Band> {
                 .sources
                 .iter()
                 .map(|s| match (s, fitted) {
+                    (Source::Mlperf, true) if held_out => {
+                        "MLPerf Inference v4.1–v6.0, held out of the fit"
+                    }
+                    (Source::Inferencex, true) if held_out => {
+                        "InferenceX sweeps, held out of the fit"
+                    }
                     (Source::Vllm, _) => "vLLM v0.15.1 runs, the fit's own",
                     (Source::Mlperf, false) => "MLPerf Inference v4.1–v6.0, never fitted",
                     (Source::Mlperf, true) => "MLPerf Inference v4.1–v6.0, the fit's own",

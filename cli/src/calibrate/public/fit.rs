@@ -134,12 +134,15 @@ pub fn fit(
 
 /// `tlab calibrate --fit FILE...` on public files: the fit, its constants
 /// as Rust, and every row's table with them (with `--leave-out GPU`, that
-/// GPU's rows alone: the held-out figure).
+/// GPU's rows alone: the held-out figure). With `bands`, the step-time
+/// error bands of the rows shown instead of their tables (JSON, the
+/// held-out GPU's labelled so, for `sim-core/src/ranges/bands.json`).
 pub fn command(
     public: &Files,
     leave_out: Option<&str>,
     from_current: bool,
     rounds: u32,
+    bands: bool,
 ) -> Result<String, String> {
     let start = if from_current {
         TRTLLM_COSTS
@@ -174,6 +177,17 @@ pub fn command(
         None => all,
     };
     let c: Calibration = compare_jobs(&shown, &indicatif::ProgressBar::hidden(), Some(trial));
+    if bands {
+        let b = if leave_out.is_some() {
+            super::bands::held_out_bands(&c.rows)
+        } else {
+            super::bands::bands(&c.rows)
+        };
+        eprint!("{o}");
+        return serde_json::to_string_pretty(&b)
+            .map(|j| j + "\n")
+            .map_err(|e| e.to_string());
+    }
     o += &markdown(&c);
     Ok(o)
 }

@@ -393,7 +393,7 @@ pub fn command(
         return super::command(&vllm, &opt);
     }
     if !public.is_empty() && opt.fit {
-        if !vllm_files.is_empty() || opt.fit_below.is_some() || json {
+        if !vllm_files.is_empty() || opt.fit_below.is_some() || output == Output::Json {
             return Err("--fit on MLPerf and InferenceX files fits TensorRT-LLM 1.x alone: give no vLLM runs, --fit-below or --json with them".into());
         }
         return fit::command(
@@ -401,6 +401,7 @@ pub fn command(
             opt.leave_out.as_deref(),
             opt.from_current,
             opt.rounds,
+            output == Output::Bands,
         );
     }
     if !public.is_empty() && (opt.leave_out.is_some() || opt.fit_below.is_some()) {

@@ -494,8 +494,16 @@ fn the_rows_of_a_left_out_gpu_are_the_table_and_never_the_fit() {
     let b200 = INFERENCEX.lines().nth(b200_line - 1).expect("its line");
     text = format!("{text}\n{b200}");
     let files = vec![("x.csv".to_owned(), text)];
-    let out = fit::command(&files, Some("h200"), false, 0).expect("fits");
+    let out = fit::command(&files, Some("h200"), false, 0, false).expect("fits");
     assert!(out.contains("fitted on 1 rows (without h200)"), "{out}");
     assert!(out.contains("| h200 | trt |"), "{out}");
     assert!(!out.contains("| b200 | trt |"), "{out}");
+    // Its bands: the left-out GPU's alone, said to be held out.
+    let json = fit::command(&files, Some("h200"), false, 0, true).expect("fits");
+    let bands: Vec<sim_core::ranges::Band> = serde_json::from_str(&json).expect("bands");
+    assert!(!bands.is_empty());
+    for b in &bands {
+        assert_eq!(b.gpu, sim_core::physics::Gpu::H200);
+        assert!(b.source.contains("held out of the fit"), "{}", b.source);
+    }
 }
