@@ -121,6 +121,24 @@ fn a_row_the_catalogue_lacks_is_refused_with_its_reason_never_run_as_another() {
 }
 
 #[test]
+fn a_mean_answer_longer_than_the_benchmark_allows_is_refused_by_that_reason() {
+    let rows = mlperf::read(MLPERF).expect("parses");
+    let row = rows
+        .iter()
+        .find(|r| {
+            r.benchmark_norm == "llama3.1-8b"
+                && r.gpu_norm == "B200"
+                && r.mean_output_tokens_per_sample.is_some_and(|v| v > 1e6)
+        })
+        .expect("a row giving a total");
+    let why = mlperf::compare(row, None).reason.expect("refused");
+    assert!(
+        why.contains("longer than the benchmark's longest answer (128 tokens)"),
+        "{why}"
+    );
+}
+
+#[test]
 fn an_offline_row_runs_and_reports_under_the_files_column_names() {
     let row = mlperf::read(MLPERF)
         .expect("parses")
