@@ -13,11 +13,12 @@ impl Simulation {
     /// The energy of the pools some route reaches, and its electricity cost
     /// over the simulated time; None when one of them is not timed by the
     /// GPU physics or its GPU states no power. `up_gpu_s(i)` is pool `i`'s
-    /// GPU-seconds up (paid for), as the cost counts them.
+    /// GPU-seconds up (paid for), as the cost counts them; `month_factor`
+    /// scales the run to a month, as the report's costs are.
     pub(super) fn energy(
         &self,
         rec: &Recorder,
-        secs: f64,
+        month_factor: f64,
         up_gpu_s: impl Fn(usize) -> f64,
     ) -> Option<Energy> {
         let pools = &self.cfg.pools;
@@ -40,11 +41,8 @@ impl Simulation {
             mean_watts_per_gpu: if gpu_s > 0.0 { joules / gpu_s } else { 0.0 },
             joules_per_output_token: (tokens > 0).then(|| joules / tokens as f64),
             usd,
-            kwh_per_month: if secs > 0.0 {
-                joules / J_PER_KWH * crate::report::HOURS_PER_MONTH * 3600.0 / secs
-            } else {
-                0.0
-            },
+            kwh_per_month: joules / J_PER_KWH * month_factor,
+            usd_per_month: usd * month_factor,
         })
     }
 }

@@ -69,7 +69,6 @@ pub(super) struct PoolMetrics {
     pub(super) batch_area: f64,
     pub(super) kv_area: f64,
     pub(super) flops: f64,
-    pub(super) bytes: f64,
     /// Σ pass time × its power share (`PowerCoefficients::share`), ns.
     pub(super) span_ns: f64,
     pub(super) passes: u64,
@@ -354,7 +353,6 @@ impl Recorder {
             m.batch_area += p.seqs as f64 * p.time_ns as f64;
             m.kv_area += p.kv_use * p.time_ns as f64;
             m.flops += p.flops;
-            m.bytes += p.bytes;
             m.span_ns += p.power_share * p.time_ns as f64;
             m.passes += 1;
         }

@@ -240,7 +240,8 @@ impl Simulation {
                 None => f64::from(billed_at(i)) * secs,
             }
         };
-        let energy = self.energy(rec, secs, up_gpu_s);
+        let month_factor = HOURS_PER_MONTH * 3600.0 / secs;
+        let energy = self.energy(rec, month_factor, up_gpu_s);
         let electricity_usd = energy.map_or(0.0, |e| e.usd);
         // API spend scales to a month from the simulated time; with a batch
         // tier, whose answers come up to a window after the last request,
@@ -256,7 +257,6 @@ impl Simulation {
             .as_ref()
             .map(|a| a.report(api_secs, HOURS_PER_MONTH));
         let api_usd = api.as_ref().map_or(0.0, |a| a.usd);
-        let month_factor = HOURS_PER_MONTH * 3600.0 / secs;
         let total_usd = fleet_usd + api_usd + electricity_usd;
         let per_mtok = |tokens: u64| (tokens > 0).then(|| total_usd / tokens as f64 * 1e6);
         if let Some(e) = &rec.too_large_example {
@@ -352,7 +352,7 @@ impl Simulation {
                     .map(pool_usd_per_month)
                     .fold(0.0, |a, b| a + b)
                     + api.as_ref().map_or(0.0, |a| a.usd_per_month)
-                    + electricity_usd * month_factor,
+                    + energy.map_or(0.0, |e| e.usd_per_month),
                 electricity_usd,
             },
             energy,

@@ -434,6 +434,10 @@ pub struct Energy {
     pub usd: f64,
     /// A month (730 hours) at this load, kWh.
     pub kwh_per_month: f64,
+    /// Its electricity cost for a month at this load, $ (in
+    /// `Cost::usd_per_month`).
+    #[serde(default)]
+    pub usd_per_month: f64,
 }
 
 /// Hours in the month used for monthly costs (8,760 / 12).

@@ -52,6 +52,7 @@ fn electricity_is_priced_into_the_bill_only_when_asked() {
         (unpriced.kwh, unpriced.mean_watts_per_gpu)
     );
     assert_eq!(e.usd, paid.cost.electricity_usd);
+    assert!((e.usd_per_month - e.kwh_per_month * 0.15).abs() < 1e-9);
     assert!((paid.cost.electricity_usd - e.kwh * 0.15).abs() < 1e-12);
     assert!((paid.cost.total_usd - free.cost.total_usd - paid.cost.electricity_usd).abs() < 1e-9);
     assert!(paid.cost.usd_per_month > free.cost.usd_per_month + e.kwh_per_month * 0.15 * 0.99);

@@ -33,7 +33,7 @@ fn energy_note(r: &Report) -> Option<String> {
     let cost = if r.cost.electricity_usd > 0.0 {
         format!(
             ", {} a month at the electricity price (in the costs)",
-            fmt_usd(r.cost.electricity_usd * e.kwh_per_month / e.kwh.max(1e-12))
+            fmt_usd(e.usd_per_month)
         )
     } else {
         String::new()

@@ -127,17 +127,20 @@ pub fn software(framework: &str) -> Option<ServingSoftware> {
 
 /// The setup a row states, or why it cannot be expressed.
 fn express(row: &Row) -> Result<Setup, String> {
-    gpu(&row.hardware).ok_or_else(|| format!("GPU {:?} is not in the catalogue", row.hardware))?;
-    let software = software(&row.framework)
-        .ok_or_else(|| format!("no profile for the engine {:?} yet", row.framework))?;
-    layout(row, software)
+    layout(
+        row,
+        software(&row.framework)
+            .ok_or_else(|| format!("no profile for the engine {:?} yet", row.framework)),
+    )
 }
 
-/// The setup a row states, served by `software` (whatever its own engine),
-/// or why it cannot be expressed.
-pub fn layout(row: &Row, software: ServingSoftware) -> Result<Setup, String> {
+/// The setup a row states, served by `software` (its engine's profile, or
+/// why it has none; any profile where only the work counts), or why it
+/// cannot be expressed: the GPU is checked first.
+pub fn layout(row: &Row, software: Result<ServingSoftware, String>) -> Result<Setup, String> {
     let gpu = gpu(&row.hardware)
         .ok_or_else(|| format!("GPU {:?} is not in the catalogue", row.hardware))?;
+    let software = software?;
     if yes(&row.disagg) {
         return Err("disaggregated prefill and decode workers: not expressed yet".into());
     }

@@ -65,7 +65,7 @@ fn point(row: &Row) -> Result<Point, String> {
         return Err("disaggregated: its prefill and decode GPUs work apart".into());
     }
     // The pass model counts work alone: any profile's counts are the same.
-    let setup = inferencex::layout(row, ServingSoftware::TensorrtLlm1)?;
+    let setup = inferencex::layout(row, Ok(ServingSoftware::TensorrtLlm1))?;
     let power = setup
         .gpu
         .spec()
