@@ -30,6 +30,7 @@ macro_rules! pool {
 
 mod arrivals;
 mod autoscale;
+mod bill;
 mod caching;
 mod decode;
 mod disaggregation;
@@ -51,6 +52,7 @@ mod provider_service;
 mod recorder;
 mod replica;
 mod report;
+mod report_rows;
 mod request;
 mod router;
 mod setup;

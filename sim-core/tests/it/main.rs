@@ -24,6 +24,7 @@ mod measured;
 mod planning;
 mod pool_plan;
 mod pools;
+mod preset_reports;
 mod priority;
 mod prompt_cache;
 mod provider_errors;

@@ -1,0 +1,54 @@
+//! A change that means to move no number moves none: every preset's report,
+//! and every step of its story, hashes to the value recorded in
+//! `tests/golden/preset-reports.txt` (the first 96 bits of the SHA-256 of
+//! the report's JSON). A change that does move numbers re-records
+//! them with `TLAB_BLESS=1 cargo test -p sim-core --test it preset_reports`
+//! and says in CHANGELOG.md what moved.
+
+use sha2::{Digest, Sha256};
+use sim_core::presets::story::scenario_at;
+use std::fmt::Write as _;
+
+const FILE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/golden/preset-reports.txt"
+);
+
+/// `preset step hash` for every preset and story step, in the catalogue's order.
+fn digests() -> String {
+    let mut out = String::new();
+    for p in sim_core::presets::all() {
+        for k in 0..p.steps.len() {
+            let s = scenario_at(&p.scenario, p.steps, k).expect("the story's edits apply");
+            let report = sim_core::run_scenario(s).expect("a preset is valid");
+            let json = serde_json::to_string(&report).expect("a report serialises");
+            let hash = Sha256::digest(json.as_bytes());
+            let hex: String = hash[..12].iter().map(|b| format!("{b:02x}")).collect();
+            writeln!(out, "{} {} {hex}", p.id, k + 1).expect("a string takes writes");
+        }
+    }
+    out
+}
+
+#[test]
+fn every_preset_and_story_step_reports_the_numbers_recorded() {
+    let now = digests();
+    if std::env::var_os("TLAB_BLESS").is_some() {
+        std::fs::write(FILE, &now).expect("the golden file is writable");
+        return;
+    }
+    let then = std::fs::read_to_string(FILE).expect("tests/golden/preset-reports.txt");
+    let moved: Vec<&str> = now
+        .lines()
+        .zip(then.lines())
+        .filter(|(a, b)| a != b)
+        .map(|(a, _)| a)
+        .collect();
+    assert!(
+        moved.is_empty() && now.lines().count() == then.lines().count(),
+        "{} of {} reports moved (first: {:?}); if meant, re-record with TLAB_BLESS=1 and say what moved in CHANGELOG.md",
+        moved.len(),
+        now.lines().count(),
+        moved.first()
+    );
+}
