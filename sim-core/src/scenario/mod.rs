@@ -41,6 +41,7 @@ mod validate_api;
 mod validate_model;
 mod validate_trace;
 mod validate_work;
+mod validate_workload;
 
 /// The scenario format this build reads and writes.
 pub const SCENARIO_VERSION: u32 = 1;

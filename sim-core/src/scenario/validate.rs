@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::format::show;
+use crate::physics::CustomGpu;
 
 pub(super) struct Checker {
     pub(super) problems: Vec<String>,
@@ -132,254 +133,6 @@ impl Scenario {
         }
     }
 
-    fn validate_workload(&self, c: &mut Checker) {
-        let w = &self.workload;
-        let d = if self.duration_s.is_finite() {
-            self.duration_s.clamp(0.0, bounds::DURATION_S)
-        } else {
-            0.0
-        };
-        let expected_tasks = match &w.arrival {
-            Arrival::Poisson { rate_per_s } => {
-                c.positive_f(
-                    "workload.arrival.rate_per_s",
-                    *rate_per_s,
-                    bounds::RATE_PER_S,
-                    " tasks/s",
-                );
-                rate_per_s * d
-            }
-            Arrival::Gamma { rate_per_s, cv } => {
-                c.positive_f(
-                    "workload.arrival.rate_per_s",
-                    *rate_per_s,
-                    bounds::RATE_PER_S,
-                    " tasks/s",
-                );
-                c.range_f("workload.arrival.cv", *cv, 0.05, 20.0, "");
-                rate_per_s * d
-            }
-            Arrival::Schedule { points, cv } => {
-                if let Some(cv) = cv {
-                    c.range_f("workload.arrival.cv", *cv, 0.05, 20.0, "");
-                }
-                let times: Vec<f64> = points.iter().map(|p| p.at_s).collect();
-                c.schedule("workload.arrival.points", "point", &times);
-                let mut peak: f64 = 0.0;
-                for (i, p) in points.iter().take(bounds::SCHEDULE_POINTS).enumerate() {
-                    c.range_f(
-                        &format!("workload.arrival.points[{i}].rate_per_s"),
-                        p.rate_per_s,
-                        0.0,
-                        bounds::RATE_PER_S,
-                        " tasks/s",
-                    );
-                    if p.rate_per_s.is_finite() {
-                        peak = peak.max(p.rate_per_s);
-                    }
-                }
-                if !points.is_empty() && peak <= 0.0 {
-                    c.problems
-                        .push("workload.arrival.points: at least one rate must be > 0".into());
-                }
-                peak * d
-            }
-            Arrival::Stages { stages } => {
-                let n = stages.len();
-                if n == 0 || n > bounds::SCHEDULE_POINTS {
-                    c.problems.push(format!(
-                        "workload.arrival.stages must have 1..={} stages, got {n}",
-                        bounds::SCHEDULE_POINTS
-                    ));
-                }
-                let (mut peak, mut start) = (0.0_f64, 0.0);
-                let mut expected = 0.0;
-                for (i, st) in stages.iter().take(bounds::SCHEDULE_POINTS).enumerate() {
-                    let f = format!("workload.arrival.stages[{i}]");
-                    c.range_f(
-                        &format!("{f}.rate_per_s"),
-                        st.rate_per_s,
-                        0.0,
-                        bounds::RATE_PER_S,
-                        " tasks/s",
-                    );
-                    c.positive_f(
-                        &format!("{f}.duration_s"),
-                        st.duration_s,
-                        bounds::DURATION_S,
-                        " s",
-                    );
-                    if st.rate_per_s.is_finite() && st.duration_s.is_finite() {
-                        // A negative duration is reported above; it spans nothing
-                        // here (and `clamp` must never see min > max).
-                        let span = st.duration_s.max(0.0);
-                        peak = peak.max(st.rate_per_s);
-                        expected += st.rate_per_s * (d - start).max(0.0).min(span);
-                        start += span;
-                    }
-                }
-                if n > 0 && peak <= 0.0 {
-                    c.problems.push(
-                        "workload.arrival.stages[0].rate_per_s (or a later stage's) must be > 0: every stage has rate 0".into(),
-                    );
-                }
-                // The last stage's rate holds after the stages end.
-                let last = stages.last().map_or(0.0, |s| s.rate_per_s);
-                if last.is_finite() {
-                    expected += last * (d - start).max(0.0);
-                }
-                expected
-            }
-            Arrival::ClosedLoop {
-                users,
-                think_time_s,
-            } => {
-                let times: Vec<f64> = users.iter().map(|u| u.at_s).collect();
-                c.schedule("workload.arrival.users", "step", &times);
-                let mut peak = 0u32;
-                for (i, u) in users.iter().take(bounds::SCHEDULE_POINTS).enumerate() {
-                    c.range_u(
-                        &format!("workload.arrival.users[{i}].users"),
-                        u64::from(u.users),
-                        0,
-                        u64::from(bounds::USERS),
-                    );
-                    peak = peak.max(u.users);
-                }
-                think_time_s.validate(
-                    "workload.arrival.think_time_s",
-                    bounds::TIME_S,
-                    &mut c.problems,
-                );
-                // A user sends at most one task per think time plus service time;
-                // bound by think time alone, with a floor of 10 ms per task.
-                let mean_think = think_time_s.mean().max(1e-2);
-                f64::from(peak) * d / mean_think
-            }
-            Arrival::Trace {
-                requests,
-                prefix_block_tokens,
-            } => super::validate_trace::check(c, w, requests, *prefix_block_tokens),
-        };
-        c.expected_tasks = expected_tasks;
-        if expected_tasks > bounds::EXPECTED_TASKS {
-            c.problems.push(format!(
-                "workload: the arrival process would send about {expected_tasks:.0} tasks in duration_s; at most {} are allowed — lower the rate, the users or the duration",
-                bounds::EXPECTED_TASKS
-            ));
-        } else {
-            let total_share: f64 = w.classes.iter().map(|k| k.share.max(0.0)).sum();
-            let calls = if total_share > 0.0 {
-                w.classes
-                    .iter()
-                    .map(|k| k.share.max(0.0) * f64::from(k.calls_per_task))
-                    .sum::<f64>()
-                    / total_share
-            } else {
-                1.0
-            };
-            let requests = expected_tasks * calls;
-            if requests > bounds::EXPECTED_REQUESTS {
-                c.problems.push(format!(
-                    "workload: about {expected_tasks:.0} tasks of {calls:.1} calls each would send {requests:.0} requests; at most {} are allowed — lower the rate, the users, the duration or workload.classes[].calls_per_task",
-                    bounds::EXPECTED_REQUESTS
-                ));
-            }
-        }
-
-        let n = w.classes.len();
-        if n == 0 || n > bounds::CLASSES {
-            c.problems.push(format!(
-                "workload.classes must have 1..={} classes, got {n}",
-                bounds::CLASSES
-            ));
-        }
-        let mut total_share = 0.0;
-        for (i, k) in w.classes.iter().take(bounds::CLASSES).enumerate() {
-            let f = format!("workload.classes[{i}]");
-            if k.name.is_empty() || k.name.len() > 64 {
-                c.problems.push(format!(
-                    "{f}.name must be 1..=64 bytes, got {}",
-                    k.name.len()
-                ));
-            }
-            if w.classes[..i].iter().any(|o| o.name == k.name) {
-                c.problems.push(format!(
-                    "{f}.name {:?} is used by an earlier class; class names must differ (reports and routes name classes)",
-                    k.name
-                ));
-            }
-            c.range_f(&format!("{f}.share"), k.share, 0.0, 1e6, "");
-            if k.share.is_finite() {
-                total_share += k.share;
-            }
-            let max_tok = f64::from(bounds::TOKENS);
-            k.input_tokens
-                .validate(&format!("{f}.input_tokens"), max_tok, &mut c.problems);
-            k.output_tokens
-                .validate(&format!("{f}.output_tokens"), max_tok, &mut c.problems);
-            c.range_u(
-                &format!("{f}.max_tokens"),
-                u64::from(k.max_tokens),
-                1,
-                u64::from(bounds::TOKENS),
-            );
-            c.range_u(
-                &format!("{f}.calls_per_task"),
-                u64::from(k.calls_per_task),
-                1,
-                u64::from(bounds::CALLS_PER_TASK),
-            );
-            if let Some(p) = &k.shared_prefix {
-                c.range_u(
-                    &format!("{f}.shared_prefix.prompts"),
-                    u64::from(p.prompts),
-                    1,
-                    1_000_000,
-                );
-                c.range_u(
-                    &format!("{f}.shared_prefix.tokens"),
-                    u64::from(p.tokens),
-                    1,
-                    u64::from(bounds::TOKENS),
-                );
-            }
-            if let Some(t) = k.timeout_s {
-                c.positive_f(&format!("{f}.timeout_s"), t, bounds::TIME_S, " s");
-            }
-            if let Some(t) = &k.slo {
-                c.positive_f(&format!("{f}.slo.ttft_ms"), t.ttft_ms, 1e9, " ms");
-                c.positive_f(&format!("{f}.slo.tpot_ms"), t.tpot_ms, 1e9, " ms");
-            }
-            if let Some(p) = k.priority {
-                let most = u64::from(bounds::PRIORITY);
-                c.range_u(&format!("{f}.priority"), u64::from(p), 0, most);
-            }
-            if let Some(r) = &k.reasoning_tokens {
-                r.validate(&format!("{f}.reasoning_tokens"), max_tok, &mut c.problems);
-            }
-            if let Some(conv) = &k.conversation {
-                conv.think_time_s.validate(
-                    &format!("{f}.conversation.think_time_s"),
-                    bounds::TIME_S,
-                    &mut c.problems,
-                );
-            }
-        }
-        if n > 0 && total_share <= 0.0 && !matches!(w.arrival, Arrival::Trace { .. }) {
-            let which = if n == 1 {
-                "workload.classes[0].share".to_owned()
-            } else {
-                format!(
-                    "one of workload.classes[0..{n}].share (workload.classes[0].share and the rest)"
-                )
-            };
-            c.problems.push(format!(
-                "{which} must be > 0: a workload needs some traffic, got every share 0"
-            ));
-        }
-    }
-
     /// Every pool, each as `serving` is checked; a later pool's problems
     /// name its fields under `pools[i]`. Then the pools' names and the
     /// routing rules.
@@ -444,55 +197,7 @@ impl Scenario {
             c.range_f("serving.prefill_time_scale", k, lo, hi, "");
         }
         if let Gpu::Custom(g) = &s.gpu {
-            // Ranges that hold every accelerator sold and a decade of growth.
-            let f = |name: &str| format!("serving.gpu.custom.{name}");
-            c.range_f(&f("bf16_tflops"), g.bf16_tflops, 1.0, 100_000.0, " TFLOP/s");
-            let mut lower = ("bf16_tflops", g.bf16_tflops);
-            for (name, peak) in [("fp8_tflops", g.fp8_tflops), ("fp4_tflops", g.fp4_tflops)] {
-                if let Some(p) = peak {
-                    c.range_f(&f(name), p, 1.0, 400_000.0, " TFLOP/s");
-                    if p < lower.1 {
-                        c.problems.push(format!(
-                            "{} ({}) is below {} ({}): a lower precision's peak is never lower",
-                            f(name),
-                            show(p),
-                            f(lower.0),
-                            show(lower.1)
-                        ));
-                    }
-                    lower = (name, p);
-                }
-            }
-            if g.fp4_tflops.is_some() && g.fp8_tflops.is_none() {
-                c.problems
-                    .push(format!("{} needs {} too", f("fp4_tflops"), f("fp8_tflops")));
-            }
-            c.range_f(&f("memory_gb"), g.memory_gb, 1.0, 10_000.0, " GB");
-            c.range_f(
-                &f("memory_gb_per_s"),
-                g.memory_gb_per_s,
-                10.0,
-                1_000_000.0,
-                " GB/s",
-            );
-            c.range_f(
-                &f("link_gb_per_s"),
-                g.link_gb_per_s,
-                0.1,
-                100_000.0,
-                " GB/s",
-            );
-            c.range_f(&f("usd_per_hour"), g.usd_per_hour, 0.0, 1000.0, " $/h");
-            if let Some(w) = g.board_w {
-                c.range_f(&f("board_w"), w, 1.0, 10_000.0, " W");
-            }
-            if let Some(w) = g.idle_w {
-                c.range_f(&f("idle_w"), w, 0.0, g.board_w.unwrap_or(10_000.0), " W");
-                if g.board_w.is_none() {
-                    c.problems
-                        .push(format!("{} needs {} too", f("idle_w"), f("board_w")));
-                }
-            }
+            validate_custom_gpu(g, c);
         }
         c.model(s);
         c.fitted_profile(s);
@@ -502,58 +207,13 @@ impl Scenario {
         // FP8 weights on a GPU without FP8 tensor cores are valid: weight-only
         // FP8 (as on A100 via Marlin kernels) computes at the 16-bit peak.
         let max_input = self.max_input_tokens();
-        match &s.batching {
-            Batching::None => {}
-            Batching::Static {
-                max_batch,
-                max_wait_ms,
-            } => {
-                c.range_u(
-                    "serving.batching.max_batch",
-                    u64::from(*max_batch),
-                    1,
-                    u64::from(bounds::BATCH),
-                );
-                c.range_f(
-                    "serving.batching.max_wait_ms",
-                    *max_wait_ms,
-                    0.0,
-                    3_600_000.0,
-                    " ms",
-                );
-            }
-            Batching::Continuous {
-                max_num_seqs,
-                max_num_batched_tokens,
-            } => {
-                c.iteration_batching(*max_num_seqs, *max_num_batched_tokens);
-                if let Some(m) = max_input
-                    && *max_num_batched_tokens < m
-                {
-                    c.problems.push(format!(
-                        "serving.batching.max_num_batched_tokens must be ≥ the longest prompt ({m} tokens) without chunked prefill, got {max_num_batched_tokens}"
-                    ));
-                }
-            }
-            Batching::ChunkedPrefill {
-                max_num_seqs,
-                max_num_batched_tokens,
-                chunk_tokens,
-            } => {
-                c.iteration_batching(*max_num_seqs, *max_num_batched_tokens);
-                c.range_u(
-                    "serving.batching.chunk_tokens",
-                    u64::from(*chunk_tokens),
-                    1,
-                    u64::from(bounds::BATCHED_TOKENS),
-                );
-                if max_num_seqs > max_num_batched_tokens {
-                    c.problems.push(format!(
-                        "serving.batching.max_num_batched_tokens must be ≥ max_num_seqs ({max_num_seqs}) so every running sequence can decode in each pass, got {max_num_batched_tokens}"
-                    ));
-                }
-            }
-        }
+        validate_batching(&s.batching, max_input, c);
+        self.validate_service(s, c);
+    }
+
+    /// The service model: the physics' KV cache must hold, the abstract
+    /// server's time is a distribution and works with whole batches.
+    fn validate_service(&self, s: &Serving, c: &mut Checker) {
         match &s.service {
             ServiceModel::Physics => {
                 if c.problems.is_empty() {
@@ -574,6 +234,116 @@ impl Scenario {
                             .into(),
                     );
                 }
+            }
+        }
+    }
+}
+
+/// A custom GPU's datasheet: ranges that hold every accelerator sold and a
+/// decade of growth, and precisions whose peaks never fall.
+fn validate_custom_gpu(g: &CustomGpu, c: &mut Checker) {
+    let f = |name: &str| format!("serving.gpu.custom.{name}");
+    c.range_f(&f("bf16_tflops"), g.bf16_tflops, 1.0, 100_000.0, " TFLOP/s");
+    let mut lower = ("bf16_tflops", g.bf16_tflops);
+    for (name, peak) in [("fp8_tflops", g.fp8_tflops), ("fp4_tflops", g.fp4_tflops)] {
+        if let Some(p) = peak {
+            c.range_f(&f(name), p, 1.0, 400_000.0, " TFLOP/s");
+            if p < lower.1 {
+                c.problems.push(format!(
+                    "{} ({}) is below {} ({}): a lower precision's peak is never lower",
+                    f(name),
+                    show(p),
+                    f(lower.0),
+                    show(lower.1)
+                ));
+            }
+            lower = (name, p);
+        }
+    }
+    if g.fp4_tflops.is_some() && g.fp8_tflops.is_none() {
+        c.problems
+            .push(format!("{} needs {} too", f("fp4_tflops"), f("fp8_tflops")));
+    }
+    c.range_f(&f("memory_gb"), g.memory_gb, 1.0, 10_000.0, " GB");
+    c.range_f(
+        &f("memory_gb_per_s"),
+        g.memory_gb_per_s,
+        10.0,
+        1_000_000.0,
+        " GB/s",
+    );
+    c.range_f(
+        &f("link_gb_per_s"),
+        g.link_gb_per_s,
+        0.1,
+        100_000.0,
+        " GB/s",
+    );
+    c.range_f(&f("usd_per_hour"), g.usd_per_hour, 0.0, 1000.0, " $/h");
+    if let Some(w) = g.board_w {
+        c.range_f(&f("board_w"), w, 1.0, 10_000.0, " W");
+    }
+    if let Some(w) = g.idle_w {
+        c.range_f(&f("idle_w"), w, 0.0, g.board_w.unwrap_or(10_000.0), " W");
+        if g.board_w.is_none() {
+            c.problems
+                .push(format!("{} needs {} too", f("idle_w"), f("board_w")));
+        }
+    }
+}
+
+/// The batching policy's sizes; without chunked prefill, room in a pass
+/// for the longest prompt.
+fn validate_batching(batching: &Batching, max_input: Option<u32>, c: &mut Checker) {
+    match batching {
+        Batching::None => {}
+        Batching::Static {
+            max_batch,
+            max_wait_ms,
+        } => {
+            c.range_u(
+                "serving.batching.max_batch",
+                u64::from(*max_batch),
+                1,
+                u64::from(bounds::BATCH),
+            );
+            c.range_f(
+                "serving.batching.max_wait_ms",
+                *max_wait_ms,
+                0.0,
+                3_600_000.0,
+                " ms",
+            );
+        }
+        Batching::Continuous {
+            max_num_seqs,
+            max_num_batched_tokens,
+        } => {
+            c.iteration_batching(*max_num_seqs, *max_num_batched_tokens);
+            if let Some(m) = max_input
+                && *max_num_batched_tokens < m
+            {
+                c.problems.push(format!(
+                    "serving.batching.max_num_batched_tokens must be ≥ the longest prompt ({m} tokens) without chunked prefill, got {max_num_batched_tokens}"
+                ));
+            }
+        }
+        Batching::ChunkedPrefill {
+            max_num_seqs,
+            max_num_batched_tokens,
+            chunk_tokens,
+        } => {
+            c.iteration_batching(*max_num_seqs, *max_num_batched_tokens);
+            c.range_u(
+                "serving.batching.chunk_tokens",
+                u64::from(*chunk_tokens),
+                1,
+                u64::from(bounds::BATCHED_TOKENS),
+            );
+            if max_num_seqs > max_num_batched_tokens {
+                c.problems.push(format!(
+                    "serving.batching.max_num_batched_tokens must be ≥ max_num_seqs ({max_num_seqs}) so every running sequence can decode in each pass, got {max_num_batched_tokens}"
+                ));
             }
         }
     }
