@@ -10,6 +10,7 @@
 mod catalogue;
 mod fitted;
 mod gpu;
+mod gpu_specs;
 mod memory;
 mod moe;
 mod power;
