@@ -320,43 +320,72 @@ impl Simulation {
         let now = self.st.now;
         let pass = std::mem::take(&mut self.st.replicas[r].pass);
         if pass.decodes > 0 {
-            let step = self.st.replicas[r].decoding.advance();
-            // Under speculation a step makes several tokens a sequence.
-            let made = if pool!(self, r).speculative.is_some() {
-                self.st.replicas[r].decoding.step_tokens()
-            } else {
-                pass.decodes
-            };
-            self.rec.windows.tokens(now, made);
-            self.first_tokens_of_joined(r);
-            while let Some(f) = self.st.replicas[r].decoding.pop_due(step) {
-                let live = self.st.requests.contains(f.id) && {
-                    let req = &self.st.requests[f.id];
-                    req.epoch == f.epoch
-                        && req.phase == Phase::Decoding
-                        && req.replica == Some(r as u32)
-                };
-                if !live {
-                    continue; // preempted or refused since: a stale entry
-                }
-                let ctx = self.leave_decoding(r, f.id, true);
-                let spec = pool!(self, r).speculative.is_some();
-                let req = &mut self.st.requests[f.id];
-                if spec {
-                    // Its steps made its tokens, several a step.
-                    self.rec.speculative_tokens += u64::from(req.speculative_left);
-                    self.rec.speculative_steps += u64::from(req.speculative_steps);
-                    req.generated = req.output_tokens;
-                } else {
-                    req.generated = (ctx + 1 - u64::from(req.input_tokens)) as u32;
-                }
-                debug_assert_eq!(req.generated, req.output_tokens, "finished early or late");
-                self.complete(f.id);
-            }
+            self.finish_decodes(r, pass.decodes);
         }
+        let (first_tokens, handed_off) = self.finish_chunks(r, &pass.chunks);
+        if first_tokens > 0 || handed_off {
+            // Prompts that finished (now decoding, or completed and gone) leave
+            // in one sweep, keeping the others' order: O(prefilling) a pass,
+            // not O(prefilling) for each finished prompt.
+            self.sweep_prefilling(r);
+        }
+        self.rec.windows.tokens(now, first_tokens);
+        let mut pass = pass;
+        pass.chunks.clear();
+        self.st.replicas[r].pass = pass;
+        if !self.st.replicas[r].leaving.is_empty() {
+            self.release_leaving(r);
+        }
+    }
+
+    /// A pass's decode step on replica `r`: its tokens counted, and the
+    /// sequences whose last token it made completed.
+    fn finish_decodes(&mut self, r: usize, decodes: u64) {
+        let now = self.st.now;
+        let step = self.st.replicas[r].decoding.advance();
+        // Under speculation a step makes several tokens a sequence.
+        let made = if pool!(self, r).speculative.is_some() {
+            self.st.replicas[r].decoding.step_tokens()
+        } else {
+            decodes
+        };
+        self.rec.windows.tokens(now, made);
+        self.first_tokens_of_joined(r);
+        while let Some(f) = self.st.replicas[r].decoding.pop_due(step) {
+            let live = self.st.requests.contains(f.id) && {
+                let req = &self.st.requests[f.id];
+                req.epoch == f.epoch
+                    && req.phase == Phase::Decoding
+                    && req.replica == Some(r as u32)
+            };
+            if !live {
+                continue; // preempted or refused since: a stale entry
+            }
+            let ctx = self.leave_decoding(r, f.id, true);
+            let spec = pool!(self, r).speculative.is_some();
+            let req = &mut self.st.requests[f.id];
+            if spec {
+                // Its steps made its tokens, several a step.
+                self.rec.speculative_tokens += u64::from(req.speculative_left);
+                self.rec.speculative_steps += u64::from(req.speculative_steps);
+                req.generated = req.output_tokens;
+            } else {
+                req.generated = (ctx + 1 - u64::from(req.input_tokens)) as u32;
+            }
+            debug_assert_eq!(req.generated, req.output_tokens, "finished early or late");
+            self.complete(f.id);
+        }
+    }
+
+    /// A pass's prompt chunks on replica `r`: a finished prompt's first
+    /// token sampled (or its cache handed off to the decode pool), then its
+    /// completion or its joining the decode set. Returns the first tokens
+    /// made and whether some prompt was handed off.
+    fn finish_chunks(&mut self, r: usize, chunks: &[(ReqId, u32)]) -> (u64, bool) {
+        let now = self.st.now;
         let mut first_tokens = 0;
         let mut handed_off = false;
-        for &(id, take) in &pass.chunks {
+        for &(id, take) in chunks {
             let req = &mut self.st.requests[id];
             req.prefilled += take;
             if req.prefilled < req.prefill_target {
@@ -403,19 +432,7 @@ impl Simulation {
                 .decoding
                 .join(id, req.admit_order, req.epoch, target, left, rate);
         }
-        if first_tokens > 0 || handed_off {
-            // Prompts that finished (now decoding, or completed and gone) leave
-            // in one sweep, keeping the others' order: O(prefilling) a pass,
-            // not O(prefilling) for each finished prompt.
-            self.sweep_prefilling(r);
-        }
-        self.rec.windows.tokens(now, first_tokens);
-        let mut pass = pass;
-        pass.chunks.clear();
-        self.st.replicas[r].pass = pass;
-        if !self.st.replicas[r].leaving.is_empty() {
-            self.release_leaving(r);
-        }
+        (first_tokens, handed_off)
     }
 
     /// Drop from replica `r`'s `prefilling` every sequence no longer

@@ -60,6 +60,29 @@ impl Simulation {
         timing: Timing,
         feed: Option<Box<dyn TraceFeed>>,
     ) -> Simulation {
+        let (cfg, feed, block_tokens) = Self::config(scenario, timing, feed);
+        let st = Self::start_state(scenario, &cfg, feed, block_tokens);
+        let mut sim = Simulation {
+            rec: Self::recorder(scenario, &cfg),
+            api: scenario.api.as_ref().map(|a| ApiState::new(a, cfg.seed)),
+            cfg,
+            st,
+        };
+        if let Arrival::Stages { stages } = &scenario.workload.arrival {
+            sim.rec.set_stages(stages, sim.cfg.duration_ns);
+        }
+        sim.start_arrivals();
+        sim.start_autoscalers();
+        sim
+    }
+
+    /// The run's fixed settings, and the trace's feed with its hash block
+    /// size when the arrivals replay a trace.
+    fn config(
+        scenario: &ValidScenario,
+        timing: Timing,
+        feed: Option<Box<dyn TraceFeed>>,
+    ) -> (Config, Option<feed::Feeding>, Option<u32>) {
         let mut first = 0;
         let pools: Vec<pools::PoolCfg> = (0..scenario.pool_count())
             .map(|i| {
@@ -123,20 +146,23 @@ impl Simulation {
             hashed: block_tokens.is_some(),
             pools,
         };
-        let st = State {
+        (cfg, feed, block_tokens)
+    }
+
+    /// The run's state at time 0: empty queues, every replica as its pool
+    /// starts.
+    fn start_state(
+        scenario: &ValidScenario,
+        cfg: &Config,
+        feed: Option<feed::Feeding>,
+        block_tokens: Option<u32>,
+    ) -> State {
+        let seed = cfg.seed;
+        State {
             now: 0,
             events: EventQueue::default(),
             processed: 0,
-            rng: Rngs {
-                arrivals: Stream::new(seed, StreamId::ARRIVALS),
-                lengths: Stream::new(seed, StreamId::LENGTHS),
-                jitter: Stream::new(seed, StreamId::JITTER),
-                think: Stream::new(seed, StreamId::THINK),
-                prefix: Stream::new(seed, StreamId::PREFIX),
-                turns: Stream::new(seed, StreamId::TURNS),
-                reasoning: Stream::new(seed, StreamId::REASONING),
-                routing: Stream::new(seed, StreamId::ROUTING),
-            },
+            rng: Rngs::new(seed),
             requests: Slab::default(),
             tasks: Slab::default(),
             replicas: pools::replicas(&cfg.pools),
@@ -162,32 +188,42 @@ impl Simulation {
             up_total: cfg.pools.iter().map(|p| p.initial as u32).sum(),
             feed,
             prefix_hashes: prefix::PrefixHashes::new(block_tokens),
-        };
-        let mut sim = Simulation {
-            rec: Recorder::new(
-                scenario.workload.classes.len(),
-                duration_ns,
-                if cfg.pools.len() > 1 || cfg.autoscales {
-                    cfg.pools.len()
-                } else {
-                    0
-                },
-                scenario
-                    .workload
-                    .classes
-                    .iter()
-                    .any(|k| k.reasoning_tokens.is_some()),
-            ),
-            api: scenario.api.as_ref().map(|a| ApiState::new(a, seed)),
-            cfg,
-            st,
-        };
-        if let Arrival::Stages { stages } = &scenario.workload.arrival {
-            sim.rec.set_stages(stages, duration_ns);
         }
-        sim.start_arrivals();
-        sim.start_autoscalers();
-        sim
+    }
+
+    /// What the run measures: per class, per pool when there are several
+    /// (or an autoscaler), reasoning tokens when a class has them.
+    fn recorder(scenario: &ValidScenario, cfg: &Config) -> Recorder {
+        Recorder::new(
+            scenario.workload.classes.len(),
+            cfg.duration_ns,
+            if cfg.pools.len() > 1 || cfg.autoscales {
+                cfg.pools.len()
+            } else {
+                0
+            },
+            scenario
+                .workload
+                .classes
+                .iter()
+                .any(|k| k.reasoning_tokens.is_some()),
+        )
+    }
+}
+
+impl Rngs {
+    /// One stream per source of randomness, all from the scenario's seed.
+    fn new(seed: u64) -> Rngs {
+        Rngs {
+            arrivals: Stream::new(seed, StreamId::ARRIVALS),
+            lengths: Stream::new(seed, StreamId::LENGTHS),
+            jitter: Stream::new(seed, StreamId::JITTER),
+            think: Stream::new(seed, StreamId::THINK),
+            prefix: Stream::new(seed, StreamId::PREFIX),
+            turns: Stream::new(seed, StreamId::TURNS),
+            reasoning: Stream::new(seed, StreamId::REASONING),
+            routing: Stream::new(seed, StreamId::ROUTING),
+        }
     }
 }
 

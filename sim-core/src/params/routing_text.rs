@@ -246,61 +246,10 @@ fn parse_rule(text: &str) -> Result<RoutingRule, String> {
         to: String::new(),
         overflow: None,
     };
-    const CONDITIONS: &str =
-        "use \"class NAME\", \"prompt < TOKENS\", \"P%\" (joined by \"and\"), or \"all\"";
     if r.bare("all") {
         r.next += 1;
     } else {
-        loop {
-            let start = r.next;
-            if r.bare("class") {
-                r.next += 1;
-                let name = r.name("name the class after \"class\" (in quotes if it has spaces)")?;
-                if rule.class.is_some() {
-                    r.next = start;
-                    return r.fail("a request has one class: a second class condition never matches; write a rule for each class");
-                }
-                rule.class = Some(name);
-            } else if r.bare("prompt") {
-                r.next += 1;
-                r.expect(
-                    &Tok::Less,
-                    "a prompt condition is \"prompt < TOKENS\" (a whole number)",
-                )?;
-                let n: u32 =
-                    r.number("a prompt condition is \"prompt < TOKENS\" (a whole number)")?;
-                if rule.prompt_under.is_some() {
-                    r.next = start;
-                    return r.fail("one prompt condition a rule: the shorter bound decides");
-                }
-                rule.prompt_under = Some(n);
-            } else if let Some(Tok::Word {
-                text,
-                quoted: false,
-            }) = r.peek()
-                && let Some(p) = text.strip_suffix('%')
-            {
-                let p: f64 = match p.parse() {
-                    Ok(p) => p,
-                    Err(_) => return r.fail("a share is \"P%\", a number of percent"),
-                };
-                if rule.share.is_some() {
-                    return r.fail("one share a rule: write the share you mean");
-                }
-                r.next += 1;
-                rule.share = Some(p / 100.0);
-            } else if let Some(Tok::Word { text, .. }) = r.peek() {
-                let e = format!("unknown condition {text:?}: {CONDITIONS}");
-                return r.fail(&e);
-            } else {
-                return r.fail(CONDITIONS);
-            }
-            if r.bare("and") {
-                r.next += 1;
-            } else {
-                break;
-            }
-        }
+        conditions(&mut r, &mut rule)?;
     }
     r.expect(
         &Tok::Arrow,
@@ -329,6 +278,63 @@ fn parse_rule(text: &str) -> Result<RoutingRule, String> {
         );
     }
     Ok(rule)
+}
+
+const CONDITIONS: &str =
+    "use \"class NAME\", \"prompt < TOKENS\", \"P%\" (joined by \"and\"), or \"all\"";
+
+/// The conditions before "->", joined by "and", into `rule`.
+fn conditions(r: &mut Reader, rule: &mut RoutingRule) -> Result<(), String> {
+    loop {
+        let start = r.next;
+        if r.bare("class") {
+            r.next += 1;
+            let name = r.name("name the class after \"class\" (in quotes if it has spaces)")?;
+            if rule.class.is_some() {
+                r.next = start;
+                return r.fail("a request has one class: a second class condition never matches; write a rule for each class");
+            }
+            rule.class = Some(name);
+        } else if r.bare("prompt") {
+            r.next += 1;
+            r.expect(
+                &Tok::Less,
+                "a prompt condition is \"prompt < TOKENS\" (a whole number)",
+            )?;
+            let n: u32 = r.number("a prompt condition is \"prompt < TOKENS\" (a whole number)")?;
+            if rule.prompt_under.is_some() {
+                r.next = start;
+                return r.fail("one prompt condition a rule: the shorter bound decides");
+            }
+            rule.prompt_under = Some(n);
+        } else if let Some(Tok::Word {
+            text,
+            quoted: false,
+        }) = r.peek()
+            && let Some(p) = text.strip_suffix('%')
+        {
+            let p: f64 = match p.parse() {
+                Ok(p) => p,
+                Err(_) => return r.fail("a share is \"P%\", a number of percent"),
+            };
+            if rule.share.is_some() {
+                return r.fail("one share a rule: write the share you mean");
+            }
+            r.next += 1;
+            rule.share = Some(p / 100.0);
+        } else if let Some(Tok::Word { text, .. }) = r.peek() {
+            let e = format!("unknown condition {text:?}: {CONDITIONS}");
+            return r.fail(&e);
+        } else {
+            return r.fail(CONDITIONS);
+        }
+        if r.bare("and") {
+            r.next += 1;
+        } else {
+            break;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

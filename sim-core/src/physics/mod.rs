@@ -365,15 +365,7 @@ impl StepModel {
             _ => 0.0,
         };
         let gpu_s = (gemm_s + attn_s + moe_s) / self.tp;
-        let comm_s = if self.tp > 1.0 {
-            let msg = tokens * self.hidden * 2.0;
-            let per =
-                msg * 2.0 * (self.tp - 1.0) / self.tp / (self.link_bytes_per_s * c.link_efficiency)
-                    + c.allreduce_ns as f64 * 1e-9;
-            2.0 * self.layers * per
-        } else {
-            0.0
-        };
+        let comm_s = self.allreduce_s(c, tokens);
         let seqs = s.prefill_seqs + s.decode_seqs;
         let layer_ns = if prefill {
             c.layer_prefill_ns
@@ -385,6 +377,21 @@ impl StepModel {
             time_ns: ((gpu_s + comm_s) * 1e9) as u64 + cpu_ns,
             flops: linear_flops + routed_flops + attn_flops,
             bytes: streamed + experts_read + kv_bytes,
+        }
+    }
+
+    /// Tensor parallelism's all-reduces of a pass over `tokens`: two a
+    /// layer (ring: 2(tp − 1)/tp of the message over the link), each with its
+    /// fixed latency; none on one GPU.
+    fn allreduce_s(&self, c: &ServingCosts, tokens: f64) -> f64 {
+        if self.tp > 1.0 {
+            let msg = tokens * self.hidden * 2.0;
+            let per =
+                msg * 2.0 * (self.tp - 1.0) / self.tp / (self.link_bytes_per_s * c.link_efficiency)
+                    + c.allreduce_ns as f64 * 1e-9;
+            2.0 * self.layers * per
+        } else {
+            0.0
         }
     }
 

@@ -217,7 +217,35 @@ pub fn assemble(done: Vec<Finished>, space: &Space) -> Plan {
             })
         })
         .collect();
-    let mut feasible: Vec<Evaluated> = done
+    let mut feasible = best_rows(&done);
+    feasible.sort_by(by_cost);
+    let feasible = merge_same(feasible);
+    let cheapest = feasible.first().map_or(f64::INFINITY, |b| b.usd_per_month);
+    let near_misses = near_misses(&done, cheapest);
+    let api_tiers = api_answers(&done);
+    let (unsettled, unsettled_floor_usd, unsettled_dearer) = unsettled(&done, cheapest);
+    let events = done.iter().map(|s| s.events).sum();
+    Plan {
+        unsettled,
+        unsettled_floor_usd,
+        unsettled_dearer,
+        events,
+        budget_events: space.budget_events,
+        configurations,
+        candidates,
+        pruned,
+        identical,
+        api_tiers,
+        simulations,
+        feasible,
+        near_misses,
+    }
+}
+
+/// Each search's cheapest setup that meets the targets, saying which
+/// batch sizes its identical searches ran the same.
+fn best_rows(done: &[Finished]) -> Vec<Evaluated> {
+    done
         .iter()
         .filter_map(|s| {
             let mut best = s.best().cloned()?;
@@ -246,11 +274,13 @@ pub fn assemble(done: Vec<Finished>, space: &Space) -> Plan {
             }
             Some(best)
         })
-        .collect();
-    feasible.sort_by(by_cost);
-    // An API tier at a higher rate-limit multiple that changes nothing (the
-    // limits never bound), or a batch size the traffic never fills, is the
-    // same row: keep the first and say which others run the same.
+        .collect()
+}
+
+/// An API tier at a higher rate-limit multiple that changes nothing (the
+/// limits never bound), or a batch size the traffic never fills, is the
+/// same row: keep the first and say which others run the same.
+fn merge_same(feasible: Vec<Evaluated>) -> Vec<Evaluated> {
     let mut merged: Vec<(Evaluated, Vec<u32>)> = Vec::new();
     for e in feasible {
         let same = merged.iter_mut().find(|(m, _)| {
@@ -287,7 +317,7 @@ pub fn assemble(done: Vec<Finished>, space: &Space) -> Plan {
             (_, _) => merged.push((e, Vec::new())),
         }
     }
-    let feasible: Vec<Evaluated> = merged
+    merged
         .into_iter()
         .map(|(mut e, mut also)| {
             if !also.is_empty() {
@@ -307,10 +337,12 @@ pub fn assemble(done: Vec<Finished>, space: &Space) -> Plan {
             }
             e
         })
-        .collect();
-    let cheapest = feasible.first().map_or(f64::INFINITY, |b| b.usd_per_month);
-    // Near misses: for each configuration, its largest failing size that is
-    // still cheaper than the cheapest answer; the closest to it in cost first.
+        .collect()
+}
+
+/// Near misses: for each configuration, its largest failing size that is
+/// still cheaper than the cheapest answer; the closest to it in cost first.
+fn near_misses(done: &[Finished], cheapest: f64) -> Vec<Evaluated> {
     let mut near_misses: Vec<Evaluated> = done
         .iter()
         .filter_map(|s| {
@@ -323,7 +355,13 @@ pub fn assemble(done: Vec<Finished>, space: &Space) -> Plan {
         .collect();
     near_misses.sort_by(|a, b| by_cost(b, a));
     near_misses.truncate(10);
-    let api_tiers = api_answers(&done);
+    near_misses
+}
+
+/// The searches not settled within the work budget that could still beat
+/// the cheapest answer (with their cost floors), and how many dearer ones
+/// were left unsettled.
+fn unsettled(done: &[Finished], cheapest: f64) -> (Vec<(String, String)>, Vec<f64>, usize) {
     let could_beat = |s: &Finished| s.floor_usd.is_none_or(|f| f < cheapest);
     let (unsettled, unsettled_floor_usd) = done
         .iter()
@@ -343,22 +381,7 @@ pub fn assemble(done: Vec<Finished>, space: &Space) -> Plan {
         .iter()
         .filter(|s| s.unsettled.is_some() && !could_beat(s))
         .count();
-    let events = done.iter().map(|s| s.events).sum();
-    Plan {
-        unsettled,
-        unsettled_floor_usd,
-        unsettled_dearer,
-        events,
-        budget_events: space.budget_events,
-        configurations,
-        candidates,
-        pruned,
-        identical,
-        api_tiers,
-        simulations,
-        feasible,
-        near_misses,
-    }
+    (unsettled, unsettled_floor_usd, unsettled_dearer)
 }
 
 /// The searches in groups that differ only in batch size (smallest first),

@@ -234,25 +234,7 @@ impl Scenario {
                 ));
             }
             for (who, s) in [("this pool", p), ("the decode pool", q)] {
-                if !matches!(
-                    s.batching,
-                    Batching::Continuous { .. } | Batching::ChunkedPrefill { .. }
-                ) || s.service != ServiceModel::Physics
-                {
-                    problems.push(format!(
-                        "{at}: {who} must batch by iteration (continuous or chunked prefill) on the GPU physics; the KV cache moves between running engines"
-                    ));
-                }
-                if s.speculative.is_some() {
-                    problems.push(format!(
-                        "{at}: {who} decodes speculatively; speculative decoding on a disaggregated pool is not modelled yet"
-                    ));
-                }
-                if s.autoscale.is_some() {
-                    problems.push(format!(
-                        "{at}: {who} autoscales; autoscaling a disaggregated pool is not modelled yet (fix its replicas)"
-                    ));
-                }
+                hand_off_side(&at, who, s, problems);
             }
             if p.model != q.model || p.kv_cache != q.kv_cache {
                 problems.push(format!(
@@ -281,5 +263,29 @@ impl Scenario {
                 }
             }
         }
+    }
+}
+
+/// Both sides of a hand-off batch by iteration on the GPU physics, without
+/// speculative decoding or autoscaling (not modelled there yet).
+fn hand_off_side(at: &str, who: &str, s: &super::Serving, problems: &mut Vec<String>) {
+    if !matches!(
+        s.batching,
+        Batching::Continuous { .. } | Batching::ChunkedPrefill { .. }
+    ) || s.service != ServiceModel::Physics
+    {
+        problems.push(format!(
+                "{at}: {who} must batch by iteration (continuous or chunked prefill) on the GPU physics; the KV cache moves between running engines"
+            ));
+    }
+    if s.speculative.is_some() {
+        problems.push(format!(
+                "{at}: {who} decodes speculatively; speculative decoding on a disaggregated pool is not modelled yet"
+            ));
+    }
+    if s.autoscale.is_some() {
+        problems.push(format!(
+                "{at}: {who} autoscales; autoscaling a disaggregated pool is not modelled yet (fix its replicas)"
+            ));
     }
 }

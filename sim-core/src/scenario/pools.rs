@@ -376,6 +376,22 @@ impl Scenario {
                 bounds::REPLICAS
             ));
         }
+        self.validate_pool_names(problems);
+        if self.routing.len() > MAX_RULES {
+            problems.push(format!(
+                "routing must have at most {MAX_RULES} rules, got {}",
+                self.routing.len()
+            ));
+            return;
+        }
+        for (i, r) in self.routing.iter().enumerate() {
+            self.validate_rule(i, r, problems);
+        }
+    }
+
+    /// Each pool's name: the first may go unnamed, the rest are named,
+    /// none twice, none an API tier's.
+    fn validate_pool_names(&self, problems: &mut Vec<String>) {
         let tiers: Vec<&str> = self
             .api
             .iter()
@@ -411,71 +427,67 @@ impl Scenario {
                 Some(_) => {}
             }
         }
-        if self.routing.len() > MAX_RULES {
+    }
+
+    /// One routing rule: its class, prompt bound and share, where it sends
+    /// and where it overflows to.
+    fn validate_rule(&self, i: usize, r: &RoutingRule, problems: &mut Vec<String>) {
+        let f = format!("routing[{i}]");
+        if let Some(c) = &r.class
+            && !self.workload.classes.iter().any(|k| &k.name == c)
+        {
             problems.push(format!(
-                "routing must have at most {MAX_RULES} rules, got {}",
-                self.routing.len()
+                "{f}.class {c:?} is not a class of workload.classes"
             ));
-            return;
         }
-        for (i, r) in self.routing.iter().enumerate() {
-            let f = format!("routing[{i}]");
-            if let Some(c) = &r.class
-                && !self.workload.classes.iter().any(|k| &k.name == c)
-            {
+        if let Some(n) = r.prompt_under
+            && !(1..=bounds::TOKENS).contains(&n)
+        {
+            problems.push(format!(
+                "{f}.prompt_under must be 1..={} tokens, got {n}",
+                bounds::TOKENS
+            ));
+        }
+        if let Some(s) = r.share
+            && !(s.is_finite() && s > 0.0 && s <= 1.0)
+        {
+            problems.push(format!("{f}.share must be > 0 and ≤ 1, got {s}"));
+        }
+        let to = self.target_named(&r.to);
+        if to.is_none() {
+            problems.push(format!(
+                "{f}.to must name a pool ({}) or an API tier, got {:?}",
+                self.all_pools()
+                    .map(|p| format!("{:?}", p.pool_name()))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                r.to
+            ));
+        }
+        if let Some(o) = &r.overflow {
+            if !matches!(to, Some(Target::Pool(_)) | None) {
                 problems.push(format!(
-                    "{f}.class {c:?} is not a class of workload.classes"
-                ));
-            }
-            if let Some(n) = r.prompt_under
-                && !(1..=bounds::TOKENS).contains(&n)
-            {
-                problems.push(format!(
-                    "{f}.prompt_under must be 1..={} tokens, got {n}",
-                    bounds::TOKENS
-                ));
-            }
-            if let Some(s) = r.share
-                && !(s.is_finite() && s > 0.0 && s <= 1.0)
-            {
-                problems.push(format!("{f}.share must be > 0 and ≤ 1, got {s}"));
-            }
-            let to = self.target_named(&r.to);
-            if to.is_none() {
-                problems.push(format!(
-                    "{f}.to must name a pool ({}) or an API tier, got {:?}",
-                    self.all_pools()
-                        .map(|p| format!("{:?}", p.pool_name()))
-                        .collect::<Vec<_>>()
-                        .join(", "),
+                    "{f}.overflow needs {f}.to to be a pool (an API tier has no queue to overflow), got {:?}",
                     r.to
                 ));
             }
-            if let Some(o) = &r.overflow {
-                if !matches!(to, Some(Target::Pool(_)) | None) {
-                    problems.push(format!(
-                        "{f}.overflow needs {f}.to to be a pool (an API tier has no queue to overflow), got {:?}",
-                        r.to
-                    ));
-                }
-                let limit = u64::from(bounds::QUEUE);
-                if u64::from(o.queue_per_replica) > limit {
-                    problems.push(format!(
-                        "{f}.overflow.queue_per_replica must be 0..={limit}, got {}",
-                        o.queue_per_replica
-                    ));
-                }
-                match self.target_named(&o.to) {
-                    None => problems.push(format!(
-                        "{f}.overflow.to must name a pool or an API tier, got {:?}",
-                        o.to
-                    )),
-                    Some(t) if Some(t) == to => problems.push(format!(
-                        "{f}.overflow.to must differ from {f}.to, got {:?} for both",
-                        o.to
-                    )),
-                    Some(_) => {}
-                }
+            let limit = u64::from(bounds::QUEUE);
+            if u64::from(o.queue_per_replica) > limit {
+                problems.push(format!(
+                    "{f}.overflow.queue_per_replica must be 0..={limit}, got {}",
+                    o.queue_per_replica
+                ));
+            }
+            match self.target_named(&o.to) {
+                None => problems.push(format!(
+                    "{f}.overflow.to must name a pool or an API tier, got {:?}",
+                    o.to
+                )),
+                Some(t) if Some(t) == to => problems.push(format!(
+                    "{f}.overflow.to must differ from {f}.to, got {:?} for both",
+                    o.to
+                )),
+                Some(_) => {}
             }
         }
     }

@@ -3,7 +3,7 @@
 
 use super::Serving;
 use super::validate::Checker;
-use crate::physics::{Attention, Model, ServingSoftware};
+use crate::physics::{Attention, Model, ModelDims, Moe, ServingSoftware};
 
 impl Checker {
     /// A fitted profile: vLLM's constants refitted, so it runs as vLLM; every
@@ -17,6 +17,42 @@ impl Checker {
             ));
         }
         self.problems.extend(p.problems("serving.profile"));
+    }
+
+    /// A custom model's experts: counts within its layers and its experts.
+    fn custom_moe(&mut self, f: &str, d: &ModelDims, m: &Moe) {
+        let f = format!("{f}.moe");
+        self.range_u(&format!("{f}.experts"), u64::from(m.experts), 1, 1024);
+        self.range_u(
+            &format!("{f}.experts_per_token"),
+            u64::from(m.experts_per_token),
+            1,
+            u64::from(m.experts.clamp(1, 1024)),
+        );
+        self.range_u(
+            &format!("{f}.shared_experts"),
+            u64::from(m.shared_experts),
+            0,
+            64,
+        );
+        self.range_u(
+            &format!("{f}.expert_ffn"),
+            u64::from(m.expert_ffn),
+            1,
+            1_048_576,
+        );
+        self.range_u(
+            &format!("{f}.first_dense_layers"),
+            u64::from(m.first_dense_layers),
+            0,
+            u64::from(d.layers.saturating_sub(1)),
+        );
+        self.range_u(
+            &format!("{f}.every"),
+            u64::from(m.every),
+            1,
+            u64::from(d.layers.saturating_sub(m.first_dense_layers).max(1)),
+        );
     }
 
     pub(super) fn model(&mut self, s: &Serving) {
@@ -34,39 +70,8 @@ impl Checker {
             self.range_u(&format!("{f}.head_dim"), u64::from(d.head_dim), 1, 1024);
             self.range_u(&format!("{f}.ffn"), u64::from(d.ffn), 1, 1_048_576);
             self.range_u(&format!("{f}.vocab"), u64::from(d.vocab), 1, 4_194_304);
-            if let Some(m) = d.moe {
-                let f = format!("{f}.moe");
-                self.range_u(&format!("{f}.experts"), u64::from(m.experts), 1, 1024);
-                self.range_u(
-                    &format!("{f}.experts_per_token"),
-                    u64::from(m.experts_per_token),
-                    1,
-                    u64::from(m.experts.clamp(1, 1024)),
-                );
-                self.range_u(
-                    &format!("{f}.shared_experts"),
-                    u64::from(m.shared_experts),
-                    0,
-                    64,
-                );
-                self.range_u(
-                    &format!("{f}.expert_ffn"),
-                    u64::from(m.expert_ffn),
-                    1,
-                    1_048_576,
-                );
-                self.range_u(
-                    &format!("{f}.first_dense_layers"),
-                    u64::from(m.first_dense_layers),
-                    0,
-                    u64::from(d.layers.saturating_sub(1)),
-                );
-                self.range_u(
-                    &format!("{f}.every"),
-                    u64::from(m.every),
-                    1,
-                    u64::from(d.layers.saturating_sub(m.first_dense_layers).max(1)),
-                );
+            if let Some(m) = &d.moe {
+                self.custom_moe(f, &d, m);
             }
             if let Some(w) = d.sliding_window {
                 let f = format!("{f}.sliding_window");

@@ -3,7 +3,7 @@
 //! naming it (a name is made only for a problem).
 
 use super::validate::Checker;
-use super::{TraceRequests, Workload, bounds};
+use super::{TraceEntry, TraceRequests, Workload, bounds};
 
 /// Problems of `workload.arrival`'s trace into `c`; returns its requests.
 pub(super) fn check(
@@ -51,62 +51,84 @@ pub(super) fn check(
             last = r.at_s;
             continue;
         }
-        let f = format!("workload.arrival.requests[{i}]");
-        if let Some(h) = repeat {
-            c.problems.push(format!(
-                "{f}.prefix_blocks names {h} twice: each of a prompt's blocks has a hash of its own"
-            ));
-        }
-        c.range_f(&format!("{f}.at_s"), r.at_s, 0.0, bounds::DURATION_S, " s");
-        if r.at_s < last {
-            c.problems.push(format!(
-                "{f}.at_s must not be before the previous request's {last}, got {}",
-                r.at_s
-            ));
-        }
-        if r.at_s.is_finite() {
-            last = r.at_s;
-        }
-        c.range_u(
-            &format!("{f}.input_tokens"),
-            u64::from(r.input_tokens),
-            1,
-            u64::from(bounds::TOKENS),
+        request_problems(
+            c,
+            w,
+            i,
+            &r,
+            (hashes, repeat),
+            prefix_block_tokens,
+            &mut last,
         );
-        c.range_u(
-            &format!("{f}.output_tokens"),
-            u64::from(r.output_tokens),
-            1,
-            u64::from(bounds::TOKENS),
-        );
-        if r.class as usize >= w.classes.len().max(1) {
-            c.problems.push(format!(
-                "{f}.class must be 0..{} (an index into workload.classes), got {}",
-                w.classes.len(),
-                r.class
-            ));
-        }
-        if hashes > 0 {
-            match prefix_block_tokens {
-                None => c.problems.push(format!(
-                    "{f}.prefix_blocks needs workload.arrival.prefix_block_tokens (how many tokens each hash covers)"
-                )),
-                Some(t) if t > 0 && hashes as u64 > u64::from(r.input_tokens.div_ceil(t)) => {
-                    c.problems.push(format!(
-                        "{f}.prefix_blocks has {} hashes, more than its {} prompt tokens fill at {t} tokens each ({} at most)",
-                        hashes,
-                        r.input_tokens,
-                        r.input_tokens.div_ceil(t)
-                    ));
-                }
-                Some(_) => {}
-            }
-        }
         if c.problems.len() > 50 {
             break;
         }
     }
     n as f64
+}
+
+/// The problems of trace request `i`, which failed the common case's check,
+/// each naming it; `last` is the previous request's time, moved to its own.
+fn request_problems(
+    c: &mut Checker,
+    w: &Workload,
+    i: usize,
+    r: &TraceEntry,
+    (hashes, repeat): (usize, Option<u64>),
+    prefix_block_tokens: Option<u32>,
+    last: &mut f64,
+) {
+    let f = format!("workload.arrival.requests[{i}]");
+    if let Some(h) = repeat {
+        c.problems.push(format!(
+            "{f}.prefix_blocks names {h} twice: each of a prompt's blocks has a hash of its own"
+        ));
+    }
+    c.range_f(&format!("{f}.at_s"), r.at_s, 0.0, bounds::DURATION_S, " s");
+    if r.at_s < *last {
+        c.problems.push(format!(
+            "{f}.at_s must not be before the previous request's {}, got {}",
+            *last, r.at_s
+        ));
+    }
+    if r.at_s.is_finite() {
+        *last = r.at_s;
+    }
+    c.range_u(
+        &format!("{f}.input_tokens"),
+        u64::from(r.input_tokens),
+        1,
+        u64::from(bounds::TOKENS),
+    );
+    c.range_u(
+        &format!("{f}.output_tokens"),
+        u64::from(r.output_tokens),
+        1,
+        u64::from(bounds::TOKENS),
+    );
+    if r.class as usize >= w.classes.len().max(1) {
+        c.problems.push(format!(
+            "{f}.class must be 0..{} (an index into workload.classes), got {}",
+            w.classes.len(),
+            r.class
+        ));
+    }
+    if hashes > 0 {
+        match prefix_block_tokens {
+            None => c.problems.push(format!(
+                "{f}.prefix_blocks needs workload.arrival.prefix_block_tokens (how many tokens each hash covers)"
+            )),
+            Some(t) if t > 0 && hashes as u64 > u64::from(r.input_tokens.div_ceil(t)) => {
+                c.problems.push(format!(
+                    "{f}.prefix_blocks has {} hashes, more than its {} prompt tokens fill at {t} tokens each ({} at most)",
+                    hashes,
+                    r.input_tokens,
+                    r.input_tokens.div_ceil(t)
+                ));
+            }
+            Some(_) => {}
+        }
+    }
 }
 
 /// A streamed trace's numbers (its reader checked each request as it read

@@ -112,6 +112,24 @@ impl Imported {
             ));
         }
         s.workload.arrival = arrival;
+        s.workload.classes = self.classes(base);
+        loses.push("the order of requests: arrivals are a gamma process at each window's rate with the trace's burstiness over one second (one CV for the whole trace), so bursts that last longer are smoothed and the tail of TTFT comes out lower".to_owned());
+        loses.push("the tie between a request's prompt and output lengths (each is drawn from its own quantile table)".to_owned());
+        if self.prefix_block_tokens.is_some() {
+            loses.push("which requests share which prefix: reuse becomes shared prefixes of one length, chosen at random, so a cache sees the same number of distinct starts but not their order".to_owned());
+        }
+        drop_unknown_rules(&mut s, &mut loses);
+        s.check()
+            .map_err(|e| format!("the distilled scenario cannot carry this trace: {e}"))?;
+        Ok(Distilled { scenario: s, loses })
+    }
+
+    /// The trace's request classes, each as quantile tables of its lengths;
+    /// with prefix hashes, the requests reusing an earlier prompt's start as
+    /// a class of their own with shared prefixes. Fields the trace does not
+    /// give are `base`'s first class's.
+    fn classes(&self, base: &Scenario) -> Vec<RequestClass> {
+        let n = self.requests.len().max(1);
         let template = base.workload.classes.first().cloned().unwrap_or_else(|| {
             RequestClass::new(
                 "trace",
@@ -189,39 +207,35 @@ impl Imported {
                 classes.push(class(&fresh, "", 0));
             }
         }
-        s.workload.classes = classes;
-        loses.push("the order of requests: arrivals are a gamma process at each window's rate with the trace's burstiness over one second (one CV for the whole trace), so bursts that last longer are smoothed and the tail of TTFT comes out lower".to_owned());
-        loses.push("the tie between a request's prompt and output lengths (each is drawn from its own quantile table)".to_owned());
-        if self.prefix_block_tokens.is_some() {
-            loses.push("which requests share which prefix: reuse becomes shared prefixes of one length, chosen at random, so a cache sees the same number of distinct starts but not their order".to_owned());
-        }
-        // Rules that route by a class the distilled traffic does not have.
-        let known = |c: &str| s.workload.classes.iter().any(|k| k.name == c);
-        let (kept, dropped): (Vec<_>, Vec<_>) = std::mem::take(&mut s.routing)
-            .into_iter()
-            .partition(|r| r.class.as_deref().is_none_or(known));
-        s.routing = kept;
-        if !dropped.is_empty() {
-            loses.push(format!(
-                "the routing rule{} {}: the trace's requests are classed {}, not by {}",
-                if dropped.len() == 1 { "" } else { "s" },
-                crate::params::routing_text(&dropped),
-                s.workload
-                    .classes
-                    .iter()
-                    .map(|k| format!("{:?}", k.name))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                if dropped.len() == 1 {
-                    "the class it names"
-                } else {
-                    "the classes they name"
-                }
-            ));
-        }
-        s.check()
-            .map_err(|e| format!("the distilled scenario cannot carry this trace: {e}"))?;
-        Ok(Distilled { scenario: s, loses })
+        classes
+    }
+}
+
+/// Drop the rules that route by a class the distilled traffic does not
+/// have, saying so in `loses`.
+fn drop_unknown_rules(s: &mut Scenario, loses: &mut Vec<String>) {
+    let known = |c: &str| s.workload.classes.iter().any(|k| k.name == c);
+    let (kept, dropped): (Vec<_>, Vec<_>) = std::mem::take(&mut s.routing)
+        .into_iter()
+        .partition(|r| r.class.as_deref().is_none_or(known));
+    s.routing = kept;
+    if !dropped.is_empty() {
+        loses.push(format!(
+            "the routing rule{} {}: the trace's requests are classed {}, not by {}",
+            if dropped.len() == 1 { "" } else { "s" },
+            crate::params::routing_text(&dropped),
+            s.workload
+                .classes
+                .iter()
+                .map(|k| format!("{:?}", k.name))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if dropped.len() == 1 {
+                "the class it names"
+            } else {
+                "the classes they name"
+            }
+        ));
     }
 }
 

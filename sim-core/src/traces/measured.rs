@@ -206,10 +206,16 @@ impl Measured {
         s.serving.max_queue_per_replica = u32::try_from(self.requests.len())
             .unwrap_or(u32::MAX)
             .max(1);
+        self.replay_into(&mut s, scored);
+        Ok((s, assumed))
+    }
+
+    /// The run's requests as a trace the scenario replays: one class of its
+    /// own (the trace gives every request's lengths, and nothing of the base
+    /// preset's traffic, such as prefixes, conversations or timeouts, is
+    /// replayed with it), or two when some are `scored`.
+    fn replay_into(&self, s: &mut Scenario, scored: Option<&dyn Fn(usize) -> bool>) {
         let longest = self.requests.iter().map(|r| r.output).max().unwrap_or(1);
-        // One class of its own: the trace gives every request's lengths,
-        // and nothing of the base preset's traffic (prefixes, conversations,
-        // timeouts) is replayed with it.
         let class = |name: &str| {
             RequestClass::new(
                 name,
@@ -238,7 +244,6 @@ impl Measured {
                 })
                 .collect(),
         };
-        Ok((s, assumed))
     }
 
     /// Most requests in flight at once (between arrival and last token), as
