@@ -6,6 +6,7 @@
 //! seed give bit-identical results natively and in WebAssembly.
 
 #![cfg_attr(not(test), warn(clippy::unwrap_used, clippy::expect_used))]
+#![warn(clippy::too_many_lines)]
 
 pub mod anchors;
 pub mod api;
