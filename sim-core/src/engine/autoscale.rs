@@ -8,24 +8,11 @@
 //! new). Requests that reach a pool with none serving wait in the pool's
 //! holding queue until one is.
 
+use super::replica::Up;
 use super::request::ReqId;
 use super::{Event, NS_PER_S, Simulation, later, secs_to_ns};
 use crate::scenario::{Autoscale, ENGINE_START_S, LOAD_GB_PER_S, ScaleSignal, ServiceModel};
 use std::collections::VecDeque;
-
-/// Where a replica slot is in its life.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(super) enum Up {
-    /// Serving: routed to, starting passes.
-    #[default]
-    Serving,
-    /// Not running, not billed.
-    Off,
-    /// Billed, loading its weights and starting its engine: serves nothing.
-    Starting,
-    /// Finishing its own work, routed nothing new; stops when done.
-    Draining,
-}
 
 /// Kubernetes HPA's default tolerance: no change while the signal is
 /// within 10 % of its target.
@@ -83,8 +70,8 @@ pub(super) struct PoolScale {
 
 impl PoolScale {
     /// A pool at the start: its first replicas up and serving.
-    pub(super) fn new(pool: &super::pools::PoolCfg) -> Self {
-        let n = pool.initial as u32;
+    pub(super) fn new(initial: u32) -> Self {
+        let n = initial;
         PoolScale {
             serving: n,
             up: n,

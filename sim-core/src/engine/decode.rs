@@ -9,7 +9,7 @@
 //! that left early are skipped when they surface (the caller checks them).
 
 use super::BLOCK;
-use super::request::ReqId;
+use super::request::{Joined, ReqId};
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
 
@@ -22,19 +22,6 @@ pub(super) struct Finish {
     pub(super) id: ReqId,
     /// The request's preemption epoch when the entry was made.
     pub(super) epoch: u32,
-}
-
-/// Where a sequence joined: its context then, and the step then.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(super) struct Joined {
-    pub(super) c0: u64,
-    pub(super) k0: u64,
-}
-
-impl Joined {
-    fn phase(self) -> usize {
-        ((self.c0 % BLOCK + BLOCK - self.k0 % BLOCK) % BLOCK) as usize
-    }
 }
 
 #[derive(Clone, Debug, Default)]

@@ -12,12 +12,9 @@
 //! request is dropped, refused or given up on first).
 
 use super::decode::ONE_TOKEN;
-use super::request::{Phase, ReqId};
+use super::request::{NO_REMOTE, Phase, ReqId};
 use super::{Event, Simulation, blocks_for, later};
 use crate::scenario::ValidScenario;
-
-/// No prefill replica holds the request's prompt.
-pub(super) const NO_REMOTE: u32 = u32::MAX;
 
 /// A prefill pool's hand-off, ready to run.
 #[derive(Clone, Copy, Debug)]

@@ -1,8 +1,8 @@
 //! The energy a run's GPUs drew, from their power figures and the work of
 //! their passes ([`crate::physics::Power`]), and what it cost.
 
+use super::policy::Service;
 use super::recorder::Recorder;
-use super::replica::Service;
 use super::{NS_PER_S, Simulation};
 use crate::report::Energy;
 

@@ -2,7 +2,8 @@
 //! set, partial prefills and newly admitted prompts; reserving the KV blocks a
 //! decode step writes; preemption by recomputation; and applying a finished pass.
 
-use super::replica::{Pass, Policy};
+use super::policy::Policy;
+use super::replica::Pass;
 use super::request::{Phase, ReqId};
 use super::{Simulation, blocks_for, later};
 use crate::physics::BatchShape;
@@ -106,7 +107,7 @@ impl Simulation {
             let Some(&id) = self.st.queues[q].front() else {
                 break;
             };
-            if self.st.requests[id].remote != super::disaggregation::NO_REMOTE {
+            if self.st.requests[id].remote != super::request::NO_REMOTE {
                 // Handed off by a prefill pool: admit it to pull its cache.
                 if self.admit_handoff(r, id, q) {
                     continue;

@@ -38,6 +38,7 @@ mod energy;
 mod feed;
 mod iteration;
 mod limits;
+mod policy;
 mod pools;
 mod prefix;
 mod prefix_cache;
@@ -49,6 +50,7 @@ mod provider_hedge;
 mod provider_limits;
 mod provider_report;
 mod provider_service;
+mod provider_units;
 mod recorder;
 mod replica;
 mod report;
@@ -409,7 +411,7 @@ impl Simulation {
             }
             Event::ReplicaReady { replica, epoch } => {
                 let rep = &self.st.replicas[replica as usize];
-                rep.up_epoch != epoch || rep.up != autoscale::Up::Starting
+                rep.up_epoch != epoch || rep.up != replica::Up::Starting
             }
             Event::ClientRelease { tier, epoch } => self
                 .api

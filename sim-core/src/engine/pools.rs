@@ -5,7 +5,7 @@
 //! queue of its first replica. A request picks its backend once, when it is
 //! created: the first matching rule, else its class's route.
 
-use super::replica::{Policy, Service};
+use super::policy::{Policy, Service};
 use super::request::{Backend, TaskId};
 use super::{Simulation, report, waiting};
 use crate::physics::Timing;
@@ -147,9 +147,9 @@ pub(super) fn replicas(pools: &[PoolCfg]) -> Vec<super::replica::Replica> {
             (0..pool.replicas).map(move |i| super::replica::Replica {
                 pool: p as u16,
                 up: if i < pool.initial {
-                    super::autoscale::Up::Serving
+                    super::replica::Up::Serving
                 } else {
-                    super::autoscale::Up::Off
+                    super::replica::Up::Off
                 },
                 ..Default::default()
             })
@@ -182,6 +182,16 @@ pub(super) struct Rule {
     to: Backend,
     /// Past this many requests waiting per replica in `to`'s pool, here.
     overflow: Option<(u64, Backend)>,
+}
+
+/// Which backend serves each class, in class order.
+pub(super) fn class_backends(scenario: &crate::scenario::Scenario) -> Vec<Backend> {
+    scenario
+        .workload
+        .classes
+        .iter()
+        .map(|k| backend(scenario.class_target(&k.name)))
+        .collect()
 }
 
 /// A scenario's backend as the engine knows it.

@@ -28,7 +28,6 @@
 //! prompt, never O(blocks in the cache), and a block costs a few
 //! instructions: the LRU queue grows by a segment per owner released.
 
-pub(super) use super::prefix_cache::PrefixCache;
 use super::{BLOCK, blocks_for};
 
 /// Whose content a run of blocks holds.
@@ -205,6 +204,7 @@ pub(super) fn private_blocks(tokens: u64, shared: usize) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::prefix_cache::PrefixCache;
 
     const NO_HASHES: PrefixHashes = PrefixHashes {
         held: Vec::new(),

@@ -4,7 +4,7 @@
 use super::provider_batch::BatchState;
 use super::provider_cache::ProviderCache;
 use super::provider_errors::{BreakerState, GaveUp};
-use super::provider_service::ProvisionedState;
+use super::provider_units::ProvisionedState;
 use super::request::{Phase, ReqId};
 use super::{Event, Simulation, later, secs_to_ns};
 use crate::api::{

@@ -6,28 +6,8 @@
 use super::provider::TierState;
 use super::request::ReqId;
 use super::{NS_PER_S, Simulation, secs_to_ns};
-use crate::api::{Charge, Provisioned, Service, TokenBucket};
+use crate::api::{Charge, Service};
 use crate::rng::Stream;
-
-/// A tier's provisioned units in a run.
-#[derive(Clone, Debug)]
-pub(super) struct ProvisionedState {
-    pub(super) cfg: Provisioned,
-    /// Prompt and answer tokens a minute they have left.
-    pub(super) bucket: TokenBucket,
-    /// Requests they admitted.
-    pub(super) requests: u64,
-}
-
-impl ProvisionedState {
-    pub(super) fn new(cfg: &Provisioned) -> ProvisionedState {
-        ProvisionedState {
-            bucket: TokenBucket::new(cfg.tokens_per_minute()),
-            cfg: cfg.clone(),
-            requests: 0,
-        }
-    }
-}
 
 impl TierState {
     /// Admit a request of `service` now on the provisioned units, if it is

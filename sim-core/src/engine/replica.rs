@@ -2,105 +2,28 @@
 //! and the start and end of each forward pass (dispatched to `iteration` or
 //! `static_batch` by policy).
 
-use super::autoscale::Up;
 use super::decode::DecodeSet;
-use super::prefix::PrefixCache;
+use super::policy::{Policy, Service};
+use super::prefix_cache::PrefixCache;
 use super::recorder::PassSample;
 use super::request::ReqId;
 use super::static_batch::StaticBatch;
-use super::{Event, Simulation, later, secs_to_ns};
-use crate::dist::Sampler;
-use crate::physics::{BatchShape, StepModel, Timing};
-use crate::scenario::{Batching, ServiceModel, Serving, ValidScenario};
+use super::{Event, Simulation, later};
+use crate::physics::BatchShape;
 use std::collections::VecDeque;
 
-/// How passes are formed.
-pub(super) enum Policy {
-    /// Continuous batching; `chunk` is `None` without chunked prefill. Batching
-    /// "none" is this with one sequence and no token budget.
-    Iteration {
-        max_seqs: u64,
-        budget: u64,
-        chunk: Option<u64>,
-    },
-    /// Static batches (or abstract bulk service).
-    Static { max_batch: u64, max_wait_ns: u64 },
-}
-
-impl Policy {
-    pub(super) fn new(batching: &Batching) -> Policy {
-        match *batching {
-            Batching::None => Policy::Iteration {
-                max_seqs: 1,
-                budget: u64::MAX,
-                chunk: None,
-            },
-            Batching::Static {
-                max_batch,
-                max_wait_ms,
-            } => Policy::Static {
-                max_batch: u64::from(max_batch),
-                max_wait_ns: secs_to_ns(max_wait_ms / 1000.0),
-            },
-            Batching::Continuous {
-                max_num_seqs,
-                max_num_batched_tokens,
-            } => Policy::Iteration {
-                max_seqs: u64::from(max_num_seqs),
-                budget: u64::from(max_num_batched_tokens),
-                chunk: None,
-            },
-            Batching::ChunkedPrefill {
-                max_num_seqs,
-                max_num_batched_tokens,
-                chunk_tokens,
-            } => Policy::Iteration {
-                max_seqs: u64::from(max_num_seqs),
-                budget: u64::from(max_num_batched_tokens),
-                chunk: Some(u64::from(chunk_tokens)),
-            },
-        }
-    }
-}
-
-/// What a pass costs.
-pub(super) enum Service {
-    /// Forward passes timed by the GPU physics (boxed: it is large, and read
-    /// once per pass through the pointer).
-    Physics(Box<StepModel>),
-    /// The textbook server: a random time per dispatch, whatever its size.
-    Abstract {
-        time: Sampler,
-        join_in_progress: bool,
-    },
-}
-
-impl Service {
-    /// The service model and one replica's KV capacity in blocks (unbounded for
-    /// the abstract server).
-    pub(super) fn new(scenario: &ValidScenario, s: &Serving, timing: Timing) -> (Service, u64) {
-        match &s.service {
-            ServiceModel::Physics => {
-                let deployment = scenario.deployment_for(s);
-                // Validation refused every deployment with no room for one block.
-                let blocks = deployment.kv_capacity_blocks().unwrap_or(1);
-                (
-                    Service::Physics(Box::new(deployment.step_model_for(timing))),
-                    blocks,
-                )
-            }
-            ServiceModel::Abstract {
-                time_s,
-                join_in_progress,
-            } => (
-                Service::Abstract {
-                    time: time_s.sampler(),
-                    join_in_progress: *join_in_progress,
-                },
-                u64::MAX / 4,
-            ),
-        }
-    }
+/// Where a replica slot is in its life.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) enum Up {
+    /// Serving: routed to, starting passes.
+    #[default]
+    Serving,
+    /// Not running, not billed.
+    Off,
+    /// Billed, loading its weights and starting its engine: serves nothing.
+    Starting,
+    /// Finishing its own work, routed nothing new; stops when done.
+    Draining,
 }
 
 /// What the pass in progress on a replica will do when it ends.
@@ -122,7 +45,7 @@ pub(super) struct Replica {
     /// Its pool (an index into the configuration's pools).
     pub(super) pool: u16,
     /// Serving, or (in an autoscaled pool) off, starting or draining.
-    pub(super) up: super::autoscale::Up,
+    pub(super) up: Up,
     /// When it last started (billing runs from here while it is up).
     pub(super) up_since: u64,
     /// Bumped at each start, so a cancelled start's ready event is stale.

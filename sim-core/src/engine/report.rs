@@ -1,8 +1,8 @@
 //! Reading a run: snapshots counted from the queues themselves, and the report.
 
 use super::bill::Bill;
+use super::policy::Service;
 use super::provider::ApiState;
-use super::replica::Service;
 use super::{BLOCK, NS_PER_S, Simulation};
 use crate::physics::Efficiency;
 use crate::report::{

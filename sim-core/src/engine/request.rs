@@ -3,14 +3,13 @@
 //! agent chain of calls) it belongs to.
 
 use super::BLOCK;
-use super::decode::Joined;
 use super::prefix::PromptIdentity;
 use super::recorder::{ArrivalRecord, Sample};
 use super::slab::Key;
 use super::{Event, Simulation, later, secs_to_ns};
 use crate::api::Service;
 use crate::dist::Sampler;
-use crate::scenario::{RequestClass, Scenario, bounds};
+use crate::scenario::{RequestClass, bounds};
 
 /// A request in flight.
 pub(super) type ReqId = Key<Request>;
@@ -42,6 +41,22 @@ pub(super) enum Backend {
     /// A hosted API tier, and which of its services.
     Api { tier: u16, service: Service },
 }
+
+/// Where a sequence joined: its context then, and the step then.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Joined {
+    pub(super) c0: u64,
+    pub(super) k0: u64,
+}
+
+impl Joined {
+    pub(super) fn phase(self) -> usize {
+        ((self.c0 % BLOCK + BLOCK - self.k0 % BLOCK) % BLOCK) as usize
+    }
+}
+
+/// No prefill replica holds the request's prompt.
+pub(super) const NO_REMOTE: u32 = u32::MAX;
 
 #[derive(Clone, Debug)]
 pub(super) struct Request {
@@ -108,7 +123,7 @@ pub(super) struct Request {
     pub(super) hashes: Option<u32>,
     /// The prefill replica still holding its prompt's KV cache, after a
     /// hand-off and until the decode replica has pulled it
-    /// ([`super::disaggregation::NO_REMOTE`] otherwise).
+    /// ([`NO_REMOTE`] otherwise).
     pub(super) remote: u32,
     /// When its decode replica admitted it and started the pull.
     pub(super) pulled_ns: u64,
@@ -188,16 +203,6 @@ impl ClassSpec {
             calls: k.calls_per_task,
         }
     }
-}
-
-/// Which backend serves each class, in class order.
-pub(super) fn class_backends(scenario: &Scenario) -> Vec<Backend> {
-    scenario
-        .workload
-        .classes
-        .iter()
-        .map(|k| super::pools::backend(scenario.class_target(&k.name)))
-        .collect()
 }
 
 impl Simulation {
@@ -294,7 +299,7 @@ impl Simulation {
             api_error: false,
             fallbacks: 0,
             hashes,
-            remote: super::disaggregation::NO_REMOTE,
+            remote: NO_REMOTE,
             pulled_ns: 0,
             speculative_left: 0,
             speculative_steps: 0,

@@ -2,8 +2,8 @@
 //! (or the one shared queue), and joins into batches already in service.
 
 use super::Simulation;
-use super::autoscale::Up;
-use super::replica::{Policy, Service};
+use super::policy::{Policy, Service};
+use super::replica::Up;
 use super::request::{Phase, ReqId};
 use crate::scenario::Router;
 

@@ -135,7 +135,7 @@ impl Simulation {
             autoscales: pools.iter().any(|p| p.scale.is_some()),
             rules,
             slo: scenario.slo.clone(),
-            class_backend: request::class_backends(scenario),
+            class_backend: pools::class_backends(scenario),
             api_fallback: scenario
                 .api
                 .iter()
@@ -183,7 +183,11 @@ impl Simulation {
             deadlines: (0..scenario.workload.classes.len())
                 .map(|_| timeout::Deadlines::default())
                 .collect(),
-            scaling: cfg.pools.iter().map(autoscale::PoolScale::new).collect(),
+            scaling: cfg
+                .pools
+                .iter()
+                .map(|p| autoscale::PoolScale::new(p.initial as u32))
+                .collect(),
             scale_checks: 0,
             up_total: cfg.pools.iter().map(|p| p.initial as u32).sum(),
             feed,

@@ -2,7 +2,7 @@
 //! forms) and the abstract textbook server used to check the engine against
 //! queueing theory. A pass here costs O(batch size) to form.
 
-use super::replica::{Policy, Service};
+use super::policy::{Policy, Service};
 use super::request::{Phase, ReqId};
 use super::{Event, Simulation, blocks_for, later, secs_to_ns};
 use crate::physics::BatchShape;
