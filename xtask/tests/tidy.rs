@@ -126,7 +126,12 @@ fn lower_modules_of_sim_core_never_import_upward() {
         ),
         (
             "sim-core/src/scenario",
-            &["crate::params", "crate::plan", "crate::engine"],
+            &[
+                "crate::params",
+                "crate::plan",
+                "crate::engine",
+                "crate::traces",
+            ],
         ),
     ];
     let mut problems = Vec::new();

@@ -3,7 +3,7 @@
 //! naming it (a name is made only for a problem).
 
 use super::validate::Checker;
-use super::{TraceEntry, TraceRequests, Workload, bounds};
+use super::{TraceEntry, TraceRef, TraceRequests, Workload, bounds};
 
 /// Problems of `workload.arrival`'s trace into `c`; returns its requests.
 pub(super) fn check(
@@ -180,4 +180,34 @@ fn check_streamed(
         );
     }
     s.requests as f64
+}
+
+impl TraceRef {
+    /// Every field out of bounds, under `field`.
+    pub fn problems(&self, field: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.name.chars().count() > 300 {
+            out.push(format!("{field}.name must be at most 300 characters"));
+        }
+        if self.sha256.len() != 64 || !self.sha256.bytes().all(|b| b.is_ascii_hexdigit()) {
+            out.push(format!("{field}.sha256 must be 64 hexadecimal digits"));
+        }
+        if self.summary.chars().count() > 4000 {
+            out.push(format!("{field}.summary must be at most 4000 characters"));
+        }
+        if !(self.speed.is_finite() && self.speed > 0.0 && self.speed <= 1e6) {
+            out.push(format!(
+                "{field}.speed must be > 0 and ≤ 1000000, got {}",
+                self.speed
+            ));
+        }
+        if let Some([a, b]) = self.window
+            && !(a.is_finite() && b.is_finite() && a < b)
+        {
+            out.push(format!(
+                "{field}.window must be two finite times, the first earlier"
+            ));
+        }
+        out
+    }
 }
