@@ -15,10 +15,10 @@ fn engine_dir() -> PathBuf {
         .join("sim-core/src/engine")
 }
 
-/// A file's code without comments, up to its unit tests.
+/// A file's code without comments, up to its unit tests' module.
 fn code(path: &Path) -> String {
     let text = std::fs::read_to_string(path).expect("readable source");
-    let text = match text.find("#[cfg(test)]") {
+    let text = match text.find("#[cfg(test)]\nmod ") {
         Some(i) => &text[..i],
         None => &text,
     };
@@ -170,4 +170,24 @@ fn the_circle_finder_finds_a_circle_and_reads_groups() {
     let c = circle(&edges).expect("a → b → c → a");
     assert_eq!(c.first(), c.last());
     assert_eq!(c.len(), 4);
+}
+
+#[test]
+fn every_engine_file_asserts_the_invariants_of_what_it_changes() {
+    // Debug builds (every test run) check each file's invariants where its
+    // state changes; a file of tests only is exempt.
+    let mut silent = Vec::new();
+    for stem in engine_edges().keys().chain(std::iter::once(&"mod".to_owned())) {
+        if stem.ends_with("_tests") {
+            continue;
+        }
+        if !code(&engine_dir().join(format!("{stem}.rs"))).contains("debug_assert") {
+            silent.push(stem.clone());
+        }
+    }
+    assert!(
+        silent.is_empty(),
+        "engine files with no debug_assert: {}",
+        silent.join(", ")
+    );
 }

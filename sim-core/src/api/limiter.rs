@@ -61,6 +61,10 @@ impl TokenBucket {
     /// Remove `cost` units (call only after `wait_ns` returned 0).
     pub fn take(&mut self, now: u64, cost: u64) {
         self.refill(now);
+        debug_assert!(
+            self.level_scaled >= u128::from(cost) * MINUTE_NS,
+            "took {cost} units from a bucket holding fewer"
+        );
         self.level_scaled = self
             .level_scaled
             .saturating_sub(u128::from(cost) * MINUTE_NS);

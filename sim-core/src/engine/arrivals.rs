@@ -176,6 +176,12 @@ impl Simulation {
             }
             _ => return,
         };
+        // Never before now, but for the rounding of a schedule's seconds
+        // (within a microsecond; the push below moves it past now).
+        debug_assert!(
+            !t.is_nan() && t >= from as f64 - 1e3,
+            "the next arrival at {t} ns is before now, {from} ns"
+        );
         if t < duration_ns as f64 {
             // Two arrivals never share an instant: time always moves forward by ≥ 1 ns.
             self.st

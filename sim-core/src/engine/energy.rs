@@ -27,6 +27,10 @@ impl Simulation {
             let (Service::Physics(_), Some(power)) = (&p.service, p.power) else {
                 return None;
             };
+            debug_assert!(
+                0.0 <= power.idle_w && power.idle_w <= power.board_w,
+                "a GPU idles at or below its board power"
+            );
             let gpus = f64::from(p.gpus_per_replica.max(1));
             let span_ns = rec.pools.get(i).map_or(rec.span_ns, |pm| pm.span_ns);
             let up = up_gpu_s(i);

@@ -129,6 +129,7 @@ impl Feeding {
                 Err(format!("the trace's request {n} {p}"))
             }
             None => {
+                debug_assert!(n <= self.stats.requests && e.at_s >= self.previous_s);
                 self.previous_s = e.at_s;
                 Ok(())
             }

@@ -39,6 +39,7 @@ impl Simulation {
     /// the share of the arrival window's requests that never arrived, and
     /// the requests still waiting or running.
     fn limit_stop(&mut self, what: String) {
+        debug_assert!(self.st.stopped.is_none(), "a run stops at one limit, once");
         let now_s = self.st.now as f64 / NS_PER_S;
         let duration_s = self.cfg.duration_ns as f64 / NS_PER_S;
         let left_out = match &self.st.feed {
@@ -50,6 +51,7 @@ impl Simulation {
             Some(_) => 0.0,
             None => self.cfg.arrival.left_out(now_s, duration_s),
         };
+        debug_assert!((0.0..=1.0).contains(&left_out), "a share left out");
         let in_flight = self.in_flight();
         let mut why = format!("{what} at {now_s:.1} s of simulated time");
         if left_out > 0.0 {

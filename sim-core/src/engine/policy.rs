@@ -21,6 +21,22 @@ pub(super) enum Policy {
 
 impl Policy {
     pub(super) fn new(batching: &Batching) -> Policy {
+        let policy = Self::of(batching);
+        debug_assert!(
+            match policy {
+                Policy::Iteration {
+                    max_seqs,
+                    budget,
+                    chunk,
+                } => max_seqs >= 1 && budget >= 1 && chunk.is_none_or(|c| c >= 1),
+                Policy::Static { max_batch, .. } => max_batch >= 1,
+            },
+            "validation let through a policy that forms no pass"
+        );
+        policy
+    }
+
+    fn of(batching: &Batching) -> Policy {
         match *batching {
             Batching::None => Policy::Iteration {
                 max_seqs: 1,

@@ -140,6 +140,17 @@ impl PoolCfg {
 /// The fleet's replicas, pool by pool: an autoscaled pool's slots beyond
 /// those serving at the start are off.
 pub(super) fn replicas(pools: &[PoolCfg]) -> Vec<super::replica::Replica> {
+    debug_assert!(
+        pools.first().is_none_or(|p| p.first == 0)
+            && pools
+                .windows(2)
+                .all(|w| w[0].first + w[0].replicas == w[1].first),
+        "the pools' replicas lie one after another"
+    );
+    debug_assert!(
+        pools.iter().all(|p| p.initial <= p.replicas),
+        "a pool starts with at most its slots"
+    );
     pools
         .iter()
         .enumerate()

@@ -550,6 +550,10 @@ impl Simulation {
         let prompt_usd = input_usd_total(parts);
         let output_usd = output as f64 * t.usd_per_token_output;
         let usd = price * (prompt_usd + output_usd);
+        debug_assert!(
+            output <= u64::from(req.output_tokens) && cached + written <= input,
+            "billed beyond the request's own tokens"
+        );
         t.bill.add(price, parts, output_usd);
         if settings.is_some() {
             t.cached_tokens += cached;

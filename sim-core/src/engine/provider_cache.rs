@@ -195,6 +195,8 @@ impl Simulation {
                 written = reusable - hit;
             }
         }
+        debug_assert!(hit <= input, "a cache hit longer than its prompt");
+        debug_assert!(written <= input - hit, "a cache write beyond its prompt");
         let req = &mut self.st.requests[id];
         req.api_cached = hit;
         req.api_written = written;

@@ -220,6 +220,11 @@ impl BreakerState {
         if self.recent.len() as u64 >= u64::from(b.errors) {
             self.open(b, now);
         }
+        // A closed breaker holds fewer errors than open it, all recent.
+        debug_assert!(
+            self.open_until != 0 || (self.recent.len() as u64) < u64::from(b.errors),
+            "a breaker held its threshold of errors and stayed closed"
+        );
     }
 }
 

@@ -30,6 +30,10 @@ impl Simulation {
         if req.hedge != NONE || req.first_token_ns <= now.saturating_add(delay) {
             return;
         }
+        debug_assert!(
+            req.phase == Phase::Batched,
+            "only a request at a provider hedges"
+        );
         req.hedge = ARMED;
         self.st
             .events

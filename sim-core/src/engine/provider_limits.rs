@@ -21,6 +21,10 @@ impl TierState {
             return Ok(charge);
         }
         let cap = self.limiter.max_concurrent();
+        debug_assert!(
+            cap == 0 || self.in_flight <= cap,
+            "a tier holds more than its cap"
+        );
         if cap > 0 && self.in_flight >= cap {
             return Err(CONCURRENCY_RETRY_NS);
         }
@@ -31,6 +35,7 @@ impl TierState {
     /// limiter (or, for a request on them, the provisioned units) settles
     /// what was reserved for its output.
     pub(super) fn leave(&mut self, now: u64, output_reserved: u32, output: u64, provisioned: bool) {
+        debug_assert!(self.in_flight > 0, "a request left a tier that held none");
         self.in_flight -= 1;
         if provisioned && let Some(p) = self.provisioned.as_mut() {
             p.bucket

@@ -51,6 +51,14 @@ impl ApiState {
                 .tiers
                 .iter()
                 .map(|t| (t, fixed(t)))
+                .inspect(|(t, _)| {
+                    debug_assert!(
+                        (t.bill.total() - t.usd).abs() <= 1e-9 * t.usd.max(1.0),
+                        "tier {}'s bill lines add up to its spend",
+                        t.name
+                    );
+                    debug_assert!(t.usd_timed_out <= t.usd * (1.0 + 1e-12));
+                })
                 .map(|(t, fixed)| TierReport {
                     name: t.name.clone(),
                     requests: t.requests,

@@ -25,12 +25,9 @@ impl TierState {
         if service != Service::Standard {
             return None;
         }
-        let cost = input.saturating_add(max_tokens);
-        if p.bucket.wait_ns(now, cost) != 0 {
+        if !p.admit(now, input.saturating_add(max_tokens)) {
             return None;
         }
-        p.bucket.take(now, cost);
-        p.requests += 1;
         Some(Charge {
             output_reserved: max_tokens,
             provisioned: true,
@@ -74,6 +71,10 @@ impl TierState {
     /// list price: nothing on the provisioned units (they are billed by the
     /// hour), the variant's multiplier otherwise.
     pub(super) fn price(&self, service: Service, provisioned: bool) -> f64 {
+        debug_assert!(
+            !provisioned || service == Service::Standard,
+            "provisioned units serve the standard service only"
+        );
         if provisioned {
             return 0.0;
         }

@@ -21,4 +21,19 @@ impl ProvisionedState {
             requests: 0,
         }
     }
+
+    /// Take `cost` tokens now if the units have them left, counting the
+    /// request; false leaves them as they were.
+    pub(super) fn admit(&mut self, now: u64, cost: u64) -> bool {
+        if self.bucket.wait_ns(now, cost) != 0 {
+            return false;
+        }
+        self.bucket.take(now, cost);
+        self.requests += 1;
+        debug_assert!(
+            cost <= self.bucket.capacity(),
+            "admitted a request larger than the units' tokens a minute"
+        );
+        true
+    }
 }

@@ -193,6 +193,7 @@ pub(super) struct DisaggregationMetrics {
 
 impl DisaggregationMetrics {
     fn integrate(&mut self, now: u64) {
+        debug_assert!(now >= self.since, "a transfer's time went back");
         self.area += self.in_flight * (now - self.since) as f64;
         self.since = now;
     }
@@ -207,6 +208,11 @@ impl DisaggregationMetrics {
     /// A pull of `bytes` arrived at `now`, `took_ns` after it was admitted.
     pub(super) fn arrived(&mut self, now: u64, bytes: f64, took_ns: u64) {
         self.integrate(now);
+        debug_assert!(
+            bytes <= self.in_flight * (1.0 + 1e-9) + 1.0,
+            "a pull of {bytes} B arrived with {} B in flight",
+            self.in_flight
+        );
         self.in_flight = (self.in_flight - bytes).max(0.0);
         self.transfers += 1;
         self.bytes_moved += bytes;
@@ -338,6 +344,11 @@ impl Recorder {
 
     /// A forward pass of the GPU physics starts (its cost is known up front).
     pub(super) fn pass(&mut self, p: &PassSample) {
+        debug_assert!(p.decode_seqs <= p.seqs, "a pass decodes more than it holds");
+        debug_assert!(
+            (0.0..=1.0).contains(&p.power_share),
+            "a pass's power share is a share"
+        );
         let end = p.start_ns + p.time_ns.max(1);
         self.kv_peak = self.kv_peak.max(p.kv_use);
         self.peak_batch = self.peak_batch.max(p.seqs);
@@ -401,6 +412,10 @@ impl Recorder {
         output_tokens: u64,
     ) {
         self.completed += 1;
+        debug_assert!(
+            self.completed <= self.arrived,
+            "completed more than arrived"
+        );
         self.input_tokens_done += input_tokens;
         self.output_tokens_done += output_tokens;
         let visible = self.reasoning.then(|| s.visible_ns());

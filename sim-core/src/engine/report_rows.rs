@@ -11,14 +11,15 @@ use crate::report::{
 };
 
 impl Simulation {
-    /// A row per pool: its GPUs, how busy, its latencies and its bill.
+    /// A row per pool: its GPUs, how busy, its latencies and its bill
+    /// (none for a single fixed pool, whose figures are the run's).
     pub(super) fn pool_reports(&self, bill: &Bill, secs: f64) -> Vec<PoolReport> {
         let pools = &self.cfg.pools;
         let end = self.measured_end_ns();
-        debug_assert_eq!(
-            self.rec.pools.len(),
-            pools.len(),
-            "one metrics row per pool"
+        // A single fixed pool keeps no rows of its own: the run's are its.
+        debug_assert!(
+            self.rec.pools.is_empty() || self.rec.pools.len() == pools.len(),
+            "one metrics row per pool, or none"
         );
         pools
             .iter()

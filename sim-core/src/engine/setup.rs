@@ -62,6 +62,13 @@ impl Simulation {
     ) -> Simulation {
         let (cfg, feed, block_tokens) = Self::config(scenario, timing, feed);
         let st = Self::start_state(scenario, &cfg, feed, block_tokens);
+        debug_assert!(
+            st.replicas.len() == cfg.pools.iter().map(|p| p.replicas).sum::<usize>()
+                && st.queues.len() == st.replicas.len()
+                && st.scaling.len() == cfg.pools.len()
+                && st.rr_next.len() == cfg.pools.len(),
+            "a run starts with one slot, queue and router state per replica and pool"
+        );
         let mut sim = Simulation {
             rec: Self::recorder(scenario, &cfg),
             api: scenario.api.as_ref().map(|a| ApiState::new(a, cfg.seed)),

@@ -62,6 +62,8 @@ impl SpeculativeCfg {
             made += u64::from(accepted) + 1;
             steps += 1;
         }
+        // Each step makes one token and at most k more.
+        debug_assert!(steps <= tokens && steps * (u64::from(self.k) + 1) >= tokens);
         steps
     }
 

@@ -162,6 +162,10 @@ impl Simulation {
         let context = shape.prefill_tokens;
         shape.prefill_seqs = members.len() as u64;
         self.st.replicas[r].kv_used += blocks;
+        debug_assert!(
+            self.st.replicas[r].kv_used <= pool!(self, r).kv_blocks,
+            "a static batch reserved more KV blocks than the replica holds"
+        );
         let size = members.len() as u64;
         self.st.replicas[r].static_batch = Some(StaticBatch {
             members,
@@ -220,7 +224,13 @@ impl Simulation {
             batch.next_to_finish += 1;
             self.complete(id);
         }
+        debug_assert!(batch.decode_steps_done <= batch.decode_steps_total);
         if batch.decode_steps_done >= batch.decode_steps_total {
+            debug_assert_eq!(
+                batch.live(),
+                0,
+                "a static batch ended with members still generating"
+            );
             self.st.replicas[r].kv_used -= batch.blocks;
         } else {
             self.st.replicas[r].static_batch = Some(batch);

@@ -51,12 +51,14 @@ impl<T> Waiting<T> {
     pub(super) fn push_back(&mut self, level: u8, id: T) {
         self.levels[usize::from(level)].push_back(id);
         self.len += 1;
+        self.check();
     }
 
     /// Ahead of every request of its level (a preempted sequence).
     pub(super) fn push_front(&mut self, level: u8, id: T) {
         self.levels[usize::from(level)].push_front(id);
         self.len += 1;
+        self.check();
     }
 
     /// The next request to admit.
@@ -72,8 +74,19 @@ impl<T> Waiting<T> {
             return None;
         }
         let id = self.levels.iter_mut().find_map(|q| q.pop_front());
+        debug_assert!(id.is_some(), "the count held a request no level holds");
         self.len -= usize::from(id.is_some());
+        self.check();
         id
+    }
+
+    /// The count is the levels' own (at most 64 levels: cheap).
+    fn check(&self) {
+        debug_assert_eq!(
+            self.len,
+            self.levels.iter().map(VecDeque::len).sum::<usize>(),
+            "the waiting count disagrees with its levels"
+        );
     }
 }
 
