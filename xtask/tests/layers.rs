@@ -177,7 +177,10 @@ fn every_engine_file_asserts_the_invariants_of_what_it_changes() {
     // Debug builds (every test run) check each file's invariants where its
     // state changes; a file of tests only is exempt.
     let mut silent = Vec::new();
-    for stem in engine_edges().keys().chain(std::iter::once(&"mod".to_owned())) {
+    for stem in engine_edges()
+        .keys()
+        .chain(std::iter::once(&"mod".to_owned()))
+    {
         if stem.ends_with("_tests") {
             continue;
         }

@@ -55,12 +55,42 @@ fn fitted(job: &Job) -> bool {
         }
 }
 
-/// The row's GPU, as its file names it, lower case.
-fn gpu_of(job: &Job) -> String {
+/// The row's GPU as its file names it.
+fn gpu_name(job: &Job) -> &str {
     match job {
-        Job::Mlperf(r) => r.gpu_norm.to_ascii_lowercase(),
-        Job::Inferencex(r) => r.hardware.to_ascii_lowercase(),
+        Job::Mlperf(r) => &r.gpu_norm,
+        Job::Inferencex(r) => &r.hardware,
     }
+}
+
+/// A GPU's name as `--leave-out` compares it: letters and digits, lower
+/// case ("RTX PRO 6000", "rtx-pro-6000" and "rtxpro6000" are one GPU).
+fn gpu_key(name: &str) -> String {
+    name.chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+fn gpu_of(job: &Job) -> String {
+    gpu_key(gpu_name(job))
+}
+
+/// The GPU `--leave-out` names, as [`gpu_of`] reads rows; an error naming
+/// the GPUs the fitted rows run on when none of them is it (a misspelt GPU
+/// would otherwise leave nothing out and fit every row).
+fn held_out_key(jobs: &[Job], leave_out: &str) -> Result<String, String> {
+    let key = gpu_key(leave_out);
+    if jobs.iter().any(|j| gpu_of(j) == key) {
+        return Ok(key);
+    }
+    let mut gpus: Vec<&str> = jobs.iter().map(gpu_name).collect();
+    gpus.sort_unstable();
+    gpus.dedup();
+    Err(format!(
+        "--leave-out {leave_out:?}: no row the fit reads runs on that GPU; they run on {}",
+        gpus.join(", ")
+    ))
 }
 
 /// The fit's loss on compared rows: per fitted figure, the mean squared log
@@ -94,10 +124,13 @@ pub fn fit(
     start: ServingCosts,
     rounds: u32,
 ) -> Result<(ServingCosts, f64, usize), String> {
-    let train: Vec<Job> = jobs(public)?
+    let fitted_rows: Vec<Job> = jobs(public)?.into_iter().filter(fitted).collect();
+    let held_out = leave_out
+        .map(|g| held_out_key(&fitted_rows, g))
+        .transpose()?;
+    let train: Vec<Job> = fitted_rows
         .into_iter()
-        .filter(fitted)
-        .filter(|j| leave_out.is_none_or(|g| gpu_of(j) != g.to_ascii_lowercase()))
+        .filter(|j| held_out.as_ref().is_none_or(|g| gpu_of(j) != *g))
         .collect();
     if train.is_empty() {
         return Err(format!(
@@ -172,7 +205,7 @@ pub fn command(
     let shown: Vec<Job> = match leave_out {
         Some(g) => all
             .into_iter()
-            .filter(|j| gpu_of(j) == g.to_ascii_lowercase())
+            .filter(|j| gpu_of(j) == gpu_key(g))
             .collect(),
         None => all,
     };

@@ -493,9 +493,18 @@ fn a_fit_on_public_rows_lowers_its_loss_and_keeps_every_constant_in_range() {
         let v = (k.get)(&costs);
         assert!(v >= k.range.0 && v <= k.range.1, "{} = {v}", k.name);
     }
-    // Leaving the only GPU out leaves nothing to fit, said so.
-    let e = fit::fit(&files, Some("H200"), start, 1).expect_err("nothing left");
-    assert!(e.contains("besides H200"), "{e}");
+    // Leaving the only GPU out leaves nothing to fit, said so, however
+    // the GPU is spelt.
+    for spelt in ["H200", "h-200", "h200"] {
+        let e = fit::fit(&files, Some(spelt), start, 1).expect_err("nothing left");
+        assert!(e.contains(&format!("besides {spelt}")), "{e}");
+    }
+    // A GPU no row runs on is refused, never a fit of every row.
+    let e = fit::fit(&files, Some("rtx-pro-6000"), start, 1).expect_err("not there");
+    assert!(
+        e.contains("--leave-out \"rtx-pro-6000\"") && e.contains("they run on h200"),
+        "{e}"
+    );
 }
 
 #[test]
