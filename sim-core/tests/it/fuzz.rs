@@ -169,12 +169,18 @@ pub fn invariants(what: &str, r: &Report) {
         );
     }
     assert!(
-        (k.total_usd - k.fleet_usd - k.api_usd).abs() <= 1e-9 * k.total_usd.max(1.0),
-        "{what}: total cost"
+        (k.total_usd - k.fleet_usd - k.api_usd - k.electricity_usd).abs()
+            <= 1e-9 * k.total_usd.max(1.0),
+        "{what}: total cost {} is not fleet {} + API {} + electricity {}",
+        k.total_usd,
+        k.fleet_usd,
+        k.api_usd,
+        k.electricity_usd
     );
     for (part, usd) in [
         ("fleet", k.fleet_usd),
         ("api", k.api_usd),
+        ("electricity", k.electricity_usd),
         ("total", k.total_usd),
     ] {
         assert!(usd.is_finite() && usd >= 0.0, "{what}: {part} cost {usd}");
