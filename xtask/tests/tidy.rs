@@ -219,3 +219,74 @@ fn every_source_file_is_on_the_architecture_map() {
         missing.join("\n")
     );
 }
+
+/// The backquoted words of a markdown table cell.
+fn quoted(cell: &str) -> Vec<&str> {
+    cell.split('`').skip(1).step_by(2).collect()
+}
+
+#[test]
+fn where_to_change_what_names_files_and_items_that_exist() {
+    // ARCHITECTURE.md's "Where to change what": each row's files exist, and
+    // each item it names (`Gpu`, `detect_first`, `REPORT_CHARTS`, …) is in
+    // one of that row's files and defined in the crates.
+    let map = std::fs::read_to_string(root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let section = map
+        .split("## Where to change what")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("the section");
+    let mut all = Vec::new();
+    for dir in ["sim-core/src", "charts/src"] {
+        rust_files(&root().join(dir), &mut all);
+    }
+    let everywhere: Vec<String> = all.iter().map(|f| code(f)).collect();
+    let mut rows = 0;
+    let mut problems = Vec::new();
+    for line in section
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.contains("---"))
+    {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        let [_, what, open, change, ..] = cells.as_slice() else {
+            continue;
+        };
+        if *what == "to add or change" {
+            continue;
+        }
+        rows += 1;
+        // Paths: from the repository's root, or under sim-core/src.
+        let mut files = Vec::new();
+        for p in quoted(open).into_iter().chain(quoted(change)) {
+            if !p.contains('/') {
+                continue;
+            }
+            let path = [root().join(p), root().join("sim-core/src").join(p)]
+                .into_iter()
+                .find(|c| c.exists());
+            match path {
+                Some(c) if c.is_dir() => rust_files(&c, &mut files),
+                Some(c) => files.push(c),
+                None => problems.push(format!("{what}: {p} does not exist")),
+            }
+        }
+        let sources: Vec<String> = files.iter().map(|f| code(f)).collect();
+        for item in quoted(change)
+            .into_iter()
+            .filter(|p| !p.contains(['/', '.']))
+        {
+            let defines = |c: &String| {
+                ["enum ", "struct ", "fn ", "const ", "static ", "type "]
+                    .iter()
+                    .any(|kind| c.contains(&format!("{kind}{item}")))
+            };
+            if !sources.iter().any(|c| c.contains(item)) {
+                problems.push(format!("{what}: `{item}` is in none of its files"));
+            } else if !sources.iter().any(defines) && !everywhere.iter().any(defines) {
+                problems.push(format!("{what}: `{item}` is defined nowhere"));
+            }
+        }
+    }
+    assert!(rows >= 7, "{rows} rows");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
