@@ -339,7 +339,9 @@ fn a_measured_run_is_drawn_dashed_over_its_replay_on_one_axis() {
         None,
     )
     .expect("parsed");
-    let (s, _) = m.scenario().expect("replay");
+    let (s, _) = m
+        .scenario(&sim_core::presets::chatbot_h100())
+        .expect("replay");
     let r = run(s);
     let c = distribution::with_measured(&r, None, Some(&m));
     let measured = c.line("end-to-end measured").expect("measured line");

@@ -38,7 +38,7 @@ pub fn command(path: &Path, opt: &Options) -> Result<String, String> {
     };
     let (meta, series) = (optional("meta.json")?, optional("timeseries.csv")?);
     let run = measured::parse(&requests, meta.as_deref(), series.as_deref())?;
-    let (scenario, assumed) = run.scenario()?;
+    let (scenario, assumed) = run.scenario(&sim_core::presets::chatbot_h100())?;
     let valid = scenario.clone().validate().map_err(|e| e.to_string())?;
     let report = sim_core::run(&valid);
     let kv_sim = valid

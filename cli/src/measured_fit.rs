@@ -172,7 +172,7 @@ pub fn fit(
     if let Some(why) = too_thin(run) {
         return Err(format!("cannot fit this run: {why}"));
     }
-    let (scenario, _) = run.scenario_split(split)?;
+    let (scenario, _) = run.scenario_split(&sim_core::presets::chatbot_h100(), split)?;
     let fit_on = |i: usize| split.is_none_or(|scored| !scored(i));
     let class = split.map(|_| 0);
     let mut profile = FittedProfile::from_vllm(
@@ -235,7 +235,7 @@ pub fn score(
     profile: &FittedProfile,
     scored: &dyn Fn(usize) -> bool,
 ) -> Result<Vec<MetricRow>, String> {
-    let (scenario, _) = run.scenario_split(Some(scored))?;
+    let (scenario, _) = run.scenario_split(&sim_core::presets::chatbot_h100(), Some(scored))?;
     Ok(rows(
         run,
         &with_profile(&scenario, profile)?,

@@ -139,7 +139,9 @@ fn a_scenario_names_the_profile_file_and_is_validated_on_its_own_setup() {
     assert!(text.contains("Profile written to"), "{text}");
     // The measured run's own scenario, naming the file by a relative name.
     let run = rtx4090();
-    let (mut s, _) = run.scenario().expect("scenario");
+    let (mut s, _) = run
+        .scenario(&sim_core::presets::chatbot_h100())
+        .expect("scenario");
     s.serving.prefix_caching = Some(true);
     let mut doc = serde_json::to_value(&s).expect("json");
     doc["serving"]["profile"] = "mine.json".into();

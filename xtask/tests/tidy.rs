@@ -290,3 +290,107 @@ fn where_to_change_what_names_files_and_items_that_exist() {
     assert!(rows >= 7, "{rows} rows");
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// sim-core's rooms by floor, as ARCHITECTURE.md lists them ("Rooms, from
+/// the ground up"); the crate root's re-exports count as their rooms'.
+const FLOORS: [(&str, u8); 22] = [
+    ("format", 1),
+    ("text", 1),
+    ("rng", 1),
+    ("event", 1),
+    ("dist", 2),
+    ("physics", 3),
+    ("api", 4),
+    ("scenario", 5),
+    ("params", 6),
+    ("engine", 7),
+    ("metrics", 7),
+    ("report", 7),
+    ("trace", 7),
+    ("traces", 8),
+    ("plan", 9),
+    ("compare", 9),
+    ("sweep", 9),
+    ("ranges", 9),
+    ("presets", 10),
+    ("link", 10),
+    ("calibration", 10),
+    ("anchors", 10),
+];
+
+/// The room of a crate-root name (`crate::Scenario` is `scenario`'s).
+fn room_of(name: &str) -> &str {
+    match name {
+        "Simulation" | "TraceFeed" | "run" | "run_timed" | "run_with_feed" | "run_scenario" => {
+            "engine"
+        }
+        "Report" | "Snapshot" => "report",
+        "Scenario" | "ScenarioError" | "ValidScenario" => "scenario",
+        other => other,
+    }
+}
+
+#[test]
+fn no_room_of_sim_core_reaches_a_floor_above_it() {
+    let floor = |room: &str| FLOORS.iter().find(|(r, _)| *r == room).map(|&(_, f)| f);
+    let src = root().join("sim-core/src");
+    // Every room the crate declares has its floor here.
+    let lib = code(&src.join("lib.rs"));
+    for line in lib.lines().map(str::trim) {
+        if let Some(m) = line
+            .strip_prefix("pub mod ")
+            .or_else(|| line.strip_prefix("mod "))
+        {
+            let m = m.trim_end_matches(';');
+            assert!(floor(m).is_some(), "room {m} has no floor in FLOORS");
+        }
+    }
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut problems = Vec::new();
+    for f in files {
+        let rel = f
+            .strip_prefix(&src)
+            .expect("under src")
+            .to_string_lossy()
+            .replace('\\', "/");
+        let room = rel
+            .split('/')
+            .next()
+            .expect("a path")
+            .trim_end_matches(".rs");
+        let name = rel.rsplit('/').next().expect("a file");
+        // The crate root, and files of tests, may reach anywhere.
+        let Some(own) = floor(room).filter(|_| !name.starts_with("tests")) else {
+            continue;
+        };
+        let text = code(&f);
+        let text = text.split("#[cfg(test)]\nmod ").next().expect("some code");
+        for (i, _) in text.match_indices("crate::") {
+            let rest = &text[i + "crate::".len()..];
+            // `crate::a::…`, or each entry of `crate::{a::…, b, …}`.
+            let names: Vec<&str> = match rest.strip_prefix('{') {
+                Some(group) => group
+                    .split('}')
+                    .next()
+                    .unwrap_or_default()
+                    .split(',')
+                    .map(str::trim)
+                    .collect(),
+                None => vec![rest],
+            };
+            for name in names {
+                let end = name
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .unwrap_or(name.len());
+                let target = room_of(&name[..end]);
+                if let Some(t) = floor(target).filter(|&t| t > own) {
+                    problems.push(format!("{rel} (floor {own}) reaches {target} (floor {t})"));
+                }
+            }
+        }
+    }
+    problems.sort();
+    problems.dedup();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -13,7 +13,6 @@ pub mod diurnal;
 mod errors;
 pub mod fallback;
 mod limiter;
-pub mod price;
 mod prompt_cache;
 mod service;
 

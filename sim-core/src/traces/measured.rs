@@ -129,10 +129,12 @@ pub fn model_from_name(name: &str) -> Option<Model> {
 impl Measured {
     /// The scenario that replays this run strictly: its arrivals and
     /// lengths, on its server as the settings give it, with the settings it
-    /// had to assume (vLLM's defaults) listed. Refused when the model or
-    /// GPU is missing or not in the catalogue, or the dtype is not 16-bit.
-    pub fn scenario(&self) -> Result<(Scenario, Vec<String>), String> {
-        self.scenario_split(None)
+    /// had to assume (vLLM's defaults) listed. What the run does not say
+    /// (the targets, the limits, the seed) is `base`'s; the page and `tlab`
+    /// give the default preset. Refused when the model or GPU is missing or
+    /// not in the catalogue, or the dtype is not 16-bit.
+    pub fn scenario(&self, base: &Scenario) -> Result<(Scenario, Vec<String>), String> {
+        self.scenario_split(base, None)
     }
 
     /// As [`Self::scenario`], its requests in two classes, `fitted` and
@@ -141,6 +143,7 @@ impl Measured {
     /// the other under the whole run's load.
     pub fn scenario_split(
         &self,
+        base: &Scenario,
         scored: Option<&dyn Fn(usize) -> bool>,
     ) -> Result<(Scenario, Vec<String>), String> {
         let st = &self.settings;
@@ -182,7 +185,7 @@ impl Measured {
             assumed.push("prefix caching on (vLLM's default)".into());
             true
         });
-        let mut s = crate::presets::chatbot_h100();
+        let mut s = base.clone();
         s.name = format!("Measured run: {model_name} on {gpu_name}");
         s.serving.replicas = 1;
         s.serving.gpu = gpu;

@@ -403,7 +403,7 @@ fn a_measured_run_refuses_by_file_and_line_or_replays() {
                 Ok(m) => {
                     // The strict replay runs, or says which setting the
                     // catalogue lacks.
-                    match m.scenario() {
+                    match m.scenario(&sim_core::presets::chatbot_h100()) {
                         Ok((s, _assumed)) => {
                             tally.ran();
                             runs_with_invariants("measured replay", s);

@@ -42,7 +42,9 @@ fn the_measured_metrics_are_those_the_run_reports() {
 #[test]
 fn the_replay_is_the_measured_server_and_traffic() {
     let m = run();
-    let (s, assumed) = m.scenario().expect("expressible");
+    let (s, assumed) = m
+        .scenario(&sim_core::presets::chatbot_h100())
+        .expect("expressible");
     assert!(
         assumed.is_empty(),
         "meta.json gives every setting: {assumed:?}"
@@ -95,7 +97,9 @@ fn what_cannot_be_expressed_is_refused_by_name() {
         None,
     )
     .expect("reads");
-    let e = m.scenario().expect_err("no RTX 3060 in the catalogue");
+    let e = m
+        .scenario(&sim_core::presets::chatbot_h100())
+        .expect_err("no RTX 3060 in the catalogue");
     assert!(
         e.contains("RTX 3060") && e.contains("not in the catalogue"),
         "{e}"
@@ -107,14 +111,14 @@ fn what_cannot_be_expressed_is_refused_by_name() {
     )
     .expect("reads");
     assert!(
-        m.scenario()
+        m.scenario(&sim_core::presets::chatbot_h100())
             .expect_err("unknown model")
             .contains("acme/Unknown-9B")
     );
     // Without meta.json: the model is unknown, so no replay.
     let bare = measured::parse(REQUESTS, None, None).expect("reads");
     assert!(
-        bare.scenario()
+        bare.scenario(&sim_core::presets::chatbot_h100())
             .expect_err("no model")
             .contains("does not name its model")
     );

@@ -296,7 +296,7 @@ fn the_priced_task_agrees_with_the_simulated_bill_at_every_load() {
             let a = r.api.as_ref().expect("api");
             let tasks = r.requests.completed as f64 / f64::from(turns);
             let simulated = a.usd / tasks;
-            let priced = sim_core::api::price::usd_per_task(&s, &tier, tasks_per_s);
+            let priced = sim_core::compare::price::usd_per_task(&s, &tier, tasks_per_s);
             assert_close(
                 &format!("{label}, {turns} turns, at {tasks_per_s} tasks/s"),
                 priced,

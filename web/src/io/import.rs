@@ -140,7 +140,7 @@ pub fn open_files(
             .map(|(_, t)| t.as_str());
         let run = measured::parse(log, Some(meta_text), series)
             .map_err(|e| format!("{log_name}: {e}"))?;
-        let (replay, _) = run.scenario()?;
+        let (replay, _) = run.scenario(&sim_core::presets::chatbot_h100())?;
         let replay = replay.validate().map_err(|e| e.to_string())?.into_inner();
         let mut name = format!("{log_name} with {meta_name}");
         if let Some((csv, _)) = named(".csv") {

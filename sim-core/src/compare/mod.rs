@@ -6,6 +6,8 @@
 //! whole replicas: enough that each runs at no more than [`TARGET_UTILISATION`]
 //! of the request rate one replica sustains when saturated (simulated).
 
+pub mod price;
+
 use crate::api::ProviderTier;
 use crate::report::HOURS_PER_MONTH;
 use crate::scenario::{Arrival, Scenario, ScenarioError, UserStep};
@@ -49,9 +51,9 @@ pub struct CostComparison {
 }
 
 /// The mean API price of one task of `scenario`'s workload on `tier` at the
-/// scenario's own peak load ([`crate::api::price::usd_per_task`]).
+/// scenario's own peak load ([`price::usd_per_task`]).
 pub fn api_usd_per_request(scenario: &Scenario, tier: &ProviderTier) -> f64 {
-    crate::api::price::usd_per_task(scenario, tier, scenario.peak_tasks_per_s())
+    price::usd_per_task(scenario, tier, scenario.peak_tasks_per_s())
 }
 
 /// Requests/s one replica of `scenario.serving` sustains when saturated: closed-loop
@@ -253,7 +255,7 @@ pub fn compare_with_capacity(
         .ok_or_else(|| bad(format!("tier index {tier} is not a tier of the scenario")))?;
     let per_request = api_usd_per_request(scenario, t);
     // A prompt cache makes a task cheaper as load grows (it is hit more).
-    let pricer = crate::api::price::TaskPrice::new(scenario, t);
+    let pricer = price::TaskPrice::new(scenario, t);
     let price_at = |load: f64| match t.prompt_cache {
         None => per_request,
         Some(_) => pricer.at(load),

@@ -1,5 +1,5 @@
 //! What a workload's average request costs at an API tier, by formula, for
-//! the cost-against-load comparison (`crate::compare`), which prices loads
+//! the cost-against-load comparison (`super`), which prices loads
 //! it does not simulate. A run bills request by request
 //! (`crate::engine`); this is the same bill in expectation:
 //!
@@ -18,13 +18,13 @@
 //!   draws of a fixed stream);
 //! - an explicit cache writes what a call can reuse beyond its hit: the
 //!   system prompt, or a conversation's whole prompt;
-//! - each part is priced as [`super::input_usd`] prices it.
+//! - each part is priced as [`crate::api::input_usd`] prices it.
 //!
 //! The formula treats lengths as their means and ignores the moment a
 //! prompt takes to process before it can be hit; `tests/it/prompt_cache.rs`
 //! holds it to the simulated bill.
 
-use super::{PromptCache, ProviderTier};
+use crate::api::{CacheMode, PromptCache, ProviderTier};
 use crate::rng::{Stream, StreamId};
 use crate::scenario::{RequestClass, Scenario};
 
@@ -126,7 +126,7 @@ fn mean_input_usd(
     let prompts = k.shared_prefix.as_ref().map_or(1, |p| p.prompts.max(1));
     let alive = cache.ttl_s + f64::from(turns - 1) * gap;
     let p_system = 1.0 - libm::exp(-tasks_per_s / f64::from(prompts) * alive);
-    let explicit = matches!(cache.mode, super::CacheMode::Explicit { .. });
+    let explicit = matches!(cache.mode, CacheMode::Explicit { .. });
     let mut total = 0.0;
     for t in 1..=turns {
         let input = prompt(t);
