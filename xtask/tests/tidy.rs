@@ -394,3 +394,43 @@ fn no_room_of_sim_core_reaches_a_floor_above_it() {
     problems.dedup();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+#[test]
+fn the_page_computes_nothing_from_a_report_but_percentages() {
+    // A figure the page shows is sim-core's (one definition per quantity):
+    // a line of web/src that reads a report's section may scale it to a
+    // percentage for display, and nothing else.
+    let sections = [
+        ".overall.",
+        ".throughput.",
+        ".cost.",
+        ".utilisation.",
+        ".requests.",
+        ".energy.",
+        ".physical_limit.",
+    ];
+    let mut problems = Vec::new();
+    for (f, c) in sources("web/src") {
+        let name = f
+            .file_name()
+            .expect("a file")
+            .to_string_lossy()
+            .into_owned();
+        if name.contains("test") {
+            continue;
+        }
+        for (n, line) in c.lines().enumerate() {
+            if !sections.iter().any(|s| line.contains(s)) {
+                continue;
+            }
+            let rest = line.replace("* 100.0", "").replace("100.0 *", "");
+            if [" + ", " - ", " / ", " * "]
+                .iter()
+                .any(|op| rest.contains(op))
+            {
+                problems.push(format!("{}:{}: {}", f.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

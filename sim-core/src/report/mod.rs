@@ -443,6 +443,14 @@ pub struct Energy {
 /// Hours in the month used for monthly costs (8,760 / 12).
 pub const HOURS_PER_MONTH: f64 = 730.0;
 
+impl Cost {
+    /// Twelve months at this load: 8,760 hours of the fleet plus a year's
+    /// API spend and electricity.
+    pub fn usd_per_year(&self) -> f64 {
+        self.usd_per_month * 12.0
+    }
+}
+
 /// Dollars per million tokens for a server costing `usd_per_hour` that sustains
 /// `tokens_per_s`: ($/h) / (tok/s · 3600) · 10⁶ (reference §3).
 pub fn usd_per_mtok(usd_per_hour: f64, tokens_per_s: f64) -> Option<f64> {

@@ -269,10 +269,8 @@ pub fn cards() -> Vec<Card> {
             id: "usd-per-year",
             help: "Twelve months of the monthly cost: servers for 8,760 hours plus API spend at this load.",
             value: |r| {
-                Some((
-                    fmt_usd(r.cost.usd_per_month * 12.0),
-                    r.cost.usd_per_month * 12.0,
-                ))
+                let year = r.cost.usd_per_year();
+                Some((fmt_usd(year), year))
             },
             note: no_note,
         },
