@@ -10,6 +10,7 @@ pub mod format;
 pub mod io;
 pub mod plan;
 pub mod results;
+pub mod table;
 pub mod work;
 
 pub use app::App;

@@ -434,3 +434,18 @@ fn the_page_computes_nothing_from_a_report_but_percentages() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+#[test]
+fn every_table_on_the_page_is_built_by_data_table() {
+    let mut problems = Vec::new();
+    for (f, c) in sources("web/src") {
+        if !f.ends_with("web/src/table.rs") && c.contains("<table") {
+            problems.push(f.display().to_string());
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "tables built outside web/src/table.rs's data_table:\n{}",
+        problems.join("\n")
+    );
+}

@@ -6,6 +6,7 @@
 //! --measured` prints.
 
 use crate::charts::views::{ChartSpec, chart_canvas};
+use crate::table::{Column, columns, data_table};
 use leptos::prelude::*;
 use sim_core::format::{duration_ms, rounded};
 use sim_core::traces::measured::Measured;
@@ -127,19 +128,19 @@ pub fn measured_view(
                     }>"Back to the strict replay"</button>
                 </p>
             </Show>
-            <table class="measured-table" data-testid="measured-table">
-                <thead>
-                    <tr>
-                        <th scope="col">"Metric"</th>
-                        <th scope="col">""</th>
-                        <th scope="col">"Mean"</th>
-                        <th scope="col">"p50"</th>
-                        <th scope="col">"p90"</th>
-                        <th scope="col">"p99"</th>
-                    </tr>
-                </thead>
-                <tbody>
-                    {move || rows().into_iter().map(|(metric, cells)| {
+            {data_table(
+                "measured-table",
+                Some("measured-table"),
+                None,
+                columns(&[
+                Column::new("Metric"),
+                Column::new(""),
+                Column::new("Mean"),
+                Column::new("p50"),
+                Column::new("p90"),
+                Column::new("p99"),
+            ]),
+                move || rows().into_iter().map(|(metric, cells)| {
                         let measured_cells = cells.iter().map(|c| view! { <td>{c.0.clone()}</td> }).collect_view();
                         let simulated_cells = cells.iter().map(|c| view! {
                             <td>{c.1.clone()}" "<span class="error-pct">"("{c.2.clone()}")"</span></td>
@@ -148,9 +149,8 @@ pub fn measured_view(
                             <tr><th scope="row" rowspan="2">{metric}</th><td>"measured"</td>{measured_cells}</tr>
                             <tr><td>"simulated"</td>{simulated_cells}</tr>
                         }
-                    }).collect_view()}
-                </tbody>
-            </table>
+                    }).collect_view(),
+            )}
             <p class="hint" data-testid="measured-summary">
                 {move || comparison.with(|c| c.as_ref().map(|c| format!(
                     "Kolmogorov–Smirnov distance (0 = the same distribution, 1 = disjoint; ±0.02): TTFT {:.2}, end-to-end {:.2}. Generated tokens/s: measured {}, simulated {}. Last request done at {:.1} s measured, {:.1} s simulated.",

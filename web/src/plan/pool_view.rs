@@ -3,6 +3,7 @@
 //! another, then the autoscaling searches and the split's run in slices;
 //! and the answer, with Apply for one setup or the split.
 
+use crate::table::{Column, columns, data_table};
 use crate::work::jobs::{self, PlanJobs};
 use leptos::prelude::*;
 use sim_core::Scenario;
@@ -183,21 +184,22 @@ pub fn pool_plan_view(
     view! {
         <section class="pool-plan" data-testid="pool-plan" aria-label="Pools, class by class">
             <h3>"Pools, class by class"</h3>
-            <table class="plan">
-                <thead>
-                    <tr>
-                        <th scope="col">"Traffic"</th>
-                        <th scope="col">"p99 TTFT / TPOT targets"</th>
-                        <th scope="col">"Cheapest setup"</th>
-                        <th scope="col">"$/month"</th>
-                        <th scope="col">"Autoscaling, overflow"</th>
-                    </tr>
-                </thead>
-                <tbody>
+            {data_table(
+                "plan",
+                None,
+                None,
+                columns(&[
+                    Column::new("Traffic"),
+                    Column::new("p99 TTFT / TPOT targets"),
+                    Column::new("Cheapest setup"),
+                    Column::new("$/month"),
+                    Column::new("Autoscaling, overflow"),
+                ]),
+                view! {
                     {row(&p.whole)}
                     {p.classes.iter().chain(&p.groups).map(row).collect_view()}
-                </tbody>
-            </table>
+                },
+            )}
             {split.map(|sp| {
                 let verdicts = sp.verdicts.clone();
                 let meets = sp.meets();

@@ -3,6 +3,7 @@
 //! replicas, run in slices, with Apply for the split.
 
 use crate::format::fmt_ms;
+use crate::table::{Column, columns, data_table};
 use crate::work::jobs;
 use leptos::prelude::*;
 use sim_core::Scenario;
@@ -112,21 +113,22 @@ pub fn disaggregation_plan_view(
     view! {
         <section class="split-plan" data-testid="split-plan" aria-label="Split prefill and decode">
             <h3>{format!("Split prefill and decode (caches over {})", p.link.name())}</h3>
-            <table class="plan">
-                <thead>
-                    <tr>
-                        <th scope="col">""</th>
-                        <th scope="col">"Replicas"</th>
-                        <th scope="col">"$/month"</th>
-                        <th scope="col">"p99 TTFT"</th>
-                        <th scope="col">"p99 TPOT"</th>
-                    </tr>
-                </thead>
-                <tbody>
+            {data_table(
+                "plan",
+                None,
+                None,
+                columns(&[
+                    Column::new(""),
+                    Column::new("Replicas"),
+                    Column::new("$/month"),
+                    Column::new("p99 TTFT"),
+                    Column::new("p99 TPOT"),
+                ]),
+                view! {
                     {row("colocated", p.colocated.as_ref())}
                     {row("split", p.split.as_ref())}
-                </tbody>
-            </table>
+                },
+            )}
             <p data-testid="split-plan-verdict">{verdict}</p>
             {p.unsettled.map(|u| view! { <p class="hint">{format!("Not settled: {u}.")}</p> })}
             <p class="hint">{format!(

@@ -1,10 +1,14 @@
 //! The planner's answer as the page shows it: what was asked, the API tier
 //! answers, the cheapest setups (each with Apply) and the cheaper misses.
 
+use crate::table::{Column, columns, data_table};
 use leptos::prelude::*;
 use sim_core::Scenario;
 use sim_core::plan::Plan;
 use sim_core::plan::confidence::Confidence;
+
+/// What the "Meets in" column counts.
+const MEETS_IN: &str = "Of the setup's range runs (both ends of the model's measured error, three seeds each), those meeting the targets; only the cheapest setup of each kind is checked.";
 
 fn usd(v: f64) -> String {
     crate::format::fmt_usd(v)
@@ -139,20 +143,20 @@ pub fn plan_view(
             {api_lines(&p).into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}
         </ul>
         {confidence_view(confidence, scenario, error, applied)}
-        <table class="plan" data-testid="plan-results">
-            <thead>
-                <tr>
-                    <th scope="col">"Setup"</th>
-                    <th scope="col">"$/month"</th>
-                    <th scope="col">"p99 TTFT"</th>
-                    <th scope="col">"p99 TPOT"</th>
-                    <th scope="col">"Margin"</th>
-                    <th scope="col" title="Of the setup's range runs (both ends of the model's measured error, three seeds each), those meeting the targets; only the cheapest setup of each kind is checked.">"Meets in"</th>
-                    <th scope="col"><span class="visually-hidden">"Apply"</span></th>
-                </tr>
-            </thead>
-            <tbody>
-                {p.feasible
+        {data_table(
+            "plan",
+            Some("plan-results"),
+            None,
+            columns(&[
+                Column::new("Setup"),
+                Column::new("$/month"),
+                Column::new("p99 TTFT"),
+                Column::new("p99 TPOT"),
+                Column::new("Margin"),
+                Column::new("Meets in").help(MEETS_IN),
+                Column::hidden("Apply"),
+            ]),
+            p.feasible
                     .iter()
                     .take(8)
                     .enumerate()
@@ -221,9 +225,8 @@ pub fn plan_view(
                             </tr>
                         }
                     })
-                    .collect_view()}
-            </tbody>
-        </table>
+                    .collect_view(),
+        )}
         <h3>"Cheaper, but missed"</h3>
         <ul class="misses" data-testid="plan-misses">
             {p.near_misses

@@ -2,6 +2,7 @@
 //! against the pinned run A.
 
 use crate::format::{fmt_ms, fmt_usd};
+use crate::table::{Column, columns, data_table};
 use leptos::prelude::*;
 use sim_core::format::thousands;
 use sim_core::{Report, Scenario};
@@ -418,23 +419,22 @@ pub fn per_class_view(report: RwSignal<Option<Report>>) -> impl IntoView {
     };
     view! {
         <Show when=move || !rows().is_empty()>
-            <table class="per-class" data-testid="per-class">
-                <caption>"By class: each class's own numbers (the cards above mix them)"</caption>
-                <thead>
-                    <tr>
-                        <th scope="col">"Class"</th>
-                        <th scope="col">"Completed"</th>
-                        <th scope="col">"First token, p50"</th>
-                        <th scope="col">"First token, p99"</th>
-                        <th scope="col">"First visible token, p50"</th>
-                        <th scope="col">"Thinking, p50"</th>
-                        <th scope="col">"End-to-end, p50"</th>
-                        <th scope="col">"End-to-end, p99"</th>
-                        <th scope="col">"Task, p50"</th>
-                    </tr>
-                </thead>
-                <tbody>
-                    {move || {
+            {data_table(
+                "per-class",
+                Some("per-class"),
+                Some("By class: each class's own numbers (the cards above mix them)"),
+                columns(&[
+                    Column::new("Class"),
+                    Column::new("Completed"),
+                    Column::new("First token, p50"),
+                    Column::new("First token, p99"),
+                    Column::new("First visible token, p50"),
+                    Column::new("Thinking, p50"),
+                    Column::new("End-to-end, p50"),
+                    Column::new("End-to-end, p99"),
+                    Column::new("Task, p50"),
+                ]),
+                    move || {
                         rows()
                             .into_iter()
                             .map(|k| {
@@ -462,9 +462,8 @@ pub fn per_class_view(report: RwSignal<Option<Report>>) -> impl IntoView {
                                 }
                             })
                             .collect_view()
-                    }}
-                </tbody>
-            </table>
+                    },
+            )}
         </Show>
     }
 }

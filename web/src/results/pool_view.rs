@@ -2,6 +2,7 @@
 //! has several or one autoscales (the cards above add them up).
 
 use crate::format::{fmt_ms, fmt_usd};
+use crate::table::{Column, columns, data_table};
 use leptos::prelude::*;
 use sim_core::Report;
 
@@ -11,24 +12,23 @@ pub fn per_pool_view(report: RwSignal<Option<Report>>) -> impl IntoView {
     let handoff = move || report.with(|r| r.as_ref().and_then(|r| r.disaggregation.clone()));
     view! {
         <Show when=move || !rows().is_empty()>
-            <table class="per-class" data-testid="per-pool">
-                <caption>"By pool: each pool's own numbers (the cards above add them up)"</caption>
-                <thead>
-                    <tr>
-                        <th scope="col">"Pool"</th>
-                        <th scope="col">"Replicas × GPUs, model"</th>
-                        <th scope="col">"Replicas up: mean, most"</th>
-                        <th scope="col">"Completed"</th>
-                        <th scope="col">"First token, p50"</th>
-                        <th scope="col">"First token, p99"</th>
-                        <th scope="col">"Per token, p50"</th>
-                        <th scope="col">"Output tok/s"</th>
-                        <th scope="col">"GPU busy"</th>
-                        <th scope="col">"$ per month"</th>
-                    </tr>
-                </thead>
-                <tbody>
-                    {move || {
+            {data_table(
+                "per-class",
+                Some("per-pool"),
+                Some("By pool: each pool's own numbers (the cards above add them up)"),
+                columns(&[
+                    Column::new("Pool"),
+                    Column::new("Replicas × GPUs, model"),
+                    Column::new("Replicas up: mean, most"),
+                    Column::new("Completed"),
+                    Column::new("First token, p50"),
+                    Column::new("First token, p99"),
+                    Column::new("Per token, p50"),
+                    Column::new("Output tok/s"),
+                    Column::new("GPU busy"),
+                    Column::new("$ per month"),
+                ]),
+                move || {
                         rows()
                             .into_iter()
                             .map(|p| {
@@ -59,9 +59,8 @@ pub fn per_pool_view(report: RwSignal<Option<Report>>) -> impl IntoView {
                                 }
                             })
                             .collect_view()
-                    }}
-                </tbody>
-            </table>
+                    },
+            )}
             {move || {
                 handoff()
                     .map(|h| {

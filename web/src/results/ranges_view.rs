@@ -3,6 +3,7 @@
 //! (`sim_core::ranges`), shown once the runs of the scenario on screen
 //! finish.
 
+use crate::table::{columns, data_table};
 use leptos::prelude::*;
 use sim_core::compare::LoadCheck;
 use sim_core::ranges::{Ranges, Verdict};
@@ -100,9 +101,7 @@ pub fn ranges_view(
                         <span data-testid="ranges-where" data-inside=inside data-beyond=beyond>{short}</span>
                         <span class="hint">" Each number's range, and how the runs were made."</span>
                     </summary>
-                    <table>
-                        <tbody>{rows}</tbody>
-                    </table>
+                    {data_table("ranges-table", None, None, columns(&[]), rows)}
                     <p class="hint" data-testid="ranges-method">{method}</p>
                     <div class="hint" data-testid="ranges-provenance">{provenance_lines}</div>
                 </details>

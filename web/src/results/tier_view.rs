@@ -6,6 +6,7 @@
 //! them.
 
 use crate::format::fmt_usd;
+use crate::table::{Column, data_table};
 use leptos::prelude::*;
 use sim_core::Report;
 
@@ -33,25 +34,30 @@ pub fn per_tier_view(report: RwSignal<Option<Report>>) -> impl IntoView {
     };
     view! {
         <Show when=move || !rows().is_empty()>
-            <table class="per-class" data-testid="per-tier">
-                <caption>"By API tier: what each tier billed over the run, by line (errors are not billed)"</caption>
-                <thead>
-                    <tr>
-                        <th scope="col">"Tier"</th>
-                        <th scope="col">"Requests"</th>
-                        <th scope="col">"Errors"</th>
-                        <th scope="col">"Input"</th>
-                        <th scope="col">"Cached input"</th>
-                        <th scope="col">"Cache writes"</th>
-                        <th scope="col">"Output"</th>
-                        {move || units().then(|| view! { <th scope="col">"Provisioned units"</th> })}
-                        {move || refusals().then(|| view! { <th scope="col">"Flex refused"</th> })}
-                        <th scope="col">"Run total"</th>
-                        <th scope="col">"$ per month"</th>
-                    </tr>
-                </thead>
-                <tbody>
-                    {move || {
+            {data_table(
+                "per-class",
+                Some("per-tier"),
+                Some("By API tier: what each tier billed over the run, by line (errors are not billed)"),
+                move || {
+                    let mut c = vec![
+                        Column::new("Tier"),
+                        Column::new("Requests"),
+                        Column::new("Errors"),
+                        Column::new("Input"),
+                        Column::new("Cached input"),
+                        Column::new("Cache writes"),
+                        Column::new("Output"),
+                    ];
+                    if units() {
+                        c.push(Column::new("Provisioned units"));
+                    }
+                    if refusals() {
+                        c.push(Column::new("Flex refused"));
+                    }
+                    c.extend([Column::new("Run total"), Column::new("$ per month")]);
+                    c
+                },
+                move || {
                         rows()
                             .into_iter()
                             .map(|t| {
@@ -84,9 +90,8 @@ pub fn per_tier_view(report: RwSignal<Option<Report>>) -> impl IntoView {
                                 }
                             })
                             .collect_view()
-                    }}
-                </tbody>
-            </table>
+                    },
+            )}
         </Show>
     }
 }
