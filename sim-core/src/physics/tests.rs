@@ -379,10 +379,18 @@ fn the_trust_statement_names_what_was_measured_for_that_gpu_and_model() {
         h100.contains("held out") && h100.contains("within 11 %"),
         "{h100}"
     );
-    for gpu in [Gpu::B300, Gpu::RtxPro6000, Gpu::L40s, Gpu::Mi300x] {
+    let rtx = trt1.trust(Gpu::RtxPro6000, &Model::Mixtral8x7b.dims());
+    assert!(
+        rtx.contains("held out")
+            && rtx.contains("within 3 %")
+            && rtx.contains("67 % low")
+            && rtx.contains("median 0.62×"),
+        "{rtx}"
+    );
+    for gpu in [Gpu::B300, Gpu::L40s, Gpu::Mi300x] {
         let t = trt1.trust(gpu, &Model::Llama31_70b.dims());
         assert!(
-            t.contains("an estimate") && t.contains("11") && t.contains("37 %"),
+            t.contains("an estimate") && t.contains("3") && t.contains("37 %"),
             "{t}"
         );
     }
