@@ -268,13 +268,7 @@ impl Simulation {
     /// recompute prompt + those tokens, then generate only what remains.
     fn preempt(&mut self, r: usize, id: ReqId) {
         let ctx = self.leave_decoding(r, id, false);
-        let c0 = self.st.requests[id].joined.c0;
-        let made = if pool!(self, r).speculative.is_some() {
-            // Its steps so far made their share of its tokens.
-            c0 + self.speculative_generated(id, ctx - c0)
-        } else {
-            ctx
-        };
+        let made = self.context_made(r, id, ctx);
         let req = &mut self.st.requests[id];
         // Its context holds the prompt and every generated token but the last.
         req.generated = (made + 1 - u64::from(req.input_tokens)) as u32;
@@ -344,12 +338,7 @@ impl Simulation {
     fn finish_decodes(&mut self, r: usize, decodes: u64) {
         let now = self.st.now;
         let step = self.st.replicas[r].decoding.advance();
-        // Under speculation a step makes several tokens a sequence.
-        let made = if pool!(self, r).speculative.is_some() {
-            self.st.replicas[r].decoding.step_tokens()
-        } else {
-            decodes
-        };
+        let made = self.step_tokens_made(r, decodes);
         self.rec.windows.tokens(now, made);
         self.first_tokens_of_joined(r);
         while let Some(f) = self.st.replicas[r].decoding.pop_due(step) {
@@ -363,17 +352,7 @@ impl Simulation {
                 continue; // preempted or refused since: a stale entry
             }
             let ctx = self.leave_decoding(r, f.id, true);
-            let spec = pool!(self, r).speculative.is_some();
-            let req = &mut self.st.requests[f.id];
-            if spec {
-                // Its steps made its tokens, several a step.
-                self.rec.speculative_tokens += u64::from(req.speculative_left);
-                self.rec.speculative_steps += u64::from(req.speculative_steps);
-                req.generated = req.output_tokens;
-            } else {
-                req.generated = (ctx + 1 - u64::from(req.input_tokens)) as u32;
-            }
-            debug_assert_eq!(req.generated, req.output_tokens, "finished early or late");
+            self.finish_generation(r, f.id, ctx);
             self.complete(f.id);
         }
     }
@@ -417,18 +396,11 @@ impl Simulation {
                 continue;
             }
             self.publish_prompt(r, id, target);
-            let spec = pool!(self, r).speculative.is_some();
+            let (left, rate) = self.decode_steps_left(r, id);
             let req = &mut self.st.requests[id];
             let rep = &mut self.st.replicas[r];
             debug_assert_eq!(req.phase, Phase::Prefilling);
             req.phase = Phase::Decoding;
-            // Under speculative decoding the set counts its steps.
-            let left = if spec {
-                u64::from(req.speculative_steps.max(1))
-            } else {
-                u64::from(req.output_tokens - req.generated)
-            };
-            let rate = super::speculative::step_rate(spec, req);
             req.joined = rep
                 .decoding
                 .join(id, req.admit_order, req.epoch, target, left, rate);

@@ -145,6 +145,59 @@ impl Simulation {
         extra
     }
 
+    /// The tokens a decode step of `decodes` sequences on replica `r`
+    /// made: one each, or under speculation each one's tokens a step.
+    pub(super) fn step_tokens_made(&mut self, r: usize, decodes: u64) -> u64 {
+        if pool!(self, r).speculative.is_some() {
+            self.st.replicas[r].decoding.step_tokens()
+        } else {
+            decodes
+        }
+    }
+
+    /// The context request `id` holds leaving replica `r`'s decoding set at
+    /// `ctx`, counting what it generated: one token a step, or under
+    /// speculation its steps' share of its tokens.
+    pub(super) fn context_made(&self, r: usize, id: ReqId, ctx: u64) -> u64 {
+        if pool!(self, r).speculative.is_some() {
+            let c0 = self.st.requests[id].joined.c0;
+            c0 + self.speculative_generated(id, ctx - c0)
+        } else {
+            ctx
+        }
+    }
+
+    /// Request `id` made its last token on replica `r`, leaving at context
+    /// `ctx`: all its tokens generated (under speculation its steps and
+    /// tokens counted).
+    pub(super) fn finish_generation(&mut self, r: usize, id: ReqId, ctx: u64) {
+        let spec = pool!(self, r).speculative.is_some();
+        let req = &mut self.st.requests[id];
+        if spec {
+            // Its steps made its tokens, several a step.
+            self.rec.speculative_tokens += u64::from(req.speculative_left);
+            self.rec.speculative_steps += u64::from(req.speculative_steps);
+            req.generated = req.output_tokens;
+        } else {
+            req.generated = (ctx + 1 - u64::from(req.input_tokens)) as u32;
+        }
+        debug_assert_eq!(req.generated, req.output_tokens, "finished early or late");
+    }
+
+    /// What request `id`, joining replica `r`'s decoding set, has left to
+    /// decode and its rate: its tokens at one a step, or under speculation
+    /// its drawn steps at its tokens a step.
+    pub(super) fn decode_steps_left(&self, r: usize, id: ReqId) -> (u64, u64) {
+        let spec = pool!(self, r).speculative.is_some();
+        let req = &self.st.requests[id];
+        let left = if spec {
+            u64::from(req.speculative_steps.max(1))
+        } else {
+            u64::from(req.output_tokens - req.generated)
+        };
+        (left, step_rate(spec, req))
+    }
+
     /// What a speculating sequence leaving replica `r`'s decoding set after
     /// `done` of its steps has really generated in those steps (its tokens
     /// spread evenly over its steps).

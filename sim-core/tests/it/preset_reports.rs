@@ -27,6 +27,41 @@ fn digests() -> String {
             writeln!(out, "{} {} {hex}", p.id, k + 1).expect("a string takes writes");
         }
     }
+    // Features no story step reaches as hard: speculation under KV
+    // pressure (preemptions) and near capacity, an autoscaled pool.
+    let variants: [(&str, &[(&str, &str)]); 3] = [
+        (
+            "eagle-long-answers",
+            &[
+                ("arrival.rate", "12"),
+                ("speculative", "eagle"),
+                ("output_tokens", "4000"),
+            ],
+        ),
+        (
+            "eagle-at-45",
+            &[("arrival.rate", "45"), ("speculative", "eagle")],
+        ),
+        (
+            "autoscaled",
+            &[
+                ("arrival.rate", "30"),
+                ("autoscale", "queue_per_replica"),
+                ("autoscale.max", "4"),
+            ],
+        ),
+    ];
+    for (name, edits) in variants {
+        let mut s = sim_core::presets::chatbot_h100();
+        for (k, v) in edits {
+            sim_core::params::apply(&mut s, k, v).expect("a catalogue edit");
+        }
+        let report = sim_core::run_scenario(s).expect("a valid variant");
+        let json = serde_json::to_string(&report).expect("a report serialises");
+        let hash = Sha256::digest(json.as_bytes());
+        let hex: String = hash[..12].iter().map(|b| format!("{b:02x}")).collect();
+        writeln!(out, "chatbot-h100 {name} {hex}").expect("a string takes writes");
+    }
     out
 }
 
