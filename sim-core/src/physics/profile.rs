@@ -425,6 +425,12 @@ fn trtllm_trust(gpu: Gpu, moe: bool) -> String {
             29,
             "0.79",
         )),
+        Gpu::B300 => Some((
+            "Llama-2-70B's offline throughput 14 % low (4 runs)",
+            "; DeepSeek-R1's 20 % low (4 runs)",
+            40,
+            "0.89",
+        )),
         Gpu::RtxPro6000 => Some((
             "Llama-2-70B's offline throughput within 3 % (11 runs)",
             "; Mixtral-8x7B's 67 % low (4 runs)",
@@ -440,23 +446,9 @@ fn trtllm_trust(gpu: Gpu, moe: bool) -> String {
             gpu.spec().name
         );
     }
-    let in_sample = match gpu {
-        Gpu::B300 => "Llama-2-70B's offline throughput within 6 % (4 runs)",
-        _ => {
-            return format!(
-                "Trust: an estimate — no TensorRT-LLM results on {} were compared. Held out of the fit, the GPUs checked so far are 3 % (RTX PRO 6000), 11 % (H100), 16 % (B200) and 37 % (H200) off on Llama-2-70B's offline throughput, and 14–29 % on DeepSeek-R1's time per token and TTFT. Treat numbers as ±35 %.",
-                gpu.spec().name
-            );
-        }
-    };
     format!(
-        "Trust: an estimate — {} was not held out of the fit yet: on its own rows {in_sample}{}, but held out, RTX PRO 6000, H100, B200 and H200 are 3–37 % off on that figure. Treat numbers as ±35 %.",
-        gpu.spec().name,
-        if moe {
-            "; mixture-of-experts models 10–67 % off"
-        } else {
-            ""
-        }
+        "Trust: an estimate — no TensorRT-LLM results on {} were compared. Held out of the fit, the GPUs checked so far are 3 % (RTX PRO 6000), 11 % (H100), 14 % (B300), 16 % (B200) and 37 % (H200) off on Llama-2-70B's offline throughput, and 14–29 % on DeepSeek-R1's time per token and TTFT. Treat numbers as ±35 %.",
+        gpu.spec().name
     )
 }
 

@@ -387,10 +387,17 @@ fn the_trust_statement_names_what_was_measured_for_that_gpu_and_model() {
             && rtx.contains("median 0.62×"),
         "{rtx}"
     );
-    for gpu in [Gpu::B300, Gpu::L40s, Gpu::Mi300x] {
+    let b300 = trt1.trust(Gpu::B300, &Model::DeepseekV3.dims());
+    assert!(
+        b300.contains("held out")
+            && b300.contains("14 % low")
+            && b300.contains("DeepSeek-R1's 20 % low"),
+        "{b300}"
+    );
+    for gpu in [Gpu::L40s, Gpu::Mi300x] {
         let t = trt1.trust(gpu, &Model::Llama31_70b.dims());
         assert!(
-            t.contains("an estimate") && t.contains("3") && t.contains("37 %"),
+            t.contains("an estimate") && t.contains("14 % (B300)") && t.contains("37 %"),
             "{t}"
         );
     }
