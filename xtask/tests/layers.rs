@@ -43,8 +43,9 @@ fn names(code: &str, modules: &BTreeSet<String>) -> BTreeSet<String> {
     for prefix in ["super::", "crate::engine::"] {
         for (i, _) in code.match_indices(prefix) {
             let rest = &code[i + prefix.len()..];
+            // `super::m::item`, or the module itself (`use super::m;`).
             let m = ident(rest);
-            if rest[m.len()..].starts_with("::") && modules.contains(m) {
+            if modules.contains(m) {
                 out.insert(m.to_owned());
             }
             if rest.starts_with('{') {
@@ -55,9 +56,9 @@ fn names(code: &str, modules: &BTreeSet<String>) -> BTreeSet<String> {
                     match c {
                         '{' => depth += 1,
                         '}' | ',' if depth == 1 => {
-                            let entry = rest[start..j].trim();
-                            let m = ident(entry);
-                            if entry[m.len()..].starts_with("::") && modules.contains(m) {
+                            // `m::item`, `m::{…}`, or `m` itself.
+                            let m = ident(rest[start..j].trim());
+                            if modules.contains(m) {
                                 out.insert(m.to_owned());
                             }
                             start = j + 1;
@@ -156,9 +157,10 @@ fn the_engine_files_import_in_layers_without_a_circle() {
 
 #[test]
 fn the_circle_finder_finds_a_circle_and_reads_groups() {
-    let modules: BTreeSet<String> = ["a", "b", "c"].map(str::to_owned).into();
+    let modules: BTreeSet<String> = ["a", "b", "c", "d", "e"].map(str::to_owned).into();
+    // Items, nested groups, a module named bare in a group or alone.
     let read = names(
-        "use super::{a::X, b::{Y, Z}, NS};\nfn f() { super::c::g() }",
+        "use super::{a::X, b::{Y, Z}, d, NS};\nuse super::e;\nfn f() { super::c::g() }",
         &modules,
     );
     assert_eq!(read, modules);

@@ -144,11 +144,9 @@ impl<'a> Bill<'a> {
     pub(super) fn fleet_replica_ns(&self, autoscales: bool, replicas: usize) -> f64 {
         if autoscales {
             let used = self.pools.iter().any(|p| p.used);
-            self.pools
-                .iter()
-                .zip(&self.up)
-                .filter(|(p, _)| p.used || !used)
-                .map(|(p, u)| u.map_or(self.end as f64 * p.replicas as f64, |u| u as f64))
+            (0..self.pools.len())
+                .filter(|&i| self.pools[i].used || !used)
+                .map(|i| self.replica_ns(i))
                 .sum()
         } else {
             self.end as f64 * replicas as f64

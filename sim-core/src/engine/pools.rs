@@ -7,10 +7,10 @@
 
 use super::policy::{Policy, Service};
 use super::request::{Backend, TaskId};
-use super::{Simulation, report, waiting};
-use crate::physics::Timing;
+use super::{BLOCK, Simulation, waiting};
+use crate::physics::{Efficiency, Timing};
 use crate::report::PhysicalLimit;
-use crate::scenario::{Router, ServiceModel, Target, ValidScenario};
+use crate::scenario::{Router, Scenario, ServiceModel, Serving, Target, ValidScenario};
 
 /// One pool: what its replicas are and how they are billed.
 pub(super) struct PoolCfg {
@@ -125,7 +125,7 @@ impl PoolCfg {
             level_of,
             levels,
             limit: match s.service {
-                ServiceModel::Physics => Some(report::physical_limit(scenario, s, kv_blocks)),
+                ServiceModel::Physics => Some(physical_limit(scenario, s, kv_blocks)),
                 ServiceModel::Abstract { .. } => None,
             },
         }
@@ -134,6 +134,27 @@ impl PoolCfg {
     /// The replicas of the pool, as indices into the fleet's array.
     pub(super) fn range(&self) -> std::ops::Range<usize> {
         self.first..self.first + self.replicas
+    }
+}
+
+/// An upper bound on one replica's output tokens/s that no run can pass: decode
+/// steps at the datasheet peak with no overheads, as many sequences as the
+/// configuration allows (capped by what the KV cache holds), each with the
+/// shortest context the workload has (its shortest prompt and one token). A
+/// pass of B sequences yields at most B tokens and takes at least this
+/// roofline's time for B, and B / time grows with B; so tokens per busy second
+/// never exceed the bound, and the achieved fraction stays within [0, 1].
+fn physical_limit(scenario: &Scenario, pool: &Serving, kv_blocks: u64) -> PhysicalLimit {
+    let context = scenario.min_input_tokens().saturating_add(1);
+    let fits = (kv_blocks * BLOCK / u64::from(context)).clamp(1, u64::from(u32::MAX)) as u32;
+    let batch = pool.batching.max_seqs().min(fits).max(1);
+    let model = scenario.deployment_for(pool).step_model(Efficiency::PEAK);
+    let per_step = pool.max_tokens_per_step();
+    PhysicalLimit {
+        batch,
+        context_tokens: context,
+        output_tokens_per_s: model.decode_roofline_tokens_per_s(batch, context) * per_step,
+        achieved_fraction: 0.0,
     }
 }
 

@@ -4,33 +4,10 @@ use super::bill::Bill;
 use super::policy::Service;
 use super::provider::ApiState;
 use super::{BLOCK, NS_PER_S, Simulation};
-use crate::physics::Efficiency;
 use crate::report::{
-    ApiReport, Cost, Counts, Energy, HOURS_PER_MONTH, PhysicalLimit, REPORT_VERSION, Report,
-    Snapshot, Throughput, Utilisation,
+    ApiReport, Cost, Counts, Energy, HOURS_PER_MONTH, REPORT_VERSION, Report, Snapshot, Throughput,
+    Utilisation,
 };
-use crate::scenario::{Scenario, Serving};
-
-/// An upper bound on one replica's output tokens/s that no run can pass: decode
-/// steps at the datasheet peak with no overheads, as many sequences as the
-/// configuration allows (capped by what the KV cache holds), each with the
-/// shortest context the workload has (its shortest prompt and one token). A
-/// pass of B sequences yields at most B tokens and takes at least this
-/// roofline's time for B, and B / time grows with B; so tokens per busy second
-/// never exceed the bound, and the achieved fraction stays within [0, 1].
-pub(super) fn physical_limit(scenario: &Scenario, pool: &Serving, kv_blocks: u64) -> PhysicalLimit {
-    let context = scenario.min_input_tokens().saturating_add(1);
-    let fits = (kv_blocks * BLOCK / u64::from(context)).clamp(1, u64::from(u32::MAX)) as u32;
-    let batch = pool.batching.max_seqs().min(fits).max(1);
-    let model = scenario.deployment_for(pool).step_model(Efficiency::PEAK);
-    let per_step = pool.max_tokens_per_step();
-    PhysicalLimit {
-        batch,
-        context_tokens: context,
-        output_tokens_per_s: model.decode_roofline_tokens_per_s(batch, context) * per_step,
-        achieved_fraction: 0.0,
-    }
-}
 
 impl Simulation {
     /// The end of the measured window: for a run that drained, the arrival

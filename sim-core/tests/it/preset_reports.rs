@@ -14,17 +14,23 @@ const FILE: &str = concat!(
     "/tests/golden/preset-reports.txt"
 );
 
+/// The first 96 bits of the SHA-256 of `s`'s report as JSON, in hex.
+fn digest(s: sim_core::Scenario) -> String {
+    let report = sim_core::run_scenario(s).expect("a valid scenario");
+    let json = serde_json::to_string(&report).expect("a report serialises");
+    Sha256::digest(json.as_bytes())[..12]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 /// `preset step hash` for every preset and story step, in the catalogue's order.
 fn digests() -> String {
     let mut out = String::new();
     for p in sim_core::presets::all() {
         for k in 0..p.steps.len() {
             let s = scenario_at(&p.scenario, p.steps, k).expect("the story's edits apply");
-            let report = sim_core::run_scenario(s).expect("a preset is valid");
-            let json = serde_json::to_string(&report).expect("a report serialises");
-            let hash = Sha256::digest(json.as_bytes());
-            let hex: String = hash[..12].iter().map(|b| format!("{b:02x}")).collect();
-            writeln!(out, "{} {} {hex}", p.id, k + 1).expect("a string takes writes");
+            writeln!(out, "{} {} {}", p.id, k + 1, digest(s)).expect("a string takes writes");
         }
     }
     // Features no story step reaches as hard: speculation under KV
@@ -56,11 +62,7 @@ fn digests() -> String {
         for (k, v) in edits {
             sim_core::params::apply(&mut s, k, v).expect("a catalogue edit");
         }
-        let report = sim_core::run_scenario(s).expect("a valid variant");
-        let json = serde_json::to_string(&report).expect("a report serialises");
-        let hash = Sha256::digest(json.as_bytes());
-        let hex: String = hash[..12].iter().map(|b| format!("{b:02x}")).collect();
-        writeln!(out, "chatbot-h100 {name} {hex}").expect("a string takes writes");
+        writeln!(out, "chatbot-h100 {name} {}", digest(s)).expect("a string takes writes");
     }
     out
 }
