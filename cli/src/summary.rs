@@ -206,8 +206,14 @@ pub fn summary(s: &Scenario, r: &Report) -> String {
             );
         }
         if a.hedges > 0 {
+            let to = s
+                .api
+                .as_ref()
+                .and_then(|x| x.hedge.as_ref())
+                .and_then(|h| h.to.as_deref())
+                .map_or(String::new(), |to| format!(" to tier {}", printable(to)));
             o += &format!(
-                "  hedges: {} copies sent, {} streamed first and answered; the cancelled copies' prompts cost {}\n",
+                "  hedges: {} copies sent{to}, {} streamed first and answered; the cancelled attempts' prompts cost {}\n",
                 thousands(a.hedges),
                 thousands(a.hedges_won),
                 usd(a.usd_hedges_cancelled)
@@ -408,12 +414,27 @@ mod tests {
         let a = r.api.as_ref().expect("api");
         assert!(a.hedges > 0, "launch-spike's slow first tokens are hedged");
         let hedges = format!(
-            "  hedges: {} copies sent, {} streamed first and answered; the cancelled copies' prompts cost {}",
+            "  hedges: {} copies sent, {} streamed first and answered; the cancelled attempts' prompts cost {}",
             sim_core::format::thousands(a.hedges),
             sim_core::format::thousands(a.hedges_won),
             super::usd(a.usd_hedges_cancelled)
         );
         assert!(text.contains(&hedges), "{text}");
+        // Hedged to the small tier instead, the line names it.
+        let mut to_small = s.clone();
+        sim_core::params::apply(&mut to_small, "api.hedge_to", "small").expect("a tier");
+        let r = sim_core::run_scenario(to_small.clone()).expect("valid");
+        let a = r.api.as_ref().expect("api");
+        assert!(a.tiers[0].hedged_away > 0, "the small tier wins some");
+        let text = summary(&to_small, &r);
+        assert!(
+            text.contains(&format!(
+                "  hedges: {} copies sent to tier small, {} streamed first",
+                sim_core::format::thousands(a.hedges),
+                sim_core::format::thousands(a.hedges_won)
+            )),
+            "{text}"
+        );
         // A run without them says nothing of either.
         let plain = sim_core::presets::launch_spike();
         let text = summary(

@@ -137,6 +137,31 @@ test('a fallback tier answers what the main tier gave up on', async () => {
   assert.deepEqual(lab.errors, []);
 });
 
+test('a hedge to another tier moves the requests its copies win there, and travels in the link', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  await p.byTestId('preset').selectOption('launch-spike');
+  await p.waitForRun();
+  // Before the client hedges, the only target offered is the request's own tier.
+  const offered = async () => p.byTestId('api-hedge-to').locator('option').evaluateAll((o) => o.map((x) => x.value));
+  assert.deepEqual(await offered(), ['same']);
+  await edit(p, 'api-hedge-number', async (box) => {
+    await box.fill('1');
+    await box.press('Enter');
+  });
+  assert.ok((await offered()).includes('small'), `${await offered()}`);
+  await edit(p, 'api-hedge-to', (select) => select.selectOption('small'));
+  const row = p.page.locator('[data-testid="per-tier-frontier"]');
+  await row.locator('[data-testid="hedged-away"]').waitFor({ timeout: 10_000 });
+  const away = Number(await row.locator('[data-testid="hedged-away"]').getAttribute('data-value'));
+  assert.ok(away > 0, `${away} requests hedged away from the frontier tier`);
+  const q = new LabPage(await lab.newPage(), lab.url);
+  await q.page.goto(p.page.url());
+  await q.waitForRun();
+  assert.equal(await q.byTestId('api-hedge-to').inputValue(), 'small');
+  assert.deepEqual(lab.errors, []);
+});
+
 test('the bill by tier: each line its tokens, the errors unbilled, the lines the whole', async () => {
   const p = new LabPage(await lab.newPage(), lab.url);
   await p.open();

@@ -66,25 +66,47 @@ pub struct Api {
 }
 
 /// Hedged requests: when a request's first token has not come `after_s`
-/// after it was sent, the client sends the same request again to the same
-/// tier; the first of the two to stream a token is kept and the other is
-/// cancelled. A request is hedged once at most.
+/// after it was sent, the client sends the same request again, to the same
+/// tier or to the tier `to` names; the first of the two to stream a token
+/// is kept and the other is cancelled. A request is hedged once at most.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Hedge {
     /// Seconds from sending to hedging.
     pub after_s: f64,
+    /// The tier the copy goes to (its standard service), if not the
+    /// request's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
 }
 
 impl Hedge {
-    /// Problems with the settings, each naming its field under `at`.
-    pub fn problems(&self, at: &str) -> Vec<String> {
+    /// A hedge to the request's own tier after `after_s` seconds.
+    pub fn after(after_s: f64) -> Hedge {
+        Hedge { after_s, to: None }
+    }
+
+    /// Problems with the settings, each naming its field under `at`;
+    /// `tiers` are the scenario's tiers, which `to` must name (not a batch
+    /// tier: a hedge is for a first token that is late).
+    pub fn problems(&self, at: &str, tiers: &[ProviderTier]) -> Vec<String> {
         let a = self.after_s;
-        if a.is_finite() && (0.001..=3600.0).contains(&a) {
-            Vec::new()
-        } else {
-            vec![format!("{at}.after_s must be 0.001..=3600 s, got {a}")]
+        let mut p = Vec::new();
+        if !(a.is_finite() && (0.001..=3600.0).contains(&a)) {
+            p.push(format!("{at}.after_s must be 0.001..=3600 s, got {a}"));
         }
+        if let Some(to) = &self.to {
+            match tiers.iter().find(|t| &t.name == to) {
+                None => p.push(format!(
+                    "{at}.to must name a tier of api.tiers, got {to:?}"
+                )),
+                Some(t) if t.batch.is_some() => p.push(format!(
+                    "{at}.to names {to:?}, a batch tier: its answers come within a window, not in time to hedge a first token"
+                )),
+                Some(_) => {}
+            }
+        }
+        p
     }
 }
 

@@ -32,6 +32,8 @@ pub(super) struct TierState {
     /// Requests it gave up on (retries spent, too large, breaker open):
     /// sent on down the fallback chain, or failed.
     pub(super) gave_up: u64,
+    /// Requests sent here whose hedged copy at another tier answered them.
+    pub(super) hedged_away: u64,
     pub(super) input_tokens_per_s: f64,
     pub(super) usd_per_mtok_input: f64,
     pub(super) usd_per_token_output: f64,
@@ -88,8 +90,10 @@ pub(super) struct ApiState {
     pub(super) hedges: u64,
     pub(super) hedges_won: u64,
     pub(super) usd_hedges_cancelled: f64,
-    /// The client's hedge delay, ns.
+    /// The client's hedge delay, ns, and the tier its copies go to (none:
+    /// the request's own).
     pub(super) hedge_ns: Option<u64>,
+    pub(super) hedge_to: Option<u16>,
     /// Requests sent on to `api.fallback`, and how many to each step of
     /// its chain.
     pub(super) fallbacks: u64,
@@ -122,6 +126,7 @@ impl ApiState {
                 provisioned: t.provisioned.as_ref().map(ProvisionedState::new),
                 flex_refused: 0,
                 gave_up: 0,
+                hedged_away: 0,
                 input_tokens_per_s: t.input_tokens_per_s,
                 usd_per_mtok_input: t.usd_per_mtok_input,
                 usd_per_token_output: t.usd_per_mtok_output / 1e6,
@@ -169,6 +174,12 @@ impl ApiState {
             hedges_won: 0,
             usd_hedges_cancelled: 0.0,
             hedge_ns: api.hedge.as_ref().map(|h| secs_to_ns(h.after_s).max(1)),
+            hedge_to: api
+                .hedge
+                .as_ref()
+                .and_then(|h| h.to.as_ref())
+                .and_then(|to| api.tiers.iter().position(|t| &t.name == to))
+                .and_then(|i| u16::try_from(i).ok()),
             fallbacks_to: vec![0; api.fallback.len()],
             fallback_names: api.fallback.clone(),
             breaker: api.breaker.clone(),

@@ -247,6 +247,22 @@ impl Simulation {
         }
     }
 
+    /// Whether `tier`'s breaker is closed (or the client has none): a
+    /// hedged copy goes only to a tier the client sends to freely.
+    pub(super) fn breaker_closed(&self, tier: u16) -> bool {
+        self.api
+            .as_ref()
+            .is_none_or(|a| a.breaker.is_none() || a.tiers[tier as usize].breaker.open_until == 0)
+    }
+
+    /// A request at `tier` was cancelled unanswered (its hedge elsewhere
+    /// won): if a trial was out there, the next request is the trial.
+    pub(super) fn breaker_trial_lost(&mut self, tier: u16) {
+        if let Some(api) = self.api.as_mut() {
+            api.tiers[tier as usize].breaker.trial_out = false;
+        }
+    }
+
     /// `tier` answered a request: a trial's answer closes the breaker.
     pub(super) fn breaker_success(&mut self, tier: u16) {
         if let Some(api) = self.api.as_mut() {

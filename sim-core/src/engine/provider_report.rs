@@ -83,6 +83,7 @@ impl ApiState {
                     errors: t.errors,
                     flex_refused: t.flex_refused,
                     gave_up: t.gave_up,
+                    hedged_away: t.hedged_away,
                     provisioned_requests: t.provisioned.as_ref().map_or(0, |p| p.requests),
                     breaker_opened: t.breaker.opened,
                     breaker_open_s: self.breaker.as_ref().map_or(0.0, |b| {

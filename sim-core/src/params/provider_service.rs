@@ -3,6 +3,7 @@
 //! throughput and their price by the hour).
 
 use super::edits::{main_tier, main_tier_mut, unknown_key};
+use super::provider::no_api;
 use super::serving::{keys, owned};
 use super::{Choice, Group, Kind, Number, Param};
 use crate::api::{FlexVariant, Hedge, Provisioned, Service, backend_key};
@@ -172,7 +173,7 @@ pub(super) const PARAMS: &[Param] = &[
         group: Group::Provider,
         label: "Hedge after",
         unit: "s",
-        help: "When a request's first token has not come this long after it was sent, the client sends it again to the same tier and keeps whichever copy streams first; the other is cancelled, billed its prompt. 0: no hedging.",
+        help: "When a request's first token has not come this long after it was sent, the client sends it again (to the tier 'Hedge to' names) and keeps whichever copy streams first; the other is cancelled, billed its prompt. 0: no hedging.",
         kind: Kind::Number(Number {
             min: 0.0,
             max: 3600.0,
@@ -185,13 +186,61 @@ pub(super) const PARAMS: &[Param] = &[
                     .map(|a| a.hedge.as_ref().map_or(0.0, |h| h.after_s))
             },
             set: |s, _, v| {
-                let a = s
-                    .api
-                    .as_mut()
-                    .ok_or_else(|| "the scenario has no api section".to_owned())?;
-                a.hedge = (v > 0.0).then_some(Hedge { after_s: v });
+                let a = s.api.as_mut().ok_or_else(no_api)?;
+                let to = a.hedge.take().and_then(|h| h.to);
+                a.hedge = (v > 0.0).then_some(Hedge { after_s: v, to });
+                Ok(())
+            },
+        }),
+    },
+    Param {
+        path: "api.hedge_to",
+        id: "api-hedge-to",
+        group: Group::Provider,
+        label: "Hedge to",
+        unit: "",
+        help: "Where the hedged copy goes: the request's own tier, or another tier (its standard service), which then answers whenever it streams first.",
+        kind: Kind::Choice(Choice {
+            options: hedge_to_options,
+            get: |s, _| {
+                s.api.as_ref().map(|a| {
+                    a.hedge
+                        .as_ref()
+                        .and_then(|h| h.to.clone())
+                        .unwrap_or_else(|| SAME_TIER.to_owned())
+                })
+            },
+            set: |s, i, k| {
+                let known = keys(hedge_to_options(s, i));
+                if !known.iter().any(|o| o == k) {
+                    return Err(unknown_key("api.hedge_to", k, &known));
+                }
+                let a = s.api.as_mut().ok_or_else(no_api)?;
+                if let Some(h) = a.hedge.as_mut() {
+                    h.to = (k != SAME_TIER).then(|| k.to_owned());
+                }
                 Ok(())
             },
         }),
     },
 ];
+
+/// The hedge target that is the request's own tier.
+const SAME_TIER: &str = "same";
+
+/// The tiers a hedge may go to: once the client hedges, its own tier or
+/// any tier that answers in time (not a batch tier).
+fn hedge_to_options(s: &Scenario, _: usize) -> Vec<(String, String)> {
+    let mut o = vec![(SAME_TIER.to_owned(), "The request's own tier".to_owned())];
+    if let Some(a) = s.api.as_ref().filter(|a| a.hedge.is_some()) {
+        o.extend(
+            a.tiers
+                .iter()
+                .filter(|t| t.batch.is_none())
+                .map(|t| (t.name.clone(), format!("API: {}", t.name))),
+        );
+    } else {
+        o[0].1 = "The request's own tier: choose 'Hedge after' first".to_owned();
+    }
+    o
+}

@@ -137,7 +137,8 @@ pub struct ApiReport {
     /// (the request then had the copy's answer).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub hedges_won: u64,
-    /// What the cancelled copies' prompts were billed (in `usd` too).
+    /// What the cancelled attempts' prompts were billed, the copy's or the
+    /// first attempt's, whichever streamed second (in `usd` too).
     #[serde(default, skip_serializing_if = "is_zero_f")]
     pub usd_hedges_cancelled: f64,
     /// Requests that failed because the breaker was open (no fallback).
@@ -232,6 +233,10 @@ pub struct TierReport {
     /// sent on down the fallback chain, or failed.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub gave_up: u64,
+    /// Requests sent here and answered by their hedged copy at another
+    /// tier (`api.hedge.to`), which counts them from then on.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub hedged_away: u64,
 }
 
 fn is_zero(v: &u64) -> bool {

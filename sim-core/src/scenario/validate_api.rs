@@ -50,7 +50,7 @@ impl Scenario {
             c.problems.extend(b.problems("api.breaker"));
         }
         if let Some(h) = &api.hedge {
-            c.problems.extend(h.problems("api.hedge"));
+            c.problems.extend(h.problems("api.hedge", &api.tiers));
         }
         for (i, f) in api.fallback.iter().enumerate() {
             if !backend_ok(f) {

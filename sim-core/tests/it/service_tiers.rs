@@ -240,7 +240,7 @@ fn hedged(after_s: Option<f64>) -> Scenario {
         median: 0.3,
         p90: 2.0,
     };
-    api.hedge = after_s.map(|after_s| sim_core::api::Hedge { after_s });
+    api.hedge = after_s.map(sim_core::api::Hedge::after);
     s
 }
 
@@ -290,6 +290,112 @@ fn a_hedge_counts_once_cuts_the_tail_and_bills_the_cancelled_copy_its_prompt() {
     assert_eq!(late.requests, plain.requests);
 }
 
+/// [`hedged`] after 0.5 s to a second tier, `backup`: its first token in
+/// 0.1 s every time, at $2/M in and $20/M out.
+fn hedged_to_backup() -> Scenario {
+    let mut s = hedged(Some(0.5));
+    let api = s.api.as_mut().expect("api");
+    let mut backup = api.tiers[0].clone();
+    backup.name = "backup".into();
+    backup.ttft_s = Dist::Fixed { value: 0.1 };
+    backup.usd_per_mtok_input = 2.0;
+    backup.usd_per_mtok_output = 20.0;
+    backup.fast = None;
+    api.tiers.push(backup);
+    api.hedge = Some(sim_core::api::Hedge {
+        after_s: 0.5,
+        to: Some("backup".into()),
+    });
+    s
+}
+
+#[test]
+fn a_hedge_to_another_tier_moves_the_requests_it_wins_there_and_bills_each_tier_its_part() {
+    let r = run(&hedged_to_backup()).expect("valid");
+    let same = run(&hedged(Some(0.5))).expect("valid");
+    let a = r.api.as_ref().expect("api");
+    let n = r.requests.arrived;
+    let (main, backup) = (&a.tiers[0], &a.tiers[1]);
+    // Every request answered once, by one tier or the other.
+    assert_eq!(r.requests.completed, n);
+    assert_eq!(main.completed + backup.completed, n);
+    assert!(
+        a.hedges > n / 10 && a.hedges_won > a.hedges / 2,
+        "{} hedges, {} won, of {n}",
+        a.hedges,
+        a.hedges_won
+    );
+    assert_eq!(a.attempts, n + a.hedges);
+    // A request the copy won moves to the backup, and is counted there.
+    assert_eq!(main.requests, n);
+    assert_eq!(main.hedged_away, a.hedges_won);
+    assert_eq!(main.requests, main.completed + main.hedged_away);
+    assert_eq!(backup.requests, a.hedges_won);
+    assert_eq!(backup.requests, backup.completed);
+    // Each tier bills what it processed at its own prices: the main tier a
+    // prompt for every request and the output of those it answered, the
+    // backup a prompt for every copy and the output of those it answered.
+    let (prompt, output) = (1000.0 * 1.0 / 1e6, 200.0 * 12.0 / 1e6);
+    let (prompt_b, output_b) = (1000.0 * 2.0 / 1e6, 200.0 * 20.0 / 1e6);
+    assert_close(
+        "the main tier's bill",
+        main.usd,
+        n as f64 * prompt + main.completed as f64 * output,
+        1e-9,
+    );
+    assert_close(
+        "the backup's bill",
+        backup.usd,
+        a.hedges as f64 * prompt_b + backup.completed as f64 * output_b,
+        1e-9,
+    );
+    let lost_copies = (a.hedges - a.hedges_won) as f64 * prompt_b;
+    assert_close(
+        "the cancelled attempts and copies",
+        a.usd_hedges_cancelled,
+        a.hedges_won as f64 * prompt + lost_copies,
+        1e-9,
+    );
+    for t in [main, backup] {
+        assert_close("the lines add up", t.bill.total(), t.usd, 1e-12);
+    }
+    // A copy at a tier that answers in 0.1 s cuts the tail below what a
+    // copy at the same slow tier does.
+    let p99 = |r: &sim_core::Report| r.overall.ttft.p99_ms.expect("answers");
+    assert!(
+        p99(&r) < 0.6 * p99(&same) && p99(&r) < 800.0,
+        "p99 TTFT {} ms to the backup, {} ms to the same tier",
+        p99(&r),
+        p99(&same)
+    );
+}
+
+#[test]
+fn a_hedge_must_go_to_a_tier_that_exists_and_answers_in_time() {
+    let mut s = hedged_to_backup();
+    s.api
+        .as_mut()
+        .expect("api")
+        .hedge
+        .as_mut()
+        .expect("hedge")
+        .to = Some("nowhere".into());
+    let e = s.check().expect_err("no such tier").problems;
+    assert!(
+        e.iter()
+            .any(|p| p.contains("api.hedge.to") && p.contains("nowhere")),
+        "{e:?}"
+    );
+    let mut s = hedged_to_backup();
+    s.api.as_mut().expect("api").tiers[1].batch = Some(sim_core::api::BatchApi::day(1_000_000));
+    let e = s.check().expect_err("a batch tier").problems;
+    assert!(
+        e.iter()
+            .any(|p| p.contains("api.hedge.to") && p.contains("batch")),
+        "{e:?}"
+    );
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
 
@@ -299,10 +405,11 @@ proptest! {
         units in prop::option::of(1u32..20),
         share_flex in any::<bool>(),
         error_rate in 0.0..0.5f64,
-        client in 0..4usize,
+        client_kind in 0..4usize,
         timeout in prop::option::of(1.0..30.0f64),
         fallback in any::<bool>(),
         hedge in prop::option::of(0.01..3.0f64),
+        hedge_elsewhere in any::<bool>(),
         seed in any::<u64>(),
     ) {
         let client = [
@@ -310,7 +417,7 @@ proptest! {
             ClientPolicy::SdkRetries { max_retries: 2 },
             ClientPolicy::FullJitter { max_retries: 3, base_s: 0.5, cap_s: 8.0 },
             ClientPolicy::QUEUE,
-        ][client].clone();
+        ][client_kind].clone();
         let mut s = flex(refusal, client);
         if !share_flex {
             s.api.as_mut().expect("api").routes.clear();
@@ -323,8 +430,18 @@ proptest! {
         api.fallback = fallback.then(|| "self-hosted".to_owned()).into_iter().collect();
         api.tiers[0].limits.rpm = 300;
         api.tiers[0].errors = (error_rate > 0.0).then(|| ProviderErrors { base_rate: error_rate, ..ProviderErrors::default() });
-        api.hedge = hedge.map(|after_s| sim_core::api::Hedge { after_s });
+        api.hedge = hedge.map(sim_core::api::Hedge::after);
         api.tiers[0].ttft_s = Dist::LogNormal { median: 0.3, p90: 2.0 };
+        if hedge_elsewhere {
+            // A second tier, as tight on requests, takes the copies.
+            let mut backup = api.tiers[0].clone();
+            backup.name = "backup".into();
+            backup.ttft_s = Dist::LogNormal { median: 0.2, p90: 1.0 };
+            api.tiers.push(backup);
+            if let Some(h) = api.hedge.as_mut() {
+                h.to = Some("backup".into());
+            }
+        }
         api.tiers[0].provisioned = units.map(|units| Provisioned { units, tokens_per_minute_per_unit: 30_000, usd_per_unit_hour: 2.0 });
         let r = run(&s).expect("valid");
         let c = &r.requests;
@@ -333,9 +450,22 @@ proptest! {
         prop_assert_eq!(c.in_flight, 0);
         let a = r.api.as_ref().expect("api");
         prop_assert!(a.usd.is_finite() && a.usd >= 0.0);
-        let t = &a.tiers[0];
-        prop_assert!((t.bill.total() - t.usd).abs() <= 1e-9 * t.usd.max(1.0));
-        prop_assert!(t.flex_refused <= t.throttled_429);
+        for t in &a.tiers {
+            prop_assert!((t.bill.total() - t.usd).abs() <= 1e-9 * t.usd.max(1.0));
+            prop_assert!(t.flex_refused <= t.throttled_429);
+            // What came to a tier completed, timed out, was given up on, or
+            // moved to where its hedge answered it (or was turned away by
+            // the client's queue, or timed out waiting to retry: counted
+            // for the run, not the tier).
+            let ended = t.completed + t.timed_out + t.gave_up + t.hedged_away;
+            if client_kind == 3 || timeout.is_some() {
+                prop_assert!(ended <= t.requests, "{}", t.name);
+            } else {
+                prop_assert_eq!(t.requests, ended, "{}", t.name);
+            }
+        }
+        let moved: u64 = a.tiers.iter().map(|t| t.hedged_away).sum();
+        prop_assert_eq!(moved, a.tiers.get(1).map_or(0, |b| b.requests));
         prop_assert_eq!(&run(&s).expect("valid"), &r);
     }
 }

@@ -2,8 +2,8 @@
 //! tokens at the input price, read from the provider's cache, written to
 //! it, output tokens, provisioned units by the hour), beside its errors
 //! and flex refusals, which are not billed. A batch API is a tier of its
-//! own. The units' and the refusals' columns show only when some tier has
-//! them.
+//! own. The units', the refusals' and the hedged-away columns show only
+//! when some tier has them.
 
 use crate::format::fmt_usd;
 use crate::table::{Column, data_table};
@@ -29,6 +29,7 @@ pub fn per_tier_view(report: RwSignal<Option<Report>>) -> impl IntoView {
     // Columns only some runs have.
     let units = move || rows().iter().any(|t| t.bill.provisioned_usd > 0.0);
     let refusals = move || rows().iter().any(|t| t.flex_refused > 0);
+    let moved = move || rows().iter().any(|t| t.hedged_away > 0);
     let money = |testid: &'static str, v: f64| {
         view! { <td data-testid=testid data-value=v.to_string()>{fmt_usd(v)}</td> }
     };
@@ -53,6 +54,11 @@ pub fn per_tier_view(report: RwSignal<Option<Report>>) -> impl IntoView {
                     }
                     if refusals() {
                         c.push(Column::new("Flex refused"));
+                    }
+                    if moved() {
+                        c.push(Column::new("Hedged away").help(
+                            "Requests sent here that their hedged copy at another tier answered: that tier counts and bills them from then on; this one bills their prompt.",
+                        ));
                     }
                     c.extend([Column::new("Run total"), Column::new("$ per month")]);
                     c
@@ -81,6 +87,14 @@ pub fn per_tier_view(report: RwSignal<Option<Report>>) -> impl IntoView {
                                                 view! {
                                                     <td data-testid="flex-refused" data-value=t.flex_refused.to_string()>
                                                         {sim_core::format::thousands(t.flex_refused)}
+                                                    </td>
+                                                }
+                                            })}
+                                        {moved()
+                                            .then(|| {
+                                                view! {
+                                                    <td data-testid="hedged-away" data-value=t.hedged_away.to_string()>
+                                                        {sim_core::format::thousands(t.hedged_away)}
                                                     </td>
                                                 }
                                             })}
