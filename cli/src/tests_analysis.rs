@@ -74,6 +74,7 @@ mod analysis_tests {
             max_seqs: vec![64, 256],
             max_replicas: 16,
             api_multipliers: vec![1],
+            api_strategies: true,
             budget_events: u64::MAX,
             remedies: Default::default(),
         };

@@ -144,10 +144,13 @@ pub struct ApiAnswer {
 fn api_answers(done: &[Finished]) -> Vec<ApiAnswer> {
     let mut out: Vec<ApiAnswer> = Vec::new();
     for s in done {
+        // Units and fallbacks are setups of their own, in the table.
         let Config::Api {
             tier,
             multiplier,
             client,
+            units: None,
+            fallback: None,
         } = &s.config
         else {
             continue;
@@ -286,13 +289,20 @@ fn merge_same(feasible: Vec<Evaluated>) -> Vec<Evaluated> {
         let same = merged.iter_mut().find(|(m, _)| {
             let alike = match (&m.config, &e.config) {
                 (
+                    // A fallback that never fired runs the same as none.
                     Config::Api {
-                        tier: a, client: x, ..
+                        tier: a,
+                        client: x,
+                        units: u,
+                        ..
                     },
                     Config::Api {
-                        tier: b, client: y, ..
+                        tier: b,
+                        client: y,
+                        units: v,
+                        ..
                     },
-                ) => a == b && x == y,
+                ) => (a, x, u) == (b, y, v),
                 (
                     Config::SelfHosted {
                         gpu: g,
@@ -312,7 +322,13 @@ fn merge_same(feasible: Vec<Evaluated>) -> Vec<Evaluated> {
             alike && m.usd_per_month == e.usd_per_month && m.summary == e.summary
         });
         match (same, &e.config) {
-            (Some((_, also)), Config::Api { multiplier, .. }) => also.push(*multiplier),
+            (Some((kept, also)), Config::Api { multiplier, .. }) => {
+                let at =
+                    |c: &Config| matches!(c, Config::Api { multiplier: m, .. } if m == multiplier);
+                if !at(&kept.config) && !also.contains(multiplier) {
+                    also.push(*multiplier);
+                }
+            }
             (Some((_, also)), Config::SelfHosted { max_seqs, .. }) => also.push(*max_seqs),
             (_, _) => merged.push((e, Vec::new())),
         }

@@ -18,6 +18,7 @@ use crate::scenario::{Batching, Scenario, ScenarioError};
 use crate::sweep::Summary;
 use serde::{Deserialize, Serialize};
 
+mod api_strategies;
 mod assemble;
 pub mod budget;
 pub mod confidence;
@@ -79,6 +80,8 @@ pub fn apply_config(s: &mut Scenario, config: &Config, replicas: u32) -> Result<
             tier,
             multiplier,
             client,
+            units,
+            fallback,
         } => match s.api.as_mut() {
             Some(a) => {
                 let (name, service) = crate::api::parse_backend_key(tier);
@@ -94,6 +97,19 @@ pub fn apply_config(s: &mut Scenario, config: &Config, replicas: u32) -> Result<
                 a.rate_limit_multiplier = *multiplier;
                 if let Some(c) = client {
                     a.client = c.clone();
+                }
+                if let Some(u) = units {
+                    a.tiers
+                        .iter_mut()
+                        .find(|t| t.name == name)
+                        .and_then(|t| t.provisioned.as_mut())
+                        .ok_or_else(|| {
+                            format!("tier {name:?} sells no provisioned units to buy {u} of")
+                        })?
+                        .units = *u;
+                }
+                if let Some(f) = fallback {
+                    a.fallback = vec![f.clone()];
                 }
                 Ok(())
             }
@@ -351,6 +367,11 @@ pub struct Space {
     /// Consider self-hosted setups (for a scenario served by API tiers they
     /// run the fleet's model instead: a different model).
     pub self_hosted: bool,
+    /// Consider provisioned units and fallbacks between the scenario's
+    /// tiers (a whole scenario's plan; a pool plan's classes share one
+    /// fallback chain, so it leaves them out).
+    #[serde(default = "yes")]
+    pub api_strategies: bool,
     /// Simulated events the whole plan may use, shared equally among its
     /// searches ([`budget::PLAN_EVENTS`]; `u64::MAX` for no limit).
     #[serde(default = "plan_events")]
@@ -363,6 +384,10 @@ pub struct Space {
 
 fn plan_events() -> u64 {
     budget::PLAN_EVENTS
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Space {
@@ -386,6 +411,7 @@ impl Default for Space {
             max_replicas: 64,
             api_multipliers: vec![1, 2, 4, 8],
             self_hosted: true,
+            api_strategies: true,
             budget_events: budget::PLAN_EVENTS,
             remedies: budget::Remedies::Cli,
         }
@@ -415,6 +441,15 @@ pub enum Config {
         /// The client policy, if not the scenario's own.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         client: Option<ClientPolicy>,
+        /// Provisioned units bought in front of the tier's pay-as-you-go,
+        /// at the tier's own unit throughput and price, if not the
+        /// scenario's count.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        units: Option<u32>,
+        /// The tier a request goes to when this one gives up on it, if not
+        /// the scenario's fallback chain.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fallback: Option<String>,
     },
     /// The scenario as it is, judged from a run of it ([`Plan::include_as_is`]):
     /// never searched.
@@ -446,9 +481,18 @@ impl Config {
                 tier,
                 multiplier,
                 client,
+                units,
+                fallback,
             } => format!(
-                "API {} at {multiplier}× limits{}",
+                "API {} at {multiplier}× limits{}{}{}",
                 crate::api::backend_label(tier),
+                units.map_or(String::new(), |u| format!(
+                    ", {} provisioned units",
+                    crate::format::thousands(u64::from(u))
+                )),
+                fallback
+                    .as_ref()
+                    .map_or(String::new(), |f| format!(", falling back to {f}")),
                 if client.is_some() {
                     ", client queue"
                 } else {
@@ -526,11 +570,18 @@ pub fn searches(base: &Scenario, slo: PlanSlo, space: &Space) -> Vec<Search> {
                             tier: tier.clone(),
                             multiplier: m,
                             client: client.clone(),
+                            units: None,
+                            fallback: None,
                         },
                         slo,
                         space,
                     ));
                 }
+            }
+        }
+        if space.api_strategies {
+            for config in api_strategies::strategies(base, api, &clients, space) {
+                out.push(Search::new(base, config, slo, space));
             }
         }
     }

@@ -198,10 +198,13 @@ pub fn compose(base: &Scenario, cover: &[Placed]) -> Result<Scenario, String> {
                 }
                 pool_name
             }
+            // A pool plan's questions leave units and fallbacks out
+            // (`Space::api_strategies`).
             Config::Api {
                 tier,
                 multiplier: m,
                 client,
+                ..
             } => {
                 uses(tier, *m);
                 if let (Some(c), Some(api)) = (client, s.api.as_mut()) {

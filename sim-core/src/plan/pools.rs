@@ -111,6 +111,12 @@ pub fn questions(
     slo: PlanSlo,
     space: &Space,
 ) -> Result<Vec<PoolQuestion>, String> {
+    // The classes' answers share one fallback chain when merged: no
+    // question tries units or fallbacks.
+    let space = &Space {
+        api_strategies: false,
+        ..space.clone()
+    };
     let n = base.workload.classes.len();
     let groups = match why_not_split(base) {
         None => pool_split::groups(n),

@@ -397,3 +397,98 @@ fn a_plan_whose_runs_come_back_in_any_order_is_the_plan() {
     // And the serial plan is the same.
     assert_eq!(plan(&s, slo(), &space), reference);
 }
+
+/// A plan of `s` on its API tiers alone, against its own targets.
+fn spike_plan(s: &Scenario) -> Plan {
+    plan(s, PlanSlo::for_scenario(s), &Space::for_scenario(s))
+}
+
+/// The cheapest feasible row of tier `tier` whose config `pick` accepts.
+fn cheapest<'a>(p: &'a Plan, tier: &str, pick: impl Fn(&Config) -> bool) -> Option<&'a Evaluated> {
+    p.feasible
+        .iter()
+        .filter(|e| matches!(&e.config, Config::Api { tier: t, .. } if t == tier))
+        .filter(|e| pick(&e.config))
+        .min_by(|a, b| a.usd_per_month.total_cmp(&b.usd_per_month))
+}
+
+#[test]
+fn a_fallback_to_the_small_tier_is_cheaper_than_buying_the_frontier_tier_higher_limits() {
+    let s = presets::launch_spike();
+    let p = spike_plan(&s);
+    let plain = cheapest(&p, "frontier", |c| {
+        matches!(
+            c,
+            Config::Api {
+                fallback: None,
+                units: None,
+                ..
+            }
+        )
+    })
+    .expect("a higher multiple meets the targets");
+    let fallback = cheapest(
+        &p,
+        "frontier",
+        |c| matches!(c, Config::Api { fallback: Some(f), .. } if f == "small"),
+    )
+    .expect("the fallback meets them");
+    assert!(
+        fallback.usd_per_month < plain.usd_per_month,
+        "{} against {}",
+        fallback.description,
+        plain.description
+    );
+    assert!(fallback.description.contains("falling back to small"));
+    // The per-tier answers stay the tiers' own.
+    assert_eq!(p.api_tiers.len(), 4, "{:?}", p.api_tiers);
+    // Applied, the row is the scenario the plan ran: the same cost.
+    let mut applied = s.clone();
+    apply_config(&mut applied, &fallback.config, 0).expect("applies");
+    assert_eq!(applied.api.as_ref().expect("api").fallback, ["small"]);
+    let r = crate::run_scenario(applied).expect("valid");
+    assert_eq!(r.cost.usd_per_month, fallback.usd_per_month);
+    // A pool plan's questions do not try them (one chain for all classes).
+    let q = super::pools::questions(&s, PlanSlo::for_scenario(&s), &Space::for_scenario(&s))
+        .expect("questions");
+    assert!(q.iter().all(|q| !q.space.api_strategies));
+}
+
+#[test]
+fn the_plan_buys_provisioned_units_where_they_cost_less_than_paying_per_token() {
+    let mut s = presets::launch_spike();
+    // Units of 20,000 tokens a minute at $0.50 an hour: $0.42 a million
+    // reserved tokens, against $2.50 in and $10 out a million.
+    let api = s.api.as_mut().expect("api");
+    api.tiers[0].provisioned = Some(crate::api::Provisioned {
+        units: 1,
+        tokens_per_minute_per_unit: 20_000,
+        usd_per_unit_hour: 0.5,
+    });
+    let p = spike_plan(&s);
+    let with_units = |c: &Config| matches!(c, Config::Api { units: Some(_), .. });
+    let units = cheapest(&p, "frontier", with_units).expect("units meet the targets");
+    let plain = cheapest(&p, "frontier", |c| !with_units(c)).expect("so do limits");
+    assert!(
+        units.usd_per_month < 0.5 * plain.usd_per_month,
+        "{} against {}",
+        units.description,
+        plain.description
+    );
+    let Config::Api { units: Some(n), .. } = units.config else {
+        unreachable!()
+    };
+    assert!(units.description.contains(&format!(
+        "{} provisioned units",
+        crate::format::thousands(u64::from(n))
+    )));
+    // Its bill is the units' hours and what overflowed, as a run of it says.
+    let mut applied = s.clone();
+    apply_config(&mut applied, &units.config, 0).expect("applies");
+    let r = crate::run_scenario(applied).expect("valid");
+    assert_eq!(r.cost.usd_per_month, units.usd_per_month);
+    let t = &r.api.as_ref().expect("api").tiers[0];
+    assert!(t.bill.provisioned_usd > 0.0 && t.provisioned_requests > 0);
+    // Only a tier that sells units is offered them.
+    assert!(cheapest(&p, "small", with_units).is_none());
+}
