@@ -135,8 +135,12 @@ test('for an API scenario the planner says which rate-limit tier each model need
   const answers = await p.page.locator('[data-testid="plan-api"] li').allTextContents();
   assert.ok(answers.some((a) => /^frontier with the scenario's client: /.test(a)), answers.join('\n'));
   assert.ok(answers.some((a) => /^small with a client queue: /.test(a)), answers.join('\n'));
-  // Self-hosting is another model: only on request, and flagged.
-  assert.match(await p.text('plan-summary'), /^16 configurations/);
+  // Each tier at four multiples with two clients, and each falling back to
+  // the other at four multiples; self-hosting is another model: only on
+  // request, and flagged.
+  assert.match(await p.text('plan-summary'), /^24 configurations/);
+  const rows = await p.page.locator('[data-testid="plan-results"] tbody tr td:first-child').allTextContents();
+  assert.ok(rows.some((r) => /^API frontier at 1× limits, falling back to small/.test(r.trim())), rows.join('\n'));
   await p.byTestId('plan-self-hosted').check();
   assert.deepEqual(lab.errors, []);
 });
