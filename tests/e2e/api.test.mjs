@@ -162,6 +162,30 @@ test('a hedge to another tier moves the requests its copies win there, and trave
   assert.deepEqual(lab.errors, []);
 });
 
+test('list prices from the dated catalogue price the main tier, say when they were read, and travel in the link', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  await p.byTestId('preset').selectOption('launch-spike');
+  await p.waitForRun();
+  assert.equal(await p.byTestId('api-price-list').inputValue(), 'as-set');
+  const row = p.page.locator('[data-testid="per-tier-frontier"]');
+  await row.waitFor({ timeout: 10_000 });
+  const cell = async (id) => Number(await row.locator(`[data-testid="${id}"]`).getAttribute('data-value'));
+  const [input, output] = [await cell('input'), await cell('output')];
+  await edit(p, 'api-price-list', (select) => select.selectOption('anthropic-sonnet-5.5'));
+  const label = await p.byTestId('api-price-list').locator('option:checked').textContent();
+  assert.match(label, /Claude Sonnet 5\.5.*\$2 in, \$10 out.*2026-12-07/);
+  // Prices do not change the run: the output at $10 a million costs what
+  // the preset's $10 did, the input at $2 four fifths of its $2.50.
+  assert.equal(await cell('output'), output);
+  assert.ok(Math.abs((await cell('input')) - 0.8 * input) <= 1e-9 * input, `${await cell('input')} against ${input}`);
+  const q = new LabPage(await lab.newPage(), lab.url);
+  await q.page.goto(p.page.url());
+  await q.waitForRun();
+  assert.equal(await q.byTestId('api-price-list').inputValue(), 'anthropic-sonnet-5.5');
+  assert.deepEqual(lab.errors, []);
+});
+
 test('the bill by tier: each line its tokens, the errors unbilled, the lines the whole', async () => {
   const p = new LabPage(await lab.newPage(), lab.url);
   await p.open();

@@ -9,6 +9,7 @@ use crate::dist::Dist;
 use serde::{Deserialize, Serialize};
 
 mod bill;
+pub mod catalogue;
 pub mod diurnal;
 mod errors;
 pub mod fallback;

@@ -6,6 +6,7 @@ use super::edits::{main_tier, main_tier_mut, unknown_key};
 use super::provider::no_api;
 use super::serving::{keys, owned};
 use super::{Choice, Group, Kind, Number, Param};
+use crate::api::catalogue::{LISTINGS, listing};
 use crate::api::{FlexVariant, Hedge, Provisioned, Service, backend_key};
 use crate::scenario::Scenario;
 
@@ -194,6 +195,36 @@ pub(super) const PARAMS: &[Param] = &[
         }),
     },
     Param {
+        path: "api.price_list",
+        id: "api-price-list",
+        group: Group::Provider,
+        label: "List prices",
+        unit: "",
+        help: "Price the main tier as a provider lists one of its current models, read on the date shown: input, cached input and output, cache writes, and the batch, flex and priority multiples. Its speed and rate limits stay as set. 'As set' keeps the scenario's own prices.",
+        kind: Kind::Choice(Choice {
+            options: price_list_options,
+            get: |s, _| {
+                main_tier(s).map(|t| {
+                    LISTINGS
+                        .iter()
+                        .find(|l| l.priced(t))
+                        .map_or(AS_SET, |l| l.key)
+                        .to_owned()
+                })
+            },
+            set: |s, i, k| {
+                let known = keys(price_list_options(s, i));
+                if !known.iter().any(|o| o == k) {
+                    return Err(unknown_key("api.price_list", k, &known));
+                }
+                if let Some(l) = listing(k) {
+                    l.apply(main_tier_mut(s)?);
+                }
+                Ok(())
+            },
+        }),
+    },
+    Param {
         path: "api.hedge_to",
         id: "api-hedge-to",
         group: Group::Provider,
@@ -224,6 +255,16 @@ pub(super) const PARAMS: &[Param] = &[
         }),
     },
 ];
+
+/// The price list that leaves the tier's prices as the scenario sets them.
+const AS_SET: &str = "as-set";
+
+/// The dated catalogue's listings, after "as set".
+fn price_list_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
+    let mut o = vec![(AS_SET.to_owned(), "As set in the scenario".to_owned())];
+    o.extend(LISTINGS.iter().map(|l| (l.key.to_owned(), l.label())));
+    o
+}
 
 /// The hedge target that is the request's own tier.
 const SAME_TIER: &str = "same";

@@ -247,3 +247,41 @@ fn api_scenarios_are_deterministic_and_conserve_requests() {
         );
     }
 }
+
+#[test]
+fn a_listed_model_bills_every_token_at_its_list_price() {
+    let mut s = presets::pay_for_speed();
+    s.duration_s = 120.0;
+    s.api.as_mut().expect("api").client = ClientPolicy::FailFast;
+    let param = sim_core::params::find("api.price_list").expect("a parameter");
+    param
+        .set_text(&mut s, 0, "openai-gpt-5.4-mini")
+        .expect("a listing");
+    // The control reads back the listing the tier is priced at.
+    assert_eq!(
+        param.get_text(&s, 0).as_deref(),
+        Some("openai-gpt-5.4-mini")
+    );
+    let r = go(&s);
+    let t = &r.api.as_ref().expect("api").tiers[0];
+    assert!(t.completed > 0 && t.timed_out == 0);
+    // $0.75 a million in, $4.50 out, token for token.
+    assert_close(
+        "input",
+        t.bill.input_usd,
+        t.input_tokens as f64 * 0.75 / 1e6,
+        1e-9,
+    );
+    assert_close(
+        "output",
+        t.bill.output_usd,
+        t.output_tokens as f64 * 4.50 / 1e6,
+        1e-9,
+    );
+    // A key not listed is refused, naming the ones that are.
+    let e = param.set_text(&mut s, 0, "gpt-9").expect_err("not listed");
+    assert!(
+        e.contains("api.price_list") && e.contains("anthropic-sonnet-5.5"),
+        "{e}"
+    );
+}
