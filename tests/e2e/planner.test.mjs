@@ -213,7 +213,7 @@ test('the planner answers with the setup on screen when it meets the targets, an
   const tradeoff = await p.byTestId('chart-tradeoff').getAttribute('aria-label');
   assert.match(tradeoff, /Cost against latency.*p99 time to first token.*frontier: nothing both cheaper and faster/);
   assert.ok(await p.byTestId('plan-longer').isVisible(), 'searches cheaper than it are still open');
-  assert.match(await p.text('plan-longer'), /Search longer: 250M simulated events/);
+  assert.match(await p.text('plan-longer'), /Search longer: 80M simulated events/);
   assert.deepEqual(lab.errors, []);
 });
 
@@ -226,7 +226,7 @@ test('a plan larger than its work budget says so before it runs, and what it ask
   await p.byTestId('plan-run').click();
   // The note is on screen at once, while the searches still run.
   await p.byTestId('plan-notes').waitFor({ timeout: 10_000 });
-  assert.match(await p.text('plan-notes'), /planned on the first \d+ s of the scenario's 3600 s .* within the work budget of 25M simulated events/);
+  assert.match(await p.text('plan-notes'), /planned on the first \d+ s of the scenario's 3600 s .* within the work budget of 8M simulated events/);
   await p.byTestId('plan-results').waitFor({ timeout: 120_000 });
   assert.match(await p.text('plan-summary'), /configurations/);
   assert.deepEqual(lab.errors, []);

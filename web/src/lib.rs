@@ -56,13 +56,18 @@ pub fn bench_run_ms(scenario_json: &str, runs: u32) -> Result<Vec<f64>, String> 
         .collect())
 }
 
-/// Plan the scenario with the default search space, serially, and return the plan
-/// as JSON (the browser benchmark's probe for the planner).
+/// Plan the scenario with the default search space and the page's work
+/// budget, serially, and return the plan as JSON (the browser benchmark's
+/// probe for the planner, and the browser test's check of the workers).
 #[wasm_bindgen]
 pub fn plan_json(scenario_json: &str) -> Result<String, String> {
     let s = sim_core::Scenario::from_json(scenario_json).map_err(|e| e.to_string())?;
-    let (slo, space) = (plan::panel::targets(&s), sim_core::plan::Space::default());
-    // The question the page's planner asks (within the work budget).
+    let space = sim_core::plan::Space {
+        budget_events: sim_core::plan::budget::PAGE_PLAN_EVENTS,
+        ..sim_core::plan::Space::default()
+    };
+    let slo = plan::panel::targets(&s);
+    // The question the page's planner asks (within its work budget).
     let q = sim_core::plan::budget::question(&s, slo, &space);
     let p = sim_core::plan::plan(&q.scenario, slo, &space);
     serde_json::to_string(&p).map_err(|e| e.to_string())

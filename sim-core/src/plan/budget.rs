@@ -36,6 +36,14 @@ use crate::scenario::{Arrival, Scenario, ServiceModel};
 /// Simulated events one plan may use, all searches together.
 pub const PLAN_EVENTS: u64 = 25_000_000;
 
+/// Simulated events one plan on the page may use before its "Search
+/// longer" (ten times more): the page's simulator runs at about half the
+/// native speed (WebAssembly), and its workers meet at each pass, so this
+/// is what two Web Workers answer within 3 s on the 2-core reference
+/// machine on every preset; its cheapest answer is the one [`PLAN_EVENTS`]
+/// finds on 10 of the 13 presets (`docs/benchmarks.md` lists the others).
+pub const PAGE_PLAN_EVENTS: u64 = 8_000_000;
+
 /// Simulated events one headroom search may use.
 pub const HEADROOM_EVENTS: u64 = 20_000_000;
 

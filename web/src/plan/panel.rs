@@ -99,7 +99,7 @@ pub fn Planner(
     // The most replicas a setup may have, and the work budget of the last
     // question ("Search longer" gives the same question ten times more).
     let max_replicas = RwSignal::new(Space::default().max_replicas);
-    let budget = RwSignal::new(sim_core::plan::budget::PLAN_EVENTS);
+    let budget = RwSignal::new(sim_core::plan::budget::PAGE_PLAN_EVENTS);
 
     let stop_previous = {
         let cancel = cancel.clone();
@@ -116,7 +116,7 @@ pub fn Planner(
             if longer {
                 budget.update(|b| *b = b.saturating_mul(10));
             } else {
-                budget.set(sim_core::plan::budget::PLAN_EVENTS);
+                budget.set(sim_core::plan::budget::PAGE_PLAN_EVENTS);
             }
             let s = scenario.get_untracked();
             what.set("Searching for the cheapest setup…".into());
