@@ -246,6 +246,9 @@ impl Window {
 pub struct Windows {
     width_ns: u64,
     windows: Vec<Window>,
+    /// The window last found and the simulated time it spans (`at`'s
+    /// shortcut: most events fall in the window of the one before).
+    last: (usize, u64, u64),
 }
 
 impl Windows {
@@ -254,10 +257,16 @@ impl Windows {
         Windows {
             width_ns: width_ns.max(1_000_000),
             windows: Vec::new(),
+            last: (0, 0, 0),
         }
     }
 
     fn at(&mut self, t_ns: u64) -> &mut Window {
+        let (last, from, to) = self.last;
+        if (from..to).contains(&t_ns) {
+            debug_assert_eq!(last, (t_ns / self.width_ns) as usize);
+            return &mut self.windows[last];
+        }
         let mut i = (t_ns / self.width_ns) as usize;
         while i >= MAX_WINDOWS {
             self.coarsen();
@@ -266,10 +275,13 @@ impl Windows {
         if self.windows.len() <= i {
             self.windows.resize_with(i + 1, Window::default);
         }
+        let from = i as u64 * self.width_ns;
+        self.last = (i, from, from.saturating_add(self.width_ns));
         &mut self.windows[i]
     }
 
     fn coarsen(&mut self) {
+        self.last = (0, 0, 0);
         let old = std::mem::take(&mut self.windows);
         let mut it = old.into_iter();
         while let Some(mut a) = it.next() {

@@ -32,13 +32,10 @@ impl Simulation {
 
     /// What the cache holds of request `id`'s prompt (nothing without caching).
     pub(super) fn lookup(&self, r: usize, id: ReqId, target: u64) -> Lookup {
-        if !pool!(self, r).prefix_caching {
+        if !pool!(self, r).prefix_caching || !self.shares_prefix(id) {
             return Lookup::default();
         }
         let identity = self.identity(id);
-        if !identity.shareable() {
-            return Lookup::default();
-        }
         let (hits, idle) = self.st.replicas[r]
             .cache
             .probe(&identity, &self.st.prefix_hashes);
@@ -65,13 +62,10 @@ impl Simulation {
     /// A prompt was computed: publish its shareable full blocks so later
     /// prompts find them (they stay counted once, now through the cache).
     pub(super) fn publish_prompt(&mut self, r: usize, id: ReqId, prompt_tokens: u64) {
-        if !pool!(self, r).prefix_caching {
+        if !pool!(self, r).prefix_caching || !self.shares_prefix(id) {
             return;
         }
         let identity = self.identity(id);
-        if !identity.shareable() {
-            return;
-        }
         let full = (prompt_tokens / BLOCK).min(u64::from(identity.matchable_blocks())) as u32;
         let req = &mut self.st.requests[id];
         req.shared +=
@@ -90,20 +84,21 @@ impl Simulation {
         self.st.replicas[r].kv_used -= private_blocks(tokens, shared as usize)
             + pool!(self, r).seq_kv_blocks
             + u64::from(speculative_blocks);
-        let keep = if finished && pool!(self, r).prefix_caching {
-            (tokens / BLOCK) as u32
-        } else {
-            0
+        // A conversation's turn keeps its history (its class has turns).
+        let conversation = {
+            let class = self.st.requests[id].class as usize;
+            self.cfg.classes[class].turn_think.is_some()
         };
-        let identity = self.identity(id);
-        let keep = if identity.conversation.is_some() {
-            keep
+        let keep = if finished && pool!(self, r).prefix_caching && conversation {
+            (tokens / BLOCK) as u32
         } else {
             0
         };
         if shared == 0 && keep == 0 {
             return;
         }
+        let identity = self.identity(id);
+        debug_assert_eq!(conversation, identity.conversation.is_some());
         let capacity = pool!(self, r).kv_blocks;
         let rep = &mut self.st.replicas[r];
         rep.kv_used -= rep

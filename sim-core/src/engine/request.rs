@@ -502,6 +502,19 @@ impl Simulation {
         self.cfg.pools[usize::from(req.pool)].level_of[req.class as usize]
     }
 
+    /// Whether request `id`'s prompt can share anything with others (a
+    /// shared system prompt, a conversation, a trace's hashes): what
+    /// [`Self::identity`] would call shareable, read from its class and
+    /// itself alone, without its task.
+    pub(super) fn shares_prefix(&self, id: ReqId) -> bool {
+        let req = &self.st.requests[id];
+        let class = &self.cfg.classes[req.class as usize];
+        let shares =
+            class.shared_prefix.is_some() || class.turn_think.is_some() || req.hashes.is_some();
+        debug_assert_eq!(shares, self.identity(id).shareable());
+        shares
+    }
+
     /// What request `id`'s prompt shares with others, from its task.
     pub(super) fn identity(&self, id: ReqId) -> PromptIdentity {
         let req = &self.st.requests[id];

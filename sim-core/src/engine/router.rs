@@ -108,13 +108,13 @@ impl Simulation {
         // The index orders replicas by outstanding requests first.
         let lo = reps[least as usize].outstanding;
         let hi = reps.iter().map(|r| r.outstanding).max().unwrap_or(lo);
-        let identity = self.identity(id);
         if !pool.prefix_caching
-            || !identity.shareable()
+            || !self.shares_prefix(id)
             || (hi - lo > BALANCE_ABS && hi as f64 > BALANCE_REL * lo as f64)
         {
             return least;
         }
+        let identity = self.identity(id);
         // Most cached blocks; ties to the less loaded, then the lower index.
         let (best, hits) = (0..reps.len())
             .filter(|&r| reps[r].up == Up::Serving)
