@@ -70,16 +70,21 @@ const OPENAI_PRIORITY: (&str, &str) = (
     "https://openai.com/api-priority-processing/",
 );
 
-/// Every listing, cheapest model of each provider last.
-pub const LISTINGS: &[Listing] = &[
+/// An Anthropic model: explicit cache writes at 1.25× (5 minutes) and 2×
+/// (an hour), the Batch API at half price, no flex or priority service.
+const fn anthropic(
+    [key, model, what, note]: [&'static str; 4],
+    [input, cached, output]: [f64; 3],
+    sources: &'static [(&'static str, &'static str); 2],
+) -> Listing {
     Listing {
-        key: "anthropic-opus-5.5",
+        key,
         provider: "Anthropic",
-        model: "Claude Opus 5.5",
-        what: "a frontier model",
-        usd_per_mtok_input: 4.0,
-        usd_per_mtok_cached: 0.20,
-        usd_per_mtok_output: 20.0,
+        model,
+        what,
+        usd_per_mtok_input: input,
+        usd_per_mtok_cached: cached,
+        usd_per_mtok_output: output,
         cache: CacheTerms::Explicit {
             write_5m: 1.25,
             write_1h: 2.0,
@@ -87,108 +92,100 @@ pub const LISTINGS: &[Listing] = &[
         batch: 0.5,
         flex: None,
         priority: None,
-        sources: &[
+        sources,
+        note,
+    }
+}
+
+/// An OpenAI model: automatic caching, batch and flex at half price,
+/// priority at `priority` times the standard price.
+const fn openai(
+    [key, model, what]: [&'static str; 3],
+    [input, cached, output]: [f64; 3],
+    priority: f64,
+) -> Listing {
+    Listing {
+        key,
+        provider: "OpenAI",
+        model,
+        what,
+        usd_per_mtok_input: input,
+        usd_per_mtok_cached: cached,
+        usd_per_mtok_output: output,
+        cache: CacheTerms::Automatic,
+        batch: 0.5,
+        flex: Some(0.5),
+        priority: Some(priority),
+        sources: &[OPENAI_PRICING, OPENAI_PRIORITY],
+        note: "Short context; long-context prices are higher and not listed.",
+    }
+}
+
+/// Every listing, cheapest model of each provider last.
+pub const LISTINGS: &[Listing] = &[
+    anthropic(
+        [
+            "anthropic-opus-5.5",
+            "Claude Opus 5.5",
+            "a frontier model",
+            "Cache hits at 0.05× the input price, not the usual 0.1×. Its fast mode's price was not found and is not listed.",
+        ],
+        [4.0, 0.20, 20.0],
+        &[
             ANTHROPIC_PRICING,
             (
                 "the model's overview (prices beside the current lineup)",
                 "https://platform.claude.com/docs/about-claude/models/whats-new-opus-5",
             ),
         ],
-        note: "Cache hits at 0.05× the input price, not the usual 0.1×. Its fast mode's price was not found and is not listed.",
-    },
-    Listing {
-        key: "anthropic-sonnet-5.5",
-        provider: "Anthropic",
-        model: "Claude Sonnet 5.5",
-        what: "a mid-size model",
-        usd_per_mtok_input: 2.0,
-        usd_per_mtok_cached: 0.10,
-        usd_per_mtok_output: 10.0,
-        cache: CacheTerms::Explicit {
-            write_5m: 1.25,
-            write_1h: 2.0,
-        },
-        batch: 0.5,
-        flex: None,
-        priority: None,
-        sources: &[
+    ),
+    anthropic(
+        [
+            "anthropic-sonnet-5.5",
+            "Claude Sonnet 5.5",
+            "a mid-size model",
+            "Cache hits at $0.10 since Anthropic's cut of 7 October 2026 (the stored copy of the model's overview, older, says $0.20).",
+        ],
+        [2.0, 0.10, 10.0],
+        &[
             ANTHROPIC_PRICING,
             (
                 "the model's overview",
                 "https://platform.claude.com/docs/en/models/sonnet-5-5/overview",
             ),
         ],
-        note: "Cache hits at $0.10 since Anthropic's cut of 7 October 2026 (the stored copy of the model's overview, older, says $0.20).",
-    },
-    Listing {
-        key: "anthropic-haiku-5.5",
-        provider: "Anthropic",
-        model: "Claude Haiku 5.5",
-        what: "a small, fast model",
-        usd_per_mtok_input: 0.10,
-        usd_per_mtok_cached: 0.01,
-        usd_per_mtok_output: 0.50,
-        cache: CacheTerms::Explicit {
-            write_5m: 1.25,
-            write_1h: 2.0,
-        },
-        batch: 0.5,
-        flex: None,
-        priority: None,
-        sources: &[
+    ),
+    anthropic(
+        [
+            "anthropic-haiku-5.5",
+            "Claude Haiku 5.5",
+            "a small, fast model",
+            "Prompts up to 100,000 tokens; longer prompts cost 5× on every token of the request, which is not modelled.",
+        ],
+        [0.10, 0.01, 0.50],
+        &[
             ANTHROPIC_PRICING,
             (
                 "the model's overview",
                 "https://platform.claude.com/docs/en/models/haiku-5-5/overview",
             ),
         ],
-        note: "Prompts up to 100,000 tokens; longer prompts cost 5× on every token of the request, which is not modelled.",
-    },
-    Listing {
-        key: "openai-gpt-5.5",
-        provider: "OpenAI",
-        model: "GPT-5.5",
-        what: "a frontier model",
-        usd_per_mtok_input: 5.0,
-        usd_per_mtok_cached: 0.50,
-        usd_per_mtok_output: 30.0,
-        cache: CacheTerms::Automatic,
-        batch: 0.5,
-        flex: Some(0.5),
-        priority: Some(2.5),
-        sources: &[OPENAI_PRICING, OPENAI_PRIORITY],
-        note: "Short context; long-context prices are higher and not listed.",
-    },
-    Listing {
-        key: "openai-gpt-5.4",
-        provider: "OpenAI",
-        model: "GPT-5.4",
-        what: "a mid-size model",
-        usd_per_mtok_input: 2.50,
-        usd_per_mtok_cached: 0.25,
-        usd_per_mtok_output: 15.0,
-        cache: CacheTerms::Automatic,
-        batch: 0.5,
-        flex: Some(0.5),
-        priority: Some(2.0),
-        sources: &[OPENAI_PRICING, OPENAI_PRIORITY],
-        note: "Short context; long-context prices are higher and not listed.",
-    },
-    Listing {
-        key: "openai-gpt-5.4-mini",
-        provider: "OpenAI",
-        model: "GPT-5.4 mini",
-        what: "a small, fast model",
-        usd_per_mtok_input: 0.75,
-        usd_per_mtok_cached: 0.075,
-        usd_per_mtok_output: 4.50,
-        cache: CacheTerms::Automatic,
-        batch: 0.5,
-        flex: Some(0.5),
-        priority: Some(2.0),
-        sources: &[OPENAI_PRICING, OPENAI_PRIORITY],
-        note: "Short context; long-context prices are higher and not listed.",
-    },
+    ),
+    openai(
+        ["openai-gpt-5.5", "GPT-5.5", "a frontier model"],
+        [5.0, 0.50, 30.0],
+        2.5,
+    ),
+    openai(
+        ["openai-gpt-5.4", "GPT-5.4", "a mid-size model"],
+        [2.50, 0.25, 15.0],
+        2.0,
+    ),
+    openai(
+        ["openai-gpt-5.4-mini", "GPT-5.4 mini", "a small, fast model"],
+        [0.75, 0.075, 4.50],
+        2.0,
+    ),
 ];
 
 /// The listing `key` names.

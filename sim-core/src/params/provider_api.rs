@@ -3,7 +3,7 @@
 //! circuit breaker, the daily and concurrency limits (each on the main
 //! tier, or the client's).
 
-use super::edits::{main_tier, main_tier_mut, unknown_key};
+use super::edits::{known_key, main_tier, main_tier_mut, unknown_key};
 use super::provider::{backend_options, no_api};
 use super::serving::{keys, owned};
 use super::{Choice, Group, Kind, Number, Param, Text};
@@ -325,10 +325,7 @@ pub(super) const PARAMS: &[Param] = &[
                 })
             },
             set: |s, i, k| {
-                let known = keys(fallback_options(s, i));
-                if !known.iter().any(|o| o == k) {
-                    return Err(unknown_key("api.fallback", k, &known));
-                }
+                known_key("api.fallback", k, &keys(fallback_options(s, i)))?;
                 let chain = &mut s.api.as_mut().ok_or_else(no_api)?.fallback;
                 if k == "none" {
                     chain.clear();
@@ -359,10 +356,7 @@ pub(super) const PARAMS: &[Param] = &[
                 })
             },
             set: |s, i, k| {
-                let known = keys(fallback_then_options(s, i));
-                if !known.iter().any(|o| o == k) {
-                    return Err(unknown_key("api.fallback_then", k, &known));
-                }
+                known_key("api.fallback_then", k, &keys(fallback_then_options(s, i)))?;
                 let chain = &mut s.api.as_mut().ok_or_else(no_api)?.fallback;
                 if chain.is_empty() && k != "none" {
                     return Err(

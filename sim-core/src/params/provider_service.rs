@@ -2,7 +2,7 @@
 //! provisioned units in front of its pay-as-you-go (their count, their
 //! throughput and their price by the hour).
 
-use super::edits::{main_tier, main_tier_mut, unknown_key};
+use super::edits::{known_key, main_tier, main_tier_mut, unknown_key};
 use super::provider::no_api;
 use super::serving::{keys, owned};
 use super::{Choice, Group, Kind, Number, Param};
@@ -213,10 +213,7 @@ pub(super) const PARAMS: &[Param] = &[
                 })
             },
             set: |s, i, k| {
-                let known = keys(price_list_options(s, i));
-                if !known.iter().any(|o| o == k) {
-                    return Err(unknown_key("api.price_list", k, &known));
-                }
+                known_key("api.price_list", k, &keys(price_list_options(s, i)))?;
                 if let Some(l) = listing(k) {
                     l.apply(main_tier_mut(s)?);
                 }
@@ -242,10 +239,7 @@ pub(super) const PARAMS: &[Param] = &[
                 })
             },
             set: |s, i, k| {
-                let known = keys(hedge_to_options(s, i));
-                if !known.iter().any(|o| o == k) {
-                    return Err(unknown_key("api.hedge_to", k, &known));
-                }
+                known_key("api.hedge_to", k, &keys(hedge_to_options(s, i)))?;
                 let a = s.api.as_mut().ok_or_else(no_api)?;
                 if let Some(h) = a.hedge.as_mut() {
                     h.to = (k != SAME_TIER).then(|| k.to_owned());

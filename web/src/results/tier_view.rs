@@ -33,6 +33,13 @@ pub fn per_tier_view(report: RwSignal<Option<Report>>) -> impl IntoView {
     let money = |testid: &'static str, v: f64| {
         view! { <td data-testid=testid data-value=v.to_string()>{fmt_usd(v)}</td> }
     };
+    let count = |testid: &'static str, n: u64| {
+        view! {
+            <td data-testid=testid data-value=n.to_string()>
+                {sim_core::format::thousands(n)}
+            </td>
+        }
+    };
     view! {
         <Show when=move || !rows().is_empty()>
             {data_table(
@@ -71,33 +78,15 @@ pub fn per_tier_view(report: RwSignal<Option<Report>>) -> impl IntoView {
                                 view! {
                                     <tr data-testid=format!("per-tier-{}", t.name)>
                                         <th scope="row">{t.name.clone()}</th>
-                                        <td data-testid="requests" data-value=t.requests.to_string()>
-                                            {sim_core::format::thousands(t.requests)}
-                                        </td>
-                                        <td data-testid="errors" data-value=t.errors.to_string()>
-                                            {sim_core::format::thousands(t.errors)}
-                                        </td>
+                                        {count("requests", t.requests)}
+                                        {count("errors", t.errors)}
                                         {money("input", b.input_usd)}
                                         {money("cached-input", b.cached_input_usd)}
                                         {money("cache-writes", b.cache_write_usd)}
                                         {money("output", b.output_usd)}
                                         {units().then(|| money("provisioned", b.provisioned_usd))}
-                                        {refusals()
-                                            .then(|| {
-                                                view! {
-                                                    <td data-testid="flex-refused" data-value=t.flex_refused.to_string()>
-                                                        {sim_core::format::thousands(t.flex_refused)}
-                                                    </td>
-                                                }
-                                            })}
-                                        {moved()
-                                            .then(|| {
-                                                view! {
-                                                    <td data-testid="hedged-away" data-value=t.hedged_away.to_string()>
-                                                        {sim_core::format::thousands(t.hedged_away)}
-                                                    </td>
-                                                }
-                                            })}
+                                        {refusals().then(|| count("flex-refused", t.flex_refused))}
+                                        {moved().then(|| count("hedged-away", t.hedged_away))}
                                         {money("usd", t.usd)}
                                         {money("usd-month", t.usd_per_month)}
                                     </tr>
