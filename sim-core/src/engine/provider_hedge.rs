@@ -86,21 +86,17 @@ impl Simulation {
         if !self.breaker_closed(to) {
             return; // the client does not send to a tier its breaker stopped
         }
-        let copy = self.hedge_copy(id, to);
-        let Some(Copy {
-            charge,
-            service,
-            cached,
-            first,
-            done,
-        }) = copy
-        else {
+        let Some(copy) = self.hedge_copy(id, to) else {
             return; // the copy is refused: the first attempt carries on alone
         };
         let req = &self.st.requests[id];
-        if first >= req.first_token_ns {
-            // The first attempt streams first: the copy is cancelled.
-            self.bill_cancelled(id, to, charge, service, cached);
+        if copy.first >= req.first_token_ns {
+            // The first attempt streams first: the copy is cancelled, and
+            // another tier it leaves may take what its client holds.
+            self.bill_cancelled(id, to, copy.charge, copy.service, copy.cached);
+            if to != tier {
+                self.client_pump(to);
+            }
             return;
         }
         // The copy streams first: the first attempt is cancelled.
@@ -111,18 +107,18 @@ impl Simulation {
         let (first_service, first_cached) = (req.service, req.api_cached);
         self.bill_cancelled(id, tier, first_charge, first_service, first_cached);
         if to != tier {
-            self.hand_over(id, tier, to, cached, first);
+            self.hand_over(id, tier, to, &copy);
         }
         let Some(api) = self.api.as_mut() else { return };
         api.hedges_won += 1;
         let req = &mut self.st.requests[id];
         req.hedge = WON;
-        req.output_reserved = u32::try_from(charge.output_reserved).unwrap_or(u32::MAX);
-        req.provisioned = charge.provisioned;
-        req.first_token_ns = first;
-        let was = std::mem::replace(&mut req.api_done_ns, done);
-        if done != was {
-            self.st.events.push(done, Event::ApiDone { req: id });
+        req.output_reserved = u32::try_from(copy.charge.output_reserved).unwrap_or(u32::MAX);
+        req.provisioned = copy.charge.provisioned;
+        req.first_token_ns = copy.first;
+        let was = std::mem::replace(&mut req.api_done_ns, copy.done);
+        if copy.done != was {
+            self.st.events.push(copy.done, Event::ApiDone { req: id });
         }
         if to != tier {
             self.client_pump(tier);
@@ -172,11 +168,11 @@ impl Simulation {
         })
     }
 
-    /// Request `id`'s copy at tier `to` won over its attempt at `from`: the
-    /// request is `to`'s from now on (counted there, billed there at its
-    /// standard service), reading `to`'s cache and writing to it as a send
+    /// Request `id`'s `copy` at tier `to` won over its attempt at `from`:
+    /// the request is `to`'s from now on (counted there, billed there at the
+    /// copy's service), reading `to`'s cache and writing to it as a send
     /// there would.
-    fn hand_over(&mut self, id: ReqId, from: u16, to: u16, cached: u32, first: u64) {
+    fn hand_over(&mut self, id: ReqId, from: u16, to: u16, copy: &Copy) {
         self.breaker_trial_lost(from);
         if let Some(api) = self.api.as_mut() {
             api.tiers[from as usize].hedged_away += 1;
@@ -184,12 +180,12 @@ impl Simulation {
         }
         let req = &mut self.st.requests[id];
         req.tier = Some(to);
-        req.service = Service::Standard;
+        req.service = copy.service;
         // What it read at `to` (the first attempt's write is not billed: it
         // was cancelled); `cache_use` adds what it writes there.
-        req.api_cached = cached;
+        req.api_cached = copy.cached;
         req.api_written = 0;
-        self.cache_use(id, to, cached, first);
+        self.cache_use(id, to, copy.cached, copy.first);
     }
 
     /// A copy of request `id` at `tier` is cancelled before its first token:

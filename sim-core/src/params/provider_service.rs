@@ -266,16 +266,16 @@ const SAME_TIER: &str = "same";
 /// The tiers a hedge may go to: once the client hedges, its own tier or
 /// any tier that answers in time (not a batch tier).
 fn hedge_to_options(s: &Scenario, _: usize) -> Vec<(String, String)> {
-    let mut o = vec![(SAME_TIER.to_owned(), "The request's own tier".to_owned())];
-    if let Some(a) = s.api.as_ref().filter(|a| a.hedge.is_some()) {
-        o.extend(
+    let same = |label: &str| (SAME_TIER.to_owned(), label.to_owned());
+    let Some(a) = s.api.as_ref().filter(|a| a.hedge.is_some()) else {
+        return vec![same("The request's own tier: choose 'Hedge after' first")];
+    };
+    std::iter::once(same("The request's own tier"))
+        .chain(
             a.tiers
                 .iter()
                 .filter(|t| t.batch.is_none())
                 .map(|t| (t.name.clone(), format!("API: {}", t.name))),
-        );
-    } else {
-        o[0].1 = "The request's own tier: choose 'Hedge after' first".to_owned();
-    }
-    o
+        )
+        .collect()
 }

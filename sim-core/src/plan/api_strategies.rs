@@ -7,9 +7,8 @@ use crate::api::ClientPolicy;
 use crate::scenario::Scenario;
 
 /// The API setups beyond a tier at a rate-limit multiple: provisioned
-/// units in front of a tier that sells them (the counts that cover half,
-/// all and one and a half of the tokens a minute the traffic reserves on
-/// average, at 1× limits, with each client), and each tier falling back to
+/// units in front of a tier that sells them (the counts [`unit_counts`]
+/// gives, at 1× limits, with each client), and each tier falling back to
 /// each other tier that answers in time (at every multiple, with the
 /// scenario's client).
 pub(super) fn strategies(
@@ -71,11 +70,8 @@ fn unit_counts(base: &Scenario, p: &crate::api::Provisioned) -> Vec<u32> {
     let per_task: f64 = classes
         .iter()
         .map(|k| {
-            // A reasoning request reserves its thinking on top of max_tokens.
-            let thinking = k.mean_generated_tokens()
-                - k.output_tokens
-                    .clamped_mean(1.0, f64::from(k.max_tokens.max(1)));
-            let reserved = k.mean_input_tokens() + f64::from(k.max_tokens) + thinking;
+            let reserved =
+                k.mean_input_tokens() + f64::from(k.max_tokens) + k.mean_reasoning_tokens();
             k.share / shares * f64::from(k.calls_per_task) * reserved
         })
         .sum();

@@ -323,9 +323,10 @@ fn merge_same(feasible: Vec<Evaluated>) -> Vec<Evaluated> {
         });
         match (same, &e.config) {
             (Some((kept, also)), Config::Api { multiplier, .. }) => {
-                let at =
-                    |c: &Config| matches!(c, Config::Api { multiplier: m, .. } if m == multiplier);
-                if !at(&kept.config) && !also.contains(multiplier) {
+                // A fallback's row at the kept row's own multiple says nothing new.
+                let kept_at =
+                    matches!(kept.config, Config::Api { multiplier: m, .. } if m == *multiplier);
+                if !kept_at && !also.contains(multiplier) {
                     also.push(*multiplier);
                 }
             }

@@ -321,13 +321,19 @@ impl super::RequestClass {
     /// it (clamped to `[1, bounds::TOKENS]`), which take decode steps and KV
     /// like any token and are billed as output.
     pub fn mean_generated_tokens(&self) -> f64 {
-        let tokens = f64::from(super::bounds::TOKENS);
         self.output_tokens
             .clamped_mean(1.0, f64::from(self.max_tokens.max(1)))
-            + self
-                .reasoning_tokens
-                .as_ref()
-                .map_or(0.0, |r| r.clamped_mean(1.0, tokens))
+            + self.mean_reasoning_tokens()
+    }
+
+    /// Hidden reasoning tokens a call generates on average before its
+    /// answer, as the engine draws them (0 for a model that does not
+    /// reason). A provider reserves them on top of `max_tokens`.
+    pub fn mean_reasoning_tokens(&self) -> f64 {
+        let tokens = f64::from(super::bounds::TOKENS);
+        self.reasoning_tokens
+            .as_ref()
+            .map_or(0.0, |r| r.clamped_mean(1.0, tokens))
     }
 
     /// The question's tokens on average, as the engine draws them (clamped to
