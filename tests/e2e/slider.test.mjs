@@ -1,6 +1,7 @@
 // Dragging a slider re-simulates and redraws: slider → sim-core → cards and charts.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { startLab, saveScreenshot } from './support/harness.mjs';
 import { LabPage } from './support/lab-page.mjs';
 
@@ -101,11 +102,13 @@ async function knobs(p) {
   return out;
 }
 
-test('a heavy run shows a labelled preview at once, then its full numbers', async () => {
+test('a heavy run shows a labelled preview at once, then its full numbers, computed off the page\'s thread', async () => {
   const p = new LabPage(await lab.newPage(), lab.url);
   await p.open();
   await p.byTestId('preset').selectOption('launch-spike');
   await p.waitForRun();
+  // The run worker loads after the first full run.
+  await p.page.waitForFunction(() => window.wasmBindings.run_worker_up(), null, { timeout: 30_000 });
   const before = await p.text('run-time');
   // Think time 2.3 s: over a million requests in the full run.
   await p.byTestId('think-time-number').fill('2.3');
@@ -118,7 +121,19 @@ test('a heavy run shows a labelled preview at once, then its full numbers', asyn
   await p.waitForTextChange('run-time', before, 120_000);
   await p.waitForRun(120_000);
   assert.equal(await p.byTestId('run-preview').count(), 0, 'the preview note goes with the full run');
-  assert.match(await p.text('run-time'), /^\d{6,} requests over/);
+  assert.match(await p.text('run-time'), /^\d{1,3}(,\d{3}){2,} requests over [\d,]+ s simulated, computed in [\d.]+ (ms|s) off the page's thread$/);
+  assert.equal(await p.byTestId('run-time').getAttribute('data-worker'), 'true');
+  // The worker's numbers are the page's own: the same scenario run here, in
+  // one go, exports the same summary, every figure.
+  const download = async (id) => {
+    const [d] = await Promise.all([p.page.waitForEvent('download'), p.byTestId(id).click()]);
+    return readFile(await d.path(), 'utf8');
+  };
+  const scenario = await download('export-scenario');
+  const shown = await download('export-summary');
+  const here = await p.page.evaluate((json) => window.wasmBindings.summary_csv(json), scenario);
+  assert.ok(shown.split('\n').length > 50, 'a full summary');
+  assert.equal(shown, here, 'the worker\'s run exports what a run on the page does');
   assert.deepEqual(lab.errors, []);
 });
 

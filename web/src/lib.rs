@@ -26,6 +26,15 @@ pub fn report_json(scenario_json: &str) -> Result<String, String> {
     serde_json::to_string(&r).map_err(|e| e.to_string())
 }
 
+/// A scenario's summary CSV (the page's "Summary CSV" export) from a run
+/// here, in one go: a test compares it with the export of the run on screen,
+/// which the run worker computed.
+#[wasm_bindgen]
+pub fn summary_csv(scenario_json: &str) -> Result<String, String> {
+    let s = sim_core::Scenario::from_json(scenario_json).map_err(|e| e.to_string())?;
+    Ok(io::export::summary_csv(&sim_core::run(&s)))
+}
+
 /// A scenario's ranges (`sim_core::ranges::ranges`: the range runs, the
 /// fleet's included) as JSON: the `ranges` of `tlab run --ranges --json`,
 /// exposed so a test can compare them byte for byte.
@@ -82,6 +91,13 @@ pub fn run_progress() -> Vec<f64> {
         work::runner::submitted() as f64,
         work::runner::shown() as f64,
     ]
+}
+
+/// Whether the page's run worker, which long runs' full runs go to, is up
+/// (for tests and the browser benchmark).
+#[wasm_bindgen]
+pub fn run_worker_up() -> bool {
+    work::remote::worker_up()
 }
 
 /// The default scenario as JSON (for the benchmark and tests).

@@ -575,8 +575,9 @@ impl Simulation {
         }
         t.usd += usd;
         let batch = t.batch.is_some();
-        self.rec.overall.api_usd += usd;
-        self.rec.per_class[req.class as usize].api_usd += usd;
+        for m in self.rec.metrics(req.class) {
+            m.api_usd += usd;
+        }
         if batch {
             self.batch_release(tier, input);
         }
@@ -587,8 +588,9 @@ impl Simulation {
     pub(super) fn fail(&mut self, id: ReqId) {
         let class = self.st.requests[id].class;
         self.rec.failed += 1;
-        self.rec.overall.failed += 1;
-        self.rec.per_class[class as usize].failed += 1;
+        for m in self.rec.metrics(class) {
+            m.failed += 1;
+        }
         self.drop_request(id);
     }
 }

@@ -219,7 +219,8 @@ impl Simulation {
         t.bill.add(price, parts, 0.0);
         t.usd += usd;
         api.usd_hedges_cancelled += usd;
-        self.rec.overall.api_usd += usd;
-        self.rec.per_class[req.class as usize].api_usd += usd;
+        for m in self.rec.metrics(req.class) {
+            m.api_usd += usd;
+        }
     }
 }

@@ -133,8 +133,11 @@ pub(super) struct Recorder {
     pub(super) tasks_completed: u64,
     pub(super) input_tokens_done: u64,
     pub(super) output_tokens_done: u64,
+    /// All requests' metrics, and each class's when there is more than one
+    /// (a run of one class keeps only `overall`, its class's too: see
+    /// [`Recorder::metrics`]).
     pub(super) overall: ClassMetrics,
-    pub(super) per_class: Vec<ClassMetrics>,
+    per_class: Vec<ClassMetrics>,
     pub(super) windows: Windows,
     pub(super) busy_ns: u128,
     pub(super) batch_area: f64,
@@ -447,7 +450,7 @@ impl Recorder {
                 st.visible.record_ns(v);
             }
         }
-        for m in [&mut self.overall, &mut self.per_class[s.class as usize]] {
+        for m in self.metrics(s.class) {
             m.completed += 1;
             m.slo_met += u64::from(ttft_ok && tpot_ok);
             m.ttft_missed += u64::from(!ttft_ok);
@@ -470,8 +473,29 @@ impl Recorder {
     /// A task (all its calls) finished.
     pub(super) fn task_done(&mut self, class: u16, latency_ns: u64) {
         self.tasks_completed += 1;
-        for m in [&mut self.overall, &mut self.per_class[class as usize]] {
+        for m in self.metrics(class) {
             m.task.record_ns(latency_ns);
+        }
+    }
+
+    /// The metrics a request of `class` counts in: all requests', and its
+    /// class's when the run has more than one class (with one, the class's
+    /// are all's, recorded once).
+    pub(super) fn metrics(&mut self, class: u16) -> impl Iterator<Item = &mut ClassMetrics> {
+        let own = if self.per_class.len() > 1 {
+            self.per_class.get_mut(usize::from(class))
+        } else {
+            None
+        };
+        std::iter::once(&mut self.overall).chain(own)
+    }
+
+    /// Class `i`'s metrics.
+    pub(super) fn class_metrics(&self, i: usize) -> &ClassMetrics {
+        if self.per_class.len() > 1 {
+            &self.per_class[i]
+        } else {
+            &self.overall
         }
     }
 }

@@ -108,11 +108,12 @@ impl Simulation {
             events: self.st.processed,
             requests: self.counts(),
             overall: rec.overall.report("all", month_factor),
-            per_class: rec
-                .per_class
+            per_class: self
+                .cfg
+                .classes
                 .iter()
-                .zip(&self.cfg.classes)
-                .map(|(m, k)| m.report(&k.name, month_factor))
+                .enumerate()
+                .map(|(i, k)| rec.class_metrics(i).report(&k.name, month_factor))
                 .collect(),
             throughput: self.throughput(secs),
             utilisation: self.utilisation(&bill, replicas),

@@ -459,8 +459,9 @@ impl Simulation {
     pub(super) fn reject(&mut self, id: ReqId) {
         let class = self.st.requests[id].class;
         self.rec.rejected += 1;
-        self.rec.overall.rejected += 1;
-        self.rec.per_class[class as usize].rejected += 1;
+        for m in self.rec.metrics(class) {
+            m.rejected += 1;
+        }
         self.drop_request(id);
     }
 

@@ -58,13 +58,21 @@ impl<T> std::fmt::Debug for Key<T> {
     }
 }
 
+/// Slots a chunk of values holds (a power of two).
+const CHUNK: usize = 1 << CHUNK_BITS;
+const CHUNK_BITS: u32 = 12;
+
 /// Values addressed by [`Key`]. Each slot's generation is odd while it holds
 /// a live value and even while it is free, so a key (always made from an odd
 /// generation) matches only the value it was made for. Generations sit apart
-/// from the values, so the values stay as dense as a plain vector.
+/// from the values, so the values stay as dense as a plain vector. The
+/// values are kept in chunks of [`CHUNK`] that never move: a slab of a
+/// hundred thousand requests in flight grows a chunk at a time instead of
+/// copying itself whole when it doubles (tens of megabytes in one go, a
+/// long task on the page).
 #[derive(Clone, Debug)]
 pub(super) struct Slab<T> {
-    values: Vec<T>,
+    chunks: Vec<Vec<T>>,
     generations: Vec<u32>,
     free: Vec<u32>,
     live: usize,
@@ -73,7 +81,7 @@ pub(super) struct Slab<T> {
 impl<T> Default for Slab<T> {
     fn default() -> Self {
         Slab {
-            values: Vec::new(),
+            chunks: Vec::new(),
             generations: Vec::new(),
             free: Vec::new(),
             live: 0,
@@ -89,12 +97,19 @@ impl<T> Slab<T> {
             let g = &mut self.generations[i as usize];
             debug_assert!(g.is_multiple_of(2), "a free slot holds a live value");
             *g = g.wrapping_add(1);
-            self.values[i as usize] = value;
-            Key::new(i, *g)
+            let g = *g;
+            *self.slot_mut(i) = value;
+            Key::new(i, g)
         } else {
-            let index = u32::try_from(self.values.len())
-                .unwrap_or_else(|_| unreachable_capacity(self.values.len()));
-            self.values.push(value);
+            let n = self.generations.len();
+            let index = u32::try_from(n).unwrap_or_else(|_| unreachable_capacity(n));
+            if n.is_multiple_of(CHUNK) {
+                self.chunks.push(Vec::with_capacity(CHUNK));
+            }
+            // The last chunk has room: a new one was just added when it had none.
+            if let Some(last) = self.chunks.last_mut() {
+                last.push(value);
+            }
             self.generations.push(1);
             Key::new(index, 1)
         }
@@ -114,6 +129,14 @@ impl<T> Slab<T> {
         self.generations.get(key.index as usize) == Some(&key.generation)
     }
 
+    fn slot(&self, i: u32) -> &T {
+        &self.chunks[(i >> CHUNK_BITS) as usize][i as usize & (CHUNK - 1)]
+    }
+
+    fn slot_mut(&mut self, i: u32) -> &mut T {
+        &mut self.chunks[(i >> CHUNK_BITS) as usize][i as usize & (CHUNK - 1)]
+    }
+
     /// Values alive now.
     pub(super) fn len(&self) -> usize {
         self.live
@@ -130,14 +153,14 @@ impl<T> std::ops::Index<Key<T>> for Slab<T> {
     type Output = T;
     fn index(&self, key: Key<T>) -> &T {
         debug_assert!(self.contains(key), "stale key {key:?}");
-        &self.values[key.index as usize]
+        self.slot(key.index)
     }
 }
 
 impl<T> std::ops::IndexMut<Key<T>> for Slab<T> {
     fn index_mut(&mut self, key: Key<T>) -> &mut T {
         debug_assert!(self.contains(key), "stale key {key:?}");
-        &mut self.values[key.index as usize]
+        self.slot_mut(key.index)
     }
 }
 
@@ -156,5 +179,26 @@ mod tests {
         assert!(s.contains(b));
         assert_eq!(s[b], "b");
         assert_eq!(s.len(), 1);
+    }
+
+    #[test]
+    fn values_past_a_chunk_stay_where_they_were_put() {
+        let mut s = Slab::default();
+        let first = s.insert(0_usize);
+        let at = std::ptr::from_ref(&s[first]);
+        let keys: Vec<_> = (1..2 * CHUNK + 5).map(|v| s.insert(v)).collect();
+        assert_eq!(
+            std::ptr::from_ref(&s[first]),
+            at,
+            "a value moved as the slab grew"
+        );
+        assert!(keys.iter().enumerate().all(|(i, &k)| s[k] == i + 1));
+        // Freed slots in any chunk are reused, newest first.
+        let (a, b) = (keys[3], keys[CHUNK + 7]);
+        s.remove(a);
+        s.remove(b);
+        assert_eq!(s.insert(99).index(), b.index());
+        assert_eq!(s.insert(98).index(), a.index());
+        assert_eq!(s.len(), 2 * CHUNK + 5);
     }
 }

@@ -125,8 +125,9 @@ impl Simulation {
         let req = &self.st.requests[id];
         let (class, phase, replica) = (req.class, req.phase, req.replica);
         self.rec.timed_out += 1;
-        self.rec.overall.timed_out += 1;
-        self.rec.per_class[class as usize].timed_out += 1;
+        for m in self.rec.metrics(class) {
+            m.timed_out += 1;
+        }
         self.rec.last_work_ns = self.st.now;
         match (phase, replica) {
             // On a GPU: the pass in flight still holds it (its chunk, or the

@@ -18,6 +18,10 @@ const FILE: &str = concat!(
 fn digest(s: sim_core::Scenario) -> String {
     let report = sim_core::run_scenario(s).expect("a valid scenario");
     let json = serde_json::to_string(&report).expect("a report serialises");
+    // The page's run worker sends its report as this JSON: it must read
+    // back to the very same report.
+    let back: sim_core::Report = serde_json::from_str(&json).expect("a report reads back");
+    assert!(back == report, "a report changed on its way through JSON");
     Sha256::digest(json.as_bytes())[..12]
         .iter()
         .map(|b| format!("{b:02x}"))

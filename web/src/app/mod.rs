@@ -138,11 +138,13 @@ pub fn App() -> impl IntoView {
     // After each finished full run (not a preview, not one a newer scenario
     // was waiting for) that stays on screen for a moment (so not between
     // the moves of a drag), compute the cost curves and the GPU timeline.
+    let warm = runner.clone();
     Effect::new(move |_| {
         if matches!(state.get(), crate::work::runner::RunState::Done(_)) {
             let Some(s) = ran.get_untracked() else { return };
             stop_costs();
             let job = cost_job.clone();
+            let warm = warm.clone();
             set_timeout(
                 move || {
                     let still = matches!(
@@ -155,6 +157,8 @@ pub fn App() -> impl IntoView {
                     // The planner's workers load their simulator in the background
                     // now, so a plan starts at once when asked for.
                     crate::plan::workers::warm();
+                    // And the run worker, which long runs' full runs go to.
+                    warm.warm_worker();
                     load.set(None);
                     fleet.set(None);
                     ranges.set(None);

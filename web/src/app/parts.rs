@@ -185,6 +185,7 @@ pub fn status_view(
     load: RwSignal<Option<LoadCheck>>,
 ) -> impl IntoView {
     let (report, state, slices) = (runner.report, runner.state, runner.slices);
+    let in_worker = runner.in_worker;
     view! {
                 <div class="status" aria-live="polite">
                     {move || match state.get() {
@@ -212,6 +213,7 @@ pub fn status_view(
                                     data-value=format!("{ms:.1}")
                                     data-slices=move || slices.get().slices.to_string()
                                     data-max-slice-events=move || slices.get().max_events.to_string()
+                                    data-worker=move || in_worker.get().to_string()
                                 >
                                     {move || {
                                         report
@@ -219,10 +221,11 @@ pub fn status_view(
                                                 r.as_ref()
                                                     .map(|r| {
                                                         format!(
-                                                            "{} requests over {:.0} s simulated, computed in {}",
-                                                            r.requests.arrived,
-                                                            r.sim_time_s,
+                                                            "{} requests over {} s simulated, computed in {}{}",
+                                                            sim_core::format::thousands(r.requests.arrived),
+                                                            sim_core::format::thousands(r.sim_time_s.round() as u64),
                                                             crate::format::fmt_ms(Some(ms)),
+                                                            if in_worker.get() { " off the page's thread" } else { "" },
                                                         )
                                                     })
                                             })

@@ -9,9 +9,9 @@
 //! that holds them ([`Message::Resume`]) with their share of what is left.
 
 use serde::{Deserialize, Serialize};
-use sim_core::Scenario;
 use sim_core::plan::budget::{Outcome, second_pass_shares};
 use sim_core::plan::{Finished, PlanSlo, Search, Space, groups, run_group, searches};
+use sim_core::{Report, Scenario};
 
 /// What the page tells a worker.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -44,6 +44,16 @@ pub enum Message {
         /// Its share of what the passes so far left of the budget.
         share: u64,
     },
+    /// Run this scenario in full as run `id` (the run on screen, see
+    /// `crate::work::remote`), replacing the run in progress.
+    Run {
+        /// Which run (its report carries it).
+        id: u64,
+        /// The scenario.
+        scenario: Box<Scenario>,
+    },
+    /// Drop the run in progress.
+    StopRun,
 }
 
 /// What a worker says back.
@@ -62,6 +72,27 @@ pub enum Reply {
     },
     /// A message could not be handled.
     Failed(String),
+    /// Run `id` finished.
+    Ran {
+        /// The run.
+        id: u64,
+        /// What it measured.
+        report: Box<Report>,
+    },
+    /// How far run `id` is (of its arrival window).
+    RunProgress {
+        /// The run.
+        id: u64,
+        /// 0 to 1.
+        fraction: f64,
+    },
+    /// Run `id` could not start.
+    RunFailed {
+        /// The run.
+        id: u64,
+        /// Why.
+        why: String,
+    },
 }
 
 /// A plan as a worker holds it: its id, targets, and its groups, each not
@@ -90,6 +121,8 @@ impl Worker {
             }
             Message::Group { id, index } => self.run(id, index, None),
             Message::Resume { id, index, share } => self.run(id, index, Some(share)),
+            // The run on screen's messages go to `crate::work::remote::RunHost`.
+            Message::Run { .. } | Message::StopRun => None,
         }
     }
 

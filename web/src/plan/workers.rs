@@ -19,7 +19,7 @@ use wasm_bindgen::prelude::*;
 use web_sys::{MessageEvent, Worker};
 
 /// Where Trunk puts the worker's loader (next to the page).
-const WORKER_URL: &str = "./plan-worker_loader.js";
+pub(crate) const WORKER_URL: &str = "./plan-worker_loader.js";
 
 /// Most workers, whatever the machine says.
 const MAX_WORKERS: usize = 4;
@@ -226,6 +226,8 @@ fn on_reply(pool: &Rc<RefCell<Pool>>, k: usize, reply: Reply) {
                     }
                 }
             }
+            // A planner's worker never runs the page's run.
+            Reply::Ran { .. } | Reply::RunProgress { .. } | Reply::RunFailed { .. } => {}
             Reply::Failed(e) => {
                 if let Some(s) = p.slots.get_mut(k) {
                     s.busy = false;

@@ -3,5 +3,6 @@
 //! work it starts shares.
 
 pub mod jobs;
+pub mod remote;
 pub mod runner;
 pub mod soon;

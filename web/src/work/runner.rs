@@ -12,13 +12,20 @@
 //! starts the moment it is shown, so every move of a drag is followed by
 //! new numbers a stage later, never starved by the next move. Full runs are
 //! deterministic; only the length of a preview depends on the machine.
+//!
+//! Once the page's run worker is up ([`crate::work::remote`]), a run with a
+//! preview sends its full run there the moment it starts: the worker
+//! computes it on a core of its own while the page runs the preview, and its
+//! report (the same report, read back from JSON) replaces the preview's.
 
 use leptos::prelude::*;
 use sim_core::{Report, Scenario, Simulation, ValidScenario};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
+use crate::plan::worker::Reply;
 use crate::work::jobs::{MAX_SLICE_EVENTS, RUN_EVENTS_PER_CHECK, SLICE_MS, SliceStats, now_ms};
+use crate::work::remote::RunWorker;
 use crate::work::soon::soon;
 
 /// What the page shows about the run in progress.
@@ -97,6 +104,28 @@ pub struct Runner {
     /// When the report shown is a preview: its simulated seconds and the
     /// full run's.
     pub preview: RwSignal<Option<(f64, f64)>>,
+    /// Whether the report shown was computed in the run worker.
+    pub in_worker: RwSignal<bool>,
+    /// The run worker, once started.
+    worker: Rc<RefCell<Option<RunWorker>>>,
+    /// The full run the worker computes for the page, if any.
+    awaiting: Rc<RefCell<Option<Awaiting>>>,
+}
+
+/// A full run sent to the run worker, its preview running on the page.
+struct Awaiting {
+    /// The runner's generation it belongs to (the worker's run id).
+    generation: u64,
+    seq: u64,
+    of: Scenario,
+    /// When its preview started (page clock, ms).
+    started: f64,
+    /// Whether its preview's numbers are on screen.
+    preview_shown: bool,
+    /// Its report, when it came before the preview's.
+    report: Option<Report>,
+    /// When the progress bar last moved (page clock, ms).
+    progress_at: f64,
 }
 
 /// The preview of `scenario` if its run is expected to take more than
@@ -128,8 +157,10 @@ struct Stage {
     seq: u64,
     horizon: u64,
     started: f64,
-    /// The full run, when this stage is its preview.
+    /// The full run, when this stage is its preview (and the page runs it).
     then: Option<ValidScenario>,
+    /// The full run's simulated seconds, when this stage is a preview.
+    full_s: Option<f64>,
     /// Events the stage was estimated to take, and when it began (page
     /// clock, ms).
     est: f64,
@@ -163,7 +194,134 @@ impl Runner {
             progress: RwSignal::new(0.0),
             slices: RwSignal::new(SliceStats::default()),
             preview: RwSignal::new(None),
+            in_worker: RwSignal::new(false),
+            worker: Rc::new(RefCell::new(None)),
+            awaiting: Rc::new(RefCell::new(None)),
         }
+    }
+
+    /// Start the run worker (once): long runs' full simulations go to it
+    /// when it is up. Without workers the page runs them in slices.
+    pub fn warm_worker(&self) {
+        if self.worker.borrow().is_some() {
+            return;
+        }
+        let this = self.clone();
+        let worker = RunWorker::spawn(move |reply| this.on_worker(reply));
+        *self.worker.borrow_mut() = worker;
+    }
+
+    /// Send run `generation` of `of` to the run worker if `want` and it is
+    /// up; else drop whatever it was computing for the page.
+    fn send_to_worker(&self, want: bool, generation: u64, seq: u64, of: &Scenario) -> bool {
+        let sent = want
+            && self
+                .worker
+                .borrow()
+                .as_ref()
+                .filter(|w| w.ready())
+                .is_some_and(|w| w.run(generation, of));
+        let was = self.awaiting.replace(sent.then(|| Awaiting {
+            generation,
+            seq,
+            of: of.clone(),
+            started: now_ms(),
+            preview_shown: false,
+            report: None,
+            progress_at: now_ms(),
+        }));
+        if !sent
+            && was.is_some()
+            && let Some(w) = self.worker.borrow().as_ref()
+        {
+            w.stop();
+        }
+        sent
+    }
+
+    /// A reply from the run worker.
+    fn on_worker(&self, reply: Reply) {
+        let mut awaiting = self.awaiting.borrow_mut();
+        match reply {
+            Reply::Ran { id, report } => {
+                let Some(a) = awaiting.as_mut().filter(|a| a.generation == id) else {
+                    return;
+                };
+                if a.preview_shown {
+                    let a = awaiting.take();
+                    drop(awaiting);
+                    // On screen in a task of its own, after the one that
+                    // read the report.
+                    if let Some(a) = a {
+                        let this = self.clone();
+                        soon(move || this.show_from_worker(a, *report));
+                    }
+                } else {
+                    a.report = Some(*report);
+                }
+            }
+            Reply::RunProgress { id, fraction } => {
+                if let Some(a) = awaiting
+                    .as_mut()
+                    .filter(|a| a.generation == id && a.preview_shown)
+                    && now_ms() - a.progress_at >= PROGRESS_MS
+                {
+                    a.progress_at = now_ms();
+                    self.progress.set(fraction);
+                }
+            }
+            Reply::RunFailed { id, why } => {
+                leptos::logging::warn!("the run worker refused run {id}: {why}");
+                // Run it here instead, from its start, and never send again.
+                let a = awaiting.take().filter(|a| a.generation == id);
+                drop(awaiting);
+                *self.worker.borrow_mut() = None;
+                if let Some(a) = a {
+                    self.submit(a.of);
+                }
+            }
+            Reply::Failed(why) => leptos::logging::warn!("the run worker: {why}"),
+            Reply::Ready | Reply::Done { .. } => {}
+        }
+    }
+
+    /// The preview of run `generation` is on screen: show its full run's
+    /// report if the worker has sent it, else say it is awaited. False if no
+    /// full run of this generation is in the worker.
+    fn preview_shown(&self, generation: u64) -> bool {
+        let mut awaiting = self.awaiting.borrow_mut();
+        let Some(a) = awaiting.as_mut().filter(|a| a.generation == generation) else {
+            return false;
+        };
+        a.preview_shown = true;
+        if a.report.is_some()
+            && let Some(mut a) = awaiting.take()
+            && let Some(report) = a.report.take()
+        {
+            drop(awaiting);
+            let this = self.clone();
+            soon(move || this.show_from_worker(a, report));
+        }
+        true
+    }
+
+    /// The worker's full run is in: its numbers on screen, unless a newer
+    /// scenario started since.
+    fn show_from_worker(&self, a: Awaiting, report: Report) {
+        if self.generation.get() != a.generation {
+            return;
+        }
+        SEQ.with(|s| s.set((s.get().0, a.seq)));
+        self.report.set(Some(report));
+        self.ran.set(Some(a.of));
+        self.protected_until.set(0.0);
+        self.preview.set(None);
+        self.in_worker.set(true);
+        if self.pending.borrow().is_some() {
+            self.start_pending();
+            return;
+        }
+        self.state.set(RunState::Done(now_ms() - a.started));
     }
 
     /// Run `scenario` (already validated), replacing any run in progress
@@ -215,7 +373,7 @@ impl Runner {
                     STAGES_WITHOUT_PREVIEW
                 };
                 // A long run shows its preview first, then runs in full.
-                let (first, then, first_est) =
+                let (first, mut then, first_est) =
                     match preview_of(&full, est, stage_events, stages).map(|p| p.validate()) {
                         Some(Ok(p)) => {
                             // The full run's estimate, spread evenly over
@@ -226,6 +384,12 @@ impl Runner {
                         }
                         _ => (full, None, est),
                     };
+                let full_s = then.as_ref().map(|f| f.duration_s);
+                // The full run to the worker, if it is up, at once.
+                let to_worker = self.send_to_worker(then.is_some(), generation, seq, &of);
+                if to_worker {
+                    then = None;
+                }
                 if first_est <= stages * stage_events {
                     self.protected_until
                         .set(now_ms() + 2.0 * (first_est / speed).max(STAGE_MS));
@@ -237,6 +401,7 @@ impl Runner {
                     seq,
                     started: now_ms(),
                     then,
+                    full_s,
                     est: first_est,
                     full_est: est,
                     began: now_ms(),
@@ -323,10 +488,9 @@ impl Runner {
             this.ran.set(Some(stage.of.clone()));
             this.protected_until.set(0.0);
             // A preview's numbers say so until the full run's replace them.
-            this.preview.set(
-                then.as_ref()
-                    .map(|full| (stage.horizon as f64 / 1e9, full.duration_s)),
-            );
+            this.preview
+                .set(stage.full_s.map(|full| (stage.horizon as f64 / 1e9, full)));
+            this.in_worker.set(false);
             if this.pending.borrow().is_some() {
                 // A newer scenario waited for these numbers: it runs next.
                 this.start_pending();
@@ -339,6 +503,7 @@ impl Runner {
                         horizon: ((full.duration_s * 1e9) as u64).max(1),
                         sim: Simulation::new(&full),
                         then: None,
+                        full_s: None,
                         est: stage.full_est,
                         began: now_ms(),
                         progress_at: now_ms(),
@@ -346,6 +511,8 @@ impl Runner {
                     };
                     soon(move || this.slice(next));
                 }
+                // The full run is the worker's: its report follows.
+                None if this.preview_shown(stage.generation) => {}
                 None => this.state.set(RunState::Done(now_ms() - stage.started)),
             }
         });
