@@ -77,11 +77,21 @@ pub fn App() -> impl IntoView {
     let playhead = RwSignal::new(None::<f64>);
     let playing = RwSignal::new(false);
 
+    // The capacity measurement, the range runs and the fleet-size search
+    // they start: one handle stops them all.
+    let cost_job = crate::work::jobs::Slot::default();
+
     // Every change of scenario: re-run (coalesced to one run per animation
-    // frame by the runner). The URL mirrors the scenario and the pinned A.
+    // frame by the runner), and stop the background work of the scenario
+    // before, which no longer matters and would share the page's thread
+    // with the new run. The URL mirrors the scenario and the pinned A.
     {
-        let runner = runner.clone();
-        Effect::new(move |_| runner.submit(scenario.get()));
+        let (runner, cost_job) = (runner.clone(), cost_job.clone());
+        Effect::new(move |_| {
+            let s = scenario.get();
+            cost_job.stop();
+            runner.submit(s);
+        });
     }
     Effect::new(move |_| {
         scenario.with(|s| {
@@ -109,9 +119,6 @@ pub fn App() -> impl IntoView {
 
     let report = runner.report;
 
-    // The capacity measurement and the fleet-size search it starts: one
-    // handle stops both.
-    let cost_job = crate::work::jobs::Slot::default();
     let cost_progress = RwSignal::new(None::<f64>);
     // Every report on screen restarts playback from the whole run, and ends
     // a capacity measurement made for another scenario.

@@ -14,7 +14,8 @@
 //! deterministic; only the length of a preview depends on the machine.
 //!
 //! Once the page's run worker is up ([`crate::work::remote`]), a run with a
-//! preview sends its full run there the moment it starts: the worker
+//! preview expected to take over [`WORKER_MIN_MS`] sends its full run there
+//! the moment it starts: the worker
 //! computes it on a core of its own while the page runs the preview, and its
 //! report (the same report, read back from JSON) replaces the preview's.
 
@@ -49,6 +50,13 @@ const STAGES_WITHOUT_PREVIEW: f64 = 4.0;
 /// A scenario submitted within this long of the one before belongs to the
 /// same drag (or held key), ms, even when the run between them finished.
 const DRAG_GAP_MS: f64 = 300.0;
+
+/// A full run expected to take at least this long on the page goes to the
+/// run worker, ms; a shorter one is run here after its preview. On two
+/// cores a worker computing beside the page slows the page's own tasks
+/// (the browser's other processes share the second core), which a short
+/// run does not repay: light presets' drags stay as they were.
+const WORKER_MIN_MS: f64 = 300.0;
 
 /// How often the progress bar moves, ms.
 const PROGRESS_MS: f64 = 100.0;
@@ -114,9 +122,12 @@ pub struct Runner {
 
 /// A full run sent to the run worker, its preview running on the page.
 struct Awaiting {
-    /// The runner's generation it belongs to (the worker's run id).
-    generation: u64,
+    /// Its scenario's number in submission order (the worker's run id).
     seq: u64,
+    /// The runner's generation its preview runs in (None while the
+    /// scenario waits for the stage in progress: its full run was sent
+    /// ahead).
+    generation: Option<u64>,
     of: Scenario,
     /// When its preview started (page clock, ms).
     started: f64,
@@ -211,16 +222,22 @@ impl Runner {
         *self.worker.borrow_mut() = worker;
     }
 
-    /// Send run `generation` of `of` to the run worker if `want` and it is
-    /// up; else drop whatever it was computing for the page.
-    fn send_to_worker(&self, want: bool, generation: u64, seq: u64, of: &Scenario) -> bool {
+    /// Send scenario `seq`, `of`, to the run worker if `want` and it is up
+    /// (its preview running in `generation`, if started); else drop whatever
+    /// the worker was computing for the page. A scenario sent ahead, while
+    /// it waited, is not sent again.
+    fn send_to_worker(&self, want: bool, generation: Option<u64>, seq: u64, of: &Scenario) -> bool {
+        if want && let Some(a) = self.awaiting.borrow_mut().as_mut().filter(|a| a.seq == seq) {
+            a.generation = generation;
+            return true;
+        }
         let sent = want
             && self
                 .worker
                 .borrow()
                 .as_ref()
                 .filter(|w| w.ready())
-                .is_some_and(|w| w.run(generation, of));
+                .is_some_and(|w| w.run(seq, of));
         let was = self.awaiting.replace(sent.then(|| Awaiting {
             generation,
             seq,
@@ -244,7 +261,7 @@ impl Runner {
         let mut awaiting = self.awaiting.borrow_mut();
         match reply {
             Reply::Ran { id, report } => {
-                let Some(a) = awaiting.as_mut().filter(|a| a.generation == id) else {
+                let Some(a) = awaiting.as_mut().filter(|a| a.seq == id) else {
                     return;
                 };
                 if a.preview_shown {
@@ -261,9 +278,7 @@ impl Runner {
                 }
             }
             Reply::RunProgress { id, fraction } => {
-                if let Some(a) = awaiting
-                    .as_mut()
-                    .filter(|a| a.generation == id && a.preview_shown)
+                if let Some(a) = awaiting.as_mut().filter(|a| a.seq == id && a.preview_shown)
                     && now_ms() - a.progress_at >= PROGRESS_MS
                 {
                     a.progress_at = now_ms();
@@ -273,7 +288,7 @@ impl Runner {
             Reply::RunFailed { id, why } => {
                 leptos::logging::warn!("the run worker refused run {id}: {why}");
                 // Run it here instead, from its start, and never send again.
-                let a = awaiting.take().filter(|a| a.generation == id);
+                let a = awaiting.take().filter(|a| a.seq == id);
                 drop(awaiting);
                 *self.worker.borrow_mut() = None;
                 if let Some(a) = a {
@@ -290,7 +305,10 @@ impl Runner {
     /// full run of this generation is in the worker.
     fn preview_shown(&self, generation: u64) -> bool {
         let mut awaiting = self.awaiting.borrow_mut();
-        let Some(a) = awaiting.as_mut().filter(|a| a.generation == generation) else {
+        let Some(a) = awaiting
+            .as_mut()
+            .filter(|a| a.generation == Some(generation))
+        else {
             return false;
         };
         a.preview_shown = true;
@@ -308,7 +326,7 @@ impl Runner {
     /// The worker's full run is in: its numbers on screen, unless a newer
     /// scenario started since.
     fn show_from_worker(&self, a: Awaiting, report: Report) {
-        if self.generation.get() != a.generation {
+        if a.generation != Some(self.generation.get()) {
             return;
         }
         SEQ.with(|s| s.set((s.get().0, a.seq)));
@@ -341,9 +359,42 @@ impl Runner {
         );
         self.submitted_at.set(now);
         if now < self.protected_until.get() {
-            return; // the stage in progress starts it when it is shown
+            // The stage in progress starts it when it is shown; a full run
+            // for the worker starts now.
+            self.send_ahead(seq);
+            return;
         }
         self.start_pending();
+    }
+
+    /// While scenario `seq` waits for the stage in progress, send its full
+    /// run to the worker if it will have a preview (as `start` decides).
+    fn send_ahead(&self, seq: u64) {
+        let of = match self.pending.borrow().as_ref() {
+            Some((s, of)) if *s == seq => of.clone(),
+            _ => return,
+        };
+        let Ok(full) = of.clone().validate() else {
+            return;
+        };
+        let est = sim_core::plan::budget::run_events(&full);
+        let previewed =
+            preview_of(&full, est, self.speed.get() * STAGE_MS, self.stages()).is_some();
+        self.send_to_worker(previewed && self.worth_a_worker(est), None, seq, &of);
+    }
+
+    /// Whether a full run of `est` events is long enough for the run worker.
+    fn worth_a_worker(&self, est: f64) -> bool {
+        est / self.speed.get() >= WORKER_MIN_MS
+    }
+
+    /// Stages a run may take without a preview: fewer during a drag.
+    fn stages(&self) -> f64 {
+        if self.dragging.get() {
+            2.0
+        } else {
+            STAGES_WITHOUT_PREVIEW
+        }
     }
 
     /// Start the waiting scenario now, in this task.
@@ -367,11 +418,7 @@ impl Runner {
                 let speed = self.speed.get();
                 let stage_events = speed * STAGE_MS;
                 let est = sim_core::plan::budget::run_events(&full);
-                let stages = if self.dragging.get() {
-                    2.0
-                } else {
-                    STAGES_WITHOUT_PREVIEW
-                };
+                let stages = self.stages();
                 // A long run shows its preview first, then runs in full.
                 let (first, mut then, first_est) =
                     match preview_of(&full, est, stage_events, stages).map(|p| p.validate()) {
@@ -386,7 +433,12 @@ impl Runner {
                     };
                 let full_s = then.as_ref().map(|f| f.duration_s);
                 // The full run to the worker, if it is up, at once.
-                let to_worker = self.send_to_worker(then.is_some(), generation, seq, &of);
+                let to_worker = self.send_to_worker(
+                    then.is_some() && self.worth_a_worker(est),
+                    Some(generation),
+                    seq,
+                    &of,
+                );
                 if to_worker {
                     then = None;
                 }
