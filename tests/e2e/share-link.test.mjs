@@ -223,7 +223,7 @@ test('an exact replay too large for a link is linked by name and hash, and asks 
   await p.waitForTextChange('run-time', before, 30_000);
   await p.waitForRun();
   assert.match(await p.text('import-note'), /would not fit in a link, so it opens distilled/);
-  assert.match(await p.text('trace-needed'), /This scenario is distilled from big\.jsonl \(40000 requests, SHA-256 [0-9a-f]{12}…\)/);
+  assert.match(await p.text('trace-needed'), /This scenario is distilled from big\.jsonl \(40,000 requests, SHA-256 [0-9a-f]{12}…\)/);
   // The page holds the trace: replay it exactly; the link stays short.
   before = await p.text('run-time');
   await p.byTestId('trace-replay').click();

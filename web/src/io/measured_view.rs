@@ -115,7 +115,7 @@ pub fn measured_view(
                 {move || measured.with(|m| m.as_ref().map(|m| format!(
                     "{}: {} requests, replayed strictly (same arrivals, same lengths, same server). TTFT is from the request's queueing at the engine to its first token; time per output token is (end-to-end − TTFT) / (tokens − 1), as vLLM's per-request timestamps define them.",
                     m.name,
-                    m.run.requests.len()
+                    sim_core::format::thousands(m.run.requests.len() as u64)
                 )).unwrap_or_default())}
             </p>
             <Show when=edited>

@@ -74,14 +74,14 @@ pub fn trace_ref_view(
                     if replaying() {
                         format!(
                             "Exact replay of {} ({} requests, SHA-256 {short}…). Its link carries the distilled traffic and the trace's name and hash; whoever opens it is asked for the same file.",
-                            r.name, r.requests
+                            r.name, sim_core::format::thousands(r.requests)
                         )
                     } else {
                         format!(
                             "{}distilled from {} ({} requests, SHA-256 {short}…): {}",
                             if r.exact { "This link was made of an exact replay; what runs here is its traffic " } else { "This scenario is " },
                             r.name,
-                            r.requests,
+                            sim_core::format::thousands(r.requests),
                             r.summary.trim_end()
                         )
                     }

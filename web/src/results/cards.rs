@@ -95,7 +95,7 @@ fn unanswered_note(r: &Report) -> Option<String> {
     ]
     .into_iter()
     .filter(|(n, _)| *n > 0)
-    .map(|(n, what)| format!("{n} {what}"))
+    .map(|(n, what)| format!("{} {what}", sim_core::format::thousands(n)))
     .collect();
     (parts.len() > 1).then(|| parts.join(", "))
 }
