@@ -134,7 +134,7 @@ pub(super) struct Recorder {
     pub(super) input_tokens_done: u64,
     pub(super) output_tokens_done: u64,
     /// All requests' metrics, and each class's when there is more than one
-    /// (a run of one class keeps only `overall`, its class's too: see
+    /// (none for a run of one class, whose class's are all's: see
     /// [`Recorder::metrics`]).
     pub(super) overall: ClassMetrics,
     per_class: Vec<ClassMetrics>,
@@ -274,7 +274,11 @@ impl Recorder {
             input_tokens_done: 0,
             output_tokens_done: 0,
             overall: ClassMetrics::default(),
-            per_class: (0..classes).map(|_| ClassMetrics::default()).collect(),
+            per_class: if classes > 1 {
+                (0..classes).map(|_| ClassMetrics::default()).collect()
+            } else {
+                Vec::new()
+            },
             windows: Windows::new(duration_ns / 400),
             busy_ns: 0,
             batch_area: 0.0,
@@ -482,21 +486,13 @@ impl Recorder {
     /// class's when the run has more than one class (with one, the class's
     /// are all's, recorded once).
     pub(super) fn metrics(&mut self, class: u16) -> impl Iterator<Item = &mut ClassMetrics> {
-        let own = if self.per_class.len() > 1 {
-            self.per_class.get_mut(usize::from(class))
-        } else {
-            None
-        };
+        let own = self.per_class.get_mut(usize::from(class));
         std::iter::once(&mut self.overall).chain(own)
     }
 
     /// Class `i`'s metrics.
     pub(super) fn class_metrics(&self, i: usize) -> &ClassMetrics {
-        if self.per_class.len() > 1 {
-            &self.per_class[i]
-        } else {
-            &self.overall
-        }
+        self.per_class.get(i).unwrap_or(&self.overall)
     }
 }
 

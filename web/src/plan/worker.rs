@@ -197,11 +197,11 @@ pub(crate) fn passes_question(budget_events: u64) -> (Scenario, PlanSlo, Space) 
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// A message or reply through JSON, as they travel.
-    fn wire<T: Serialize + for<'de> Deserialize<'de>>(t: &T) -> T {
+    pub(crate) fn wire<T: Serialize + for<'de> Deserialize<'de>>(t: &T) -> T {
         serde_json::from_str(&serde_json::to_string(t).expect("to JSON")).expect("from JSON")
     }
 

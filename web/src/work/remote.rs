@@ -18,14 +18,18 @@ use sim_core::{Scenario, Simulation};
 pub const CHUNK_EVENTS: u64 = 50_000;
 
 thread_local! {
-    /// Whether a run worker has loaded on this page (for tests and the
-    /// browser benchmark).
+    /// Whether the page's run worker (one a page) has loaded its simulator
+    /// and not been retired.
     static UP: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// Whether the page's run worker is up.
 pub fn worker_up() -> bool {
     UP.with(std::cell::Cell::get)
+}
+
+fn set_up(up: bool) {
+    UP.with(|u| u.set(up));
 }
 
 /// A chunk in every this many posts its progress.
@@ -99,9 +103,9 @@ impl RunHost {
 pub use page::RunWorker;
 
 mod page {
+    use super::set_up;
     use crate::plan::worker::{Message, Reply};
     use sim_core::Scenario;
-    use std::cell::Cell;
     use std::rc::Rc;
     use wasm_bindgen::JsCast;
     use wasm_bindgen::prelude::*;
@@ -110,42 +114,52 @@ mod page {
     /// The page's handle on the run worker.
     pub struct RunWorker {
         worker: Worker,
-        ready: Rc<Cell<bool>>,
-        _handler: Closure<dyn FnMut(MessageEvent)>,
+        _on_message: Closure<dyn FnMut(MessageEvent)>,
+        _on_error: Closure<dyn FnMut()>,
     }
 
     impl RunWorker {
         /// Start the worker; `on_reply` gets each of its replies but
-        /// `Ready`. None if the browser will not start it.
+        /// `Ready`, and a `Failed` if the worker stops with an error. None
+        /// if the browser will not start it.
         pub fn spawn(on_reply: impl Fn(Reply) + 'static) -> Option<Self> {
             let worker = Worker::new(crate::plan::workers::WORKER_URL).ok()?;
-            let ready = Rc::new(Cell::new(false));
-            let up = ready.clone();
-            let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
+            let on_reply = Rc::new(on_reply);
+            let on_error = {
+                let on_reply = on_reply.clone();
+                Closure::<dyn FnMut()>::new(move || {
+                    on_reply(Reply::Failed("the run worker stopped with an error".into()));
+                })
+            };
+            let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
                 let reply = ev
                     .data()
                     .as_string()
                     .and_then(|t| serde_json::from_str::<Reply>(&t).ok())
                     .unwrap_or_else(|| Reply::Failed("an unreadable reply".into()));
                 match reply {
-                    Reply::Ready => {
-                        up.set(true);
-                        super::UP.with(|u| u.set(true));
-                    }
+                    Reply::Ready => set_up(true),
                     other => on_reply(other),
                 }
             });
-            worker.set_onmessage(Some(handler.as_ref().unchecked_ref()));
+            worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+            worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
             Some(RunWorker {
                 worker,
-                ready,
-                _handler: handler,
+                _on_message: on_message,
+                _on_error: on_error,
             })
         }
 
-        /// Whether the worker has loaded its simulator.
+        /// Whether the worker has loaded its simulator (and is not retired).
         pub fn ready(&self) -> bool {
-            self.ready.get()
+            super::worker_up()
+        }
+
+        /// Stop the worker for good: the page runs everything itself.
+        pub fn retire(&self) {
+            set_up(false);
+            self.worker.terminate();
         }
 
         /// Run `scenario` as run `id`, replacing the worker's run in progress.
@@ -171,10 +185,7 @@ mod page {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn wire<T: serde::Serialize + for<'de> serde::Deserialize<'de>>(t: &T) -> T {
-        serde_json::from_str(&serde_json::to_string(t).expect("serialises")).expect("reads back")
-    }
+    use crate::plan::worker::tests::wire;
 
     fn heavy() -> Scenario {
         let mut s = sim_core::presets::all()

@@ -285,17 +285,19 @@ impl Runner {
                     self.progress.set(fraction);
                 }
             }
-            Reply::RunFailed { id, why } => {
-                leptos::logging::warn!("the run worker refused run {id}: {why}");
-                // Run it here instead, from its start, and never send again.
-                let a = awaiting.take().filter(|a| a.seq == id);
+            Reply::RunFailed { why, .. } | Reply::Failed(why) => {
+                leptos::logging::warn!("the run worker failed: {why}");
+                // The run it held runs here instead, from its start, and
+                // the worker is retired (kept, so it is not started again).
+                let a = awaiting.take();
                 drop(awaiting);
-                *self.worker.borrow_mut() = None;
+                if let Some(w) = self.worker.borrow().as_ref() {
+                    w.retire();
+                }
                 if let Some(a) = a {
                     self.submit(a.of);
                 }
             }
-            Reply::Failed(why) => leptos::logging::warn!("the run worker: {why}"),
             Reply::Ready | Reply::Done { .. } => {}
         }
     }
