@@ -277,3 +277,22 @@ fn api_launch(bencher: divan::Bencher, how: &str) {
         ))
         .bench(|| sim_core::run(divan::black_box(&s)).requests.completed);
 }
+
+/// The heaviest run the page makes while a user drags a slider:
+/// launch-day-gpus with its load slider at its far end (29.08 req/s before
+/// the launch, 349 during it), 2.0M events over 524k requests, a queue of
+/// some 300,000 at its peak. Each request waits minutes of simulated time, so
+/// its records are long out of cache when it is admitted: this measures the
+/// engine's memory traffic as much as its arithmetic. Target: the page shows
+/// its numbers within 1 s of the last move, of which the run is most.
+#[divan::bench(sample_count = 10)]
+fn launch_day_gpus_drag_end(bencher: divan::Bencher) {
+    let mut s = sim_core::presets::launch_day_gpus();
+    sim_core::params::apply(&mut s, "arrival.rate", "29.08").expect("an edit");
+    let s = s.validate().expect("valid");
+    bencher
+        .counter(divan::counter::ItemsCount::new(
+            sim_core::run(&s).requests.arrived as usize,
+        ))
+        .bench(|| sim_core::run(divan::black_box(&s)).requests.completed);
+}

@@ -58,84 +58,101 @@ impl Joined {
 /// No prefill replica holds the request's prompt.
 pub(super) const NO_REMOTE: u32 = u32::MAX;
 
+/// Laid out by hand (`repr(C)`), in the order a request's life reads its
+/// fields: a request that waited minutes of simulated time in a long queue
+/// has left the processor's caches, and the fields its queue's head and its
+/// admission read sit in its first 64 bytes, so admitting it costs one trip
+/// to memory, not three; its prefill and decode read the next 64. A test
+/// (`layout` below) keeps it so. Aligned to a cache line, so no record
+/// straddles one more than its size needs.
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub(super) struct Request {
-    pub(super) task: TaskId,
-    pub(super) class: u16,
-    pub(super) input_tokens: u32,
-    /// Tokens it generates: its hidden reasoning, then its visible answer.
-    pub(super) output_tokens: u32,
-    /// Of those, the hidden reasoning tokens before the answer.
-    pub(super) reasoning: u32,
+    // First cache line: the queue's head and admission.
     pub(super) arrival_ns: u64,
     /// First admission (`u64::MAX` until then).
     pub(super) admitted_ns: u64,
-    /// First token (`u64::MAX` until then).
-    pub(super) first_token_ns: u64,
+    pub(super) admit_order: u64,
     /// The replica that holds it (always set once admitted; set at routing
     /// unless a central queue holds it).
     pub(super) replica: Option<u32>,
+    /// The prefill replica still holding its prompt's KV cache, after a
+    /// hand-off and until the decode replica has pulled it
+    /// ([`NO_REMOTE`] otherwise).
+    pub(super) remote: u32,
     /// Tokens the next prefill must process (the prompt, or prompt + generated after a preemption).
     pub(super) prefill_target: u32,
+    pub(super) input_tokens: u32,
     pub(super) prefilled: u32,
-    pub(super) generated: u32,
-    /// Context and decode step when decoding began.
-    pub(super) joined: Joined,
-    pub(super) admit_order: u64,
-    /// Bumped on preemption so stale finish-heap entries are skipped.
-    pub(super) epoch: u32,
-    pub(super) phase: Phase,
-    /// API tier serving the request, if it went to one.
-    pub(super) tier: Option<u16>,
+    /// A replayed trace's request: its prefix-block hashes' slot in the
+    /// run's table ([`super::prefix::PrefixHashes`]), until it leaves.
+    pub(super) hashes: Option<u32>,
+    pub(super) class: u16,
     /// The pool serving it, if it went to one (else 0).
     pub(super) pool: u16,
-    /// The tier's service it was sent to (its fast or flex variant).
-    pub(super) service: Service,
-    /// Admitted on its tier's provisioned units (not its pay-as-you-go).
-    pub(super) provisioned: bool,
-    /// Its hedge (`provider_hedge`): none yet, armed, spent, or won.
-    pub(super) hedge: u8,
-    /// 429s received so far (retries are bounded far below `u16::MAX`).
-    pub(super) attempts: u16,
-    /// Output tokens the rate limiter reserved at admission (≤ `max_tokens`).
-    pub(super) output_reserved: u32,
+    pub(super) phase: Phase,
+    /// Its client gave up; its container drops it when it next reaches it.
+    pub(super) abandoned: bool,
+    /// Its task is this one call from no closed-loop user: the task started
+    /// when it arrived and ends when it completes, so completing it need not
+    /// read the task's record (last touched at its arrival, long out of cache
+    /// when a queue was long).
+    pub(super) solo: bool,
+    // Second cache line: prefill, decode and completion.
+    /// First token (`u64::MAX` until then).
+    pub(super) first_token_ns: u64,
+    /// Context and decode step when decoding began.
+    pub(super) joined: Joined,
+    pub(super) task: TaskId,
+    /// Tokens it generates: its hidden reasoning, then its visible answer.
+    pub(super) output_tokens: u32,
+    pub(super) generated: u32,
+    /// Bumped on preemption so stale finish-heap entries are skipped.
+    pub(super) epoch: u32,
+    /// Of those, the hidden reasoning tokens before the answer.
+    pub(super) reasoning: u32,
     /// Prompt tokens before this call's new question (a conversation's
     /// history, or the shared system prompt): the part other prompts may share.
     pub(super) before: u32,
     /// How many of its prompt's leading KV blocks it holds through the prefix
     /// cache (their keys follow from its identity).
     pub(super) shared: u32,
-    /// Its client gave up; its container drops it when it next reaches it.
-    pub(super) abandoned: bool,
+    /// Speculative decoding: the KV blocks taken at admission for what one
+    /// token a step does not allocate (0 without).
+    pub(super) speculative_blocks: u32,
+    /// API tier serving the request, if it went to one.
+    pub(super) tier: Option<u16>,
+    // The rest: features a plain run does not use, and its identity.
+    /// Speculative decoding: tokens its decode steps make after the
+    /// prompt's, and the steps they take.
+    pub(super) speculative_left: u32,
+    pub(super) speculative_steps: u32,
+    /// When its decode replica admitted it and started the pull.
+    pub(super) pulled_ns: u64,
+    /// Its place among the run's requests (0 first): it seeds the request's
+    /// own random streams.
+    pub(super) serial: u64,
     /// At an API provider: when its last token is due (`u64::MAX` until sent).
     pub(super) api_done_ns: u64,
     /// At an API provider: prompt tokens read from its prompt cache, and
     /// written to it at the write price (both 0 without a cache).
     pub(super) api_cached: u32,
     pub(super) api_written: u32,
+    /// Output tokens the rate limiter reserved at admission (≤ `max_tokens`).
+    pub(super) output_reserved: u32,
+    /// 429s received so far (retries are bounded far below `u16::MAX`).
+    pub(super) attempts: u16,
+    /// The tier's service it was sent to (its fast or flex variant).
+    pub(super) service: Service,
+    /// Admitted on its tier's provisioned units (not its pay-as-you-go).
+    pub(super) provisioned: bool,
+    /// Its hedge (`provider_hedge`): none yet, armed, spent, or won.
+    pub(super) hedge: u8,
     /// At an API provider: its attempt is coming back as an error.
     pub(super) api_error: bool,
     /// Times it fell back from a tier that gave up on it (at most the
     /// chain's length, `api::MAX_FALLBACKS`).
     pub(super) fallbacks: u8,
-    /// A replayed trace's request: its prefix-block hashes' slot in the
-    /// run's table ([`super::prefix::PrefixHashes`]), until it leaves.
-    pub(super) hashes: Option<u32>,
-    /// The prefill replica still holding its prompt's KV cache, after a
-    /// hand-off and until the decode replica has pulled it
-    /// ([`NO_REMOTE`] otherwise).
-    pub(super) remote: u32,
-    /// When its decode replica admitted it and started the pull.
-    pub(super) pulled_ns: u64,
-    /// Speculative decoding: tokens its decode steps make after the
-    /// prompt's, the steps they take, and the KV blocks taken at admission
-    /// for what one token a step does not allocate (0 without).
-    pub(super) speculative_left: u32,
-    pub(super) speculative_steps: u32,
-    pub(super) speculative_blocks: u32,
-    /// Its place among the run's requests (0 first): it seeds the request's
-    /// own random streams.
-    pub(super) serial: u64,
 }
 
 /// A replayed trace's request: its lengths, and its hashes' slot when it
@@ -243,6 +260,7 @@ impl Simulation {
     pub(super) fn new_request(&mut self, task: TaskId, given: Option<Recorded>) {
         let t = &self.st.tasks[task];
         let (class, conversation) = (t.class, t.conversation);
+        let solo = t.calls_left == 1 && t.start_ns == self.st.now && t.user.is_none();
         let spec = &self.cfg.classes[class as usize];
         let (question, output, hashes) = match given {
             Some(g) => (g.input, g.output, g.hashes),
@@ -305,6 +323,7 @@ impl Simulation {
             speculative_steps: 0,
             speculative_blocks: 0,
             serial: self.rec.arrived,
+            solo,
         });
         self.rec.arrived += 1;
         self.rec.windows.arrival(now);
@@ -405,7 +424,8 @@ impl Simulation {
                 u64::try_from(per * u128::from(req.reasoning) / n).unwrap_or(u64::MAX)
             }),
         };
-        let (input, output, task_id) = (req.input_tokens, req.output_tokens, req.task);
+        let (input, output, task_id, solo) =
+            (req.input_tokens, req.output_tokens, req.task, req.solo);
         if let Some(r) = req.replica {
             let rep = &mut self.st.replicas[r as usize];
             rep.running -= 1;
@@ -425,6 +445,11 @@ impl Simulation {
         self.rec
             .completion(now, &sample, met, u64::from(input), u64::from(output));
         self.rec.last_work_ns = now;
+        if solo {
+            self.st.tasks.remove(task_id);
+            self.rec.task_done(sample.class, now - sample.arrival_ns);
+            return;
+        }
 
         let task = &mut self.st.tasks[task_id];
         task.calls_left -= 1;
@@ -533,5 +558,30 @@ impl Simulation {
                 (slot, len, blocks)
             }),
         }
+    }
+}
+
+#[cfg(test)]
+mod layout {
+    use super::Request;
+    use std::mem::{align_of, offset_of, size_of};
+
+    #[test]
+    fn admission_reads_one_cache_line_and_decoding_the_next() {
+        assert_eq!(align_of::<Request>(), 64);
+        // The queue's head and admission: all in bytes 0..64.
+        for end in [
+            offset_of!(Request, abandoned) + 1,
+            offset_of!(Request, solo) + 1,
+            offset_of!(Request, hashes) + size_of::<Option<u32>>(),
+            offset_of!(Request, prefilled) + 4,
+        ] {
+            assert!(end <= 64, "an admission field ends at byte {end}");
+        }
+        // Prefill, decode and completion: bytes 64..128.
+        assert_eq!(offset_of!(Request, first_token_ns), 64);
+        assert!(offset_of!(Request, tier) + size_of::<Option<u16>>() <= 128);
+        assert_eq!(offset_of!(Request, speculative_left), 128);
+        assert_eq!(size_of::<Request>(), 192, "three cache lines");
     }
 }
