@@ -466,7 +466,7 @@ impl Simulation {
             Event::TraceArrival => self.trace_arrival(),
             Event::UserWakes { user } => self.user_wakes(user),
             Event::UsersChange { step } => self.change_users(step),
-            Event::NextCall { task } => self.new_request(task, None),
+            Event::NextCall { task } => self.next_call(task),
             Event::Timeout { class } => self.timeouts_due(class),
             Event::Enqueue { req } => {
                 self.st.in_frontend -= 1;

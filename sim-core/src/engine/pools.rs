@@ -6,7 +6,7 @@
 //! created: the first matching rule, else its class's route.
 
 use super::policy::{Policy, Service};
-use super::request::{Backend, TaskId};
+use super::request::Backend;
 use super::{BLOCK, Simulation, waiting};
 use crate::physics::{Efficiency, Timing};
 use crate::report::PhysicalLimit;
@@ -267,14 +267,14 @@ pub(super) fn splits(rules: &[Rule]) -> bool {
 impl Simulation {
     /// Where a new request of `class` with `input` prompt tokens goes: the
     /// first rule that matches it, else its class's route.
-    pub(super) fn choose_backend(&self, class: u16, input: u32, task: TaskId) -> Backend {
+    pub(super) fn choose_backend(&self, class: u16, input: u32, route_u: f64) -> Backend {
         let rules = &self.cfg.rules;
         if rules.is_empty() {
             return self.cfg.class_backend[class as usize];
         }
         // The task's uniform draw, rescaled past each share it missed, so
         // each share is a fraction of what reaches its rule.
-        let mut u = self.st.tasks[task].route_u;
+        let mut u = route_u;
         for r in rules {
             if r.class.is_some_and(|c| c != class) || r.prompt_under.is_some_and(|n| input >= n) {
                 continue;

@@ -93,17 +93,17 @@ pub(super) struct Request {
     pub(super) phase: Phase,
     /// Its client gave up; its container drops it when it next reaches it.
     pub(super) abandoned: bool,
-    /// Its task is this one call from no closed-loop user: the task started
-    /// when it arrived and ends when it completes, so completing it need not
-    /// read the task's record (last touched at its arrival, long out of cache
-    /// when a queue was long).
-    pub(super) solo: bool,
     // Second cache line: prefill, decode and completion.
     /// First token (`u64::MAX` until then).
     pub(super) first_token_ns: u64,
     /// Context and decode step when decoding began.
     pub(super) joined: Joined,
-    pub(super) task: TaskId,
+    /// The task it is a call of; none when the task is this one call, from
+    /// no closed-loop user and no conversation: such a task starts when its
+    /// call arrives and ends when it completes, and keeps no record of its
+    /// own (at launch-day-gpus' peak, 300,000 fewer records in memory, each
+    /// last touched minutes of simulated time before its call completes).
+    pub(super) task: Option<TaskId>,
     /// Tokens it generates: its hidden reasoning, then its visible answer.
     pub(super) output_tokens: u32,
     pub(super) generated: u32,
@@ -127,6 +127,8 @@ pub(super) struct Request {
     /// prompt's, and the steps they take.
     pub(super) speculative_left: u32,
     pub(super) speculative_steps: u32,
+    /// Which shared system prompt its prompt starts with (its task's).
+    pub(super) prefix_group: u32,
     /// When its decode replica admitted it and started the pull.
     pub(super) pulled_ns: u64,
     /// Its place among the run's requests (0 first): it seeds the request's
@@ -178,6 +180,17 @@ pub(super) struct Task {
     pub(super) conversation: Option<(u64, u32)>,
     /// Where it lands in the routing rules' share splits (uniform in
     /// [0, 1); 0 when no rule splits).
+    pub(super) route_u: f64,
+}
+
+/// Who sends a new call: its task's record, if it keeps one, and what the
+/// call takes from it.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Caller {
+    pub(super) task: Option<TaskId>,
+    pub(super) class: u16,
+    pub(super) prefix_group: u32,
+    pub(super) conversation: Option<(u64, u32)>,
     pub(super) route_u: f64,
 }
 
@@ -243,24 +256,52 @@ impl Simulation {
         } else {
             0.0
         };
-        let task = self.st.tasks.insert(Task {
+        // One call, nobody waiting on it, no conversation: the call is the task.
+        let keep = calls > 1 || user.is_some() || conversation.is_some();
+        let task = keep.then(|| {
+            self.st.tasks.insert(Task {
+                class,
+                start_ns: self.st.now,
+                calls_left: calls,
+                user,
+                prefix_group,
+                conversation,
+                route_u,
+            })
+        });
+        let caller = Caller {
+            task,
             class,
-            start_ns: self.st.now,
-            calls_left: calls,
-            user,
             prefix_group,
             conversation,
             route_u,
-        });
-        self.new_request(task, given);
+        };
+        self.new_request(caller, given);
     }
 
-    /// The task's next call: sample its lengths (unless a trace gives them) and
-    /// send it to its backend.
-    pub(super) fn new_request(&mut self, task: TaskId, given: Option<Recorded>) {
+    /// Task `task`'s next call.
+    pub(super) fn next_call(&mut self, task: TaskId) {
         let t = &self.st.tasks[task];
-        let (class, conversation) = (t.class, t.conversation);
-        let solo = t.calls_left == 1 && t.start_ns == self.st.now && t.user.is_none();
+        let caller = Caller {
+            task: Some(task),
+            class: t.class,
+            prefix_group: t.prefix_group,
+            conversation: t.conversation,
+            route_u: t.route_u,
+        };
+        self.new_request(caller, None);
+    }
+
+    /// A call of `caller`: sample its lengths (unless a trace gives them) and
+    /// send it to its backend.
+    fn new_request(&mut self, caller: Caller, given: Option<Recorded>) {
+        let Caller {
+            task,
+            class,
+            prefix_group,
+            conversation,
+            route_u,
+        } = caller;
         let spec = &self.cfg.classes[class as usize];
         let (question, output, hashes) = match given {
             Some(g) => (g.input, g.output, g.hashes),
@@ -323,7 +364,7 @@ impl Simulation {
             speculative_steps: 0,
             speculative_blocks: 0,
             serial: self.rec.arrived,
-            solo,
+            prefix_group,
         });
         self.rec.arrived += 1;
         self.rec.windows.arrival(now);
@@ -342,7 +383,7 @@ impl Simulation {
             input_tokens: input,
             output_tokens: output,
         });
-        match self.choose_backend(class, input, task) {
+        match self.choose_backend(class, input, route_u) {
             Backend::Api { tier, service } => self.api_submit(id, tier, service),
             Backend::Pool(p) => self.send_to_pool(id, p),
         }
@@ -424,8 +465,7 @@ impl Simulation {
                 u64::try_from(per * u128::from(req.reasoning) / n).unwrap_or(u64::MAX)
             }),
         };
-        let (input, output, task_id, solo) =
-            (req.input_tokens, req.output_tokens, req.task, req.solo);
+        let (input, output, task) = (req.input_tokens, req.output_tokens, req.task);
         if let Some(r) = req.replica {
             let rep = &mut self.st.replicas[r as usize];
             rep.running -= 1;
@@ -445,11 +485,11 @@ impl Simulation {
         self.rec
             .completion(now, &sample, met, u64::from(input), u64::from(output));
         self.rec.last_work_ns = now;
-        if solo {
-            self.st.tasks.remove(task_id);
+        let Some(task_id) = task else {
+            // The task was this call.
             self.rec.task_done(sample.class, now - sample.arrival_ns);
             return;
-        }
+        };
 
         let task = &mut self.st.tasks[task_id];
         task.calls_left -= 1;
@@ -470,7 +510,7 @@ impl Simulation {
                 // An agent chain: the next call goes out as soon as the client
                 // has this one's answer.
                 None if seen > 0 => self.st.events.push(now, Event::NextCall { task: task_id }),
-                None => self.new_request(task_id, None),
+                None => self.next_call(task_id),
             }
             return;
         }
@@ -496,8 +536,10 @@ impl Simulation {
         self.release_remote(id);
         let task = self.st.requests[id].task;
         self.remove_request(id);
-        let user = self.st.tasks[task].user;
-        self.st.tasks.remove(task);
+        let user = task.and_then(|t| self.st.tasks[t].user);
+        if let Some(t) = task {
+            self.st.tasks.remove(t);
+        }
         self.rec.last_work_ns = self.st.now;
         self.user_done(user, true, 0);
     }
@@ -544,12 +586,14 @@ impl Simulation {
     /// What request `id`'s prompt shares with others, from its task.
     pub(super) fn identity(&self, id: ReqId) -> PromptIdentity {
         let req = &self.st.requests[id];
-        let task = &self.st.tasks[req.task];
         PromptIdentity {
             system: self.cfg.classes[req.class as usize]
                 .shared_prefix
-                .map(|(_, tokens)| (req.class, task.prefix_group, tokens)),
-            conversation: task.conversation.map(|(c, _)| (c, req.before)),
+                .map(|(_, tokens)| (req.class, req.prefix_group, tokens)),
+            conversation: req
+                .task
+                .and_then(|t| self.st.tasks[t].conversation)
+                .map(|(c, _)| (c, req.before)),
             hashed: req.hashes.map(|slot| {
                 let h = &self.st.prefix_hashes;
                 let len = h.count(slot);
@@ -572,7 +616,6 @@ mod layout {
         // The queue's head and admission: all in bytes 0..64.
         for end in [
             offset_of!(Request, abandoned) + 1,
-            offset_of!(Request, solo) + 1,
             offset_of!(Request, hashes) + size_of::<Option<u32>>(),
             offset_of!(Request, prefilled) + 4,
         ] {

@@ -4,21 +4,26 @@
 
 use std::cmp::Ordering;
 use std::marker::PhantomData;
+use std::num::NonZeroU32;
 
 /// A handle to a slot of a `Slab<T>`: its index and the generation of the value
 /// it names. Typed, so a task's key cannot index the request slab. Ordered by
-/// (index, generation) so it can sit in ordered sets and heaps.
+/// (index, generation) so it can sit in ordered sets and heaps. A live
+/// value's generation is odd, so never 0: `Option<Key<T>>` takes no more
+/// room than a key.
 pub(super) struct Key<T> {
     index: u32,
-    generation: u32,
+    generation: NonZeroU32,
     kind: PhantomData<fn() -> T>,
 }
 
 impl<T> Key<T> {
+    /// A key for the live value in slot `index`, whose generation is odd.
     fn new(index: u32, generation: u32) -> Self {
+        debug_assert!(!generation.is_multiple_of(2), "a key to a free slot");
         Key {
             index,
-            generation,
+            generation: NonZeroU32::new(generation).unwrap_or(NonZeroU32::MIN),
             kind: PhantomData,
         }
     }
@@ -126,7 +131,7 @@ impl<T> Slab<T> {
 
     /// Whether the key still names a live value.
     pub(super) fn contains(&self, key: Key<T>) -> bool {
-        self.generations.get(key.index as usize) == Some(&key.generation)
+        self.generations.get(key.index as usize) == Some(&key.generation.get())
     }
 
     fn slot(&self, i: u32) -> &T {
@@ -179,6 +184,14 @@ mod tests {
         assert!(s.contains(b));
         assert_eq!(s[b], "b");
         assert_eq!(s.len(), 1);
+    }
+
+    #[test]
+    fn a_missing_key_takes_no_room() {
+        assert_eq!(
+            std::mem::size_of::<Option<Key<u8>>>(),
+            std::mem::size_of::<Key<u8>>()
+        );
     }
 
     #[test]

@@ -213,15 +213,16 @@ impl Simulation {
     /// request leaves (a request on a GPU still needs its prompt's identity).
     fn end_task_of(&mut self, id: ReqId) {
         let task = self.st.requests[id].task;
-        let user = self.st.tasks[task].user.take();
+        let user = task.and_then(|t| self.st.tasks[t].user.take());
         self.user_done(user, true, 0);
     }
 
     /// Forget a timed-out request and its task.
     pub(super) fn forget(&mut self, id: ReqId) {
         self.release_remote(id);
-        let task = self.st.requests[id].task;
-        self.st.tasks.remove(task);
+        if let Some(task) = self.st.requests[id].task {
+            self.st.tasks.remove(task);
+        }
         self.remove_request(id);
     }
 
