@@ -9,7 +9,9 @@ use crate::app::parts::{
 use crate::charts::playback::{first_seconds, playback_view};
 use crate::controls::groups;
 use crate::controls::views::group_view;
-use crate::io::url_state::{current_fragment, scenario_from_fragment, write_fragment};
+use crate::io::url_state::{
+    current_fragment, flush_fragment, scenario_from_fragment, write_fragment,
+};
 use crate::results::cards::cards_view;
 use crate::work::runner::Runner;
 use leptos::prelude::*;
@@ -93,6 +95,8 @@ pub fn App() -> impl IntoView {
             runner.submit(s);
         });
     }
+    // A write still waiting when the page is left (or reloaded) is made.
+    let _ = window_event_listener(leptos::ev::pagehide, |_| flush_fragment());
     Effect::new(move |_| {
         scenario.with(|s| {
             let linked = link_as.with(|l| crate::io::trace_ref_view::linked(s, l));

@@ -99,6 +99,7 @@ pub fn header_view(
                 <button
                     data-testid="copy-link"
                     on:click=move |_| {
+                        crate::io::url_state::flush_fragment();
                         let href = window().location().href().unwrap_or_default();
                         let clipboard = window().navigator().clipboard();
                         let promise = clipboard.write_text(&href);

@@ -13,9 +13,10 @@
 use crate::plan::worker::Reply;
 use sim_core::{Scenario, Simulation};
 
-/// Events a worker runs between reading its messages: about 20 ms of the
-/// heaviest preset, so a superseded run stops within a frame or two.
-pub const CHUNK_EVENTS: u64 = 50_000;
+/// Events a worker runs between reading its messages: 5–25 ms of the
+/// heaviest preset (launch-day-gpus' overloaded hour is the slowest per
+/// event), so a newer scenario waits at most a frame or two to start.
+pub const CHUNK_EVENTS: u64 = 20_000;
 
 thread_local! {
     /// Whether the page's run worker (one a page) has loaded its simulator
@@ -33,7 +34,7 @@ fn set_up(up: bool) {
 }
 
 /// A chunk in every this many posts its progress.
-const PROGRESS_EVERY: u32 = 4;
+const PROGRESS_EVERY: u32 = 10;
 
 /// The one run a worker holds.
 struct Held {
