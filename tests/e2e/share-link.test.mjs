@@ -245,3 +245,35 @@ test('an exact replay too large for a link is linked by name and hash, and asks 
   assert.match(await q.text('trace-needed'), /Exact replay of big\.jsonl/);
   assert.deepEqual(lab.errors, []);
 });
+
+test('the address always ends on the last change: after a drag, and after two quick edits', async () => {
+  const p = new LabPage(await lab.newPage(), lab.url);
+  await p.open();
+  // A drag's inputs come every frame; the address is written at most every
+  // 100 ms, and the last value always.
+  await p.dragSlider('arrival-rate', 0.6);
+  await p.waitForRun();
+  const dragged = await p.byTestId('arrival-rate-number').inputValue();
+  const q = new LabPage(await lab.newPage(), lab.url);
+  await q.open(new URL(p.page.url()).hash);
+  assert.equal(await q.byTestId('arrival-rate-number').inputValue(), dragged, 'the link holds the drag\'s last value');
+  // Two edits 20 ms apart: the first is written at once, the second when
+  // 100 ms have passed since.
+  const hash = await p.page.evaluate(async () => {
+    const box = document.querySelector('[data-testid="arrival-rate-number"]');
+    const edit = (rate) => {
+      box.value = rate;
+      box.dispatchEvent(new Event('change', { bubbles: true }));
+    };
+    const pause = (ms) => new Promise((r) => setTimeout(r, ms));
+    edit('12');
+    await pause(20);
+    edit('13');
+    await pause(250);
+    return location.hash;
+  });
+  const r = new LabPage(await lab.newPage(), lab.url);
+  await r.open(hash);
+  assert.equal(Number(await r.byTestId('arrival-rate-number').inputValue()), 13, 'the second edit is in the address');
+  assert.deepEqual(lab.errors, []);
+});
