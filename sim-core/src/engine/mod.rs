@@ -61,6 +61,7 @@ mod setup;
 mod slab;
 mod speculative;
 mod static_batch;
+mod task;
 mod timeout;
 mod waiting;
 
@@ -68,9 +69,10 @@ pub use feed::TraceFeed;
 use provider::ApiState;
 use recorder::Recorder;
 use replica::Replica;
-use request::{Backend, ClassSpec, ReqId, Request, Task, TaskId};
+use request::{Backend, ReqId, Request};
 pub use setup::{run, run_timed, run_with_feed};
 use slab::Slab;
+use task::{ClassSpec, Task, TaskId};
 
 const NS_PER_S: f64 = 1e9;
 const BLOCK: u64 = KV_BLOCK_TOKENS as u64;
