@@ -11,8 +11,9 @@ const J_PER_KWH: f64 = 3.6e6;
 
 impl Simulation {
     /// The energy of the pools some route reaches, and its electricity cost
-    /// over the simulated time; None when one of them is not timed by the
-    /// GPU physics or its GPU states no power. `up_gpu_s(i)` is pool `i`'s
+    /// over the simulated time; None when no route reaches a pool (a run on
+    /// hosted APIs alone has no GPUs of its own), or one of them is not
+    /// timed by the GPU physics or its GPU states no power. `up_gpu_s(i)` is pool `i`'s
     /// GPU-seconds up (paid for), as the cost counts them; `month_factor`
     /// scales the run to a month, as the report's costs are.
     pub(super) fn energy(
@@ -22,6 +23,9 @@ impl Simulation {
         up_gpu_s: impl Fn(usize) -> f64,
     ) -> Option<Energy> {
         let pools = &self.cfg.pools;
+        if !pools.iter().any(|p| p.used) {
+            return None;
+        }
         let (mut joules, mut usd, mut gpu_s) = (0.0, 0.0, 0.0);
         for (i, p) in pools.iter().enumerate().filter(|(_, p)| p.used) {
             let (Service::Physics(_), Some(power)) = (&p.service, p.power) else {

@@ -127,3 +127,16 @@ fn every_catalogue_gpu_idles_below_its_board_power() {
         assert!(!p.source.is_empty());
     }
 }
+
+#[test]
+fn a_run_on_hosted_apis_alone_reports_no_energy() {
+    // No GPUs of its own: no energy to report, rather than 0 W a GPU.
+    let api = sim_core::run(
+        &sim_core::presets::pay_for_speed()
+            .validate()
+            .expect("valid"),
+    );
+    assert!(api.energy.is_none(), "{:?}", api.energy);
+    let gpus = sim_core::run(&sim_core::presets::chatbot_h100().validate().expect("valid"));
+    assert!(gpus.energy.is_some_and(|e| e.mean_watts_per_gpu > 0.0));
+}
