@@ -1,7 +1,7 @@
 //! `tlab plan`'s readable answer.
 
 use sim_core::Scenario;
-use sim_core::format::usd;
+use sim_core::format::{thousands, usd};
 use sim_core::plan::{Plan, PlanSlo, budget::Question};
 use tlab::summary::ms;
 
@@ -34,11 +34,11 @@ pub(crate) fn text(
     }
     o += &format!(
         "{} configurations ({} candidate setups), {} pruned without simulating, {} spared as identical to a smaller batch size, {} simulations in {:.1} s\n",
-        p.configurations,
-        p.candidates,
-        p.pruned.len(),
-        p.identical,
-        p.simulations,
+        thousands(p.configurations as u64),
+        thousands(p.candidates as u64),
+        thousands(p.pruned.len() as u64),
+        thousands(p.identical as u64),
+        thousands(p.simulations as u64),
         seconds
     );
     if !full {

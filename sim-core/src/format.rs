@@ -59,6 +59,21 @@ pub fn duration_pair_ms(a: f64, b: f64) -> (String, String) {
     }
 }
 
+/// A share (0–1) as a percentage to `decimals` places that never rounds a
+/// share to 0 or 100 when it is neither: "63.5 %", "< 0.1 %", "> 99.9 %".
+/// A goodput of 99.98 % read "100.0 %" beside a list of what it missed.
+pub fn percent(share: f64, decimals: usize) -> String {
+    let step = 10f64.powi(-(decimals as i32));
+    let p = share * 100.0;
+    if p > 0.0 && p < step / 2.0 {
+        format!("< {step:.decimals$} %")
+    } else if p < 100.0 && p > 100.0 - step / 2.0 {
+        format!("> {:.decimals$} %", 100.0 - step)
+    } else {
+        format!("{p:.decimals$} %")
+    }
+}
+
 /// Whole numbers with thousands separators: 22,500.
 pub fn thousands(v: u64) -> String {
     let digits = v.to_string();
@@ -120,6 +135,17 @@ pub fn usd(v: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_share_never_rounds_to_none_or_all_when_it_is_neither() {
+        assert_eq!(percent(0.635, 1), "63.5 %");
+        assert_eq!(percent(1.0, 1), "100.0 %");
+        assert_eq!(percent(0.0, 0), "0 %");
+        assert_eq!(percent(0.9998, 1), "> 99.9 %");
+        assert_eq!(percent(0.0004, 0), "< 1 %");
+        assert_eq!(percent(0.0004, 1), "< 0.1 %");
+        assert_eq!(percent(0.996, 0), "> 99 %");
+    }
 
     #[test]
     fn durations_read_in_the_unit_that_fits() {

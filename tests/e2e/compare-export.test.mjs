@@ -33,7 +33,7 @@ test('pinning A and changing B shows deltas and overlays', async () => {
   assert.match(await p.text('card-throughput-delta'), /^\+[\d,]+ tok\/s \(\+\d+(\.\d)? %\) vs A — better$/);
   assert.equal(await p.byTestId('card-throughput-delta').getAttribute('data-judged'), 'better');
   assert.match(await p.text('card-ttft-p99-delta'), /^[+-][\d.]+ (ms|s|min) \([+-][\d.]+ %\) vs A — (better|worse)$/);
-  assert.match(await p.text('card-goodput-delta'), /^([+-][\d.]+ points vs A — (better|worse)|same as A)$/);
+  assert.match(await p.text('card-goodput-delta'), /^([+-][\d.]+ points vs A — (better|worse)|(about )?the same as A|same as A)$/);
   assert.notEqual(await p.waitForCanvasChange('chart-latency', latency), latency);
   await saveScreenshot(p.page, 'compare-1280x800');
 

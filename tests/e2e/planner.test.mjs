@@ -38,7 +38,7 @@ test('the planner finds the cheapest setup on every core, off the page', async (
   await p.byTestId('plan-results').waitFor({ timeout: 120_000 });
   const rows = await p.page.locator('[data-testid="plan-results"] tbody tr').count();
   assert.ok(rows >= 1, 'at least one setup meets the targets');
-  assert.match(await p.text('plan-summary'), /288 configurations \(18432 candidate setups\).* \d+ spared as identical to a smaller batch size/);
+  assert.match(await p.text('plan-summary'), /288 configurations \(18,432 candidate setups\).* \d+ spared as identical to a smaller batch size/);
   await p.byTestId('plan-results').scrollIntoViewIfNeeded();
   await saveScreenshot(p.page, 'planner-1280x800');
   // The same plan as the one computed on the page's own thread.
@@ -119,7 +119,7 @@ test('the planner can search every GPU in the catalogue', async () => {
   await p.byTestId('planner-gpus').selectOption('all');
   await p.byTestId('plan-run').click();
   await p.byTestId('plan-results').waitFor({ timeout: 120_000 });
-  assert.match(await p.text('plan-summary'), /^624 configurations \(39936 candidate setups\)/);
+  assert.match(await p.text('plan-summary'), /^624 configurations \(39,936 candidate setups\)/);
   const rows = await p.page.locator('[data-testid="plan-results"] tbody tr td:first-child').allTextContents();
   assert.ok(rows.some((r) => /RTX|B200|B300|H20|MI325X|MI355X/.test(r)), rows.join(' | '));
   assert.deepEqual(lab.errors, []);

@@ -4,6 +4,7 @@
 use crate::table::{Column, columns, data_table};
 use leptos::prelude::*;
 use sim_core::Scenario;
+use sim_core::format::thousands;
 use sim_core::plan::Plan;
 use sim_core::plan::confidence::Confidence;
 
@@ -114,11 +115,11 @@ pub fn plan_view(
         <p class="hint" data-testid="plan-summary">
             {format!(
                 "{} configurations ({} candidate setups): {} pruned by physics, {} spared as identical to a smaller batch size, {} simulations{}.",
-                p.configurations,
-                p.candidates,
-                p.pruned.len(),
-                p.identical,
-                p.simulations,
+                thousands(p.configurations as u64),
+                thousands(p.candidates as u64),
+                thousands(p.pruned.len() as u64),
+                thousands(p.identical as u64),
+                thousands(p.simulations as u64),
                 match (p.unsettled.len(), p.unsettled_dearer) {
                     (0, 0) => String::new(),
                     (0, d) => format!(

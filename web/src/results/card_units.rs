@@ -68,9 +68,10 @@ pub enum Better {
     Higher,
 }
 
-/// Whether B is better or worse than A for a number that improves `way`.
-pub fn judged(way: Option<Better>, a: f64, b: f64) -> Option<&'static str> {
-    if a == b {
+/// Whether B is better or worse than A for a number that improves `way`;
+/// neither when the card's unit shows no difference.
+pub fn judged(way: Option<Better>, unit: Unit, a: f64, b: f64) -> Option<&'static str> {
+    if a == b || within_rounding(unit, a, b) {
         return None;
     }
     match (way?, b < a) {
@@ -95,11 +96,22 @@ pub fn difference_text(unit: Unit, a: f64, b: f64) -> String {
     }
 }
 
+/// Whether B differs from A by less than the card's unit shows: the
+/// difference would print as zero ("-0.0 points").
+pub fn within_rounding(unit: Unit, a: f64, b: f64) -> bool {
+    !difference_text(unit, a, b)
+        .chars()
+        .any(|c| matches!(c, '1'..='9'))
+}
+
 /// How B differs from A, as the card shows it: the difference in the card's
 /// unit and, except for percentages, relative to A.
 pub fn delta_text(unit: Unit, a: f64, b: f64) -> String {
     if a == b {
         return "same as A".to_owned();
+    }
+    if within_rounding(unit, a, b) {
+        return "about the same as A".to_owned();
     }
     let abs = difference_text(unit, a, b);
     if unit == Unit::Percent || a.abs() <= 1e-12 {

@@ -53,16 +53,16 @@ pub fn goodput_note(r: &Report) -> Option<String> {
     let mut missed = Vec::new();
     if o.ttft_target_missed > 0 {
         missed.push(format!(
-            "first token > {} ({:.0} %)",
+            "first token > {} ({})",
             fmt_ms(Some(r.slo.ttft_ms)),
-            ttft * 100.0
+            sim_core::format::percent(ttft, 0)
         ));
     }
     if o.tpot_target_missed > 0 {
         missed.push(format!(
-            "time per token > {} ({:.0} %)",
+            "time per token > {} ({})",
             fmt_ms(Some(r.slo.tpot_ms)),
-            tpot * 100.0
+            sim_core::format::percent(tpot, 0)
         ));
     }
     let errors = r.requests.unanswered();
@@ -240,7 +240,7 @@ pub fn cards() -> Vec<Card> {
             value: |r| {
                 r.throughput
                     .goodput_fraction
-                    .map(|g| (format!("{:.1} %", g * 100.0), g * 100.0))
+                    .map(|g| (sim_core::format::percent(g, 1), g * 100.0))
             },
             note: goodput_note,
         },
@@ -360,12 +360,16 @@ pub fn cards_view(
             let delta = move || {
                 let (a, b) = compared()?;
                 let text = delta_text(unit, a, b);
-                Some(match judged(way, a, b) {
+                Some(match judged(way, unit, a, b) {
                     Some(j) => format!("{text} — {j}"),
                     None => text,
                 })
             };
-            let judgement = move || compared().and_then(|(a, b)| judged(way, a, b)).unwrap_or("same");
+            let judgement = move || {
+                compared()
+                    .and_then(|(a, b)| judged(way, unit, a, b))
+                    .unwrap_or("same")
+            };
             view! {
                 <Show when=move || shown().is_some()>
                     <div

@@ -5,20 +5,49 @@ use super::*;
 fn differences_are_judged_the_way_each_number_improves() {
     let card = |id: &str| cards().into_iter().find(|c| c.id == id).expect("card");
     assert_eq!(
-        judged(card("ttft-p99").better(), 300.0, 200.0),
+        judged(
+            card("ttft-p99").better(),
+            card("ttft-p99").unit(),
+            300.0,
+            200.0
+        ),
         Some("better")
     );
     assert_eq!(
-        judged(card("throughput").better(), 300.0, 200.0),
+        judged(
+            card("throughput").better(),
+            card("throughput").unit(),
+            300.0,
+            200.0
+        ),
         Some("worse")
     );
     assert_eq!(
-        judged(card("usd-per-month").better(), 10.0, 20.0),
+        judged(
+            card("usd-per-month").better(),
+            card("usd-per-month").unit(),
+            10.0,
+            20.0
+        ),
         Some("worse")
     );
-    assert_eq!(judged(card("goodput").better(), 50.0, 90.0), Some("better"));
-    assert_eq!(judged(card("failed").better(), 5.0, 1.0), Some("better"));
-    assert_eq!(judged(card("throughput").better(), 7.0, 7.0), None);
+    assert_eq!(
+        judged(card("goodput").better(), card("goodput").unit(), 50.0, 90.0),
+        Some("better")
+    );
+    assert_eq!(
+        judged(card("failed").better(), card("failed").unit(), 5.0, 1.0),
+        Some("better")
+    );
+    assert_eq!(
+        judged(
+            card("throughput").better(),
+            card("throughput").unit(),
+            7.0,
+            7.0
+        ),
+        None
+    );
 }
 
 #[test]
@@ -43,6 +72,23 @@ fn differences_read_in_the_cards_own_units() {
     );
     assert_eq!(delta_text(Unit::Count, 0.0, 12.0), "+12 vs A");
     assert_eq!(delta_text(Unit::Ms, 5.0, 5.0), "same as A");
+    // A difference the unit cannot show is neither better nor worse.
+    assert_eq!(
+        delta_text(Unit::Percent, 100.0, 99.98),
+        "about the same as A"
+    );
+    assert_eq!(
+        judged(Some(Better::Higher), Unit::Percent, 100.0, 99.98),
+        None
+    );
+    assert_eq!(
+        judged(Some(Better::Higher), Unit::Percent, 100.0, 99.9),
+        Some("worse")
+    );
+    assert_eq!(
+        judged(Some(Better::Lower), Unit::Ms, 5.0, 4.0),
+        Some("better")
+    );
     let units: Vec<(&str, Unit)> = cards().iter().map(|c| (c.id, c.unit())).collect();
     assert!(units.contains(&("goodput", Unit::Percent)));
     assert!(units.contains(&("usd-per-month", Unit::Usd)));
