@@ -481,7 +481,7 @@ pub fn live_summary(report: RwSignal<Option<Report>>) -> impl IntoView {
                 let goodput = r
                     .throughput
                     .goodput_fraction
-                    .map_or("—".to_owned(), |g| format!("{:.0} %", g * 100.0));
+                    .map_or("—".to_owned(), |g| sim_core::format::percent(g, 0));
                 view! {
                     <span>"TTFT p99 "<strong>{fmt_ms(r.overall.ttft.p99_ms)}</strong></span>
                     <span>"per token "<strong>{fmt_ms(r.overall.tpot.p50_ms)}</strong></span>
