@@ -185,25 +185,23 @@ impl Simulation {
         } else {
             0.0
         };
-        // One call, nobody waiting on it, no conversation: the call is the task.
-        let keep = calls > 1 || user.is_some() || conversation.is_some();
-        let task = keep.then(|| {
-            self.st.tasks.insert(Task {
-                class,
-                start_ns: self.st.now,
-                calls_left: calls,
-                user,
-                prefix_group,
-                conversation,
-                route_u,
-            })
-        });
-        let caller = Caller {
-            task,
+        let task = Task {
             class,
+            start_ns: self.st.now,
+            calls_left: calls,
+            user,
             prefix_group,
             conversation,
             route_u,
+        };
+        // One call, nobody waiting on it, no conversation: the call is the
+        // task, and no record is kept.
+        let keep = calls > 1 || user.is_some() || conversation.is_some();
+        let caller = if keep {
+            let id = self.st.tasks.insert(task);
+            Caller::next_of(id, &self.st.tasks[id])
+        } else {
+            Caller::of(None, &task)
         };
         self.new_request(caller, given);
     }

@@ -41,8 +41,13 @@ impl Caller {
     /// Task `id`'s next call.
     pub(super) fn next_of(id: TaskId, t: &Task) -> Caller {
         debug_assert!(t.calls_left > 0, "a call of a task with none left");
+        Caller::of(Some(id), t)
+    }
+
+    /// A call of task `t`, whose record is `id` if it keeps one.
+    pub(super) fn of(id: Option<TaskId>, t: &Task) -> Caller {
         Caller {
-            task: Some(id),
+            task: id,
             class: t.class,
             prefix_group: t.prefix_group,
             conversation: t.conversation,

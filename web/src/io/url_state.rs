@@ -89,17 +89,16 @@ pub fn write_fragment(s: &Scenario, pinned: Option<&Scenario>) {
     let wait = WRITES.with(|w| {
         let mut w = w.borrow_mut();
         w.pending = Some((s.clone(), pinned.cloned()));
-        let wait = WRITE_EVERY_MS - (now - w.last_ms);
-        match (w.armed, wait > 0.0) {
-            (true, _) => None,
-            (false, true) => {
-                w.armed = true;
-                Some(wait)
-            }
-            (false, false) => Some(0.0),
+        if w.armed {
+            // The write already scheduled takes this scenario.
+            return None;
         }
+        let wait = WRITE_EVERY_MS - (now - w.last_ms);
+        w.armed = wait > 0.0;
+        Some(wait)
     });
     match wait {
+        None => {}
         Some(ms) if ms > 0.0 => set_timeout(
             || {
                 WRITES.with(|w| w.borrow_mut().armed = false);
@@ -108,7 +107,6 @@ pub fn write_fragment(s: &Scenario, pinned: Option<&Scenario>) {
             std::time::Duration::from_millis(ms.ceil() as u64),
         ),
         Some(_) => flush_fragment(),
-        None => {}
     }
 }
 

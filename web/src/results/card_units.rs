@@ -99,9 +99,12 @@ pub fn difference_text(unit: Unit, a: f64, b: f64) -> String {
 /// Whether B differs from A by less than the card's unit shows: the
 /// difference would print as zero ("-0.0 points").
 pub fn within_rounding(unit: Unit, a: f64, b: f64) -> bool {
-    !difference_text(unit, a, b)
-        .chars()
-        .any(|c| matches!(c, '1'..='9'))
+    shows_nothing(&difference_text(unit, a, b))
+}
+
+/// A difference as printed has no digit but zeros.
+fn shows_nothing(difference: &str) -> bool {
+    !difference.chars().any(|c| matches!(c, '1'..='9'))
 }
 
 /// How B differs from A, as the card shows it: the difference in the card's
@@ -110,10 +113,10 @@ pub fn delta_text(unit: Unit, a: f64, b: f64) -> String {
     if a == b {
         return "same as A".to_owned();
     }
-    if within_rounding(unit, a, b) {
+    let abs = difference_text(unit, a, b);
+    if shows_nothing(&abs) {
         return "about the same as A".to_owned();
     }
-    let abs = difference_text(unit, a, b);
     if unit == Unit::Percent || a.abs() <= 1e-12 {
         format!("{abs} vs A")
     } else {

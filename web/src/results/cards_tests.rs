@@ -3,51 +3,16 @@ use super::*;
 
 #[test]
 fn differences_are_judged_the_way_each_number_improves() {
-    let card = |id: &str| cards().into_iter().find(|c| c.id == id).expect("card");
-    assert_eq!(
-        judged(
-            card("ttft-p99").better(),
-            card("ttft-p99").unit(),
-            300.0,
-            200.0
-        ),
-        Some("better")
-    );
-    assert_eq!(
-        judged(
-            card("throughput").better(),
-            card("throughput").unit(),
-            300.0,
-            200.0
-        ),
-        Some("worse")
-    );
-    assert_eq!(
-        judged(
-            card("usd-per-month").better(),
-            card("usd-per-month").unit(),
-            10.0,
-            20.0
-        ),
-        Some("worse")
-    );
-    assert_eq!(
-        judged(card("goodput").better(), card("goodput").unit(), 50.0, 90.0),
-        Some("better")
-    );
-    assert_eq!(
-        judged(card("failed").better(), card("failed").unit(), 5.0, 1.0),
-        Some("better")
-    );
-    assert_eq!(
-        judged(
-            card("throughput").better(),
-            card("throughput").unit(),
-            7.0,
-            7.0
-        ),
-        None
-    );
+    let judge = |id: &str, a: f64, b: f64| {
+        let c = cards().into_iter().find(|c| c.id == id).expect("card");
+        judged(c.better(), c.unit(), a, b)
+    };
+    assert_eq!(judge("ttft-p99", 300.0, 200.0), Some("better"));
+    assert_eq!(judge("throughput", 300.0, 200.0), Some("worse"));
+    assert_eq!(judge("usd-per-month", 10.0, 20.0), Some("worse"));
+    assert_eq!(judge("goodput", 50.0, 90.0), Some("better"));
+    assert_eq!(judge("failed", 5.0, 1.0), Some("better"));
+    assert_eq!(judge("throughput", 7.0, 7.0), None);
 }
 
 #[test]
