@@ -304,6 +304,30 @@ pub fn draw_plotted<DB: DrawingBackend>(
                 })
                 .count()
         };
+        // Spans and vertical marks run the plot's full height: a corner
+        // over any of their x covers them. Each weighs as a twentieth of
+        // the points (at least two): a legend covers a shaded band or
+        // today's load only where every other corner covers more, and of
+        // corners that cover as much, one that leaves the marks clear.
+        let marks: Vec<(f64, f64)> = chart
+            .marks
+            .iter()
+            .filter_map(|m| match m {
+                Mark::Span { x: (a, b), .. } => Some((*a, *b)),
+                Mark::Vertical { x, .. } => Some((*x, *x)),
+                Mark::Horizontal { .. } => None,
+            })
+            .map(|(a, b)| {
+                let x = |v: f64| plotted.pixel_of((v, chart.y.min)).0 - f64::from(plotted.x_px.0);
+                (x(a).min(x(b)), x(a).max(x(b)))
+            })
+            .collect();
+        let mark_weight = (points.len() / 20).max(2);
+        let cost = |r: [i32; 4]| {
+            let (left, right) = (f64::from(r[0]), f64::from(r[0] + r[2]));
+            let hidden = marks.iter().filter(|m| m.1 >= left && m.0 <= right).count();
+            (covered(r) + mark_weight * hidden, hidden)
+        };
         let rect = [
             chart.legend,
             Corner::UpperLeft,
@@ -313,7 +337,7 @@ pub fn draw_plotted<DB: DrawingBackend>(
         ]
         .into_iter()
         .map(|c| legend_rect(c, (aw as i32, ah as i32), size))
-        .min_by_key(|r| covered(*r))
+        .min_by_key(|r| cost(*r))
         .expect("four corners");
         draw_legend(&area, &legend, rect)?;
         plotted.legend_px = Some(rect);

@@ -292,6 +292,21 @@ fn the_curve_names_every_policy_and_fits_its_range_to_the_data() {
     );
     // The tipping band is drawn: one light rectangle of its colour.
     assert!(svg.contains("opacity=\"0.14\""), "a shaded span");
+    // The legend keeps off the band and today's load, both at the right:
+    // its corner there (the chart's own, lower right) covers no line's
+    // point but would hide them.
+    let plotted = {
+        let mut svg = String::new();
+        let root = SVGBackend::with_string(&mut svg, (900, 420)).into_drawing_area();
+        render::draw_plotted(&root, &c).expect("draws")
+    };
+    let legend = plotted.legend_px.expect("a legend");
+    let left_of = |x: f64| plotted.pixel_of((x, c.y.min)).0 - f64::from(plotted.x_px.0);
+    assert!(
+        f64::from(legend[0] + legend[2]) < left_of(2500.0),
+        "legend {legend:?} over the band from {} px",
+        left_of(2500.0)
+    );
     for entry in c.legend_entries() {
         // (SVG escapes the apostrophe: match what follows it.)
         let tail = entry.rsplit('\'').next().unwrap_or(entry);
