@@ -258,6 +258,12 @@ pub(crate) enum Command {
         /// changed). Memory is sized as vLLM does either way.
         #[arg(long, default_value = "vllm", value_parser = ["vllm", "tensorrt-llm"])]
         timing: String,
+        /// With --fit on MLPerf and InferenceX files: the profile to fit,
+        /// tensorrt-llm-1 (MLPerf Offline and InferenceX rows of
+        /// TensorRT-LLM), sglang (InferenceX rows of SGLang on NVIDIA GPUs)
+        /// or sglang-rocm (on AMD GPUs).
+        #[arg(long, default_value = "tensorrt-llm-1", value_parser = ["tensorrt-llm-1", "sglang", "sglang-rocm"], requires = "fit")]
+        software: String,
         /// For MLPerf and InferenceX files: print {"rows": [...], "summary":
         /// {...}} as JSON instead of the tables.
         #[arg(long)]

@@ -281,6 +281,7 @@ fn execute(command: Command) -> Result<String, String> {
             from_current,
             moe,
             timing,
+            software,
             measured,
             holdout,
             profile_out,
@@ -310,6 +311,7 @@ fn execute(command: Command) -> Result<String, String> {
                     from_current,
                     moe,
                     timing,
+                    software,
                 },
                 match (json, bands, coverage) {
                     _ if power => tlab::calibrate::public::Output::Power,

@@ -19,8 +19,12 @@ pub(crate) fn text(
         .serving
         .profile_statement(s.offered_tokens_per_s_per_replica());
     let mut o = format!(
-        "self-hosted setups run on {} ({}); choose with --set software=vllm|tensorrt-llm-1|tensorrt-llm\n",
-        profile.name, profile.source
+        "self-hosted setups run on {} ({}); choose with --set software={}\n",
+        profile.name,
+        profile.source,
+        sim_core::physics::ServingSoftware::ALL
+            .map(|w| w.key())
+            .join("|")
     );
     o += &format!(
         "targets: p99 TTFT {}, p99 TPOT {}, errors ≤ {} %, goodput ≥ {} %\n",

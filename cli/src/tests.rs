@@ -391,9 +391,11 @@ mod runs {
         })
         .expect_err("a negative target");
         assert!(err.starts_with("--ttft-p99-ms must be > 0"), "{err}");
-        let err = headroom(vec!["software=sglang".into()]).expect_err("unknown");
+        let err = headroom(vec!["software=lmdeploy".into()]).expect_err("unknown");
         assert!(
-            err.contains("--set software=sglang") && err.contains("vllm"),
+            err.contains("--set software=lmdeploy")
+                && err.contains("vllm")
+                && err.contains("sglang"),
             "{err}"
         );
     }

@@ -26,6 +26,7 @@ fn calibrate(csv: Vec<PathBuf>, json: bool, fit: bool) -> Result<String, String>
         from_current: false,
         moe: false,
         timing: "vllm".into(),
+        software: "tensorrt-llm-1".into(),
         measured: None,
         holdout: false,
         profile_out: None,

@@ -112,6 +112,7 @@ fn the_committed_bands_are_what_calibrate_gives_on_the_vllm_runs() {
         from_current: false,
         moe: true,
         timing: "vllm".into(),
+        software: "tensorrt-llm-1".into(),
         measured: None,
         holdout: false,
         profile_out: None,

@@ -26,6 +26,9 @@ pub struct Options {
     pub moe: bool,
     /// `vllm` or `tensorrt-llm`: whose step times to compare.
     pub timing: String,
+    /// The profile a fit on the public files fits, as `--software` names it
+    /// (`tensorrt-llm-1`, `sglang`, `sglang-rocm`).
+    pub software: String,
 }
 
 impl Default for Options {
@@ -39,6 +42,7 @@ impl Default for Options {
             from_current: false,
             moe: false,
             timing: "vllm".into(),
+            software: "tensorrt-llm-1".into(),
         }
     }
 }

@@ -146,7 +146,27 @@ pub struct GpuSpec {
     pub source: &'static str,
 }
 
+/// The software stack a GPU's kernels come from: a serving engine's build
+/// for NVIDIA's CUDA or AMD's ROCm (its attention, GEMM and collective
+/// kernels are different code, so they reach different shares of peak).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Platform {
+    /// NVIDIA GPUs: CUDA, cuBLAS, FlashInfer, NCCL.
+    Cuda,
+    /// AMD Instinct GPUs: ROCm, hipBLASLt, AITER, RCCL.
+    Rocm,
+}
+
 impl Gpu {
+    /// The platform its kernels are built for. A custom GPU runs CUDA's
+    /// constants: a datasheet does not say whose kernels run on it.
+    pub fn platform(&self) -> Platform {
+        match self {
+            Gpu::Mi300x | Gpu::Mi325x | Gpu::Mi355x => Platform::Rocm,
+            _ => Platform::Cuda,
+        }
+    }
+
     /// The catalogue GPU a name (as tools and CSVs write it: "H100 SXM 80GB",
     /// "NVIDIA A100-SXM4-80GB", "L40S") means, or None when the catalogue
     /// has no such GPU (the 40 GB A100, an H100 PCIe or NVL: other memory or

@@ -16,15 +16,17 @@ mod moe;
 mod pass;
 mod power;
 mod profile;
+mod trust;
 
 pub use catalogue::{Model, ModelDims, Precision, SlidingWindow};
 pub use fitted::{FIXED_KNOBS, FittedProfile, KNOBS, Knob, MEMORY_RANGES, MOE_KNOBS, Validated};
-pub use gpu::{CustomGpu, Gpu, GpuSpec, IDLE_SHARE, Topology};
+pub use gpu::{CustomGpu, Gpu, GpuSpec, IDLE_SHARE, Platform, Topology};
 pub use memory::{Deployment, DraftMemory, RUNTIME_OVERHEAD_BYTES_PER_GPU};
 pub use moe::{Attention, Moe};
 pub use power::{POWER_COEFFICIENTS, Power, PowerCoefficients};
 pub use profile::{
-    MemoryModel, Profile, ServingCosts, ServingSoftware, TRTLLM_COSTS, Timing, VLLM_COSTS,
+    MemoryModel, Profile, SGLANG_COSTS, SGLANG_ROCM_COSTS, ServingCosts, ServingSoftware,
+    TRTLLM_COSTS, Timing, VLLM_COSTS,
 };
 
 /// Tokens per KV-cache block (vLLM's default block size).

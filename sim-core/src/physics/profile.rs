@@ -7,13 +7,8 @@
 //! sizes its KV cache. The same profile serves every GPU and model: there are
 //! no per-model, per-GPU or per-row factors.
 
-use super::{Efficiency, Gpu, ModelDims};
+use super::{Efficiency, Gpu, Platform};
 
-/// `docs/calibration.md`'s errors for dense models on H100 (mean absolute
-/// error per metric over both files' dense rows, and a load the fit never saw).
-const TRUST_H100_DENSE: &str = "Trust: on H100, dense models of 7–70B at TP 1–4 are within 6–8 % (mean error per metric) of 18 real vLLM runs (up to 20 req/s); fitted at ≤ 10 req/s, the 20 req/s stages stay within 4–7 %.";
-/// The same for mixture-of-experts models like Mixtral and Llama-4-Scout.
-const TRUST_H100_MOE: &str = "Trust: on H100, Mixtral-8x7B and Llama-4-Scout are within 4–10 % (mean error per metric) of 11 real vLLM runs up to 20 req/s; fitted at ≤ 10 req/s, the 20 req/s stages stay within 1–8 %, and either model left out of the fit is predicted within 2 points of in sample. Other MoE models with 8–16 experts: about ±15 %.";
 use serde::{Deserialize, Serialize};
 
 /// The serving software a scenario runs.
@@ -34,15 +29,33 @@ pub enum ServingSoftware {
     /// results on NVIDIA GPUs (`docs/calibration-public.md`).
     #[serde(rename = "tensorrt-llm-1")]
     TensorrtLlm1,
+    /// SGLang as served by `sglang.launch_server` (continuous batching,
+    /// prompt passes apart from decode passes, the overlap scheduler,
+    /// RadixAttention's prefix cache): the serving engine's parts with their
+    /// own constants for its CUDA build and for its ROCm build, each fitted
+    /// to InferenceX's SGLang results on its GPUs
+    /// (`docs/calibration-public.md`).
+    Sglang,
 }
 
 impl ServingSoftware {
     /// Every profile, in menu order.
-    pub const ALL: [ServingSoftware; 3] = [
+    pub const ALL: [ServingSoftware; 4] = [
         ServingSoftware::Vllm,
+        ServingSoftware::Sglang,
         ServingSoftware::TensorrtLlm1,
         ServingSoftware::TensorrtLlm,
     ];
+
+    /// Its key in scenarios and links (`serving.software`).
+    pub fn key(self) -> &'static str {
+        match self {
+            ServingSoftware::Vllm => "vllm",
+            ServingSoftware::TensorrtLlm => "tensorrt-llm",
+            ServingSoftware::TensorrtLlm1 => "tensorrt-llm-1",
+            ServingSoftware::Sglang => "sglang",
+        }
+    }
 
     /// Display name.
     pub fn name(self) -> &'static str {
@@ -50,6 +63,7 @@ impl ServingSoftware {
             ServingSoftware::Vllm => "vLLM",
             ServingSoftware::TensorrtLlm => "TensorRT-LLM",
             ServingSoftware::TensorrtLlm1 => "TensorRT-LLM 1.x",
+            ServingSoftware::Sglang => "SGLang",
         }
     }
 
@@ -63,6 +77,7 @@ impl ServingSoftware {
                 "fitted to NVIDIA's published TensorRT-LLM tables (v0.5–v0.6, late 2023)"
             }
             ServingSoftware::TensorrtLlm1 => TRTLLM_CALIBRATION,
+            ServingSoftware::Sglang => SGLANG_CALIBRATION,
         }
     }
 
@@ -72,78 +87,29 @@ impl ServingSoftware {
             ServingSoftware::Vllm => "fitted to 29 real runs, 2026",
             ServingSoftware::TensorrtLlm => "NVIDIA's 2023 tables",
             ServingSoftware::TensorrtLlm1 => "fitted to MLPerf and InferenceX, 2026",
+            ServingSoftware::Sglang => "fitted to InferenceX, 2026",
         }
     }
 
-    /// How far to trust this profile's step times for `model` on `gpu`, in
-    /// a sentence: the errors `docs/calibration.md` measured for that GPU and
-    /// model family, or that nothing was measured there.
-    pub fn trust(self, gpu: Gpu, model: &ModelDims) -> String {
-        let moe = model.moe.is_some();
-        let latent = !model.attention.is_gqa();
-        match self {
-            ServingSoftware::TensorrtLlm => format!(
-                "Trust: within 15 % of NVIDIA's published throughput and 20 % of its batch-1 TTFT (Llama-2 7B/70B on H100, A100, L40S), and within 9–24 % of TensorRT-LLM 1.0's offline throughput for Llama-3.3-70B and Llama-3.1-405B on H100, H200 and B200.{}",
-                mlperf_trust(self, gpu, moe || latent)
-            ),
-            ServingSoftware::TensorrtLlm1 => trtllm_trust(gpu, moe || latent),
-            ServingSoftware::Vllm if gpu == Gpu::Rtx4090 && !moe && !latent => {
-                "Trust: one real vLLM 0.19 run on an RTX 4090 was compared (Llama-3.1-8B, 300 requests at 10 req/s, KV-bound; `tlab calibrate --measured`): time per output token within 2–5 % at the mean and median (25 % at p90), but TTFT and end-to-end 25–39 % high, because the simulated KV cache holds 18 % fewer tokens than vLLM 0.19 reported. Treat queueing on a full card as pessimistic, other models as ±25 %.".to_owned()
-            }
-            ServingSoftware::Vllm if gpu != Gpu::H100 => format!(
-                "Trust: no real {} runs of today's vLLM were compared; its datasheet peaks drive the H100-fitted constants. Treat numbers as ±25 %{}.{}",
-                gpu.spec().name,
-                if moe || latent {
-                    ", more for large mixture-of-experts models"
-                } else {
-                    ""
-                },
-                mlperf_trust(self, gpu, moe || latent)
-            ),
-            ServingSoftware::Vllm if latent || model.moe.is_some_and(|m| m.experts > 16) => {
-                "Trust: mixture-of-experts models with many experts or latent attention (DeepSeek-V3, Qwen3-30B-A3B, gpt-oss) have no runs to fit; the constants come from Mixtral and Llama-4-Scout. Against published vLLM benchmarks, gpt-oss-120b's time per token is within 11 % and its bursts on one H100 within 20 %, but on two its prompt-heavy throughput is +195 %, and DeepSeek-R1 on 8×H200 shows 2.1–2.7 times the measured throughput and half the measured time per token: read throughput as an upper bound, time per token as a lower bound.".to_owned()
-            }
-            ServingSoftware::Vllm if moe => TRUST_H100_MOE.to_owned(),
-            ServingSoftware::Vllm => TRUST_H100_DENSE.to_owned(),
+    /// The profile's constants on `gpu`: SGLang's ROCm build has its own
+    /// (its kernels are other code); every other profile has one set.
+    pub fn profile_on(self, gpu: &Gpu) -> Profile {
+        match (self, gpu.platform()) {
+            (ServingSoftware::Sglang, Platform::Rocm) => Profile::SGLANG_ROCM,
+            _ => self.profile(),
         }
     }
 
-    /// The profile's constants.
+    /// The profile's constants (on CUDA GPUs; [`Self::profile_on`] for a
+    /// given GPU).
     pub fn profile(self) -> Profile {
         match self {
             ServingSoftware::Vllm => Profile::VLLM,
             ServingSoftware::TensorrtLlm => Profile::TENSORRT_LLM,
             ServingSoftware::TensorrtLlm1 => Profile::TENSORRT_LLM_1,
+            ServingSoftware::Sglang => Profile::SGLANG,
         }
     }
-}
-
-/// What MLPerf Inference results say of `software` on `gpu`, compared and
-/// not fitted (`docs/calibration-public.md`, `tlab calibrate` on the public
-/// files): Llama-2-70B's saturated throughput per GPU kind, the time per
-/// token at the benchmarks' rates, and mixture-of-experts models. Empty
-/// where no result was compared.
-fn mlperf_trust(software: ServingSoftware, gpu: Gpu, moe: bool) -> String {
-    let dense = match (software, gpu) {
-        (ServingSoftware::TensorrtLlm, Gpu::B200) => "within 2 % (19 runs)",
-        (ServingSoftware::TensorrtLlm, Gpu::RtxPro6000) => "within 6 % (11 runs)",
-        (ServingSoftware::TensorrtLlm, Gpu::H100) => "within 11 % (22 runs)",
-        (ServingSoftware::TensorrtLlm, Gpu::H200) => "23 % low (28 runs)",
-        (ServingSoftware::TensorrtLlm, Gpu::B300) => "21 % high (4 runs)",
-        (ServingSoftware::Vllm, Gpu::Mi325x) => "within 3 % (6 runs, vLLM on ROCm)",
-        (ServingSoftware::Vllm, Gpu::Mi355x) => "13 % high (6 runs, vLLM on ROCm)",
-        (ServingSoftware::Vllm, Gpu::Mi300x) => "27 % high (12 runs, vLLM on ROCm)",
-        _ => return String::new(),
-    };
-    format!(
-        " MLPerf Inference on {}, compared and not fitted: Llama-2-70B's offline throughput {dense}, but the time per token at the benchmarks' rates 35–80 % too short{}.",
-        gpu.spec().name,
-        if moe {
-            "; mixture-of-experts models 20–120 % too fast"
-        } else {
-            ""
-        }
-    )
 }
 
 /// A serving engine's costs, as physical parts. Times in ns; efficiencies are
@@ -301,6 +267,29 @@ impl Profile {
         prefill_time_scale: 1.0,
     };
 
+    /// SGLang (`sglang.launch_server`): the serving parts with their own
+    /// constants ([`SGLANG_COSTS`]). Its KV cache is a static pool of a
+    /// fraction of the memory (`--mem-fraction-static`) after weights, sized
+    /// as TensorRT-LLM's rule sizes it; RadixAttention reuses cached prompt
+    /// starts; the overlap scheduler (on by default) forms the next batch
+    /// while the current one runs, as vLLM's async scheduling does.
+    pub const SGLANG: Profile = Profile {
+        timing: Timing::Serving(SGLANG_COSTS),
+        memory: MemoryModel::TensorrtLlm,
+        prefix_caching: true,
+        async_scheduling: true,
+        step_time_scale: 1.0,
+        prefill_time_scale: 1.0,
+    };
+
+    /// SGLang's ROCm build on AMD Instinct GPUs ([`SGLANG_ROCM_COSTS`]):
+    /// the same engine as [`Profile::SGLANG`] with AMD's kernels (AITER's
+    /// attention and MoE, hipBLASLt, RCCL).
+    pub const SGLANG_ROCM: Profile = Profile {
+        timing: Timing::Serving(SGLANG_ROCM_COSTS),
+        ..Profile::SGLANG
+    };
+
     /// vLLM V1, fitted by `tlab calibrate --moe --fit` to both files of
     /// `data/calibration/` (1 December 2026). Each value's physical reading,
     /// with the fitted number:
@@ -397,61 +386,6 @@ pub const VLLM_COSTS: ServingCosts = ServingCosts {
 /// Where [`TRTLLM_COSTS`] come from, in a sentence.
 const TRTLLM_CALIBRATION: &str = "fitted to MLPerf Inference v4.1–v6.0 and InferenceX results of TensorRT-LLM on H100, H200, B200, B300 and RTX PRO 6000, December 2026";
 
-/// How far to trust the TensorRT-LLM 1.x profile on `gpu`: the errors
-/// `docs/calibration-public.md` measured on the rows it was fitted to (no
-/// GPU's rows have been left out of the fit and scored yet, so none is a
-/// held-out figure, and the sentence says so).
-fn trtllm_trust(gpu: Gpu, moe: bool) -> String {
-    // Held out: the fit run without the GPU's rows (`tlab calibrate --fit
-    // --leave-out GPU`), its rows scored apart (docs/calibration-public.md).
-    // Each: the dense figure, the experts' (shown for a mixture of
-    // experts), the server runs within ±15 % and their median ratio.
-    let held_out = match gpu {
-        Gpu::B200 => Some((
-            "Llama-2-70B's offline throughput 16 % low (19 runs)",
-            "; DeepSeek-R1's median time per token 28 % and TTFT 29 % off (InferenceX, 100 runs)",
-            55,
-            "0.87",
-        )),
-        Gpu::H100 => Some((
-            "Llama-2-70B's offline throughput within 11 % (8 % low on average, 22 runs), Mixtral-8x7B's 11 % low (5 runs)",
-            "",
-            14,
-            "0.80",
-        )),
-        Gpu::H200 => Some((
-            "Llama-2-70B's offline throughput 37 % high (28 runs)",
-            "; DeepSeek-R1's median time per token 20 % and TTFT 14 % off (InferenceX, 56 runs)",
-            29,
-            "0.79",
-        )),
-        Gpu::B300 => Some((
-            "Llama-2-70B's offline throughput 14 % low (4 runs)",
-            "; DeepSeek-R1's 20 % low (4 runs)",
-            40,
-            "0.89",
-        )),
-        Gpu::RtxPro6000 => Some((
-            "Llama-2-70B's offline throughput within 3 % (11 runs)",
-            "; Mixtral-8x7B's 67 % low (4 runs)",
-            0,
-            "0.62",
-        )),
-        _ => None,
-    };
-    if let Some((dense, experts, server, median)) = held_out {
-        let experts = if moe { experts } else { "" };
-        return format!(
-            "Trust: TensorRT-LLM results on {} held out of the fit: {dense}{experts}. At the benchmarks' latency limits, its highest rate is within ±15 % of MLPerf's on {server} % of server runs (median {median}× of MLPerf's).",
-            gpu.spec().name
-        );
-    }
-    format!(
-        "Trust: an estimate — no TensorRT-LLM results on {} were compared. Held out of the fit, the GPUs checked so far are 3 % (RTX PRO 6000), 11 % (H100), 14 % (B300), 16 % (B200) and 37 % (H200) off on Llama-2-70B's offline throughput, and 14–29 % on DeepSeek-R1's time per token and TTFT. Treat numbers as ±35 %.",
-        gpu.spec().name
-    )
-}
-
 /// TensorRT-LLM 1.x's costs (see [`Profile::TENSORRT_LLM_1`]): the same
 /// parts as vLLM's, fitted by `tlab calibrate --fit
 /// data/calibration/public/mlperf-llm-given.csv
@@ -500,4 +434,98 @@ pub const TRTLLM_COSTS: ServingCosts = ServingCosts {
     compute_experts: 0.85,
     expert_tile_rows: 130.727,
     moe_layer_ns: 67_027,
+};
+
+/// Where [`SGLANG_COSTS`] come from, in a sentence.
+const SGLANG_CALIBRATION: &str = "fitted to InferenceX results of SGLang serving DeepSeek-R1 on H200, B200, B300, MI300X, MI325X and MI355X, December 2026";
+
+/// SGLang's costs on NVIDIA GPUs (see [`Profile::SGLANG`]): the same parts
+/// as vLLM's, fitted by `tlab calibrate --fit --software sglang
+/// data/calibration/public/inferencex-dsr1-given.csv` on 7 December 2026 to
+/// InferenceX's co-located SGLang runs of DeepSeek-R1 on H200, B200 and
+/// B300 (227 rows: throughput per GPU, median time per token, median
+/// TTFT), 13 rounds of the coordinate search from TensorRT-LLM 1.x's
+/// constants, each row weighed by the size of its log error (loss 0.324:
+/// a typical row 1.38× off on one figure), shares of a peak kept at 0.3 or
+/// more. Every row runs FP8 or FP4 weights: the 16-bit GEMMs' shares are
+/// vLLM's, unfitted. The front end and the launches of prompt passes end
+/// at their ranges' ends: these sweeps' TTFTs ask for more than the parts
+/// give (launch flags and versions differ from sweep to sweep).
+pub const SGLANG_COSTS: ServingCosts = ServingCosts {
+    // API server, tokenizer manager and the scheduler's intake before a
+    // request's first pass (100 ms, the range's end: TTFT at one client is
+    // 71–157 ms on B200 and B300; InferenceX's B200 scripts let the
+    // scheduler read new requests every 10–30 steps), ≈ 0.3 ms from a
+    // token to the client.
+    frontend_in_ns: 100_000_000,
+    frontend_out_ns: 296_344,
+    // The scheduler's CPU time per step (≈ 2.9 ms) and per running
+    // request (≈ 34 µs: Python bookkeeping).
+    step_ns: 2_864_454,
+    per_seq_ns: 34_129,
+    // Launches per layer: ≈ 16 µs in a decode step (CUDA graphs), 500 µs
+    // in a prompt pass (the range's end).
+    layer_decode_ns: 15_708,
+    layer_prefill_ns: 500_000,
+    // Not fitted: no 16-bit rows.
+    compute_prefill: 0.85,
+    compute_decode: 0.85,
+    compute_fp8: 0.836,
+    bandwidth_decode: 0.920,
+    bandwidth_prefill: 0.573,
+    bandwidth_kv: 0.920,
+    compute_attention: 0.834,
+    // All-reduce: ≈ 4.8 µs each, 0.54 of NVLink's bandwidth.
+    allreduce_ns: 4_800,
+    link_efficiency: 0.538,
+    overlap_exponent: 4.0,
+    // Routed experts stream at 0.64 of the bandwidth, once per tile of ≈ 30
+    // rows; an MoE block takes at least 62 µs per layer.
+    bandwidth_experts: 0.637,
+    compute_experts: 0.85,
+    expert_tile_rows: 29.834,
+    moe_layer_ns: 62_246,
+};
+
+/// SGLang's ROCm build's costs on AMD Instinct GPUs (see
+/// [`Profile::SGLANG_ROCM`]): fitted by `tlab calibrate --fit --software
+/// sglang-rocm data/calibration/public/inferencex-dsr1-given.csv` on 7
+/// December 2026 to InferenceX's co-located SGLang runs of DeepSeek-R1 on
+/// MI300X, MI325X and MI355X (282 rows), 11 rounds from TensorRT-LLM 1.x's
+/// constants (the loss 0.235, a typical row 1.26× off on one figure,
+/// falling under 0.01 % a round), each row weighed by the size of its log
+/// error. FP8 GEMMs and weight streaming end at the public fits' floor of
+/// 0.3 of their peaks: these runs (SGLang versions of late 2025 to 2026,
+/// MI300X's the oldest) are slower than the datasheets give, and the fit
+/// unbounded put FP8 GEMMs at 0.07.
+pub const SGLANG_ROCM_COSTS: ServingCosts = ServingCosts {
+    // API server and intake before the first pass (≈ 29 ms), ≈ 6 µs from a
+    // token to the client.
+    frontend_in_ns: 28_990_223,
+    frontend_out_ns: 5_894,
+    // The scheduler per step (≈ 4.4 ms) and per running request.
+    step_ns: 4_415_976,
+    per_seq_ns: 457,
+    // Launches per layer: ≈ 25 µs in a decode step, ≈ 146 µs in a prompt
+    // pass.
+    layer_decode_ns: 24_670,
+    layer_prefill_ns: 146_306,
+    // Not fitted: no 16-bit rows.
+    compute_prefill: 0.85,
+    compute_decode: 0.85,
+    compute_fp8: 0.300,
+    bandwidth_decode: 0.300,
+    bandwidth_prefill: 0.507,
+    bandwidth_kv: 0.920,
+    compute_attention: 0.850,
+    // All-reduce: ≈ 4.3 µs each, 0.31 of Infinity Fabric's bandwidth.
+    allreduce_ns: 4_253,
+    link_efficiency: 0.307,
+    overlap_exponent: 4.0,
+    // Routed experts stream at 0.40 of the bandwidth, once per tile of ≈ 44
+    // rows; an MoE block takes at least 48 µs per layer.
+    bandwidth_experts: 0.398,
+    compute_experts: 0.85,
+    expert_tile_rows: 44.405,
+    moe_layer_ns: 48_174,
 };

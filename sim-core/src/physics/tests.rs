@@ -407,3 +407,56 @@ fn the_trust_statement_names_what_was_measured_for_that_gpu_and_model() {
         "{mi325}"
     );
 }
+
+#[test]
+fn every_profiles_key_is_its_name_in_scenarios_and_reads_back() {
+    for w in ServingSoftware::ALL {
+        let json = serde_json::to_value(w).expect("serialises");
+        assert_eq!(json, serde_json::Value::from(w.key()), "{}", w.name());
+        let back: ServingSoftware = serde_json::from_value(json).expect("reads back");
+        assert_eq!(back, w);
+        // Each runs its own constants: no two profiles share a definition.
+        assert_eq!(
+            ServingSoftware::ALL
+                .iter()
+                .filter(|o| o.profile() == w.profile())
+                .count(),
+            1,
+            "{}",
+            w.name()
+        );
+    }
+}
+
+#[test]
+fn sglang_runs_its_rocm_builds_constants_on_amd_gpus_and_says_what_was_held_out() {
+    let sglang = ServingSoftware::Sglang;
+    // One choice for the user; the GPU's platform picks the build.
+    assert_eq!(sglang.profile_on(&Gpu::B200), Profile::SGLANG);
+    assert_eq!(sglang.profile_on(&Gpu::Mi355x), Profile::SGLANG_ROCM);
+    assert_ne!(Profile::SGLANG, Profile::SGLANG_ROCM);
+    for other in [ServingSoftware::Vllm, ServingSoftware::TensorrtLlm1] {
+        assert_eq!(other.profile_on(&Gpu::Mi300x), other.profile());
+    }
+    // A scenario on an MI300X that names SGLang runs the ROCm build.
+    let mut s = crate::presets::chatbot_h100();
+    s.serving.software = sglang;
+    s.serving.gpu = Gpu::Mi300x;
+    assert_eq!(s.serving.profile(), Profile::SGLANG_ROCM);
+    // Held out: DeepSeek-R1's figures; other models are an estimate.
+    let r1 = sglang.trust(Gpu::Mi355x, &Model::DeepseekV3.dims());
+    assert!(
+        r1.contains("held out of the fit") && r1.contains("MI355X") && !r1.contains("estimate"),
+        "{r1}"
+    );
+    let dense = sglang.trust(Gpu::B200, &Model::Llama31_70b.dims());
+    assert!(
+        dense.contains("held out") && dense.contains("Only DeepSeek-R1 was measured"),
+        "{dense}"
+    );
+    let h100 = sglang.trust(Gpu::H100, &Model::DeepseekV3.dims());
+    assert!(
+        h100.contains("an estimate") && h100.contains("±50 %"),
+        "{h100}"
+    );
+}

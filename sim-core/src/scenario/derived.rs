@@ -253,7 +253,7 @@ impl super::Serving {
         let profile = self
             .fitted_profile
             .as_ref()
-            .map_or_else(|| self.software.profile(), |p| p.profile());
+            .map_or_else(|| self.software.profile_on(&self.gpu), |p| p.profile());
         match (self.step_time_scale, self.prefill_time_scale) {
             (None, None) => profile,
             (k, p) => profile.scaled(k.unwrap_or(1.0), p.unwrap_or(1.0)),

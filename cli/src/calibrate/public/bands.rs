@@ -118,9 +118,11 @@ fn bands_of(rows: &[Compared], held_out: bool) -> Vec<Band> {
                 rows: g.prefill.len() as u32,
             });
             band.extent = sim_core::ranges::Extent::of(&g.points);
-            // TensorRT-LLM 1.x is fitted to the public files' Offline and
-            // InferenceX rows (`fit`); every other profile never saw them.
-            let fitted = band.software == super::fit::FITTED;
+            // TensorRT-LLM 1.x and SGLang are fitted to the public files'
+            // Offline and InferenceX rows (`fit`); the others never saw them.
+            let fitted = super::fit::FITTED
+                .iter()
+                .any(|t| t.software == band.software && t.platform == band.gpu.platform());
             let names: Vec<&str> = g
                 .sources
                 .iter()

@@ -117,10 +117,13 @@ pub(super) fn keys(row: &Row) -> BTreeMap<&'static str, serde_json::Value> {
 }
 
 /// The profile for a `framework` name, where there is one: `trt` is
-/// TensorRT-LLM 1.x (`trtllm-serve`).
+/// TensorRT-LLM 1.x (`trtllm-serve`), `sglang` SGLang
+/// (`sglang.launch_server`; `mori-sglang` and `dynamo-sglang` are
+/// disaggregated deployments of it, refused by that reason).
 pub fn software(framework: &str) -> Option<ServingSoftware> {
     match framework {
         "trt" => Some(ServingSoftware::TensorrtLlm1),
+        "sglang" | "mori-sglang" | "dynamo-sglang" => Some(ServingSoftware::Sglang),
         _ => None,
     }
 }

@@ -193,6 +193,8 @@ pub fn software(engine: &str) -> Option<ServingSoftware> {
         Some(ServingSoftware::TensorrtLlm1)
     } else if engine == "vLLM" {
         Some(ServingSoftware::Vllm)
+    } else if engine == "SGLang" {
+        Some(ServingSoftware::Sglang)
     } else {
         None
     }

@@ -309,6 +309,15 @@ impl Job {
         }
     }
 
+    /// The platform of the row's GPU, where the catalogue has the GPU.
+    pub(crate) fn platform(&self) -> Option<sim_core::physics::Platform> {
+        match self {
+            Job::Mlperf(r) => mlperf::gpu(&r.gpu_norm),
+            Job::Inferencex(r) => inferencex::gpu(&r.hardware),
+        }
+        .map(|g| g.platform())
+    }
+
     /// Everything a row's simulation and comparison read: the row without
     /// its line and the path or address it came from.
     fn key(&self) -> String {
@@ -394,10 +403,11 @@ pub fn command(
     }
     if !public.is_empty() && opt.fit {
         if !vllm_files.is_empty() || opt.fit_below.is_some() || output == Output::Json {
-            return Err("--fit on MLPerf and InferenceX files fits TensorRT-LLM 1.x alone: give no vLLM runs, --fit-below or --json with them".into());
+            return Err("--fit on MLPerf and InferenceX files fits one public profile (--software) alone: give no vLLM runs, --fit-below or --json with them".into());
         }
         return fit::command(
             &public,
+            fit::Target::named(&opt.software)?,
             opt.leave_out.as_deref(),
             opt.from_current,
             opt.rounds,
@@ -481,3 +491,5 @@ fn csv_error(e: &csv::Error, line: usize) -> String {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_fit;

@@ -3,7 +3,7 @@
 //! fit's trial constants (`Trial`).
 
 use sim_core::Scenario;
-use sim_core::physics::{Gpu, Model, Precision, ServingCosts, ServingSoftware, Timing};
+use sim_core::physics::{Gpu, Model, Platform, Precision, ServingCosts, ServingSoftware, Timing};
 use sim_core::report::Report;
 use sim_core::scenario::{Batching, Limits, RequestClass, SCENARIO_VERSION, Slo, Workload};
 
@@ -46,7 +46,8 @@ impl Setup {
 
     /// The scenario that serves `class` on this setup with `arrival`, for
     /// `duration_s`. The engines' batching: chunked prefill with the
-    /// engine's default token budget and batch (`docs/calibration-public.md`).
+    /// engine's default token budget and batch, SGLang's prompt passes
+    /// apart from its decode passes (`docs/calibration-public.md`).
     pub fn scenario(
         &self,
         name: &str,
@@ -71,10 +72,19 @@ impl Setup {
         serving.usd_per_gpu_hour = None;
         let (seqs, tokens) = engine_batch(self.software);
         let seqs = self.max_batch.unwrap_or(seqs);
-        serving.batching = Batching::ChunkedPrefill {
-            max_num_seqs: seqs,
-            max_num_batched_tokens: tokens,
-            chunk_tokens: tokens,
+        serving.batching = match self.software {
+            // SGLang runs a pass of new prompts (up to its chunk of
+            // tokens) apart from the decode passes unless
+            // `--enable-mixed-chunk` is given, which these runs do not.
+            ServingSoftware::Sglang => Batching::Continuous {
+                max_num_seqs: seqs,
+                max_num_batched_tokens: tokens,
+            },
+            _ => Batching::ChunkedPrefill {
+                max_num_seqs: seqs,
+                max_num_batched_tokens: tokens,
+                chunk_tokens: tokens,
+            },
         };
         serving.gpu_memory_utilisation = 0.9;
         // Benchmarks send distinct prompts: nothing to reuse.
@@ -142,11 +152,17 @@ impl Setup {
 /// The largest batch and the token budget of a pass each engine runs with
 /// by default in these benchmarks: TensorRT-LLM's `max_batch_size` 2,048 and
 /// `max_num_tokens` 8,192 (trtllm-serve's defaults); vLLM's 1,024 sequences
-/// and 8,192 tokens (its defaults on data-centre GPUs for an API server).
+/// and 8,192 tokens (its defaults on data-centre GPUs for an API server);
+/// SGLang's 512 running requests and 32,768-token chunks (InferenceX's
+/// DeepSeek-R1 launch scripts on NVIDIA GPUs set `--max-running-requests`
+/// 128–512 and `--chunked-prefill-size` 32,768; its AMD scripts a larger
+/// chunk, which its prompts of at most 8,192 tokens at 4–64 clients seldom
+/// fill).
 pub fn engine_batch(software: ServingSoftware) -> (u32, u32) {
     match software {
         ServingSoftware::TensorrtLlm | ServingSoftware::TensorrtLlm1 => (2048, 8192),
         ServingSoftware::Vllm => (1024, 8192),
+        ServingSoftware::Sglang => (512, 32_768),
     }
 }
 
@@ -182,7 +198,7 @@ impl Setup {
     /// The constants a run uses where they are not the profile's own: a
     /// trial's, and without the front end for an in-process harness.
     fn timing(&self) -> Option<ServingCosts> {
-        let own = match self.software.profile().timing {
+        let own = match self.software.profile_on(&self.gpu).timing {
             Timing::Serving(c) => Some(c),
             Timing::TensorrtLlm(_) => None,
         };
@@ -197,12 +213,16 @@ impl Setup {
     }
 }
 
-/// Other step-time constants for one profile's rows: a fit's trial. Rows
-/// of other profiles run as they are.
+/// Other step-time constants for one profile's rows on one platform: a
+/// fit's trial. Rows of other profiles, or on the other platform, run as
+/// they are.
 #[derive(Clone, Copy, Debug)]
 pub struct Trial {
     /// The profile whose constants are replaced.
     pub software: ServingSoftware,
+    /// The platform whose build of it is replaced (SGLang's CUDA and ROCm
+    /// builds have constants of their own).
+    pub platform: Platform,
     /// The constants tried.
     pub costs: ServingCosts,
     /// Whether MLPerf Server and Interactive rows search their highest
@@ -213,7 +233,9 @@ pub struct Trial {
 impl Trial {
     /// `setup` with the trial's constants where it runs the trial's profile.
     pub fn apply(trial: Option<Trial>, setup: &mut Setup) {
-        if let Some(t) = trial.filter(|t| t.software == setup.software) {
+        if let Some(t) =
+            trial.filter(|t| t.software == setup.software && t.platform == setup.gpu.platform())
+        {
             setup.costs = Some(t.costs);
         }
     }

@@ -2,9 +2,11 @@
 //! its reason, and the rows that run give the files' own column names.
 
 use super::*;
+use sim_core::physics::ServingSoftware;
+use sim_core::scenario::Batching;
 
 const MLPERF: &str = include_str!("../../../../data/calibration/public/mlperf-llm-given.csv");
-const INFERENCEX: &str =
+pub(super) const INFERENCEX: &str =
     include_str!("../../../../data/calibration/public/inferencex-dsr1-given.csv");
 const VLLM: &str = include_str!("../../../../data/calibration/vllm-h100-runs.csv");
 
@@ -95,7 +97,12 @@ fn a_row_the_catalogue_lacks_is_refused_with_its_reason_never_run_as_another() {
     let why = mlperf::compare(harness, None).reason.expect("refused");
     assert!(why.contains("reference harness"), "{why}");
     let x = inferencex::read(INFERENCEX).expect("parses");
-    for (framework, says) in [("sglang", "no profile"), ("dynamo-trt", "no profile")] {
+    for (framework, says) in [
+        ("atom", "no profile"),
+        ("dynamo-trt", "no profile"),
+        // SGLang's disaggregated deployments have its profile but not its layout.
+        ("mori-sglang", "disaggregated"),
+    ] {
         let row = x
             .iter()
             .find(|r| r.framework == framework && inferencex::gpu(&r.hardware).is_some())
@@ -176,14 +183,36 @@ fn an_offline_row_runs_and_reports_under_the_files_column_names() {
 #[test]
 fn an_inferencex_row_runs_its_closed_loop() {
     let x = inferencex::read(INFERENCEX).expect("parses");
-    let row = x
-        .iter()
-        .filter(|r| r.framework == "trt" && r.disagg == "False" && r.decode_dp_attention == "False")
-        .filter(|r| inferencex::gpu(&r.hardware).is_some())
-        .min_by_key(|r| (r.concurrency, r.osl))
-        .expect("a TensorRT-LLM row on a catalogue GPU");
+    for (framework, software) in [
+        ("trt", ServingSoftware::TensorrtLlm1),
+        ("sglang", ServingSoftware::Sglang),
+    ] {
+        let row = x
+            .iter()
+            .filter(|r| r.framework == framework)
+            .filter(|r| r.disagg == "False" && r.decode_dp_attention == "False")
+            .filter(|r| inferencex::gpu(&r.hardware).is_some())
+            .min_by_key(|r| (r.concurrency, r.osl))
+            .expect("a co-located row on a catalogue GPU");
+        closed_loop_row(row, software);
+    }
+}
+
+fn closed_loop_row(row: &inferencex::Row, software: ServingSoftware) {
+    let (setup, s) = inferencex::scenario(row, None).expect("expressed");
+    assert_eq!(setup.software, software);
+    assert_eq!(s.serving.software, software);
+    // SGLang runs new prompts in passes of their own (no mixed chunks);
+    // TensorRT-LLM mixes prompt chunks into the decode passes.
+    assert_eq!(
+        matches!(s.serving.batching, Batching::Continuous { .. }),
+        software == ServingSoftware::Sglang,
+        "{:?}",
+        s.serving.batching
+    );
     let c = inferencex::compare(row, None);
     assert!(c.expressible, "{:?}", c.reason);
+    assert_eq!(c.system.map(|s| s.1), Some(software));
     for key in [
         "tput_per_gpu",
         "median_tpot_ms",
@@ -420,117 +449,4 @@ fn inferencex_runs_the_fit_never_saw_fall_inside_their_ranges() {
         }
     }
     eprintln!("committed {committed:?}\nheld out {held_out:?}");
-}
-
-/// The H200 InferenceX rows of TensorRT-LLM at the two lowest
-/// concurrencies of each configuration: a small file for the fit's tests.
-fn h200_low_concurrency() -> String {
-    let mut lines = INFERENCEX.lines();
-    let header = lines.next().expect("header");
-    let rows: Vec<&str> = lines
-        .filter(|l| l.contains(",h200,") && l.contains(",trt,") && l.contains(",False,False,"))
-        .filter(|l| l.split(',').nth(27).is_some_and(|c| c == "4" || c == "8"))
-        .collect();
-    assert!(rows.len() >= 4, "{} rows", rows.len());
-    std::iter::once(header)
-        .chain(rows)
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-#[test]
-fn the_fit_loss_is_each_figures_mean_squared_log_error_averaged() {
-    let text = h200_low_concurrency();
-    let c = compare(&[("x.csv".into(), text)]).expect("runs");
-    let l = fit::loss(&c.rows);
-    // By hand: the three InferenceX figures' mean squared log errors, averaged.
-    let term = |figure: &str| {
-        let e: Vec<f64> = c
-            .rows
-            .iter()
-            .filter_map(|r| r.error(figure))
-            .map(|e| (1.0 + e).ln().powi(2))
-            .collect();
-        assert!(!e.is_empty(), "{figure}");
-        e.iter().sum::<f64>() / e.len() as f64
-    };
-    let by_hand = (term("tput_per_gpu") + term("median_tpot_ms") + term("median_ttft_ms")) / 3.0;
-    assert!((l - by_hand).abs() < 1e-12, "{l} vs {by_hand}");
-    assert!(l > 0.0);
-    // Simulated = measured is a loss of 0.
-    let mut exact = c.rows.clone();
-    for r in &mut exact {
-        r.simulated = r.measured.clone();
-    }
-    assert_eq!(fit::loss(&exact), 0.0);
-}
-
-#[test]
-fn a_fit_on_public_rows_lowers_its_loss_and_keeps_every_constant_in_range() {
-    let text = h200_low_concurrency();
-    let files = vec![("x.csv".to_owned(), text)];
-    let start = sim_core::physics::VLLM_COSTS;
-    let before = fit::loss(
-        &compare_jobs(
-            &jobs(&files).expect("rows"),
-            &indicatif::ProgressBar::hidden(),
-            Some(Trial {
-                software: fit::FITTED,
-                costs: start,
-                rate_search: false,
-            }),
-        )
-        .rows,
-    );
-    let (costs, after, n) = fit::fit(&files, None, start, 1).expect("fits");
-    assert!(n >= 4);
-    assert!(after < 0.8 * before, "{before} → {after}");
-    for k in sim_core::physics::KNOBS
-        .iter()
-        .chain(&sim_core::physics::MOE_KNOBS)
-        .chain(&sim_core::physics::FIXED_KNOBS)
-    {
-        let v = (k.get)(&costs);
-        assert!(v >= k.range.0 && v <= k.range.1, "{} = {v}", k.name);
-    }
-    // Leaving the only GPU out leaves nothing to fit, said so, however
-    // the GPU is spelt.
-    for spelt in ["H200", "h-200", "h200"] {
-        let e = fit::fit(&files, Some(spelt), start, 1).expect_err("nothing left");
-        assert!(e.contains(&format!("besides {spelt}")), "{e}");
-    }
-    // A GPU no row runs on is refused, never a fit of every row.
-    let e = fit::fit(&files, Some("rtx-pro-6000"), start, 1).expect_err("not there");
-    assert!(
-        e.contains("--leave-out \"rtx-pro-6000\"") && e.contains("they run on h200"),
-        "{e}"
-    );
-}
-
-#[test]
-fn the_rows_of_a_left_out_gpu_are_the_table_and_never_the_fit() {
-    let mut text = h200_low_concurrency();
-    // One B200 row beside them: the fit without H200 has it alone.
-    let b200_line = inferencex::read(INFERENCEX)
-        .expect("parses")
-        .iter()
-        .filter(|r| r.hardware == "b200" && r.framework == "trt")
-        .find(|r| inferencex::compare(r, None).expressible)
-        .map(|r| r.line)
-        .expect("a B200 row that runs");
-    let b200 = INFERENCEX.lines().nth(b200_line - 1).expect("its line");
-    text = format!("{text}\n{b200}");
-    let files = vec![("x.csv".to_owned(), text)];
-    let out = fit::command(&files, Some("h200"), false, 0, false).expect("fits");
-    assert!(out.contains("fitted on 1 rows (without h200)"), "{out}");
-    assert!(out.contains("| h200 | trt |"), "{out}");
-    assert!(!out.contains("| b200 | trt |"), "{out}");
-    // Its bands: the left-out GPU's alone, said to be held out.
-    let json = fit::command(&files, Some("h200"), false, 0, true).expect("fits");
-    let bands: Vec<sim_core::ranges::Band> = serde_json::from_str(&json).expect("bands");
-    assert!(!bands.is_empty());
-    for b in &bands {
-        assert_eq!(b.gpu, sim_core::physics::Gpu::H200);
-        assert!(b.source.contains("held out of the fit"), "{}", b.source);
-    }
 }
