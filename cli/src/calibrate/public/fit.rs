@@ -268,7 +268,7 @@ pub fn loss_weighed(rows: &[Compared], weighing: Weighing) -> f64 {
 
 /// Fit `target`'s constants to the rows of `public` it runs (without the
 /// GPU `leave_out` names), from `start`, for `rounds` of the coordinate
-/// search: the constants and their loss.
+/// search: the constants, their loss and how many rows ran.
 pub fn fit(
     public: &Files,
     target: Target,
@@ -301,12 +301,13 @@ pub fn fit(
     // system and memory decide), so a loss with no rows behind it, first
     // met at the start, means none of them runs.
     let knobs = knobs();
+    // The rows that ran (the same at every trial, for the same reason).
+    let ran = std::cell::Cell::new(0);
     let (costs, l) = search(start, rounds, &knobs.iter().collect::<Vec<_>>(), |c| {
         let trial = target.trial(*c, false);
-        let l = loss_weighed(
-            &compare_jobs(&train, &hidden, Some(trial)).rows,
-            target.weighing(),
-        );
+        let rows = compare_jobs(&train, &hidden, Some(trial)).rows;
+        ran.set(rows.iter().filter(|r| r.expressible).count());
+        let l = loss_weighed(&rows, target.weighing());
         if l.is_finite() {
             Ok(l)
         } else {
@@ -317,7 +318,7 @@ pub fn fit(
             ))
         }
     })?;
-    Ok((costs, l, train.len()))
+    Ok((costs, l, ran.get()))
 }
 
 /// `tlab calibrate --fit FILE...` on public files: the fit, its constants
