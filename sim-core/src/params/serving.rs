@@ -108,7 +108,12 @@ fn policy_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
 fn software_options(_: &Scenario, _: usize) -> Vec<(String, String)> {
     ServingSoftware::ALL
         .iter()
-        .map(|w| (key(w), format!("{} ({})", w.name(), w.calibration_short())))
+        .map(|w| {
+            (
+                w.key().to_owned(),
+                format!("{} ({})", w.name(), w.calibration_short()),
+            )
+        })
         .collect()
 }
 

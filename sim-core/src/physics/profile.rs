@@ -91,10 +91,16 @@ impl ServingSoftware {
         }
     }
 
-    /// The profile's constants on `gpu`: SGLang's ROCm build has its own
-    /// (its kernels are other code); every other profile has one set.
+    /// The profile's constants on `gpu`: its build for the GPU's platform.
     pub fn profile_on(self, gpu: &Gpu) -> Profile {
-        match (self, gpu.platform()) {
+        self.profile_for(gpu.platform())
+    }
+
+    /// The profile's constants built for `platform`: SGLang's ROCm build
+    /// has its own (its kernels are other code); every other profile has
+    /// one set.
+    pub fn profile_for(self, platform: Platform) -> Profile {
+        match (self, platform) {
             (ServingSoftware::Sglang, Platform::Rocm) => Profile::SGLANG_ROCM,
             _ => self.profile(),
         }

@@ -122,7 +122,7 @@ fn bands_of(rows: &[Compared], held_out: bool) -> Vec<Band> {
             // Offline and InferenceX rows (`fit`); the others never saw them.
             let fitted = super::fit::FITTED
                 .iter()
-                .any(|t| t.software == band.software && t.platform == band.gpu.platform());
+                .any(|t| t.runs(band.software, &band.gpu));
             let names: Vec<&str> = g
                 .sources
                 .iter()

@@ -47,17 +47,14 @@ impl Target {
         }
     }
 
-    /// A GPU of the platform, to read the build's constants on.
-    fn gpu(self) -> Gpu {
-        match self.platform {
-            Platform::Cuda => Gpu::H100,
-            Platform::Rocm => Gpu::Mi300x,
-        }
+    /// Whether `software` on `gpu` runs this build.
+    pub fn runs(self, software: ServingSoftware, gpu: &Gpu) -> bool {
+        self.software == software && self.platform == gpu.platform()
     }
 
     /// The constants the build runs with today.
     fn current(self) -> Result<ServingCosts, String> {
-        match self.software.profile_on(&self.gpu()).timing {
+        match self.software.profile_for(self.platform).timing {
             Timing::Serving(c) => Ok(c),
             Timing::TensorrtLlm(_) => Err(format!("{} has no fitted parts", self.key())),
         }
@@ -76,8 +73,7 @@ impl Target {
     /// The trial that runs `costs` on the target's rows.
     fn trial(self, costs: ServingCosts, rate_search: bool) -> Trial {
         Trial {
-            software: self.software,
-            platform: self.platform,
+            target: self,
             costs,
             rate_search,
         }
@@ -163,8 +159,9 @@ fn knobs() -> Vec<Knob> {
 /// Whether a fit of `target` reads `job`: a row of that profile on that
 /// platform, MLPerf Offline or InferenceX.
 fn fitted(target: Target, job: &Job) -> bool {
-    job.software() == Some(target.software)
-        && job.platform() == Some(target.platform)
+    job.software()
+        .zip(job.gpu())
+        .is_some_and(|(software, gpu)| target.runs(software, &gpu))
         && match job {
             Job::Mlperf(r) => r.scenario_norm == "Offline",
             Job::Inferencex(_) => true,
@@ -219,6 +216,16 @@ pub enum Weighing {
     /// not state); squared, those few rows alone set the front end and the
     /// prompt passes to the ends of their ranges.
     Absolute,
+}
+
+impl Weighing {
+    /// Its name in the fit's summary ("mean squared log error").
+    fn name(self) -> &'static str {
+        match self {
+            Weighing::Squared => "squared",
+            Weighing::Absolute => "absolute",
+        }
+    }
 }
 
 impl Target {
@@ -351,10 +358,7 @@ pub fn command(
             .map(|(s, f)| format!("{s} {f}"))
             .collect::<Vec<_>>()
             .join(", "),
-        match target.weighing() {
-            Weighing::Squared => "squared",
-            Weighing::Absolute => "absolute",
-        },
+        target.weighing().name(),
         as_rust(&costs),
     );
     let trial = target.trial(costs, true);

@@ -309,13 +309,12 @@ impl Job {
         }
     }
 
-    /// The platform of the row's GPU, where the catalogue has the GPU.
-    pub(crate) fn platform(&self) -> Option<sim_core::physics::Platform> {
+    /// The row's GPU, where the catalogue has it.
+    pub(crate) fn gpu(&self) -> Option<Gpu> {
         match self {
             Job::Mlperf(r) => mlperf::gpu(&r.gpu_norm),
             Job::Inferencex(r) => inferencex::gpu(&r.hardware),
         }
-        .map(|g| g.platform())
     }
 
     /// Everything a row's simulation and comparison read: the row without

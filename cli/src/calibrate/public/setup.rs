@@ -3,7 +3,7 @@
 //! fit's trial constants (`Trial`).
 
 use sim_core::Scenario;
-use sim_core::physics::{Gpu, Model, Platform, Precision, ServingCosts, ServingSoftware, Timing};
+use sim_core::physics::{Gpu, Model, Precision, ServingCosts, ServingSoftware, Timing};
 use sim_core::report::Report;
 use sim_core::scenario::{Batching, Limits, RequestClass, SCENARIO_VERSION, Slo, Workload};
 
@@ -218,11 +218,9 @@ impl Setup {
 /// they are.
 #[derive(Clone, Copy, Debug)]
 pub struct Trial {
-    /// The profile whose constants are replaced.
-    pub software: ServingSoftware,
-    /// The platform whose build of it is replaced (SGLang's CUDA and ROCm
-    /// builds have constants of their own).
-    pub platform: Platform,
+    /// The profile's build whose constants are replaced (SGLang's CUDA and
+    /// ROCm builds have constants of their own).
+    pub target: super::fit::Target,
     /// The constants tried.
     pub costs: ServingCosts,
     /// Whether MLPerf Server and Interactive rows search their highest
@@ -233,9 +231,7 @@ pub struct Trial {
 impl Trial {
     /// `setup` with the trial's constants where it runs the trial's profile.
     pub fn apply(trial: Option<Trial>, setup: &mut Setup) {
-        if let Some(t) =
-            trial.filter(|t| t.software == setup.software && t.platform == setup.gpu.platform())
-        {
+        if let Some(t) = trial.filter(|t| t.target.runs(setup.software, &setup.gpu)) {
             setup.costs = Some(t.costs);
         }
     }

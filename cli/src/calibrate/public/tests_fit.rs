@@ -58,8 +58,7 @@ fn a_fit_on_public_rows_lowers_its_loss_and_keeps_every_constant_in_range() {
             &jobs(&files).expect("rows"),
             &indicatif::ProgressBar::hidden(),
             Some(Trial {
-                software: fit::FITTED[0].software,
-                platform: fit::FITTED[0].platform,
+                target: fit::FITTED[0],
                 costs: start,
                 rate_search: false,
             }),
@@ -149,8 +148,7 @@ fn sglangs_cuda_and_rocm_builds_are_fitted_apart_each_on_its_own_rows() {
         ..sim_core::physics::SGLANG_ROCM_COSTS
     };
     let trial = Some(Trial {
-        software: ServingSoftware::Sglang,
-        platform: Platform::Rocm,
+        target: rocm,
         costs: slow,
         rate_search: false,
     });
